@@ -1,0 +1,5 @@
+"""``python -m geomech`` runs the command-line interface."""
+
+from geomech.cli import main
+
+raise SystemExit(main())

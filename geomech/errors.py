@@ -1,0 +1,65 @@
+"""Exceptions raised by geomech.
+
+Every error geomech raises on purpose is a :class:`GeomechError`. Each subclass also derives
+from the matching built-in exception (``ValueError`` or ``ArithmeticError``) so that code
+written against the standard library keeps working.
+
+Examples
+--------
+>>> import geomech as gm
+>>> issubclass(gm.errors.DimensionError, ValueError)
+True
+"""
+
+__all__ = [
+    "GeomechError",
+    "DimensionError",
+    "NonFiniteError",
+    "NotOnManifoldError",
+    "InertiaError",
+    "SingularityError",
+    "ModelError",
+    "NotATreeError",
+    "URDFError",
+    "ConnectionSpecError",
+]
+
+
+class GeomechError(Exception):
+    """Base class of every error raised by geomech."""
+
+
+class DimensionError(GeomechError, ValueError):
+    """An array has the wrong shape (the message gives the expected and received shapes)."""
+
+
+class NonFiniteError(GeomechError, ValueError):
+    """An input contains NaN or infinite entries."""
+
+
+class NotOnManifoldError(GeomechError, ValueError):
+    """A point is not on the manifold it claims to be on (e.g. a non-orthonormal rotation)."""
+
+
+class InertiaError(GeomechError, ValueError):
+    """An inertia or mass matrix is not symmetric positive definite or is not physical."""
+
+
+class SingularityError(GeomechError, ArithmeticError):
+    """A quantity is evaluated on its singular set (chart singularity, singular inertia)."""
+
+
+class ModelError(GeomechError, ValueError):
+    """A multibody model is malformed (the message names the offending node or edge)."""
+
+
+class NotATreeError(ModelError):
+    """A kinematic graph has a cycle or more than one root where a tree is required."""
+
+
+class URDFError(ModelError):
+    """A URDF description cannot be turned into a model (names the link or joint)."""
+
+
+class ConnectionSpecError(GeomechError, ValueError):
+    """A connection is specified wrongly (unknown name, wrong coefficient shape, bad kind)."""
