@@ -147,7 +147,7 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *point_shape)
+        g : array_like, shape (...,) + point_shape
             Candidate element(s).
         name : str, optional
             Name of the input, used in error messages.
@@ -156,7 +156,7 @@ class LieGroup(abc.ABC):
 
         Returns
         -------
-        ndarray, shape (..., *point_shape)
+        ndarray, shape (...,) + point_shape
             ``g`` as a float array.
 
         Raises
@@ -225,7 +225,7 @@ class LieGroup(abc.ABC):
 
         Returns
         -------
-        ndarray, shape (*size, *point_shape)
+        ndarray, shape size + point_shape
             Random elements.
 
         Examples
@@ -251,12 +251,12 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        a, b : array_like, shape (..., *point_shape)
+        a, b : array_like, shape (...,) + point_shape
             Elements; leading dimensions broadcast.
 
         Returns
         -------
-        ndarray, shape (..., *point_shape)
+        ndarray, shape (...,) + point_shape
             The product ``a · b`` (matrix product for matrix groups).
 
         Raises
@@ -280,14 +280,14 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *point_shape)
+        g : array_like, shape (...,) + point_shape
             Element(s); validated with :meth:`validate` (the inverse uses ``Rᵀ``).
         tol : float, optional
             Membership tolerance.
 
         Returns
         -------
-        ndarray, shape (..., *point_shape)
+        ndarray, shape (...,) + point_shape
             ``g⁻¹``; for ``[[R, p], [0, 1]]`` it is ``[[Rᵀ, -Rᵀ p], [0, 1]]``.
 
         Raises
@@ -315,7 +315,7 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *point_shape)
+        g : array_like, shape (...,) + point_shape
             Element(s).
 
         Returns
@@ -359,7 +359,7 @@ class LieGroup(abc.ABC):
 
         Returns
         -------
-        ndarray, shape (..., *point_shape)
+        ndarray, shape (...,) + point_shape
             ``exp(xi)``.
 
         Raises
@@ -395,7 +395,7 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *point_shape)
+        g : array_like, shape (...,) + point_shape
             Element(s); validated with :meth:`validate`.
         tol : float, optional
             Membership tolerance.
@@ -496,7 +496,7 @@ class LieGroup(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *point_shape)
+        g : array_like, shape (...,) + point_shape
             Element(s); validated with :meth:`validate`.
         tol : float, optional
             Membership tolerance.

@@ -27,7 +27,7 @@ def _block_diag(blocks: list[np.ndarray]) -> np.ndarray:
 
 
 class ProductGroup(LieGroup):
-    """The direct product ``G_1 × ... × G_m`` of Lie groups.
+    """The direct product ``G_1 × G_2 × ⋯ × G_m`` of Lie groups.
 
     An element is ONE flat vector of length ``Σ_i prod(G_i.point_shape)``: the concatenation of
     each factor's element flattened in C (row-major) order, e.g. for ``SO3 × Euclidean(2)``
