@@ -1,6 +1,7 @@
 """Sphinx configuration of the geomech documentation."""
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.abspath(".."))
@@ -49,3 +50,15 @@ html_theme = "pydata_sphinx_theme"
 html_title = "geomech"
 html_theme_options = {"navigation_with_keys": False}
 suppress_warnings = ["config.cache"]
+
+
+_STAR_NAMES = re.compile(r"(?<![\\*`])\*(point_shape|size|batch_shape|shape|out)\b")
+
+
+def _escape_star_shapes(app, what, name, obj, options, lines):
+    """Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils."""
+    lines[:] = [_STAR_NAMES.sub(r"\\*\1", line) for line in lines]
+
+
+def setup(app):
+    app.connect("autodoc-process-docstring", _escape_star_shapes)

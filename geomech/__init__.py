@@ -12,9 +12,9 @@ Examples
 array([0., 1., 0.])
 """
 
-from geomech import errors, lie, spatial
+from geomech import errors, geometry, lie, spatial
 from geomech.errors import GeomechError
 
-__all__ = ["errors", "lie", "spatial", "GeomechError", "__version__"]
+__all__ = ["errors", "geometry", "lie", "spatial", "GeomechError", "__version__"]
 
 __version__ = "0.1.0"
