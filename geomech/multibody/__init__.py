@@ -1,0 +1,69 @@
+"""Multibody systems as networkx graphs: joints, tree model, URDF, robots, kinematics, dynamics.
+
+A robot is a :class:`networkx.DiGraph` whose nodes are bodies (with spatial inertias) and
+whose edges are joints (:mod:`geomech.multibody.joints`); :class:`MultibodyModel` derives
+the regular numbering, parent array and ``q``/``v`` layout that the recursive algorithms of
+:mod:`geomech.multibody.kinematics` and :mod:`geomech.multibody.dynamics` use.
+
+Examples
+--------
+>>> from geomech.multibody import robots
+>>> model = robots.double_pendulum()
+>>> model.nq, model.nv, model.joint_names
+(2, 2, ['joint1', 'joint2'])
+"""
+
+from geomech.multibody import dynamics, joints, kinematics, model, robots, urdf
+from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
+from geomech.multibody.joints import (
+    Fixed,
+    FreeFlyer,
+    Helical,
+    Joint,
+    Planar,
+    Prismatic,
+    Revolute,
+    SchoenfliesJoint,
+    Spherical,
+)
+from geomech.multibody.kinematics import (
+    body_jacobians,
+    body_velocities,
+    forward_kinematics,
+    joint_transforms,
+    velocity_map,
+)
+from geomech.multibody.model import MultibodyModel, check_inertia
+from geomech.multibody.urdf import load_urdf, to_urdf
+
+__all__ = [
+    "joints",
+    "model",
+    "urdf",
+    "robots",
+    "kinematics",
+    "dynamics",
+    "Joint",
+    "Revolute",
+    "Prismatic",
+    "Helical",
+    "Spherical",
+    "Planar",
+    "SchoenfliesJoint",
+    "FreeFlyer",
+    "Fixed",
+    "MultibodyModel",
+    "check_inertia",
+    "load_urdf",
+    "to_urdf",
+    "joint_transforms",
+    "forward_kinematics",
+    "body_velocities",
+    "body_jacobians",
+    "velocity_map",
+    "rnea",
+    "crba",
+    "aba",
+    "gravity_forces",
+    "kinetic_energy",
+]

@@ -1,0 +1,762 @@
+r"""The multibody model: a kinematic tree stored as a ``networkx.DiGraph``.
+
+Nodes are bodies, edges ``parent → child`` are joints. The unique node without a parent is
+the fixed base ("world"); every other node carries a spatial ``inertia`` (6×6, about the
+body-frame origin, in body axes) and every edge a :class:`~geomech.multibody.joints.Joint`
+and an optional ``placement`` (the 4×4 pose of the joint frame in the parent body frame).
+
+:class:`MultibodyModel` derives from the graph what the recursive algorithms need: the
+*regular numbering* of the bodies (depth-first pre-order from the root, following each
+node's successors in insertion order, so that ``parent[i] < i`` and every subtree is a
+contiguous index range), the parent array, the tree transforms
+:math:`\mathbf X_T(i)` (``X_tree``), the depth :math:`d`, supports :math:`\kappa(i)`,
+subtrees :math:`\nu(i)` and children :math:`\mu(i)`, and the layout of ``q`` and ``v``.
+
+The graph is data: the model keeps a reference in :attr:`MultibodyModel.graph` and never
+mutates it; algorithms are functions of ``(model, q, ...)`` that return their results.
+
+References
+----------
+Seed 001 §1.2 (tree encoding, depth, ``p(i) < i``); seed 004 §1.1 (regular numbering, κ, μ,
+ν); R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, §4.1–4.2.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import networkx as nx
+import numpy as np
+
+from geomech._validation import MANIFOLD_TOL, as_array, default_rng
+from geomech.errors import GeomechError, ModelError, NotATreeError
+from geomech.multibody.joints import Joint
+from geomech.spatial import plucker_from_pose
+
+__all__ = ["MultibodyModel", "check_inertia"]
+
+
+def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
+    r"""Validate a body's spatial inertia (massless bodies allowed) and return it as an array.
+
+    Accepted are symmetric 6×6 matrices of spatial-inertia form
+
+    .. math:: \mathbf I = \begin{bmatrix}\bar{\mathbf I}_O & \mathbf S(\mathbf h)\\
+              \mathbf S(\mathbf h)^\top & m\mathbf 1\end{bmatrix}
+
+    with :math:`m \ge 0` and :math:`\mathbf I \succeq 0` (positive semi-definite, relative
+    tolerance 1e-9). The zero matrix (a massless body) is accepted. Physical consistency
+    (the triangle inequalities, :func:`geomech.spatial.is_physically_consistent`) is not
+    required, so that inertias from real URDFs load as Pinocchio loads them.
+
+    Parameters
+    ----------
+    inertia : array_like, shape (6, 6)
+        Spatial inertia about the body-frame origin.
+    name : str
+        Name used in error messages (e.g. ``"inertia of body 'thigh'"``).
+
+    Returns
+    -------
+    ndarray, shape (6, 6)
+
+    Raises
+    ------
+    ModelError
+        If the matrix has the wrong shape, non-finite entries, is not symmetric, not of
+        spatial-inertia form, has a negative mass or is not positive semi-definite.
+
+    References
+    ----------
+    Seed 001 §1.3 (spatial inertia); Featherstone 2008, §2.13.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.model import check_inertia
+    >>> check_inertia(np.zeros((6, 6))).shape
+    (6, 6)
+    >>> check_inertia(-np.eye(6), "inertia of body 'b1'")
+    Traceback (most recent call last):
+        ...
+    geomech.errors.ModelError: Expected `inertia of body 'b1'` to have a nonnegative mass, got -1.
+    """
+    try:
+        I = as_array(inertia, name, (6, 6))  # noqa: E741
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    if I.ndim != 2:
+        raise ModelError(f"Expected `{name}` to have shape (6, 6), got {I.shape}.")
+    scale = max(1.0, float(np.max(np.abs(I))))
+    asym = float(np.max(np.abs(I - I.T)))
+    if asym > MANIFOLD_TOL * scale:
+        raise ModelError(f"Expected `{name}` to be symmetric, got asymmetry {asym:.3g}.")
+    m = I[5, 5]
+    if m < 0:
+        raise ModelError(f"Expected `{name}` to have a nonnegative mass, got {m:.3g}.")
+    lower = I[3:, 3:] - m * np.eye(3)
+    off = I[:3, 3:]
+    if np.max(np.abs(lower)) > MANIFOLD_TOL * scale or np.max(np.abs(off + off.T)) > (
+        MANIFOLD_TOL * scale
+    ):
+        raise ModelError(
+            f"Expected `{name}` to be a spatial inertia [[I_O, S(h)], [S(h)ᵀ, m 1]], got "
+            f"{np.round(I, 6).tolist()}."
+        )
+    lam = float(np.linalg.eigvalsh(0.5 * (I + I.T))[0])
+    if lam < -1e-9 * scale:
+        raise ModelError(
+            f"Expected `{name}` to be positive semi-definite, got smallest eigenvalue {lam:.3g}."
+        )
+    return I
+
+
+def _check_placement(T, label: str) -> np.ndarray:
+    try:
+        T = as_array(T, f"placement of {label}", (4, 4))
+        if T.ndim != 2:
+            raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
+        if np.max(np.abs(T[3] - [0.0, 0.0, 0.0, 1.0])) > MANIFOLD_TOL:
+            raise ModelError(
+                f"Expected the last row of `placement` of {label} to be [0, 0, 0, 1], "
+                f"got {T[3].tolist()}."
+            )
+        plucker_from_pose(T)  # checks the rotation block
+    except ModelError:
+        raise
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    return T
+
+
+class MultibodyModel:
+    r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        Edges point from parent to child. The unique node with in-degree 0 is the fixed base
+        (its attributes are ignored). Every other node needs the attribute ``inertia``
+        (6×6 spatial inertia about the body-frame origin, body axes; zeros for a massless
+        body) and may have ``name`` (default ``str(node)``) and any metadata. Every edge
+        needs ``joint`` (a :class:`~geomech.multibody.joints.Joint`) and may have
+        ``placement`` (4×4 pose of the joint frame in the parent body frame, default
+        identity) and ``name`` (default the joint's own name, else the child's name).
+    gravity : array_like, shape (3,), optional
+        Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
+
+    Attributes
+    ----------
+    graph : networkx.DiGraph
+        The graph the model was built from (not copied, never mutated).
+    root : hashable
+        The base node.
+    nodes : list
+        Graph nodes of the bodies in regular order (index ``i`` ↔ ``nodes[i]``).
+    n_bodies : int
+        Number of bodies ``N`` (the base excluded).
+    body_names, joint_names : list of str
+        Names of body ``i`` and of the joint into body ``i`` (the order of the ``q`` and
+        ``v`` blocks).
+    parent : ndarray of int, shape (N,)
+        Parent index, ``parent[i] < i``; ``-1`` for a body attached to the base.
+    joints : list of Joint
+        The joint into body ``i``.
+    X_tree : ndarray, shape (N, 6, 6)
+        Tree transforms :math:`\mathbf X_T(i)` = ``plucker_from_pose(placement)`` (parent
+        frame → joint frame), so :math:`{}^i\mathbf X_{p(i)} = \mathbf X_J(\mathbf q_i)\mathbf X_T(i)`.
+    placements : ndarray, shape (N, 4, 4)
+        The joint placements.
+    inertias : ndarray, shape (N, 6, 6)
+        Body spatial inertias.
+    q_slices, v_slices : list of slice
+        Blocks of ``q`` and ``v`` of each body's joint.
+    nq, nv : int
+        Sizes of ``q`` and ``v``.
+    depth : int
+        Largest number of bodies on a root-to-leaf path (seed 001's :math:`d`).
+    gravity : ndarray, shape (3,)
+        Gravitational acceleration in the base frame.
+
+    Raises
+    ------
+    ModelError
+        If ``graph`` is not a ``networkx.DiGraph``, is empty, a body has no or a bad
+        ``inertia``, an edge has no :class:`Joint` or a bad ``placement``, or body or joint
+        names repeat. Messages name the node or edge.
+    NotATreeError
+        If the graph has a cycle (kinematic loops are not supported yet), a node with two
+        parents, or more than one root.
+
+    References
+    ----------
+    Seed 001 §1.2; seed 004 §1.1; Featherstone 2008, §4.1–4.2.
+
+    Examples
+    --------
+    A planar double pendulum (point masses of 1 kg on 1 m links, revolute about y):
+
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from geomech.multibody import MultibodyModel, Revolute
+    >>> from geomech.spatial import spatial_inertia
+    >>> I = spatial_inertia(1.0, [0.0, 0.0, -1.0], np.zeros((3, 3)))
+    >>> T = np.eye(4); T[2, 3] = -1.0
+    >>> G = nx.DiGraph()
+    >>> G.add_edge("world", "link1", joint=Revolute([0, 1, 0]), name="shoulder")
+    >>> G.add_edge("link1", "link2", joint=Revolute([0, 1, 0]), placement=T, name="elbow")
+    >>> nx.set_node_attributes(G, {"link1": I, "link2": I}, "inertia")
+    >>> model = MultibodyModel(G)
+    >>> model.nq, model.nv, model.parent, model.joint_names
+    (2, 2, array([-1,  0]), ['shoulder', 'elbow'])
+    """
+
+    def __init__(self, graph, *, gravity=None):
+        if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
+            raise ModelError(
+                f"Expected `graph` to be a networkx.DiGraph, got {type(graph).__name__}."
+            )
+        if graph.number_of_nodes() == 0:
+            raise ModelError("Expected `graph` to have a base node and bodies, got an empty graph.")
+        self.graph = graph
+        self._check_tree(graph)
+        (self.root,) = [n for n, d in graph.in_degree() if d == 0]
+
+        # ---- regular numbering: depth-first pre-order (parent[i] < i, subtrees contiguous)
+        order = []
+        stack = list(reversed(list(graph.successors(self.root))))
+        while stack:
+            node = stack.pop()
+            order.append(node)
+            stack.extend(reversed(list(graph.successors(node))))
+        self.nodes = order
+        index = {node: i for i, node in enumerate(order)}
+        self._index = index
+        N = len(order)
+        self.n_bodies = N
+
+        parent = np.full(N, -1, dtype=int)
+        joints, joint_names, body_names = [], [], []
+        placements = np.tile(np.eye(4), (N, 1, 1))
+        inertias = np.zeros((N, 6, 6))
+        for i, node in enumerate(order):
+            (pnode,) = graph.predecessors(node)
+            parent[i] = index.get(pnode, -1)
+            attrs = graph.nodes[node]
+            body_names.append(str(attrs.get("name", node)))
+            if "inertia" not in attrs:
+                raise ModelError(
+                    f"Body {node!r} has no 'inertia' attribute: every node except the base "
+                    f"{self.root!r} needs a 6x6 spatial inertia (zeros for a massless body)."
+                )
+            inertias[i] = check_inertia(attrs["inertia"], f"inertia of body {node!r}")
+            edge = graph.edges[pnode, node]
+            label = f"edge ({pnode!r}, {node!r})"
+            joint = edge.get("joint")
+            if not isinstance(joint, Joint):
+                raise ModelError(
+                    f"Expected the 'joint' attribute of {label} to be a geomech Joint, "
+                    f"got {type(joint).__name__}."
+                )
+            joints.append(joint)
+            name = edge.get("name", joint.name if joint.name is not None else body_names[-1])
+            joint_names.append(str(name))
+            if edge.get("placement") is not None:
+                placements[i] = _check_placement(edge["placement"], label)
+        for kind, names in (("body", body_names), ("joint", joint_names)):
+            dup = [n for n, c in Counter(names).items() if c > 1]
+            if dup:
+                raise ModelError(f"Expected unique {kind} names, got {dup[0]!r} more than once.")
+
+        self.parent = parent
+        self.joints = joints
+        self.joint_names = joint_names
+        self.body_names = body_names
+        self.placements = placements
+        self.X_tree = plucker_from_pose(placements)
+        self.inertias = inertias
+        self._children = [[] for _ in range(N)]
+        for i in range(N):
+            if parent[i] >= 0:
+                self._children[parent[i]].append(i)
+
+        # ---- layout of q and v
+        self.q_slices, self.v_slices = [], []
+        iq = iv = 0
+        for joint in joints:
+            self.q_slices.append(slice(iq, iq + joint.nq))
+            self.v_slices.append(slice(iv, iv + joint.nv))
+            iq += joint.nq
+            iv += joint.nv
+        self.nq, self.nv = iq, iv
+        self._joint_index = {name: i for i, name in enumerate(joint_names)}
+
+        # ---- supports κ(i) and subtree sizes
+        self._supports = []
+        for i in range(N):
+            chain = [i] if parent[i] < 0 else self._supports[parent[i]] + [i]
+            self._supports.append(chain)
+        self.depth = max((len(s) for s in self._supports), default=0)
+        size = np.ones(N, dtype=int)
+        for i in range(N - 1, -1, -1):
+            if parent[i] >= 0:
+                size[parent[i]] += size[i]
+        self._subtree_size = size
+
+        self.gravity = (
+            np.array([0.0, 0.0, -9.81]) if gravity is None else as_array(gravity, "gravity", (3,))
+        )
+
+    # ------------------------------------------------------------------------------------
+    @staticmethod
+    def _check_tree(graph: nx.DiGraph) -> None:
+        try:
+            cycle = nx.find_cycle(graph)
+        except nx.NetworkXNoCycle:
+            cycle = None
+        if cycle:
+            nodes = [u for u, _ in cycle]
+            raise NotATreeError(
+                f"The kinematic graph has a cycle through nodes {nodes!r}: kinematic loops are "
+                "not supported yet (loop closures come in a later issue); a tree is required."
+            )
+        for node, deg in graph.in_degree():
+            if deg > 1:
+                raise NotATreeError(
+                    f"Node {node!r} has {deg} parents {list(graph.predecessors(node))!r}: the "
+                    "graph has a cycle (a kinematic loop), which is not supported yet; a tree "
+                    "is required."
+                )
+        roots = [n for n, d in graph.in_degree() if d == 0]
+        if len(roots) != 1:
+            raise NotATreeError(
+                f"Expected exactly one root (a node without parent, the fixed base), got "
+                f"{len(roots)}: {roots!r}."
+            )
+
+    @classmethod
+    def from_bodies(
+        cls,
+        parent,
+        joints,
+        inertias,
+        placements=None,
+        *,
+        body_names=None,
+        joint_names=None,
+        root: str = "world",
+        gravity=None,
+    ) -> MultibodyModel:
+        """Build a model from a parent array (Featherstone's ``λ``) instead of a graph.
+
+        Parameters
+        ----------
+        parent : sequence of int, length N
+            ``parent[i]`` is the index of body ``i``'s parent, ``-1`` for the base; it need
+            not satisfy ``parent[i] < i`` (the model renumbers).
+        joints : sequence of Joint, length N
+            Joint into body ``i``.
+        inertias : array_like, shape (N, 6, 6)
+            Spatial inertias.
+        placements : array_like, shape (N, 4, 4), optional
+            Joint placements in the parent frame (default identities).
+        body_names, joint_names : sequence of str, optional
+            Default ``"body{i}"`` and the joints' own names, else ``"joint{i}"``.
+        root : str
+            Name of the base node.
+        gravity : array_like, shape (3,), optional
+            Default ``[0, 0, -9.81]``.
+
+        Returns
+        -------
+        MultibodyModel
+
+        Raises
+        ------
+        ModelError, NotATreeError
+            As :class:`MultibodyModel`, and if the lengths disagree.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody import MultibodyModel, Revolute
+        >>> from geomech.spatial import spatial_inertia
+        >>> I = spatial_inertia(1.0, [0.5, 0, 0], np.eye(3) * 0.01)
+        >>> m = MultibodyModel.from_bodies([-1, 0, 0], [Revolute([0, 0, 1])] * 3, [I] * 3)
+        >>> m.parent, m.depth, m.body_names
+        (array([-1,  0,  0]), 2, ['body0', 'body1', 'body2'])
+        """
+        N = len(parent)
+        if len(joints) != N or len(inertias) != N:
+            raise ModelError(
+                f"Expected `parent`, `joints` and `inertias` of equal length, got {N}, "
+                f"{len(joints)} and {len(inertias)}."
+            )
+        if placements is not None and len(placements) != N:
+            raise ModelError(f"Expected {N} placements, got {len(placements)}.")
+        body_names = [f"body{i}" for i in range(N)] if body_names is None else list(body_names)
+        if joint_names is None:
+            joint_names = [j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)]
+        G = nx.DiGraph()
+        G.add_node(root)
+        for i in range(N):
+            G.add_node(body_names[i], inertia=inertias[i])
+        for i in range(N):
+            p = parent[i]
+            if not -1 <= p < N:
+                raise ModelError(f"Expected parent[{i}] in [-1, {N - 1}], got {p}.")
+            attrs = {"joint": joints[i], "name": joint_names[i]}
+            if placements is not None:
+                attrs["placement"] = placements[i]
+            G.add_edge(root if p < 0 else body_names[p], body_names[i], **attrs)
+        return cls(G, gravity=gravity)
+
+    # ------------------------------------------------------------------------------------
+    # Topology
+    # ------------------------------------------------------------------------------------
+    def body_index(self, name) -> int:
+        """Index of a body from its name (or graph node).
+
+        Parameters
+        ----------
+        name : str or hashable
+            Body name or graph node.
+
+        Returns
+        -------
+        int
+
+        Raises
+        ------
+        ModelError
+            If no body has that name.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().body_index("link2")
+        1
+        """
+        if name in self._index:
+            return self._index[name]
+        if name in self.body_names:
+            return self.body_names.index(name)
+        raise ModelError(f"Expected a body name from {self.body_names!r}, got {name!r}.")
+
+    def _check_body(self, i) -> int:
+        if isinstance(i, (bool, np.bool_)) or not isinstance(i, (int, np.integer)):
+            raise ModelError(f"Expected a body index (int), got {i!r}.")
+        if not 0 <= i < self.n_bodies:
+            raise ModelError(f"Expected a body index in [0, {self.n_bodies - 1}], got {i}.")
+        return int(i)
+
+    def supports(self, i: int) -> list[int]:
+        r"""Support set :math:`\kappa(i)`: the bodies from the base to ``i`` (inclusive), root first.
+
+        Parameters
+        ----------
+        i : int
+            Body index.
+
+        Returns
+        -------
+        list of int
+            Ancestors of ``i`` and ``i`` itself, in increasing order.
+
+        Raises
+        ------
+        ModelError
+            If ``i`` is not a body index.
+
+        References
+        ----------
+        Seed 004 §1.1 (κ); seed 001 §1.2 (:math:`j \preceq i`).
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.binary_tree(7).supports(6)
+        [0, 4, 6]
+        """
+        return list(self._supports[self._check_body(i)])
+
+    def subtree(self, i: int) -> list[int]:
+        r"""Subtree :math:`\nu(i)`: ``i`` and all its descendants (a contiguous index range).
+
+        Parameters
+        ----------
+        i : int
+            Body index.
+
+        Returns
+        -------
+        list of int
+
+        Raises
+        ------
+        ModelError
+            If ``i`` is not a body index.
+
+        References
+        ----------
+        Seed 004 §1.1 (ν).
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.binary_tree(7).subtree(1)
+        [1, 2, 3]
+        """
+        i = self._check_body(i)
+        return list(range(i, i + int(self._subtree_size[i])))
+
+    def children(self, i: int) -> list[int]:
+        r"""Children :math:`\mu(i)` of body ``i``.
+
+        Parameters
+        ----------
+        i : int
+            Body index.
+
+        Returns
+        -------
+        list of int
+
+        Raises
+        ------
+        ModelError
+            If ``i`` is not a body index.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.binary_tree(7).children(0)
+        [1, 4]
+        """
+        return list(self._children[self._check_body(i)])
+
+    # ------------------------------------------------------------------------------------
+    # Layout of q and v
+    # ------------------------------------------------------------------------------------
+    def _joint(self, name) -> int:
+        if name not in self._joint_index:
+            raise ModelError(f"Expected a joint name from {self.joint_names!r}, got {name!r}.")
+        return self._joint_index[name]
+
+    def q_slice(self, joint_name: str) -> slice:
+        """Slice of ``q`` holding the coordinates of a joint.
+
+        Parameters
+        ----------
+        joint_name : str
+            A name from :attr:`joint_names`.
+
+        Returns
+        -------
+        slice
+
+        Raises
+        ------
+        ModelError
+            If there is no joint of that name.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> m = robots.quadruped()
+        >>> m.q_slice("root_joint"), m.v_slice("root_joint")
+        (slice(0, 7, None), slice(0, 6, None))
+        """
+        return self.q_slices[self._joint(joint_name)]
+
+    def v_slice(self, joint_name: str) -> slice:
+        """Slice of ``v`` (and of ``a``, ``tau``) holding the speeds of a joint.
+
+        Parameters
+        ----------
+        joint_name : str
+            A name from :attr:`joint_names`.
+
+        Returns
+        -------
+        slice
+
+        Raises
+        ------
+        ModelError
+            If there is no joint of that name.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().v_slice("joint2")
+        slice(1, 2, None)
+        """
+        return self.v_slices[self._joint(joint_name)]
+
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (every joint at its neutral value).
+
+        Returns
+        -------
+        ndarray, shape (nq,)
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.quadruped().neutral()[:7]
+        array([0., 0., 0., 0., 0., 0., 1.])
+        """
+        return np.concatenate([j.neutral() for j in self.joints] + [np.zeros(0)])
+
+    def random_configuration(self, rng=None, size=None) -> np.ndarray:
+        """Random configurations (each joint's :meth:`~geomech.multibody.joints.Joint.random`).
+
+        Parameters
+        ----------
+        rng : None, int or numpy.random.Generator, optional
+            Source of randomness.
+        size : None, int or tuple of int, optional
+            Batch shape.
+
+        Returns
+        -------
+        ndarray, shape (*size, nq)
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.humanoid().random_configuration(rng=0, size=5).shape
+        (5, 31)
+        """
+        rng = default_rng(rng)
+        shape = (
+            () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+        )
+        parts = [j.random(rng, shape) for j in self.joints]
+        return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
+
+    def _qv(self, q, v):
+        q = as_array(q, "q", (self.nq,))
+        v = as_array(v, "v", (self.nv,))
+        return q, v
+
+    def integrate(self, q, v, dt=1.0) -> np.ndarray:
+        r"""Configuration reached from ``q`` with constant speeds ``v`` after time ``dt``.
+
+        .. math:: \mathbf q \oplus \mathbf v\,\mathrm dt, \quad\text{joint by joint:}\quad
+                  \mathbf q_i \oplus \mathbf v_i\,\mathrm dt
+
+        (the product manifold of the joint manifolds; body-frame speeds for multi-DoF joints).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+        dt : float or array_like, shape (...), optional
+
+        Returns
+        -------
+        ndarray, shape (..., nq)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            On wrong trailing shapes or non-finite entries.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody import robots
+        >>> m = robots.double_pendulum()
+        >>> m.integrate([0.1, 0.2], [1.0, -1.0], dt=0.5)
+        array([ 0.6, -0.3])
+        """
+        q, v = self._qv(q, v)
+        dt = as_array(dt, "dt")
+        v = v * dt[..., None]
+        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+        out = np.empty(lead + (self.nq,))
+        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
+            if joint.nq:
+                out[..., qs] = joint._integrate(q[..., qs], v[..., vs])
+        return out
+
+    def difference(self, q0, q1) -> np.ndarray:
+        r"""Speeds ``v`` with ``integrate(q0, v) = q1``, joint by joint.
+
+        .. math:: \mathbf v_i = \log(\mathbf q_{0,i}^{-1}\mathbf q_{1,i})
+
+        Parameters
+        ----------
+        q0, q1 : array_like, shape (..., nq)
+
+        Returns
+        -------
+        ndarray, shape (..., nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            On wrong trailing shapes or non-finite entries.
+        SingularityError
+            See :meth:`geomech.multibody.joints.Joint.difference`.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().difference([0.1, 0.2], [0.6, -0.3])
+        array([ 0.5, -0.5])
+        """
+        q0 = as_array(q0, "q0", (self.nq,))
+        q1 = as_array(q1, "q1", (self.nq,))
+        lead = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1])
+        out = np.empty(lead + (self.nv,))
+        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
+            if joint.nv:
+                out[..., vs] = joint._difference(q0[..., qs], q1[..., qs])
+        return out
+
+    # ------------------------------------------------------------------------------------
+    def joint_types(self) -> dict[str, int]:
+        """Number of joints of each kind.
+
+        Returns
+        -------
+        dict of str to int
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.quadruped().joint_types()
+        {'free_flyer': 1, 'revolute': 12}
+        """
+        return dict(sorted(Counter(j.kind for j in self.joints).items()))
+
+    def summary(self) -> str:
+        """A short text report: bodies, degrees of freedom, depth and joint types.
+
+        Returns
+        -------
+        str
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> print(robots.double_pendulum().summary())
+        MultibodyModel 'double_pendulum': 2 bodies, nq = 2, nv = 2, depth 2
+          joints: revolute x2
+        """
+        name = self.graph.graph.get("name")
+        head = "MultibodyModel" + (f" {name!r}" if name else "")
+        kinds = ", ".join(f"{k} x{n}" for k, n in self.joint_types().items())
+        return (
+            f"{head}: {self.n_bodies} bodies, nq = {self.nq}, nv = {self.nv}, "
+            f"depth {self.depth}\n  joints: {kinds}"
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<MultibodyModel: {self.n_bodies} bodies, nq={self.nq}, nv={self.nv}, "
+            f"depth={self.depth}>"
+        )
