@@ -52,12 +52,17 @@ html_theme_options = {"navigation_with_keys": False}
 suppress_warnings = ["config.cache"]
 
 
-_STAR_NAMES = re.compile(r"(?<![\\*`])\*(point_shape|size|batch_shape|shape|out)\b")
+_STAR_NAMES = re.compile(r"([(,]\s*)\*(\w+)")
 
 
 def _escape_star_shapes(app, what, name, obj, options, lines):
     """Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils."""
-    lines[:] = [_STAR_NAMES.sub(r"\\*\1", line) for line in lines]
+    lines[:] = [
+        line
+        if "``" in line or line.lstrip().startswith((">>>", "..."))
+        else _STAR_NAMES.sub(r"\1\\*\2", line)
+        for line in lines
+    ]
 
 
 def setup(app):
