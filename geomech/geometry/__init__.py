@@ -19,7 +19,7 @@ Examples
 (True, True)
 """
 
-from geomech.geometry import examples
+from geomech.geometry import examples, examples_induced
 from geomech.geometry.cartan import CartanSchoutenConnection
 from geomech.geometry.checks import CheckResult
 from geomech.geometry.connection import AffineConnection
@@ -32,6 +32,13 @@ from geomech.geometry.frames import (
     RightInvariantFrame,
 )
 from geomech.geometry.geodesics import Trajectory, integrate_geodesic, integrate_parallel_transport
+from geomech.geometry.induced import (
+    ClosedChain,
+    InducedConnection,
+    LoopClosureFrame,
+    task_space_coriolis,
+    transform_coriolis,
+)
 from geomech.geometry.levi_civita import LeviCivitaConnection
 from geomech.geometry.system import MechanicalSystem
 
@@ -52,4 +59,10 @@ __all__ = [
     "integrate_geodesic",
     "integrate_parallel_transport",
     "examples",
+    "InducedConnection",
+    "transform_coriolis",
+    "task_space_coriolis",
+    "ClosedChain",
+    "LoopClosureFrame",
+    "examples_induced",
 ]

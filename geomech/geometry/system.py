@@ -303,7 +303,8 @@ class MechanicalSystem:
         r"""Lie derivatives of the mass matrix, ``dH[..., k, i, j]`` :math:`= \mathscr L_{X_k} H_{ij}`.
 
         Exactly zero for a constant ``H``; central differences along the flow otherwise.
-        Subclasses may override it with an analytic expression.
+        Subclasses give an analytic expression by overriding the hook ``_dH(q)`` (which
+        receives a validated array); every connection and predicate goes through that hook.
 
         Parameters
         ----------
