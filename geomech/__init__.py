@@ -16,23 +16,29 @@ array([0., 1., 0.])
 (2, 2)
 """
 
-from geomech import errors, geometry, lie, multibody, spatial
+from geomech import errors, geometry, lie, multibody, rigidbody, simulate, spatial
 from geomech.errors import GeomechError
 from geomech.multibody import (
     MultibodyModel,
     aba,
     body_jacobians,
     body_velocities,
+    christoffel_symbols,
+    coriolis_matrix,
     crba,
     forward_kinematics,
     gravity_forces,
     kinetic_energy,
     load_urdf,
+    mass_matrix_derivative,
+    model_connection,
     rnea,
     robots,
+    slotine_li_torques,
     to_urdf,
     velocity_map,
 )
+from geomech.rigidbody import RigidBody
 
 __all__ = [
     "errors",
@@ -40,6 +46,14 @@ __all__ = [
     "lie",
     "multibody",
     "spatial",
+    "rigidbody",
+    "simulate",
+    "RigidBody",
+    "coriolis_matrix",
+    "christoffel_symbols",
+    "mass_matrix_derivative",
+    "slotine_li_torques",
+    "model_connection",
     "robots",
     "GeomechError",
     "MultibodyModel",

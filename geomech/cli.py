@@ -117,7 +117,15 @@ def _inspect_model(model, out) -> bool:
     print("  time per call (best of 20): " + ", ".join(
         f"{name} {1e3 * _timed(f):.3f} ms" for name, f in timings.items()
     ), file=out)
-    return ok and pd
+    from geomech.multibody.system_connection import connection_report, format_connection_report
+
+    rows = connection_report(model, q[0], v[0], repeat=3)
+    print("  body connections (the same on every body):", file=out)
+    for line in format_connection_report(rows).splitlines():
+        print("    " + line, file=out)
+    lc = rows[0]
+    lc_ok = bool(lc.metric_compatible and lc.correct_dynamics and lc.torsion_free)
+    return ok and pd and lc_ok
 
 
 def _cmd_inspect(args, out) -> int:

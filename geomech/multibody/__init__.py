@@ -13,7 +13,40 @@ Examples
 (2, 2, ['joint1', 'joint2'])
 """
 
-from geomech.multibody import dynamics, joints, kinematics, model, robots, urdf
+from geomech.multibody import (
+    body_connections,
+    christoffel,
+    coriolis,
+    dynamics,
+    joints,
+    kinematics,
+    model,
+    robots,
+    system_connection,
+    urdf,
+)
+from geomech.multibody.body_connections import (
+    NAMED_BODY_CONNECTIONS,
+    AffineConnectionBody,
+    BodyConnection,
+    CallableBody,
+    CartanSchoutenBody,
+    LeviCivitaBody,
+    MomentumCrossBody,
+    VelocityCrossBody,
+    body_connection,
+    body_connection_names,
+    register_body_connection,
+)
+from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.coriolis import (
+    coriolis_matrix,
+    coriolis_matrix_dense,
+    coriolis_matrix_differentiation,
+    coriolis_transpose_product,
+    mass_matrix_derivative,
+    slotine_li_torques,
+)
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
 from geomech.multibody.joints import (
     Fixed,
@@ -34,6 +67,12 @@ from geomech.multibody.kinematics import (
     velocity_map,
 )
 from geomech.multibody.model import MultibodyModel, check_inertia
+from geomech.multibody.system_connection import (
+    MultibodyConnection,
+    connection_report,
+    format_connection_report,
+    model_connection,
+)
 from geomech.multibody.urdf import load_urdf, to_urdf
 
 __all__ = [
@@ -66,4 +105,31 @@ __all__ = [
     "aba",
     "gravity_forces",
     "kinetic_energy",
+    "body_connections",
+    "christoffel",
+    "coriolis",
+    "system_connection",
+    "NAMED_BODY_CONNECTIONS",
+    "AffineConnectionBody",
+    "BodyConnection",
+    "CallableBody",
+    "CartanSchoutenBody",
+    "LeviCivitaBody",
+    "MomentumCrossBody",
+    "VelocityCrossBody",
+    "body_connection",
+    "body_connection_names",
+    "register_body_connection",
+    "christoffel_symbols",
+    "joint_structure_constants",
+    "coriolis_matrix",
+    "coriolis_matrix_dense",
+    "coriolis_matrix_differentiation",
+    "coriolis_transpose_product",
+    "mass_matrix_derivative",
+    "slotine_li_torques",
+    "MultibodyConnection",
+    "connection_report",
+    "format_connection_report",
+    "model_connection",
 ]

@@ -733,6 +733,29 @@ class MultibodyModel:
         """
         return dict(sorted(Counter(j.kind for j in self.joints).items()))
 
+    def connection(self, body_connection="levi-civita"):
+        """The whole system's affine connection induced by the body connections.
+
+        Parameters
+        ----------
+        body_connection : str, BodyConnection, AffineConnection, callable or mapping, optional
+            See :func:`geomech.multibody.coriolis.coriolis_matrix`.
+
+        Returns
+        -------
+        geomech.multibody.system_connection.MultibodyConnection
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> conn = robots.double_pendulum(radius=0.1).connection("momentum-cross")
+        >>> bool(conn.is_metric_compatible([0.3, -0.5]))
+        True
+        """
+        from geomech.multibody.system_connection import model_connection
+
+        return model_connection(self, body_connection)
+
     def summary(self) -> str:
         """A short text report: bodies, degrees of freedom, depth and joint types.
 

@@ -1,0 +1,643 @@
+r"""Coriolis matrices of kinematic trees induced by the connections chosen for their bodies.
+
+A kinematic tree is :math:`N` free rigid bodies on :math:`SE(3)^N` constrained by its joints:
+the body twists are :math:`\mathbf v = A(q)\,\nu` with :math:`A = \mathbf X\boldsymbol\Phi`
+(seed 000 §VI-B). Choosing a connection on each body's SE(3) (body Coriolis matrix
+:math:`\mathbf C_i(\mathbf v_i)`, :mod:`geomech.multibody.body_connections`) fixes the
+maximal-coordinates factorization :math:`C = \operatorname{BlockDiag}(\mathbf C_i)`, and the
+joints induce (seed 000 Thm. V.1, eq. 17/20)
+
+.. math:: \bar C(q, \nu) = A^\top C A + A^\top H \dot A
+          = \boldsymbol\Phi^\top\mathbf X^\top B\,\mathbf X\boldsymbol\Phi
+          + \boldsymbol\Phi^\top\mathbf X^\top H\,\mathbf X\dot{\boldsymbol\Phi},
+          \qquad \mathbf B_i = \mathbf C_i - \mathbf I_i(\mathbf v_i\times),
+
+which inherits the body connections' properties (Props. V.1–V.3): skew
+:math:`\dot H = \bar C + \bar C^\top` for metric-compatible ones, correct dynamics
+:math:`\bar C\nu = c(q, \nu)` for those with the Riemannian geodesics, and
+:math:`\bar C = \bar C^\star` (the Christoffel-consistent matrix, Pinocchio's
+``computeCoriolisMatrix``) for ``"levi-civita"``.
+
+- :func:`coriolis_matrix` evaluates it in :math:`O(Nd)` (seed 000 Alg. 1 for single bodies);
+- :func:`coriolis_matrix_dense` is the maximal-coordinates reference (eq. 20);
+- :func:`coriolis_matrix_differentiation` is the differentiation form (eqs. 29–32);
+- :func:`mass_matrix_derivative` is :math:`\dot H = \bar C^\star + \bar C^{\star\top}`;
+- :func:`slotine_li_torques` and :func:`coriolis_transpose_product` give
+  :math:`H a_r + \bar C\nu_r + g` and :math:`\bar C^\top w` in :math:`O(N)` without forming
+  :math:`\bar C`.
+
+Speeds are the model's (joint rates; body twists ``[ω; v]`` for free-flyers; body angular
+velocities for spherical joints); ``connection`` is a body-connection specification (a name,
+a :class:`~geomech.multibody.body_connections.BodyConnection`, an
+:class:`~geomech.geometry.AffineConnection` on a body's SE(3), a callable ``(v, I) -> C``) or a
+mapping from body names to such specifications (bodies not listed use ``"levi-civita"``).
+
+References
+----------
+seed 000 §V (Thm. V.1, Props. V.1–V.3), §VI-A/B (eqs. 18–21), §VI-D (eqs. 29–32), Alg. 1;
+seed 001 Alg. 1 (eqs. 18–21); Slotine and Li (1987), seed 000 §IV-A1 (eq. 13).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from geomech._validation import as_array
+from geomech.errors import ConnectionSpecError, DimensionError
+from geomech.geometry.induced import transform_coriolis
+from geomech.multibody.body_connections import BodyConnection, _crm6, body_connection
+from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.kinematics import joint_transforms, velocity_map
+
+__all__ = [
+    "coriolis_matrix",
+    "coriolis_matrix_dense",
+    "coriolis_matrix_differentiation",
+    "mass_matrix_derivative",
+    "slotine_li_torques",
+    "coriolis_transpose_product",
+]
+
+
+# ----------------------------------------------------------------------------------------
+# shared helpers (used by christoffel.py and system_connection.py too)
+# ----------------------------------------------------------------------------------------
+def _T(M: np.ndarray) -> np.ndarray:
+    return M.swapaxes(-1, -2)
+
+
+def _mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
+    return np.matmul(M, x[..., None])[..., 0]
+
+
+def _check_q(model, q, name="q") -> np.ndarray:
+    return as_array(q, name, (model.nq,))
+
+
+def _check_v(model, v, name="v") -> np.ndarray:
+    return as_array(v, name, (model.nv,))
+
+
+def _batch(*shapes) -> tuple[int, ...]:
+    try:
+        return np.broadcast_shapes(*shapes)
+    except ValueError as exc:
+        raise DimensionError(
+            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {list(shapes)}."
+        ) from exc
+
+
+def _body_connections(model, connection) -> list[BodyConnection]:
+    """One :class:`BodyConnection` per body, from a spec or a mapping body name -> spec."""
+    if isinstance(connection, Mapping):
+        names = model.body_names
+        unknown = [k for k in connection if k not in names]
+        if unknown:
+            raise ConnectionSpecError(
+                f"Expected the keys of `connection` to be body names of the model, got "
+                f"{unknown[0]!r} (bodies: {names})."
+            )
+        specs = [connection.get(name, "levi-civita") for name in names]
+    else:
+        specs = [connection] * model.n_bodies
+    conns = []
+    cache: dict[int, BodyConnection] = {}
+    for i, spec in enumerate(specs):
+        try:
+            conn = cache.get(id(spec)) if not isinstance(spec, str) else None
+            if conn is None:
+                conn = body_connection(spec)
+                if not isinstance(spec, str):
+                    cache[id(spec)] = conn
+            conn._check(model.inertias[i], f"body {model.body_names[i]!r}")
+        except ConnectionSpecError as exc:
+            raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
+        conns.append(conn)
+    return conns
+
+
+def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
+    """B_i = C_i - I_i (v_i x) of one body, with the output shape checked."""
+    try:
+        B = np.asarray(conn._B(inertia, v_i), dtype=float)
+    except ConnectionSpecError as exc:
+        raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
+    want = v_i.shape[:-1] + (6, 6)
+    if B.shape != want:
+        if B.shape[-2:] == (6, 6) and B.ndim <= len(want):
+            return np.broadcast_to(B, want)
+        raise ConnectionSpecError(
+            f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis matrix "
+            f"to have shape {want}, got {B.shape}."
+        )
+    return B
+
+
+class _Kinematics:
+    """Per-body X_up, Phi, Phi_ring blocks of :func:`joint_transforms` (batched like q, v)."""
+
+    def __init__(self, model, q, v=None):
+        X_up, Phi, Phi_ring = joint_transforms(model, q, v)
+        self.X_up = [X_up[..., i, :, :] for i in range(model.n_bodies)]
+        self.X_upT = [_T(X) for X in self.X_up]
+        self.Phi = [Phi[..., :, s] for s in model.v_slices]
+        self.PhiT = [_T(P) for P in self.Phi]
+        self.Phi_ring = None if Phi_ring is None else [Phi_ring[..., :, s] for s in model.v_slices]
+
+
+def _coriolis(model, kin: _Kinematics, v, conns, batch) -> np.ndarray:
+    """Seed 000 Alg. 1 specialised to single bodies (no validation).
+
+    Deviations from the pseudocode: line 6 uses the chosen body factor B_i instead of the
+    Levi-Civita one; multi-DoF joints are blocks of columns (``v_slices``); a joint without
+    freedom (d = 0) writes no block but still passes I_C and B_C on to its parent; every
+    statement is vectorised over the leading batch dimensions.
+    """
+    parent = model.parent.tolist()
+    v_slices = model.v_slices
+    N = model.n_bodies
+    vel, Phi_dot, I_C, B_C = [None] * N, [None] * N, [None] * N, [None] * N
+
+    # ---- forward pass: twists, axis rates, body inertias and factors -------------------
+    for i in range(N):
+        s_i = v_slices[i]
+        v_J = _mv(kin.Phi[i], v[..., s_i])
+        p = parent[i]
+        vel[i] = v_J if p < 0 else _mv(kin.X_up[i], vel[p]) + v_J  # l.3
+        Phi_dot[i] = np.matmul(_crm6(vel[i]), kin.Phi[i]) + kin.Phi_ring[i]  # l.4
+        I_C[i] = model.inertias[i]  # l.5
+        B_C[i] = _body_B(conns[i], model.inertias[i], vel[i], model, i)  # l.6 (chosen B_i)
+
+    # ---- backward pass: composite I_C, B_C and the blocks along each support path -------
+    C = np.zeros(batch + (model.nv, model.nv))
+    for j in reversed(range(N)):
+        s_j = v_slices[j]
+        d = s_j.stop - s_j.start
+        if d:
+            # l.9-11 stacked as F = [f1 | f2 | f3] so that one product moves all three
+            f1 = np.matmul(I_C[j], Phi_dot[j]) + np.matmul(B_C[j], kin.Phi[j])
+            f2 = np.matmul(I_C[j], kin.Phi[j])
+            f3 = np.matmul(_T(B_C[j]), kin.Phi[j])
+            F = np.concatenate(np.broadcast_arrays(f1, f2, f3), axis=-1)
+            C[..., s_j, s_j] = np.matmul(kin.PhiT[j], F[..., :d])  # l.12
+            i = j
+            while parent[i] >= 0:  # l.14
+                F = np.matmul(kin.X_upT[i], F)  # l.15
+                i = parent[i]  # l.16
+                s_i = v_slices[i]
+                G = np.matmul(kin.PhiT[i], F)  # [Phi_i^T f1 | Phi_i^T f2 | Phi_i^T f3]
+                C[..., s_i, s_j] = G[..., :d]  # l.17
+                C[..., s_j, s_i] = _T(  # l.18
+                    np.matmul(_T(Phi_dot[i]), F[..., d : 2 * d]) + G[..., 2 * d :]
+                )
+        p = parent[j]
+        if p >= 0:  # l.20-21, guarded at the root
+            X, XT = kin.X_up[j], kin.X_upT[j]
+            I_C[p] = I_C[p] + np.matmul(XT, np.matmul(I_C[j], X))
+            B_C[p] = B_C[p] + np.matmul(XT, np.matmul(B_C[j], X))
+    return C
+
+
+# ----------------------------------------------------------------------------------------
+# public API
+# ----------------------------------------------------------------------------------------
+def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
+    r"""Coriolis matrix induced by the body connections, in :math:`O(Nd)` (seed 000 Alg. 1).
+
+    .. math::
+        \bar C_{ij} = \boldsymbol\Phi_i^\top\,{}^{k}\mathbf X_i^\top\big(\mathbf I^C_k
+        \,{}^k\mathbf X_j\dot{\boldsymbol\Phi}_j + \mathbf B^C_k\,{}^k\mathbf X_j
+        \boldsymbol\Phi_j\big),\quad k = \lceil ij\rceil,\qquad
+        \mathbf B^C_k = \sum_{\ell\succeq k}{}^\ell\mathbf X_k^\top\big(\mathbf C_\ell -
+        \mathbf I_\ell(\mathbf v_\ell\times)\big){}^\ell\mathbf X_k
+
+    (zero blocks for unrelated bodies), i.e. :math:`\bar C = A^\top C A + A^\top H\dot A` with
+    :math:`C = \operatorname{BlockDiag}(\mathbf C_i(\mathbf v_i))` the chosen body
+    connections (seed 000 eq. 17/20). ``"levi-civita"`` gives :math:`\bar C^\star`, the
+    Christoffel-consistent matrix (:math:`\bar C_{ik} = \Gamma^\star_{ijk}\nu^j`), for every
+    joint type — multi-DoF joints as blocks, free-flyers and spherical joints with
+    body-frame speeds, user joints with :math:`\mathring{\boldsymbol\Phi}\ne 0`.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    connection : str, BodyConnection, AffineConnection, callable or mapping, optional
+        Body connection for every body, or a mapping body name → connection (others use
+        ``"levi-civita"``); see :func:`geomech.multibody.body_connections.body_connection`.
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        If ``q`` or ``v`` has the wrong trailing length (the message names the input) or
+        non-finite entries, or the batch dimensions do not broadcast.
+    ConnectionSpecError
+        For an unknown connection name, a mapping key that is not a body name, or a
+        connection object or callable of the wrong shape (the message names the body).
+
+    References
+    ----------
+    seed 000 Alg. 1 (cluster form, one body per cluster), eqs. (17), (20), (21), (23);
+    seed 001 Alg. 1, eqs. (18)–(21).
+
+    Examples
+    --------
+    Correct dynamics, :math:`\bar C\nu = c(q, \nu)`, and skew symmetry of
+    :math:`\dot H - 2\bar C`:
+
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import coriolis_matrix, mass_matrix_derivative
+    >>> from geomech.multibody.dynamics import rnea
+    >>> model = robots.double_pendulum()
+    >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
+    >>> C = coriolis_matrix(model, q, v)
+    >>> bool(np.allclose(C @ v, rnea(model, q, v, np.zeros(2), gravity=np.zeros(3))))
+    True
+    >>> S = mass_matrix_derivative(model, q, v) - 2 * C
+    >>> bool(np.allclose(S, -S.T))
+    True
+
+    Per-body choices: a Cartan (−) connection on the second link only.
+
+    >>> C2 = coriolis_matrix(model, q, v, {model.body_names[1]: "cartan-minus"})
+    >>> bool(np.allclose(C2 @ v, C @ v))
+    False
+    """
+    q, v = _check_q(model, q), _check_v(model, v)
+    batch = _batch(q.shape[:-1], v.shape[:-1])
+    conns = _body_connections(model, connection)
+    kin = _Kinematics(model, q, v)
+    return _coriolis(model, kin, v, conns, batch)
+
+
+def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
+    r"""Maximal-coordinates reference :math:`\bar C = A^\top C A + A^\top H\dot A` (seed 000 eq. 20).
+
+    .. math:: A = \mathbf X\boldsymbol\Phi,\qquad H = \operatorname{BlockDiag}(\mathbf I_i),
+              \qquad C = \operatorname{BlockDiag}(\mathbf C_i(\mathbf v_i)),\qquad
+              \mathbf v = A\nu
+
+    with :math:`A, \dot A` from :func:`geomech.multibody.kinematics.velocity_map` and the
+    transformation law :func:`geomech.geometry.transform_coriolis`; :math:`O(N^2 n)` work.
+    When a body inertia is only semi-definite (a point mass, a massless link), the maximal
+    metric is not positive definite and eq. (17) is evaluated directly instead.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    connection : str, BodyConnection, AffineConnection, callable or mapping, optional
+        As in :func:`coriolis_matrix`.
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, ConnectionSpecError
+        As :func:`coriolis_matrix`.
+
+    References
+    ----------
+    seed 000 Thm. V.1 (eq. 17), eq. (20), §VI-B.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import coriolis_matrix, coriolis_matrix_dense
+    >>> model = robots.double_pendulum()
+    >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
+    >>> bool(np.allclose(coriolis_matrix_dense(model, q, v, "momentum-cross"),
+    ...                  coriolis_matrix(model, q, v, "momentum-cross")))
+    True
+    """
+    q, v = _check_q(model, q), _check_v(model, v)
+    batch = _batch(q.shape[:-1], v.shape[:-1])
+    conns = _body_connections(model, connection)
+    N = model.n_bodies
+    A, A_dot = velocity_map(model, q, v)  # (..., 6N, nv)
+    A = np.broadcast_to(A, batch + A.shape[-2:])
+    twists = _mv(A, v).reshape(batch + (N, 6))  # v = A nu
+    H_max = np.zeros(batch + (6 * N, 6 * N))
+    C_max = np.zeros(batch + (6 * N, 6 * N))
+    for i in range(N):
+        blk = slice(6 * i, 6 * i + 6)
+        I_i, v_i = model.inertias[i], twists[..., i, :]
+        H_max[..., blk, blk] = I_i
+        C_max[..., blk, blk] = _body_B(conns[i], I_i, v_i, model, i) + np.matmul(I_i, _crm6(v_i))
+    if np.all(np.linalg.eigvalsh(model.inertias)[:, 0] > 0.0):
+        _, C_bar = transform_coriolis(C_max, H_max, A, A_dot)  # seed 000 eq. (17)/(20)
+    else:  # a semi-definite maximal metric (point masses): eq. (17) evaluated directly
+        C_bar = _T(A) @ C_max @ A + _T(A) @ H_max @ A_dot
+    return C_bar
+
+
+def _joint_structure_constants(model, q) -> np.ndarray:
+    from geomech.multibody.christoffel import joint_structure_constants
+
+    return joint_structure_constants(model, q)
+
+
+def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
+    r"""Christoffel-consistent :math:`\bar C^\star` by differentiating the bias forces (seed 000 eqs. 29–32).
+
+    .. math:: \bar C^\star(q, \nu) = \tfrac12\Big[\frac{\partial c(q, \nu)}{\partial\nu}
+              + H(q)\,K(q, \nu)\Big], \qquad K_{\ell k} = s^\ell_{jk}\,\nu^j
+
+    with :math:`c = \mathrm{RNEA}(q, \nu, 0)` at zero gravity and :math:`s` the joint
+    structure constants (:func:`~geomech.multibody.christoffel.joint_structure_constants`;
+    block diagonal; this general :math:`K` reduces to the paper's
+    :math:`K_i = \boldsymbol\Psi_i^\top(\boldsymbol\Phi_i\nu_i)\times\boldsymbol\Phi_i` when
+    :math:`\mathring{\boldsymbol\Phi}_i = 0`). :math:`c` is quadratic in :math:`\nu`, so its
+    Jacobian is evaluated exactly by polarization,
+    :math:`\partial c/\partial\nu\, e_k = \tfrac12[c(\nu + e_k) - c(\nu - e_k)]` (one batched
+    RNEA of :math:`2n` states; :math:`O(Nn)` work). Without :math:`K` (coordinates only,
+    seed 001 Remark 3) the result would be wrong for free-flyers and spherical joints.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        If ``q`` or ``v`` is malformed.
+
+    References
+    ----------
+    seed 000 §VI-D, eqs. (29)–(32), Remark 9; digest §7 item 9 (general :math:`K`).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import coriolis_matrix, coriolis_matrix_differentiation
+    >>> model = robots.random_tree(4, rng=1, floating_base=True)
+    >>> q, v = model.random_configuration(rng=2), np.linspace(-1.0, 1.0, model.nv)
+    >>> bool(np.allclose(coriolis_matrix_differentiation(model, q, v),
+    ...                  coriolis_matrix(model, q, v)))
+    True
+    """
+    q, v = _check_q(model, q), _check_v(model, v)
+    n = model.nv
+    batch = _batch(q.shape[:-1], v.shape[:-1])
+    E = np.eye(n)
+    V = np.stack([v[..., None, :] + E, v[..., None, :] - E], axis=-3)  # (..., 2, n[k], n)
+    c = rnea(model, q[..., None, None, :], V, np.zeros(n), gravity=np.zeros(3))
+    dc_dv = _T(0.5 * (c[..., 0, :, :] - c[..., 1, :, :]))  # [i, k] = d c_i / d v_k (eq. 29)
+    s = _joint_structure_constants(model, q)  # s[j, k, l] = s^l_jk
+    K = np.einsum("...jkl,...j->...lk", s, v)  # eq. (30): K_lk = s^l_jk v^j
+    H = crba(model, q)
+    return np.broadcast_to(0.5 * (dc_dv + np.matmul(H, K)), batch + (n, n)).copy()
+
+
+def mass_matrix_derivative(model, q, v) -> np.ndarray:
+    r"""Time derivative of the mass matrix along the motion, :math:`\dot H = \bar C^\star + \bar C^{\star\top}`.
+
+    .. math:: \dot H_{ij} = (\mathscr L_{X_k} H_{ij})\,\nu^k = \bar C_{ij} + \bar C_{ji}
+
+    for any metric-compatible connection (seed 000 Prop. IV.1); evaluated with
+    :func:`coriolis_matrix` and the Levi-Civita body connections in :math:`O(Nd)`. The
+    derivative is along the model's flow (``model.integrate``), not :math:`\partial H/\partial
+    q\,\nu` in quaternion coordinates.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+        Symmetric.
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        If ``q`` or ``v`` is malformed.
+
+    References
+    ----------
+    seed 000 eq. (3), Prop. IV.1; seed 001 Alg. 1 (its :math:`\dot{\mathbf M}` output).
+
+    Examples
+    --------
+    Compared with a central difference of the CRBA along the flow:
+
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import mass_matrix_derivative
+    >>> from geomech.multibody.dynamics import crba
+    >>> model = robots.double_pendulum()
+    >>> q, v, h = np.array([0.3, -0.5]), np.array([1.0, 2.0]), 1e-6
+    >>> H_dot = (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (2 * h)
+    >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
+    True
+    """
+    C = coriolis_matrix(model, q, v)
+    return C + _T(C)
+
+
+def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
+    r"""Slotine–Li torques :math:`H a_r + \bar C(q, \nu)\,\nu_r + g` in :math:`O(N)`, without forming :math:`\bar C`.
+
+    A modified RNEA (Niemeyer–Slotine): with body twists :math:`\mathbf v_i` of the actual
+    speeds and :math:`\mathbf w_i` of the reference speeds,
+
+    .. math::
+        \boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)}
+        + \boldsymbol\Phi_i a_{r,i} + \dot{\boldsymbol\Phi}_i\nu_{r,i},\quad
+        \boldsymbol\alpha_0 = -\mathbf a_g,\qquad
+        \mathbf f_i = \mathbf I_i\boldsymbol\alpha_i + \mathbf B_i(\mathbf v_i)\,\mathbf w_i,
+        \qquad \boldsymbol\tau_i = \boldsymbol\Phi_i^\top\textstyle\sum_{k\succeq i}
+        {}^k\mathbf X_i^\top\mathbf f_k
+
+    with :math:`\mathbf B_i = \mathbf C_i - \mathbf I_i(\mathbf v_i\times)` of the chosen
+    body connection. This is :math:`A^\top[H(A a_r + \dot A\nu_r) + C A\nu_r] + g` =
+    :math:`H a_r + \bar C\nu_r + g` (seed 000 eqs. 13, 17, 20); with :math:`\nu_r = \nu`
+    and :math:`a_r = \dot\nu` it is inverse dynamics for every connection with correct
+    dynamics.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+        Actual speeds :math:`\nu`.
+    v_ref : array_like, shape (..., nv)
+        Reference speeds :math:`\nu_r`.
+    a_ref : array_like, shape (..., nv)
+        Reference accelerations :math:`a_r`.
+    connection : str, BodyConnection, AffineConnection, callable or mapping, optional
+        As in :func:`coriolis_matrix`.
+    gravity : array_like, shape (..., 3), optional
+        World gravity; default ``model.gravity`` (pass zeros to drop :math:`g`).
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, ConnectionSpecError
+        As :func:`coriolis_matrix` (the message names the malformed input).
+
+    References
+    ----------
+    seed 000 §IV-A1 (eq. 13, Slotine–Li), eq. (20); Niemeyer and Slotine (1991); seed 001
+    eq. (10).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import coriolis_matrix, slotine_li_torques
+    >>> from geomech.multibody.dynamics import crba, gravity_forces
+    >>> model = robots.double_pendulum()
+    >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
+    >>> v_r, a_r = np.array([0.5, 0.1]), np.array([-1.0, 0.3])
+    >>> tau = slotine_li_torques(model, q, v, v_r, a_r)
+    >>> ref = crba(model, q) @ a_r + coriolis_matrix(model, q, v) @ v_r + gravity_forces(model, q)
+    >>> bool(np.allclose(tau, ref))
+    True
+    """
+    q, v = _check_q(model, q), _check_v(model, v)
+    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
+    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
+    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
+    conns = _body_connections(model, connection)
+    kin = _Kinematics(model, q, v)
+    parent = model.parent.tolist()
+    v_slices = model.v_slices
+    a_0 = np.zeros(g.shape[:-1] + (6,))
+    a_0[..., 3:] = -g  # the world accelerates upwards: gravity as a fictitious acceleration
+    vel, alpha, f = [], [], []
+
+    # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
+    for i in range(model.n_bodies):
+        s_i = v_slices[i]
+        v_J = _mv(kin.Phi[i], v[..., s_i])
+        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
+        p = parent[i]
+        if p < 0:
+            v_i, w_i, alpha_p = v_J, w_J, a_0
+        else:
+            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
+            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
+            alpha_p = alpha[p]
+        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
+        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
+        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
+        B_i = _body_B(conns[i], model.inertias[i], v_i, model, i)
+        f_i = _mv(model.inertias[i], alpha_i) + _mv(B_i, w_i)
+        vel.append((v_i, w_i))
+        alpha.append(alpha_i)
+        f.append(f_i)
+
+    # ---- backward pass: project the forces on the joints ---------------------------------
+    tau = np.zeros(batch + (model.nv,))
+    for i in reversed(range(model.n_bodies)):
+        tau[..., v_slices[i]] = _mv(kin.PhiT[i], f[i])
+        p = parent[i]
+        if p >= 0:
+            f[p] = f[p] + _mv(kin.X_upT[i], f[i])
+    return tau
+
+
+def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
+    r"""The product :math:`\bar C(q, \nu)^\top w` in :math:`O(N)`, without forming :math:`\bar C`.
+
+    From :math:`\bar C^\top = \boldsymbol\Phi^\top\mathbf X^\top B^\top\mathbf X
+    \boldsymbol\Phi + \dot{\boldsymbol\Phi}^\top\mathbf X^\top H\,\mathbf X\boldsymbol\Phi`
+    (seed 000 §VI-B): with :math:`\mathbf u_i` the body twists of the speeds :math:`w`,
+
+    .. math:: \boldsymbol\tau_i = \boldsymbol\Phi_i^\top\textstyle\sum_{k\succeq i}
+              {}^k\mathbf X_i^\top\mathbf B_k^\top\mathbf u_k
+              + \dot{\boldsymbol\Phi}_i^\top\textstyle\sum_{k\succeq i}
+              {}^k\mathbf X_i^\top\mathbf I_k\mathbf u_k
+
+    (the transposed blocks of seed 000 Alg. 1 l.18). With a metric-compatible connection,
+    :math:`\bar C^\top\nu = \dot H\nu - \bar C\nu` (momentum observers).
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    w : array_like, shape (..., nv)
+    connection : str, BodyConnection, AffineConnection, callable or mapping, optional
+        As in :func:`coriolis_matrix`.
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, ConnectionSpecError
+        As :func:`coriolis_matrix`.
+
+    References
+    ----------
+    seed 000 §VI-B, Alg. 1 l.18; anchors §3 (spatial_v2 ``Hqd_and_CTqd``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.coriolis import coriolis_matrix, coriolis_transpose_product
+    >>> model = robots.double_pendulum()
+    >>> q, v, w = np.array([0.3, -0.5]), np.array([1.0, 2.0]), np.array([0.2, -0.7])
+    >>> bool(np.allclose(coriolis_transpose_product(model, q, v, w),
+    ...                  coriolis_matrix(model, q, v).T @ w))
+    True
+    """
+    q, v, w = _check_q(model, q), _check_v(model, v), _check_v(model, w, "w")
+    batch = _batch(q.shape[:-1], v.shape[:-1], w.shape[:-1])
+    conns = _body_connections(model, connection)
+    kin = _Kinematics(model, q, v)
+    parent = model.parent.tolist()
+    v_slices = model.v_slices
+    N = model.n_bodies
+    vel, u, Phi_dot, g1, g2 = [None] * N, [None] * N, [None] * N, [None] * N, [None] * N
+
+    # ---- forward pass: twists of v and w, axis rates, B_i^T u_i and I_i u_i -------------
+    for i in range(N):
+        s_i = v_slices[i]
+        v_J = _mv(kin.Phi[i], v[..., s_i])
+        u_J = _mv(kin.Phi[i], w[..., s_i])
+        p = parent[i]
+        vel[i] = v_J if p < 0 else _mv(kin.X_up[i], vel[p]) + v_J
+        u[i] = u_J if p < 0 else _mv(kin.X_up[i], u[p]) + u_J
+        Phi_dot[i] = np.matmul(_crm6(vel[i]), kin.Phi[i]) + kin.Phi_ring[i]
+        B_i = _body_B(conns[i], model.inertias[i], vel[i], model, i)
+        g1[i] = _mv(_T(B_i), u[i])
+        g2[i] = _mv(model.inertias[i], u[i])
+
+    # ---- backward pass: accumulate to the root and project -------------------------------
+    tau = np.zeros(batch + (model.nv,))
+    for i in reversed(range(N)):
+        tau[..., v_slices[i]] = _mv(kin.PhiT[i], g1[i]) + _mv(_T(Phi_dot[i]), g2[i])
+        p = parent[i]
+        if p >= 0:
+            g1[p] = g1[p] + _mv(kin.X_upT[i], g1[i])
+            g2[p] = g2[p] + _mv(kin.X_upT[i], g2[i])
+    return tau
