@@ -191,6 +191,27 @@ def _indices(x, n: int, name: str) -> np.ndarray:
 # ----------------------------------------------------------------------------------------
 # eq. (17) and Remark 8 on arrays
 # ----------------------------------------------------------------------------------------
+
+def _square_matrix(x, name: str) -> np.ndarray:
+    """``x`` as a (..., n, n) array, or DimensionError naming ``name``."""
+    x = _matrix(x, name)
+    if x.shape[-2] != x.shape[-1]:
+        raise DimensionError(f"Expected `{name}` to have shape (..., n, n), got {x.shape}.")
+    return x
+
+
+def _check_batches(**arrays: np.ndarray) -> None:
+    """DimensionError unless the leading (batch) dimensions of the matrices broadcast."""
+    try:
+        np.broadcast_shapes(*(a.shape[:-2] for a in arrays.values()))
+    except ValueError as exc:
+        names = ", ".join(f"`{k}`" for k in arrays)
+        shapes = ", ".join(str(a.shape) for a in arrays.values())
+        raise DimensionError(
+            f"Expected the leading (batch) dimensions of {names} to broadcast, got {shapes}."
+        ) from exc
+
+
 def transform_coriolis(C, H, A, A_dot):
     r"""Induced mass and Coriolis matrices under :math:`v = A \bar v` (seed 000 eq. 17).
 
@@ -251,10 +272,8 @@ def transform_coriolis(C, H, A, A_dot):
     array([[ 0., -1.],
            [ 1.,  2.]])
     """
-    H = _matrix(H, "H")
+    H = _square_matrix(H, "H")
     n = H.shape[-1]
-    if H.shape[-2] != n:
-        raise DimensionError(f"Expected `H` to have shape (..., n, n), got {H.shape}.")
     C = as_array(C, "C", (n, n))
     A = _matrix(A, "A")
     if A.shape[-2] != n:
@@ -264,13 +283,7 @@ def transform_coriolis(C, H, A, A_dot):
         )
     m = A.shape[-1]
     A_dot = as_array(A_dot, "A_dot", (n, m))
-    try:
-        np.broadcast_shapes(C.shape[:-2], H.shape[:-2], A.shape[:-2], A_dot.shape[:-2])
-    except ValueError as exc:
-        raise DimensionError(
-            "Expected the leading (batch) dimensions of `C`, `H`, `A`, `A_dot` to broadcast, "
-            f"got {C.shape}, {H.shape}, {A.shape}, {A_dot.shape}."
-        ) from exc
+    _check_batches(C=C, H=H, A=A, A_dot=A_dot)
     check_spd(H, "H")
     _check_full_column_rank(A, "A")
     At = np.swapaxes(A, -1, -2)
@@ -351,10 +364,8 @@ def task_space_coriolis(H, C, J, J_dot):
     array([[0., 0.],
            [0., 0.]])
     """
-    H = _matrix(H, "H")
+    H = _square_matrix(H, "H")
     n = H.shape[-1]
-    if H.shape[-2] != n:
-        raise DimensionError(f"Expected `H` to have shape (..., n, n), got {H.shape}.")
     C = as_array(C, "C", (n, n))
     J = _matrix(J, "J")
     if J.shape[-1] != n:
@@ -364,13 +375,7 @@ def task_space_coriolis(H, C, J, J_dot):
         )
     k = J.shape[-2]
     J_dot = as_array(J_dot, "J_dot", (k, n))
-    try:
-        np.broadcast_shapes(H.shape[:-2], C.shape[:-2], J.shape[:-2], J_dot.shape[:-2])
-    except ValueError as exc:
-        raise DimensionError(
-            "Expected the leading (batch) dimensions of `H`, `C`, `J`, `J_dot` to broadcast, "
-            f"got {H.shape}, {C.shape}, {J.shape}, {J_dot.shape}."
-        ) from exc
+    _check_batches(H=H, C=C, J=J, J_dot=J_dot)
     check_spd(H, "H")
     _check_full_column_rank(np.swapaxes(J, -1, -2), "J", kind="row")
     Hinv_Jt = np.linalg.solve(H, np.swapaxes(J, -1, -2))  # H^-1 J^T, (..., n, k)
