@@ -85,8 +85,8 @@ def draw_surface(ax, X, Y, Z):
 
 
 th, ph = np.meshgrid(np.linspace(0, np.pi, 31), np.linspace(0, 2 * np.pi, 61))
-fig = plt.figure(figsize=(10, 5))
-ax = fig.add_subplot(1, 2, 1, projection="3d")
+fig = plt.figure(figsize=(5, 5))
+ax = fig.add_subplot(1, 1, 1, projection="3d")
 draw_surface(ax, *np.moveaxis(sphere.ambient_point(np.stack([th, ph], -1)), -1, 0))
 for path in paths:
     ax.plot(*path.T, linewidth=2)
@@ -107,7 +107,8 @@ energy = torus.system.kinetic_energy(traj.q, traj.v)
 print("relative drift of the Clairaut momentum:",
       np.abs(clairaut / clairaut[:, :1] - 1).max(), " of the energy:",
       np.abs(energy / energy[:, :1] - 1).max())
-ax = fig.add_subplot(1, 2, 2, projection="3d")
+fig = plt.figure(figsize=(6, 5))
+ax = fig.add_subplot(1, 1, 1, projection="3d")
 th, ph = np.meshgrid(np.linspace(0, 2 * np.pi, 31), np.linspace(0, 2 * np.pi, 61))
 draw_surface(ax, *np.moveaxis(torus.ambient_point(np.stack([th, ph], -1)), -1, 0))
 for path in torus.ambient_point(sample(traj, np.linspace(0.0, 25.0, 501))):
