@@ -53,7 +53,6 @@ from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_ma
 from geomech.lie.se2 import _rot2
 from geomech.lie.so3 import (
     _random_quaternion,
-    _so3_exp,
     _so3_left_jacobian,
     _so3_left_jacobian_inverse,
 )
@@ -78,6 +77,24 @@ def _size_tuple(size) -> tuple[int, ...]:
     if isinstance(size, (int, np.integer)):
         return (int(size),)
     return tuple(int(s) for s in size)
+
+
+
+class _AxisRotation:
+    """Rotation by an angle about a fixed unit axis: Rodrigues with K, K² precomputed.
+
+    ``R(θ) = 1 + sin θ K + (1 − cos θ) K²``, exact for every θ (no small-angle branch is
+    needed), and several times faster than the general exponential of SO(3) on this hot path.
+    """
+
+    def __init__(self, axis: np.ndarray):
+        x, y, z = axis
+        self.K = np.array([[0.0, -z, y], [z, 0.0, -x], [-y, x, 0.0]])
+        self.K2 = self.K @ self.K
+
+    def __call__(self, theta: np.ndarray) -> np.ndarray:
+        s, c = np.sin(theta)[..., None, None], np.cos(theta)[..., None, None]
+        return np.eye(3) + s * self.K + (1.0 - c) * self.K2
 
 
 def _homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:
@@ -537,12 +554,13 @@ class Revolute(_OneDoF):
     def __init__(self, axis, name: str | None = None):
         super().__init__(name)
         self.axis = _unit_axis(axis, self.kind, name)
+        self._K = _AxisRotation(self.axis)
 
     def _params(self):
         return f"axis={self.axis.tolist()}"
 
     def _pose(self, q):
-        R = _so3_exp(q[..., 0, None] * self.axis)
+        R = self._K(q[..., 0])
         return _homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
 
     def _Phi(self):
@@ -645,12 +663,13 @@ class Helical(_OneDoF):
             raise ModelError(f"{self._label()}: expected a float `pitch`, got {pitch!r}.") from exc
         if not np.isfinite(self.pitch):
             raise ModelError(f"{self._label()}: expected a finite `pitch`, got {self.pitch}.")
+        self._K = _AxisRotation(self.axis)
 
     def _params(self):
         return f"axis={self.axis.tolist()}, pitch={self.pitch}"
 
     def _pose(self, q):
-        R = _so3_exp(q[..., 0, None] * self.axis)
+        R = self._K(q[..., 0])
         return _homogeneous(R, self.pitch * q[..., 0, None] * self.axis)
 
     def _Phi(self):
