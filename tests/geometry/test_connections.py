@@ -257,8 +257,9 @@ def test_props_iv1_iv2_with_constructed_contorsion(kind, which, rng, arm_sympy):
     assert bool(report.antisymmetric_13) == (kind in ("13", "total"))
     assert bool(report.antisymmetric_23) == (kind in ("23", "total"))
     assert bool(report.totally_antisymmetric) == (kind == "total")
-    # a non-zero contorsion always has torsion unless it is symmetric in (2, 3)
-    assert not conn.is_torsion_free(q)
+    # a non-zero contorsion always has torsion unless it is symmetric in (2, 3); for n = 2 the
+    # totally antisymmetric one vanishes and the connection is Levi-Civita (Cor. III.2)
+    assert bool(conn.is_torsion_free(q)) == (kind == "total" and n < 3)
 
 
 def _admissible_null_space(system, q):
