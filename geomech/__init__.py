@@ -16,7 +16,7 @@ array([0., 1., 0.])
 (2, 2)
 """
 
-from geomech import errors, geometry, lie, multibody, rigidbody, simulate, spatial
+from geomech import control, errors, geometry, lie, multibody, rigidbody, simulate, spatial
 from geomech.errors import GeomechError
 from geomech.multibody import (
     MultibodyModel,
@@ -41,6 +41,7 @@ from geomech.multibody import (
 from geomech.rigidbody import RigidBody
 
 __all__ = [
+    "control",
     "errors",
     "geometry",
     "lie",

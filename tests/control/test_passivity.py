@@ -1,0 +1,108 @@
+"""SlotineLi on a MechanicalSystem and the torsion experiment, against seed 000 §3.3."""
+
+import numpy as np
+import pytest
+
+from geomech.control import SlotineLi, torsion_experiment
+from geomech.errors import GeomechError
+from geomech.geometry import AffineConnection, LeviCivitaConnection
+from geomech.geometry.examples import point_mass
+
+
+@pytest.fixture(scope="module")
+def run():
+    return torsion_experiment(beta=-5.0, t_final=20.0)
+
+
+def test_initial_torque_hand_values(run):
+    # seed 000 §3.3: tau(0) = [3.8, -1.9, 0 or 10], V(0) = 2.5
+    np.testing.assert_allclose(run.torsion_free.tau[0], [3.8, -1.9, 0.0], atol=1e-14)
+    np.testing.assert_allclose(run.torsion.tau[0], [3.8, -1.9, 10.0], atol=1e-14)
+    assert run.torsion_free.V[0] == pytest.approx(2.5, abs=1e-14)
+
+
+def test_torsion_lifts_out_of_plane(run):
+    z0, z5 = run.torsion_free.q[:, 2], run.torsion.q[:, 2]
+    assert np.abs(z0).max() < 1e-12
+    k = np.argmax(np.abs(z5))
+    assert np.abs(z5).max() == pytest.approx(0.1356, abs=1e-3) and z5[k] > 0
+    assert run.torsion.t[k] == pytest.approx(0.28, abs=0.01)
+
+
+def test_high_frequency_and_lyapunov_gap(run):
+    a, b = run.torsion_free, run.torsion
+    dt = a.t[1] - a.t[0]
+    e0, e5 = ((np.diff(x.tau, axis=0) ** 2).sum() / dt for x in (a, b))
+    assert e5 / e0 > 20
+    w = a.t <= 5.0
+    crossings = [np.count_nonzero(np.diff(np.sign(x.tau[w, 2][1:])) != 0) for x in (a, b)]
+    assert crossings[0] == 0 and crossings[1] >= 5
+    gap = np.abs(a.V - b.V).max()
+    assert 1e-4 < gap < 1e-2 * a.V[0]
+    m = a.t > 10
+    ss = [np.abs(x.q - x.q_d)[m].max() for x in (a, b)]
+    assert ss[0] == pytest.approx(0.0526, abs=5e-4) and ss[1] == pytest.approx(ss[0], abs=1e-4)
+
+
+def test_gap_grows_with_mismatch():
+    g = []
+    for m_hat in (0.9, 0.5):
+        r = torsion_experiment(t_final=5.0, mass_estimate=m_hat, rate=200.0)
+        g.append(np.abs(r.torsion_free.V - r.torsion.V).max())
+    assert g[1] > 3 * g[0]
+
+
+@pytest.mark.parametrize("beta", [0.0, -5.0, 3.0])
+def test_exact_mass_lyapunov_closed_form(beta):
+    # exact parameters: V' = -s^T K_D s = -2 K_D V / m, so V = V(0) exp(-2 K_D t / m)
+    r = torsion_experiment(beta=beta, t_final=3.0, mass=2.0, mass_estimate=2.0, K_D=1.5,
+                           rate=200.0)
+    for x in (r.torsion_free, r.torsion):
+        np.testing.assert_allclose(x.V, x.V[0] * np.exp(-2 * 1.5 * x.t / 2.0), rtol=1e-8)
+
+
+def test_printed_sign_would_diverge():
+    # erratum seed 000 §3.2: corrected sign converges (checked above); here the law's v_r
+    # literally equals v_d - Lambda (q - q_d)
+    P = point_mass(1.0)
+    c = SlotineLi(P, LeviCivitaConnection(P), lambda t: (np.ones(3), 2 * np.ones(3),
+                                                         np.zeros(3)), 3.0, 1.0)
+    _, _, v_r, a_r, s = c.signals(0.0, np.zeros(3), np.zeros(3))
+    np.testing.assert_allclose(v_r, [5.0, 5.0, 5.0])
+    np.testing.assert_allclose(a_r, [6.0, 6.0, 6.0])
+
+
+@pytest.mark.parametrize("bad", [0.0, -1.0, np.diag([1.0, -1.0, 1.0])])
+def test_gains_must_be_positive_definite(bad):
+    P = point_mass(1.0)
+    ref = lambda t: (np.zeros(3),) * 3  # noqa: E731
+    with pytest.raises(GeomechError, match="positive definite"):
+        SlotineLi(P, LeviCivitaConnection(P), ref, bad, 1.0)
+    with pytest.raises(GeomechError, match="positive definite"):
+        SlotineLi(P, LeviCivitaConnection(P), ref, 1.0, bad)
+
+
+def test_shape_and_type_errors():
+    P = point_mass(1.0)
+    ref = lambda t: (np.zeros(3),) * 3  # noqa: E731
+    with pytest.raises(GeomechError, match="shape"):
+        SlotineLi(P, LeviCivitaConnection(P), ref, np.eye(2), 1.0)
+    c = SlotineLi(P, LeviCivitaConnection(P), ref, 1.0, 1.0)
+    with pytest.raises(GeomechError, match="`q` to have shape"):
+        c(0.0, np.zeros(2), np.zeros(3))
+    with pytest.raises(GeomechError, match="AffineConnection"):
+        SlotineLi(P, "levi-civita", ref, 1.0, 1.0)
+    with pytest.raises(GeomechError, match="MechanicalSystem"):
+        SlotineLi(object(), LeviCivitaConnection(P), ref, 1.0, 1.0)
+
+
+def test_non_metric_connection_warns_or_raises():
+    P = point_mass(1.0)
+    ref = lambda t: (np.zeros(3),) * 3  # noqa: E731
+    G = np.zeros((3, 3, 3))
+    G[0, 0, 0] = 1.0  # C = diag(v0,0,0): C + C^T != Hdot = 0
+    conn = AffineConnection(P, G)
+    with pytest.warns(UserWarning, match="not metric compatible"):
+        SlotineLi(P, conn, ref, 1.0, 1.0)
+    with pytest.raises(GeomechError, match="not metric compatible"):
+        SlotineLi(P, conn, ref, 1.0, 1.0, require_passivity=True)
