@@ -22,6 +22,7 @@ __all__ = [
     "NotATreeError",
     "URDFError",
     "ConnectionSpecError",
+    "SimulationError",
 ]
 
 
@@ -63,3 +64,7 @@ class URDFError(ModelError):
 
 class ConnectionSpecError(GeomechError, ValueError):
     """A connection is specified wrongly (unknown name, wrong coefficient shape, bad kind)."""
+
+
+class SimulationError(GeomechError, ValueError):
+    """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""

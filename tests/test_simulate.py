@@ -7,7 +7,7 @@ from geomech.errors import DimensionError, NotOnManifoldError
 from geomech.geometry import MechanicalSystem
 from geomech.lie import SE2, SE3, SO3
 from geomech.rigidbody import RKMK2, RigidBody
-from geomech.simulate import SimulationResult, lie_group_form, simulate
+from geomech.simulate import LieGroupForm, SimulationResult, lie_group_form, simulate
 from geomech.spatial import spatial_inertia
 
 
@@ -83,10 +83,26 @@ def test_dispatch_and_extension_point(body):
     form = lie_group_form(body)
     assert form.group is SO3 and form.nv == 3
     system = MechanicalSystem(SO3, np.eye(3))
-    with pytest.raises(NotImplementedError, match="does not support MechanicalSystem yet"):
-        simulate(system, np.eye(3), np.zeros(3), t_final=1.0)
-    with pytest.raises(TypeError, match="supports RigidBody systems; got dict"):
+    assert lie_group_form(system).group is SO3  # registered: mechanical_system_form
+    res = simulate(system, np.eye(3), [0.0, 0.0, 1.0], t_final=0.1, dt=0.05)
+    np.testing.assert_allclose(res.q[-1], SO3.exp([0.0, 0.0, 0.1]), atol=1e-15)
+    with pytest.raises(TypeError, match="supports RigidBody, MechanicalSystem and MultibodyModel systems; got dict"):
         simulate({}, np.eye(3), np.zeros(3), t_final=1.0)
+    from geomech.multibody import robots
+
+    with pytest.raises(TypeError, match="no Lie-group form"):
+        lie_group_form(robots.double_pendulum())
+
+    class Toy:  # a new system type registered through the extension point
+        pass
+
+    @lie_group_form.register
+    def _(system: Toy):
+        return LieGroupForm(SE2, 3, lambda t, q, v: v, lambda t, q, v, tau: np.zeros_like(v),
+                            lambda q0: SE2.validate(q0, "q0"))
+
+    res = simulate(Toy(), np.eye(3), [0.0, 1.0, 0.0], t_final=1.0, dt=0.5)
+    np.testing.assert_allclose(res.q[-1][:2, 2], [1.0, 0.0], atol=1e-15)
 
 
 def test_validation(body):

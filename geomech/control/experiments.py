@@ -5,11 +5,11 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from ..geometry.connection import AffineConnection
 from ..geometry.examples import point_mass
 from ..geometry.levi_civita import LeviCivitaConnection
+from ..simulate import simulate
 from .passivity import SlotineLi
 
 __all__ = ["torsion_experiment"]
@@ -19,30 +19,21 @@ _EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
 _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 
 
-def _run(system, controller, q0, v0, t_eval):
-    H_inv = np.linalg.inv(system.mass_matrix(q0))  # constant for the point mass
-
-    def rhs(t, x):
-        q, v = x[:3], x[3:]
-        return np.concatenate([v, H_inv @ controller(t, q, v)])  # H qdd = tau, C* = 0, g = 0
-
-    sol = solve_ivp(rhs, (t_eval[0], t_eval[-1]), np.concatenate([q0, v0]), method="DOP853",
-                    t_eval=t_eval, rtol=1e-11, atol=1e-12)
-    q, v = sol.y[:3].T, sol.y[3:].T
-    tau = np.array([controller(t, a, b) for t, a, b in zip(sol.t, q, v, strict=True)])
-    V = np.array([controller.lyapunov(t, a, b) for t, a, b in zip(sol.t, q, v, strict=True)])
-    q_d = np.array([controller.reference(t)[0] for t in sol.t])
-    return SimpleNamespace(t=sol.t, q=q, v=v, tau=tau, V=V, q_d=q_d)
-
-
 def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lambda=1.0,
-                       K_D=1.0, rate=1000.0):
+                       K_D=1.0, rate=1000.0, *, progress=None):
     r"""Point-mass Slotine–Li tracking with :math:`C = 0` and :math:`C = \beta(v\times)`.
 
     Fixture of seed 000 §3.3: :math:`q_d = [t + \sin t, 0, 0]`, :math:`g = 0`,
     :math:`q(0) = 0`, :math:`\dot q(0) = [0, 1, 0]`, :math:`\hat C = C` taken literally
-    (:math:`\Gamma_{ijk} = \beta\epsilon_{ijk}`), DOP853 (rtol 1e-11, atol 1e-12) sampled at
-    ``rate`` Hz.
+    (:math:`\Gamma_{ijk} = \beta\epsilon_{ijk}`, so :math:`C = \beta(v\times)`), the law
+
+    .. math:: \tau = \hat m\,\ddot q_r + \hat C(\dot q)\,\dot q_r - K_D s, \qquad
+              \dot q_r = \dot q_d - \Lambda(q - q_d)
+
+    (eq. 13 with the corrected sign of :math:`\dot q_r`), simulated with
+    :func:`geomech.simulate.simulate` (DOP853, rtol 1e-11, atol 1e-12) and sampled at
+    ``rate`` Hz. Each run logs the Lyapunov function :math:`V = \tfrac12 s^\top H s` and the
+    desired position as ``signals["V"]`` and ``signals["q_d"]``.
 
     Parameters
     ----------
@@ -55,12 +46,16 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
     Lambda, K_D : float
         Scalar gains.
     rate : float
-        Sampling rate of the output.
+        Sampling rate of the output (Hz).
+    progress : bool, optional
+        Progress bars (see :func:`geomech.simulate.simulate`).
 
     Returns
     -------
     SimpleNamespace
-        ``torsion_free`` and ``torsion`` results, each with ``t, q, v, tau, V, q_d``.
+        ``torsion_free`` (:math:`C = 0`) and ``torsion`` (:math:`C = \beta(v\times)`), each a
+        :class:`~geomech.simulate.SimulationResult` with ``t, q, v, tau`` and
+        ``signals["V"]``, ``signals["q_d"]``; and ``beta``.
 
     References
     ----------
@@ -70,12 +65,11 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
     --------
     >>> from geomech.control import torsion_experiment
     >>> r = torsion_experiment(t_final=0.5)
-    >>> float(abs(r.torsion_free.q[:, 2]).max())
-    0.0
+    >>> float(abs(r.torsion_free.q[:, 2]).max()), float(r.torsion.signals["V"][0])
+    (0.0, 2.5)
     """
     true = point_mass(mass)
     est = point_mass(mass_estimate)
-    t_eval = np.linspace(0.0, t_final, int(round(t_final * rate)) + 1)
 
     def reference(t):
         return (np.array([t + np.sin(t), 0.0, 0.0]), np.array([1.0 + np.cos(t), 0.0, 0.0]),
@@ -86,5 +80,8 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
     for key, conn in (("torsion_free", LeviCivitaConnection(true)),
                       ("torsion", AffineConnection(true, beta * _EPS))):
         ctrl = SlotineLi(true, conn, reference, Lambda, K_D, estimate=est)
-        out[key] = _run(true, ctrl, q0, v0, t_eval)
+        log = {"V": lambda t, q, v, tau, c=ctrl: c.lyapunov(t, q, v),
+               "q_d": lambda t, q, v, tau, c=ctrl: c.reference(t)[0]}
+        out[key] = simulate(true, q0, v0, t_final, controller=ctrl, dt=1.0 / rate, method="DOP853",
+                            rtol=1e-11, atol=1e-12, log=log, progress=progress)
     return SimpleNamespace(**out, beta=beta)

@@ -32,6 +32,11 @@ batched arrays; a joint whose Φ moves in the child frame overrides the hooks
 ``_motion_subspace(q)`` and ``_motion_subspace_rate(q, v)`` instead of ``_Phi``. The public
 methods (validation, ``dt`` scaling, batching) live once in :class:`Joint`, and the
 algorithms call the unvalidated ``_transform`` (``X_J`` from ``_pose``) on their hot path.
+The hook ``_chart_rate(delta, v)`` gives the rate of the chart coordinates
+:math:`\boldsymbol\delta` of :math:`\mathbf q = \mathbf q_c \oplus \boldsymbol\delta` (used by
+:func:`geomech.simulate.simulate`); its default is the right-Jacobian inverse of the joint's
+group, which fits a joint whose ``_integrate`` is ``q ⊕ δ = q exp(δ)`` with speeds in the
+group's Lie-algebra coordinates.
 
 References
 ----------
@@ -209,6 +214,25 @@ class Joint(abc.ABC):
         """Hook: Φ̊(q, v) (..., 6, nv); zero for joints with body-frame speeds."""
         lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         return np.zeros(lead + (6, self.nv))
+
+    def _chart_rate(self, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
+        r"""Hook: chart rate δ̇ of ``q = _integrate(q_c, δ)`` at joint speeds ``v`` (..., nv).
+
+        With ``q_c ⊕ δ = q_c exp(δ)`` the body speeds are :math:`v = J_r(\delta)\dot\delta`
+        (:meth:`geomech.lie.LieGroup.right_jacobian`, seed 003's :math:`S(\delta)`), so
+
+        .. math:: \dot{\boldsymbol\delta} = J_r(\boldsymbol\delta)^{-1}\mathbf v
+                  = \operatorname{dexp}^{-1}_{-\boldsymbol\delta}\mathbf v
+                  = \mathbf v + \tfrac12[\boldsymbol\delta, \mathbf v]
+                  + \tfrac1{12}[\boldsymbol\delta, [\boldsymbol\delta, \mathbf v]] + \dots
+
+        (Munthe-Kaas 1999). Exact for the spherical, planar, Schönflies and free-flyer joints,
+        whose speeds are Lie-algebra coordinates of their group (checked by finite
+        differences in the tests); the identity for 1-DoF joints. Singular where the rotation
+        angle of ``δ`` is a nonzero multiple of 2π (``SingularityError``).
+        """
+        Jinv = self.manifold._left_jacobian_inverse(-delta)  # J_r(δ)⁻¹ = J_l(−δ)⁻¹
+        return np.einsum("...ij,...j->...i", Jinv, v)
 
     def _transform(self, q: np.ndarray) -> np.ndarray:
         """Unvalidated X_J(q) = plucker(Rᵀ, p) from the pose (hot path for the algorithms)."""
@@ -506,6 +530,10 @@ class _OneDoF(Joint):
 
     def _integrate(self, q, v):
         return q + v
+
+    def _chart_rate(self, delta, v):
+        # q = q_c + δ: the chart is the coordinate itself, δ̇ = v
+        return np.broadcast_to(v, np.broadcast_shapes(delta.shape, v.shape)).copy()
 
     def _difference(self, q0, q1):
         return q1 - q0
@@ -1005,6 +1033,9 @@ class Fixed(Joint):
 
     def _integrate(self, q, v):
         return np.zeros(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (0,))
+
+    def _chart_rate(self, delta, v):
+        return np.zeros(np.broadcast_shapes(delta.shape[:-1], v.shape[:-1]) + (0,))
 
     def _difference(self, q0, q1):
         return np.zeros(np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1]) + (0,))
