@@ -47,6 +47,8 @@ __all__ = [
     "inertia_from_pseudo",
     "is_physically_consistent",
     "validate_inertia",
+    "dynamic_parameters",
+    "inertia_from_dynamic_parameters",
 ]
 
 
@@ -712,3 +714,147 @@ def validate_inertia(inertia, name: str = "inertia", *, allow_massless: bool = F
             f"relative smallest eigenvalue of J {margin:.3g}."
         )
     return inertia
+
+
+# ----------------------------------------------------------------------------------------
+# inertial parameters <-> spatial inertia (the linear parametrisation of the regressor)
+# ----------------------------------------------------------------------------------------
+def _check_inertia_form(inertia: np.ndarray, name: str) -> None:
+    """Raise InertiaError unless every matrix is [[I_O, S(h)], [S(h)^T, m 1]] with I_O symmetric."""
+    scale = np.maximum(np.max(np.abs(inertia), axis=(-1, -2)), 1.0)
+    sym = np.max(np.abs(inertia - np.swapaxes(inertia, -1, -2)), axis=(-1, -2))
+    m = inertia[..., 5, 5]
+    lower = np.max(np.abs(inertia[..., 3:, 3:] - m[..., None, None] * np.eye(3)), axis=(-1, -2))
+    off = inertia[..., :3, 3:]
+    skew_part = np.max(np.abs(off + np.swapaxes(off, -1, -2)), axis=(-1, -2))
+    bad = np.maximum(np.maximum(sym, lower), skew_part) > MANIFOLD_TOL * scale
+    if np.any(bad):
+        k = np.unravel_index(int(np.argmax(bad)), bad.shape) if bad.ndim else ()
+        raise InertiaError(
+            f"Expected `{name}` to be of spatial-inertia form [[I_O, S(h)], [S(h)^T, m 1]] "
+            f"(symmetric), got {np.round(inertia[k], 6).tolist()}"
+            + (f" at batch index {tuple(int(i) for i in k)}." if k else ".")
+        )
+
+
+def dynamic_parameters(inertia) -> np.ndarray:
+    r"""The ten inertial parameters :math:`\boldsymbol\pi` of a spatial inertia (Pinocchio's order).
+
+    .. math::
+        \mathbf I = \begin{bmatrix}\bar{\mathbf I}_O & \mathbf S(\mathbf h)\\
+        \mathbf S(\mathbf h)^\top & m\mathbf 1\end{bmatrix}
+        \;\mapsto\;
+        \boldsymbol\pi = [m,\ h_x,\ h_y,\ h_z,\ I_{xx},\ I_{xy},\ I_{yy},\ I_{xz},\ I_{yz},
+        \ I_{zz}]^\top
+
+    with :math:`\mathbf h = m\mathbf c` the first mass moment and :math:`\bar{\mathbf I}_O`
+    the rotational inertia about the body-frame origin (not the centre of mass). A spatial
+    inertia is linear in :math:`\boldsymbol\pi`, so rigid-body dynamics is linear in it
+    (the regressor form of seed 000 eq. 13); the order is Pinocchio's
+    ``Inertia.toDynamicParameters``.
+
+    Parameters
+    ----------
+    inertia : array_like, shape (..., 6, 6)
+        Spatial inertia about the frame origin (angular-first, this module's convention).
+        Only its form is checked (symmetric, lower-right block :math:`m\mathbf 1`, skew
+        off-diagonal block); it need not be positive or physically consistent, so that
+        parameter errors and estimates map too.
+
+    Returns
+    -------
+    ndarray, shape (..., 10)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        On a wrong trailing shape or non-finite entries.
+    InertiaError
+        If a matrix is not of spatial-inertia form.
+
+    References
+    ----------
+    seed 000 §IV-A1 (eq. 13, :math:`Y\hat{\boldsymbol\pi}`); Atkeson, An and Hollerbach
+    (1986); Pinocchio ``Inertia::toDynamicParameters``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import dynamic_parameters, spatial_inertia
+    >>> dynamic_parameters(spatial_inertia(2.0, [0.0, 0.0, 0.5], np.diag([0.1, 0.2, 0.3])))
+    array([2. , 0. , 0. , 1. , 0.6, 0. , 0.7, 0. , 0. , 0.3])
+    """
+    inertia = as_array(inertia, "inertia", (6, 6))
+    _check_inertia_form(inertia, "inertia")
+    I_O = 0.5 * (inertia[..., :3, :3] + np.swapaxes(inertia[..., :3, :3], -1, -2))
+    h = np.stack([inertia[..., 2, 4], inertia[..., 0, 5], inertia[..., 1, 3]], -1)  # S(h) block
+    return np.stack(
+        [
+            inertia[..., 5, 5],
+            h[..., 0],
+            h[..., 1],
+            h[..., 2],
+            I_O[..., 0, 0],
+            I_O[..., 0, 1],
+            I_O[..., 1, 1],
+            I_O[..., 0, 2],
+            I_O[..., 1, 2],
+            I_O[..., 2, 2],
+        ],
+        -1,
+    )
+
+
+def _inertia_from_dynamic_parameters(pi: np.ndarray) -> np.ndarray:
+    """Unvalidated :func:`inertia_from_dynamic_parameters`."""
+    m, h = pi[..., 0], pi[..., 1:4]
+    xx, xy, yy, xz, yz, zz = (pi[..., k] for k in range(4, 10))
+    I_O = np.stack(
+        [np.stack([xx, xy, xz], -1), np.stack([xy, yy, yz], -1), np.stack([xz, yz, zz], -1)], -2
+    )
+    Sh = _skew(h)
+    return _blocks(I_O, Sh, np.swapaxes(Sh, -1, -2), m[..., None, None] * np.eye(3))
+
+
+def inertia_from_dynamic_parameters(pi) -> np.ndarray:
+    r"""Inverse of :func:`dynamic_parameters`: the spatial inertia of ten inertial parameters.
+
+    .. math::
+        \boldsymbol\pi = [m, \mathbf h, I_{xx}, I_{xy}, I_{yy}, I_{xz}, I_{yz}, I_{zz}]
+        \;\mapsto\;
+        \mathbf I(\boldsymbol\pi) = \begin{bmatrix}\bar{\mathbf I}_O & \mathbf S(\mathbf h)\\
+        \mathbf S(\mathbf h)^\top & m\mathbf 1\end{bmatrix},
+        \qquad \mathbf I(\boldsymbol\pi) = \textstyle\sum_k \pi_k\,\mathbf I(\mathbf e_k)
+
+    The map is linear; any :math:`\boldsymbol\pi` is accepted (physical consistency is
+    :func:`is_physically_consistent` of the result).
+
+    Parameters
+    ----------
+    pi : array_like, shape (..., 10)
+        Pinocchio's order (``Inertia.FromDynamicParameters``); rotational inertia about the
+        frame origin.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        On a wrong trailing shape or non-finite entries.
+
+    References
+    ----------
+    seed 000 §IV-A1 (eq. 13); Pinocchio ``Inertia::FromDynamicParameters``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import inertia_from_dynamic_parameters, spatial_inertia
+    >>> pi = [2.0, 0.0, 0.0, 1.0, 0.6, 0.0, 0.7, 0.0, 0.0, 0.3]
+    >>> I = spatial_inertia(2.0, [0.0, 0.0, 0.5], np.diag([0.1, 0.2, 0.3]))
+    >>> bool(np.allclose(inertia_from_dynamic_parameters(pi), I))
+    True
+    """
+    return _inertia_from_dynamic_parameters(as_array(pi, "pi", (10,)))

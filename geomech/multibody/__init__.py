@@ -21,6 +21,7 @@ from geomech.multibody import (
     joints,
     kinematics,
     model,
+    regressor,
     robots,
     system_connection,
     urdf,
@@ -67,6 +68,7 @@ from geomech.multibody.kinematics import (
     velocity_map,
 )
 from geomech.multibody.model import MultibodyModel, check_inertia
+from geomech.multibody.regressor import slotine_li_regressor
 from geomech.multibody.system_connection import (
     MultibodyConnection,
     connection_report,
@@ -108,6 +110,8 @@ __all__ = [
     "body_connections",
     "christoffel",
     "coriolis",
+    "regressor",
+    "slotine_li_regressor",
     "system_connection",
     "NAMED_BODY_CONNECTIONS",
     "AffineConnectionBody",

@@ -29,7 +29,7 @@ import networkx as nx
 import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, default_rng
-from geomech.errors import GeomechError, ModelError, NotATreeError
+from geomech.errors import DimensionError, GeomechError, ModelError, NotATreeError
 from geomech.multibody.joints import Joint
 from geomech.spatial import plucker_from_pose
 
@@ -732,6 +732,54 @@ class MultibodyModel:
         {'free_flyer': 1, 'revolute': 12}
         """
         return dict(sorted(Counter(j.kind for j in self.joints).items()))
+
+    def with_inertias(self, inertias) -> MultibodyModel:
+        r"""The same tree with other body inertias (e.g. estimated parameters).
+
+        A copy of :attr:`graph` whose body nodes carry the new ``inertia`` attributes (every
+        other node, edge and graph attribute is kept; the original graph is not mutated),
+        built into a new model with the same gravity. Since the numbering depends only on
+        the topology, body ``i`` of the result is body ``i`` of this model.
+
+        Parameters
+        ----------
+        inertias : array_like, shape (N, 6, 6)
+            Spatial inertia of body ``i`` about its frame origin, in the model's body order.
+            Each is validated as in the constructor (:func:`check_inertia`: symmetric,
+            spatial-inertia form, nonnegative mass, positive semi-definite; physical
+            consistency is not required).
+
+        Returns
+        -------
+        MultibodyModel
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``inertias`` is not of shape (N, 6, 6) or has non-finite entries.
+        ModelError
+            If an inertia is not valid (the message names the body).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> heavier = model.with_inertias(2.0 * model.inertias)
+        >>> bool(np.allclose(heavier.inertias, 2.0 * model.inertias)), heavier.joint_names
+        (True, ['joint1', 'joint2'])
+        >>> float(model.inertias[0, 5, 5])  # unchanged
+        1.0
+        """
+        inertias = as_array(inertias, "inertias", (6, 6))
+        if inertias.shape != (self.n_bodies, 6, 6):
+            raise DimensionError(
+                f"Expected `inertias` to have shape {(self.n_bodies, 6, 6)}, got {inertias.shape}."
+            )
+        G = self.graph.copy()  # new attribute dicts: the original graph is untouched
+        for i, node in enumerate(self.nodes):
+            G.nodes[node]["inertia"] = inertias[i].copy()
+        return type(self)(G, gravity=self.gravity.copy())
 
     def connection(self, body_connection="levi-civita"):
         """The whole system's affine connection induced by the body connections.

@@ -1,0 +1,217 @@
+r"""The Slotine–Li regressor: the torques of seed 000 eq. (13) as linear functions of the inertial parameters.
+
+With body twists :math:`\mathbf v_i` of the actual speeds :math:`\nu`, :math:`\mathbf w_i` of
+the reference speeds :math:`\nu_r` and the reference accelerations :math:`\boldsymbol\alpha_i`
+of :func:`~geomech.multibody.coriolis.slotine_li_torques`, the body wrench
+
+.. math:: \mathbf f_i = \mathbf I_i\boldsymbol\alpha_i + \mathbf B_i(\mathbf I_i, \mathbf v_i)
+          \,\mathbf w_i, \qquad \mathbf B_i = \mathbf C_i - \mathbf I_i(\mathbf v_i\times)
+
+is linear in the spatial inertia :math:`\mathbf I_i` for every named body connection
+(:mod:`geomech.multibody.body_connections`: each :math:`\mathbf C_i(\mathbf I, \mathbf v)` is
+linear in :math:`\mathbf I`), and :math:`\mathbf I_i = \sum_k \pi_{i,k}\mathbf E_k` is linear
+in the ten parameters :math:`\boldsymbol\pi_i` (:func:`geomech.spatial.dynamic_parameters`,
+Pinocchio's order). Hence
+
+.. math:: H(q)\,a_r + \bar C(q, \nu)\,\nu_r + g(q) = Y(q, \nu, \nu_r, a_r)\,\boldsymbol\pi,
+          \qquad \boldsymbol\pi = [\boldsymbol\pi_1; \dots; \boldsymbol\pi_N] \in \mathbb R^{10N}
+
+(seed 000 eq. 13), with the 6×10 block of body :math:`i`,
+:math:`\mathbf F_i = [\mathbf E_k\boldsymbol\alpha_i + \mathbf B_i(\mathbf E_k, \mathbf v_i)
+\mathbf w_i]_{k=1..10}`, propagated to the joints of its support
+:math:`\kappa(i)` by the backward pass of the RNEA:
+:math:`Y_{j, i} = \boldsymbol\Phi_j^\top\,{}^i\mathbf X_j^\top\mathbf F_i` for
+:math:`j \preceq i` (zero otherwise). This is :math:`O(Nd)` work.
+
+References
+----------
+seed 000 §IV-A1 (eq. 13, regressor form), eqs. (17), (20), (21); Slotine and Li (1987);
+Niemeyer and Slotine (1991); Atkeson, An and Hollerbach (1986).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geomech._validation import as_array
+from geomech.errors import ConnectionSpecError
+from geomech.multibody.body_connections import (
+    AffineConnectionBody,
+    CartanSchoutenBody,
+    LeviCivitaBody,
+    MomentumCrossBody,
+    VelocityCrossBody,
+    _crm6,
+)
+from geomech.multibody.coriolis import (
+    _batch,
+    _body_B,
+    _body_connections,
+    _check_q,
+    _check_v,
+    _Kinematics,
+    _mv,
+)
+from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
+
+__all__ = ["slotine_li_regressor"]
+
+#: The spatial inertias E_k of the ten unit parameter vectors, shape (10, 6, 6).
+_BASIS = _inertia_from_dynamic_parameters(np.eye(10))
+#: Body connections whose B(I, v) is linear in I by construction (no run-time check).
+_LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, MomentumCrossBody)
+
+
+def _basis_factors(conn, model, i, v_i) -> np.ndarray:
+    """B_i(E_k, v_i) for the ten basis inertias, shape (..., 10, 6, 6), linearity checked."""
+    if isinstance(conn, AffineConnectionBody):
+        raise ConnectionSpecError(
+            f"`connection` of body {model.body_names[i]!r}: an AffineConnection has fixed "
+            "coefficients, which are not linear in the body's inertia; the regressor needs a "
+            "body connection C(I, v) linear in I (e.g. a name from body_connection_names())."
+        )
+    v_k = np.broadcast_to(v_i[..., None, :], v_i.shape[:-1] + (10, 6))
+    B_k = _body_B(conn, _BASIS, v_k, model, i)
+    if not isinstance(conn, _LINEAR_IN_INERTIA):
+        # a user-supplied C(I, v) must be linear in I: B(sum pi_k E_k) = sum pi_k B(E_k)
+        inertia = model.inertias[i]
+        pi = dynamic_parameters(inertia)
+        direct = _body_B(conn, inertia, v_i, model, i)
+        combined = np.einsum("k,...kab->...ab", pi, B_k)
+        err = float(np.max(np.abs(direct - combined), initial=0.0))
+        scale = 1.0 + float(np.max(np.abs(direct), initial=0.0))
+        if err > 1e-9 * scale:
+            raise ConnectionSpecError(
+                f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis "
+                f"matrix C(I, v) to be linear in the inertia I (the regressor form), got "
+                f"|B(I) - sum_k pi_k B(E_k)| = {err:.3g}."
+            )
+    return B_k
+
+
+def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
+    r"""Slotine–Li regressor :math:`Y` with :math:`Y\boldsymbol\pi = H a_r + \bar C(q, \nu)\nu_r + g`.
+
+    .. math::
+        \boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)}
+        + \boldsymbol\Phi_i a_{r,i} + \dot{\boldsymbol\Phi}_i\nu_{r,i},\quad
+        \boldsymbol\alpha_0 = -\mathbf a_g,\qquad
+        \mathbf F_i = \big[\mathbf E_k\boldsymbol\alpha_i
+        + \mathbf B_i(\mathbf E_k, \mathbf v_i)\,\mathbf w_i\big]_{k=1}^{10},
+
+    .. math::
+        Y_{j,\,i} = \boldsymbol\Phi_j^\top\,{}^i\mathbf X_j^\top\,\mathbf F_i
+        \quad (j \preceq i), \qquad Y_{j,\,i} = 0 \text{ otherwise},
+
+    where :math:`\mathbf E_k` is the spatial inertia of the :math:`k`-th unit parameter
+    vector and :math:`\mathbf B_i` the factor of the chosen body connection (linear in the
+    inertia), so that :math:`Y\boldsymbol\pi` equals
+    :func:`~geomech.multibody.coriolis.slotine_li_torques` for the model's parameters
+    ``pi = dynamic_parameters(model.inertias).reshape(-1)``. Columns ``10 i : 10 i + 10``
+    belong to body ``i`` (model order), in Pinocchio's parameter order
+    :math:`[m, m\mathbf c, I_{xx}, I_{xy}, I_{yy}, I_{xz}, I_{yz}, I_{zz}]` about the body
+    frame origin. With :math:`\nu_r = \nu`, :math:`a_r = \dot\nu` and a connection with
+    correct dynamics this is the inverse-dynamics regressor (Pinocchio's
+    ``computeJointTorqueRegressor``). The regressor depends on the model's kinematics and
+    gravity only, not on its inertias.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+        Actual speeds :math:`\nu`.
+    v_ref : array_like, shape (..., nv)
+        Reference speeds :math:`\nu_r`.
+    a_ref : array_like, shape (..., nv)
+        Reference accelerations :math:`a_r`.
+    connection : str, BodyConnection, callable or mapping, optional
+        Body connection(s) as in :func:`~geomech.multibody.coriolis.coriolis_matrix`; the
+        body Coriolis matrix must be linear in the inertia (true of every named one; checked
+        at the model's inertias for user-supplied ones). An
+        :class:`~geomech.geometry.AffineConnection` (fixed coefficients) is rejected.
+    gravity : array_like, shape (..., 3), optional
+        World gravity; default ``model.gravity`` (pass zeros to drop :math:`g`).
+
+    Returns
+    -------
+    ndarray, shape (..., nv, 10 N)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        If an input has the wrong trailing shape, non-broadcasting batch dimensions or
+        non-finite entries.
+    ConnectionSpecError
+        If a body connection is malformed, fixed (an AffineConnection) or not linear in the
+        inertia.
+
+    References
+    ----------
+    seed 000 §IV-A1 (eq. 13), eq. (20), (21); Niemeyer and Slotine (1991); Atkeson, An and
+    Hollerbach (1986).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots, slotine_li_torques
+    >>> from geomech.multibody.regressor import slotine_li_regressor
+    >>> from geomech.spatial import dynamic_parameters
+    >>> model = robots.double_pendulum()
+    >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
+    >>> v_r, a_r = np.array([0.5, 0.1]), np.array([-1.0, 0.3])
+    >>> Y = slotine_li_regressor(model, q, v, v_r, a_r, "momentum-cross")
+    >>> Y.shape
+    (2, 20)
+    >>> pi = dynamic_parameters(model.inertias).reshape(-1)
+    >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross")))
+    True
+    """
+    q, v = _check_q(model, q), _check_v(model, v)
+    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
+    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
+    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
+    conns = _body_connections(model, connection)
+    kin = _Kinematics(model, q, v)
+    parent = model.parent.tolist()
+    v_slices = model.v_slices
+    N = model.n_bodies
+    a_0 = np.zeros(g.shape[:-1] + (6,))
+    a_0[..., 3:] = -g  # gravity as a fictitious upward acceleration of the base
+    vel, alpha, F = [None] * N, [None] * N, [None] * N
+
+    # ---- forward pass: as slotine_li_torques, but the wrench of each basis inertia ------
+    for i in range(N):
+        s_i = v_slices[i]
+        v_J = _mv(kin.Phi[i], v[..., s_i])
+        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
+        p = parent[i]
+        if p < 0:
+            v_i, w_i, alpha_p = v_J, w_J, a_0
+        else:
+            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
+            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
+            alpha_p = alpha[p]
+        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
+        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
+        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
+        B_k = _basis_factors(conns[i], model, i, v_i)  # (..., 10, 6, 6)
+        # F_i[:, k] = E_k alpha_i + B_i(E_k, v_i) w_i: f_i = I_i alpha_i + B_i w_i is linear in I_i
+        F[i] = np.einsum("kab,...b->...ak", _BASIS, alpha_i) + np.einsum(
+            "...kab,...b->...ak", B_k, w_i
+        )
+        vel[i] = (v_i, w_i)
+        alpha[i] = alpha_i
+
+    # ---- backward pass: project each body's block on the joints of its support ----------
+    Y = np.zeros(batch + (model.nv, 10 * N))
+    for i in range(N):
+        cols = slice(10 * i, 10 * i + 10)
+        F_j, j = F[i], i
+        while True:  # j runs over kappa(i) from i to the root: O(d) per body
+            Y[..., v_slices[j], cols] = np.matmul(kin.PhiT[j], F_j)
+            if parent[j] < 0:
+                break
+            F_j = np.matmul(kin.X_upT[j], F_j)  # ^{p(j)}X_j^* F = X_up[j]^T F
+            j = parent[j]
+    return Y
