@@ -6,12 +6,13 @@ import warnings
 
 import numpy as np
 
-from ..errors import GeomechError
+from ..errors import DimensionError, GeomechError
 from ..geometry.connection import AffineConnection
-from ..geometry.frames import CoordinateFrame
+from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.system import MechanicalSystem
+from .reference import group_tracking_error
 
-__all__ = ["SlotineLi"]
+__all__ = ["SlotineLi", "AdaptiveSlotineLi"]
 
 
 def _gain(K, n: int, name: str) -> np.ndarray:
@@ -45,8 +46,14 @@ class SlotineLi:
     Parameters
     ----------
     system : MechanicalSystem or MultibodyModel
-        The plant model. A ``MechanicalSystem`` must use a ``CoordinateFrame``; the error
-        is :math:`\tilde q = q - q_d` in that chart. For a ``MultibodyModel`` the error is
+        The plant model. For a ``MechanicalSystem`` with a ``CoordinateFrame`` the error
+        is :math:`\tilde q = q - q_d` in that chart. With a ``LeftInvariantFrame`` (body
+        velocities) or ``RightInvariantFrame`` (spatial velocities) on a Lie group the
+        reference velocity is the vector field of Remark 5 built from the group error
+        :math:`e = \log(q_d^{-1} q)` (resp. :math:`\log(q q_d^{-1})`):
+        :math:`v_r = \operatorname{Ad}_{g_e^{-1}} v_d - \Lambda e` and its exact rate
+        :math:`a_r` along the motion (:func:`geomech.control.reference.group_tracking_error`;
+        valid away from the cut locus of :math:`\log`). For a ``MultibodyModel`` the error is
         ``model.difference(q_d, q)`` (joint-wise :math:`\log(q_d^{-1} q)`) and the
         torque is ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``
         (:math:`\ddot q_r = \ddot q_d - \Lambda(\dot q - \dot q_d)`, exact for
@@ -59,22 +66,33 @@ class SlotineLi:
         ``geomech.multibody.slotine_li_torques``; admissibility (:math:`\dot H = C + C^\top`
         and :math:`Cv = C^\star v`) is checked at one seeded random state.
     reference : callable
-        ``reference(t) -> (q_d, v_d, a_d)``, each of shape ``(n,)``.
+        ``reference(t) -> (q_d, v_d, a_d)``, each of shape ``(n,)``; on a Lie group ``q_d``
+        is a group element (shape ``point_shape``) and ``v_d``, ``a_d`` are the desired
+        velocity in the system's frame (body: :math:`\dot q_d = q_d \hat v_d`; spatial:
+        :math:`\dot q_d = \hat v_d q_d`) and its time derivative.
     Lambda, K_D : float or array_like, shape (n, n)
         Positive-definite gains.
     estimate : MechanicalSystem, optional
         Model with estimated parameters giving :math:`\hat H, \hat g`; default ``system``.
-    adaptation : None
-        Must be ``None`` (adaptation is not implemented yet).
+    adaptation : None or float or array_like, shape (10 N, 10 N)
+        ``None``: fixed parameters (this class). Otherwise, for a ``MultibodyModel`` only,
+        the adaptation gain :math:`\Gamma` (a positive scalar or a symmetric
+        positive-definite matrix) of the Slotine–Li parameter adaptation; the constructor
+        then returns an :class:`AdaptiveSlotineLi` (a dynamic controller with a state).
     require_passivity : bool
-        If the connection is not metric compatible (:math:`\dot H \ne C + C^\top`):
-        raise ``GeomechError`` when True, else emit a ``UserWarning``.
+        If the connection is not metric compatible (:math:`\dot H \ne C + C^\top`) or not
+        a valid factorization (:math:`Cv \ne C^\star v`), checked at one seeded random
+        point: raise ``GeomechError`` when True, else emit a ``UserWarning``.
 
     Raises
     ------
     GeomechError
         Non positive-definite gains, wrong types, unsupported frame or adaptation,
-        non metric-compatible connection with ``require_passivity=True``.
+        inadmissible connection (not metric compatible or :math:`Cv \ne C^\star v`) with
+        ``require_passivity=True``.
+    DimensionError
+        A connection of another dimension; at call time, ``q``, ``v`` or the reference of
+        the wrong shape (a ``GeomechError`` too).
 
     References
     ----------
@@ -91,7 +109,31 @@ class SlotineLi:
     >>> ctrl = SlotineLi(P, LeviCivitaConnection(P), ref, 1.0, 1.0)
     >>> ctrl(0.0, np.array([1.0, 0, 0]), np.zeros(3))
     array([-1., -0., -0.])
+
+    A rigid body on SO(3) with body angular velocity: the error is :math:`\log(q_d^{-1} q)`
+    and :math:`v_r = -\Lambda e = [0, 0, -1]` here, so :math:`s = [0, 0, 1]`:
+
+    >>> from geomech.geometry.examples import rigid_body_so3
+    >>> from geomech.lie import SO3
+    >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
+    >>> ref = lambda t: (np.eye(3), np.zeros(3), np.zeros(3))
+    >>> ctrl = SlotineLi(body, LeviCivitaConnection(body), ref, 2.0, 1.0)
+    >>> ctrl(0.0, SO3.exp([0.0, 0.0, 0.5]), np.zeros(3))
+    array([ 0.,  0., -1.])
     """
+
+    def __new__(cls, *args, **kwargs):
+        """Dispatch ``SlotineLi(model, ..., adaptation=Gamma)`` to :class:`AdaptiveSlotineLi`."""
+        # SlotineLi(model, ..., adaptation=Gamma) on a multibody model builds the adaptive
+        # (dynamic) controller: protocol detection by type, `state_rate` exists only there
+        if cls is SlotineLi:
+            from ..multibody.model import MultibodyModel
+
+            system = args[0] if args else kwargs.get("system")
+            adaptation = args[6] if len(args) > 6 else kwargs.get("adaptation")
+            if adaptation is not None and isinstance(system, MultibodyModel):
+                cls = AdaptiveSlotineLi
+        return super().__new__(cls)
 
     def __init__(self, system, connection, reference, Lambda, K_D, estimate=None,
                  adaptation=None, require_passivity=False):
@@ -106,14 +148,27 @@ class SlotineLi:
             raise GeomechError(
                 f"Expected `system` to be a MechanicalSystem, got {type(system).__name__}."
             )
-        if not isinstance(system.frame, CoordinateFrame):
+        # error in the frame's own terms: q - q_d in coordinates, log of the group error with
+        # invariant frames (Remark 5: v_r is a vector field, geomech.control.reference)
+        frame = system.frame
+        if isinstance(frame, CoordinateFrame):
+            self._side, self._group = None, None
+        elif isinstance(frame, LeftInvariantFrame):  # RightInvariantFrame subclasses it
+            self._side = "right" if isinstance(frame, RightInvariantFrame) else "left"
+            self._group = frame.group
+        else:
             raise GeomechError(
-                "SlotineLi currently supports systems with a CoordinateFrame, got "
-                f"{type(system.frame).__name__}."
+                "Expected `system` to have a CoordinateFrame, LeftInvariantFrame or "
+                f"RightInvariantFrame, got {type(frame).__name__}."
             )
         if not isinstance(connection, AffineConnection):
             raise GeomechError(
                 f"Expected `connection` to be an AffineConnection, got {type(connection).__name__}."
+            )
+        if connection.dim != system.dim:
+            raise DimensionError(
+                f"Expected `connection` of dimension {system.dim} (the system's), got "
+                f"{connection.dim}."
             )
         if not callable(reference):
             raise GeomechError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
@@ -121,17 +176,29 @@ class SlotineLi:
             raise GeomechError("Expected `adaptation=None` for a MechanicalSystem (no regressor).")
         self.system = system
         self.estimate = system if estimate is None else estimate
-        if not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim:
-            raise GeomechError("Expected `estimate` to be a MechanicalSystem of the same dimension.")
+        if (not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim
+                or type(self.estimate.frame) is not type(frame)
+                or tuple(self.estimate.frame.point_shape) != tuple(frame.point_shape)):
+            raise GeomechError(
+                "Expected `estimate` to be a MechanicalSystem with the same dimension and frame "
+                f"type as `system` ({type(frame).__name__}, dim {system.dim})."
+            )
         self.connection = connection
         self.reference = reference
         n = self.n = system.dim
         self.Lambda = _gain(Lambda, n, "Lambda")
         self.K_D = _gain(K_D, n, "K_D")
+        # admissibility at a seeded random point: Hdot = C + C^T (passivity, D antisymmetric
+        # in (1,3)) and C v = C* v (correct dynamics, D antisymmetric in (2,3))
         q0 = system.random_point(np.random.default_rng(0))
+        bad = []
         if not bool(connection.is_metric_compatible(q0)):
-            msg = ("The connection is not metric compatible (Hdot != C + C^T): the passivity "
-                   "guarantee V' = -s^T K_D s does not hold.")
+            bad.append("not metric compatible (Hdot != C + C^T)")
+        if not bool(connection.has_riemannian_geodesics(q0)):
+            bad.append("not a valid factorization (C v != C* v)")
+        if bad:
+            msg = ("The connection is " + " and ".join(bad)
+                   + ": the passivity guarantee V' = -s^T K_D s does not hold.")
             if require_passivity:
                 raise GeomechError(msg)
             warnings.warn(msg, UserWarning, stacklevel=2)
@@ -142,8 +209,11 @@ class SlotineLi:
         # geomech.multibody.slotine_li_torques with the named body connection
         from ..multibody.model import MultibodyModel
 
-        if adaptation is not None:
-            raise GeomechError("Adaptation is not implemented yet; expected `adaptation=None`.")
+        if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
+            raise GeomechError(
+                "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
+                "or AdaptiveSlotineLi directly."
+            )
         if not callable(reference):
             raise GeomechError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
         self.multibody = True
@@ -183,13 +253,33 @@ class SlotineLi:
             raise GeomechError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
+    def _group_signals(self, t, q, v):
+        # MechanicalSystem on a Lie group with an invariant frame: e = log(q_d^{-1} q) (left)
+        # or log(q q_d^{-1}) (right), v_r a vector field (Remark 5), a_r its exact rate
+        shape = tuple(self.system.frame.point_shape)
+        q = self.system.frame.validate_point(q, "q")
+        if q.shape != shape:
+            raise DimensionError(f"Expected `q` to have shape {shape}, got {q.shape}.")
+        v = self._vec(v, "v")
+        ref = tuple(self.reference(t))
+        if len(ref) != 3:
+            raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+        q_d = self.system.frame.validate_point(ref[0], "q_d")
+        if q_d.shape != shape:
+            raise DimensionError(f"Expected `q_d` to have shape {shape}, got {q_d.shape}.")
+        v_d, a_d = self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
+        err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
+        return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+
     def signals(self, t, q, v):
         """Reference signals ``(q_d, v_d, v_r, a_r, s)`` at ``(t, q, v)``.
 
         Parameters
         ----------
         t : float
-        q, v : array_like, shape (n,)
+        q : array_like, shape (n,) or (nq,) or point_shape
+            Configuration (a group element on a Lie group, ``nq`` for a multibody model).
+        v : array_like, shape (n,)
 
         Returns
         -------
@@ -206,6 +296,8 @@ class SlotineLi:
         >>> c.signals(0.0, np.ones(3), np.zeros(3))[-1]
         array([1., 1., 1.])
         """
+        if not self.multibody and getattr(self, "_side", None) is not None:
+            return self._group_signals(t, q, v)
         nq = self.system.nq if self.multibody else self.n
         q, v = self._vec(q, "q", nq), self._vec(v, "v")
         ref = tuple(self.reference(t))
@@ -223,7 +315,9 @@ class SlotineLi:
         Parameters
         ----------
         t : float
-        q, v : array_like, shape (n,)
+        q : array_like, shape (n,) or (nq,) or point_shape
+            Configuration (a group element on a Lie group, ``nq`` for a multibody model).
+        v : array_like, shape (n,)
 
         Returns
         -------
@@ -253,7 +347,9 @@ class SlotineLi:
         Parameters
         ----------
         t : float
-        q, v : array_like, shape (n,)
+        q : array_like, shape (n,) or (nq,) or point_shape
+            Configuration (a group element on a Lie group, ``nq`` for a multibody model).
+        v : array_like, shape (n,)
 
         Returns
         -------
@@ -279,3 +375,336 @@ class SlotineLi:
         E = self.estimate
         C_hat = self.connection.coriolis_matrix(q, v)
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity(q) - self.K_D @ s  # eq. (13)
+
+
+def _adaptation_gain(Gamma, n: int) -> np.ndarray:
+    """Validate the adaptation gain: a positive scalar or a symmetric positive-definite (n, n)."""
+    if isinstance(Gamma, str):
+        raise GeomechError(
+            f"Adaptation gain `adaptation` must be a positive scalar or an SPD matrix of shape "
+            f"{(n, n)}, got {Gamma!r}."
+        )
+    try:
+        G = np.asarray(Gamma, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise GeomechError(
+            f"Adaptation gain `adaptation` must be a positive scalar or an SPD matrix of shape "
+            f"{(n, n)}, got {type(Gamma).__name__}."
+        ) from exc
+    if G.ndim == 0:
+        G = G * np.eye(n)
+    if G.shape != (n, n):
+        raise GeomechError(
+            f"Adaptation gain `adaptation` must be a scalar or of shape {(n, n)} (10 parameters "
+            f"per body), got {G.shape}."
+        )
+    if not np.all(np.isfinite(G)):
+        raise GeomechError("Adaptation gain `adaptation` must be finite.")
+    scale = max(1.0, float(np.abs(G).max()))
+    if np.abs(G - G.T).max() > 1e-12 * scale:
+        raise GeomechError(
+            f"Adaptation gain `adaptation` must be symmetric, got asymmetry "
+            f"{float(np.abs(G - G.T).max()):.3g}."
+        )
+    lam = np.linalg.eigvalsh(G)
+    if lam[0] <= 0.0:
+        raise GeomechError(
+            f"Adaptation gain `adaptation` must be positive definite, got smallest eigenvalue "
+            f"{lam[0]:.3g}."
+        )
+    return G
+
+
+def _check_same_kinematics(model, estimate) -> None:
+    """The regressor is built from `model`: `estimate` may differ in its inertias only."""
+    same = (
+        estimate.n_bodies == model.n_bodies
+        and estimate.nq == model.nq
+        and np.array_equal(estimate.parent, model.parent)
+        and [j.kind for j in estimate.joints] == [j.kind for j in model.joints]
+        and np.allclose(estimate.placements, model.placements, rtol=0.0, atol=1e-12)
+        and np.allclose(estimate.gravity, model.gravity, rtol=0.0, atol=1e-12)
+    )
+    if same:
+        from ..multibody.kinematics import joint_transforms
+
+        q = model.random_configuration(np.random.default_rng(1))
+        same = np.allclose(joint_transforms(estimate, q)[0], joint_transforms(model, q)[0],
+                           rtol=0.0, atol=1e-12)
+    if not same:
+        raise GeomechError(
+            "Expected `estimate` to differ from `system` in its inertias only (same tree, "
+            "joints, placements and gravity), e.g. system.with_inertias(...)."
+        )
+
+
+class AdaptiveSlotineLi(SlotineLi):
+    r"""Slotine–Li tracking with adaptation of the inertial parameters of a multibody model.
+
+    A dynamic controller with state :math:`\hat{\boldsymbol\pi} \in \mathbb R^{10N}` (the
+    estimated parameters of every body, :func:`geomech.spatial.dynamic_parameters` order,
+    body ``i`` in entries ``10 i : 10 i + 10``):
+
+    .. math::
+        \tau = Y(q, \nu, \nu_r, a_r)\,\hat{\boldsymbol\pi} - K_D s,\qquad
+        \dot{\hat{\boldsymbol\pi}} = -\Gamma\, Y(q, \nu, \nu_r, a_r)^\top s
+
+    with :math:`Y` the Slotine–Li regressor of the chosen body connection
+    (:func:`~geomech.multibody.regressor.slotine_li_regressor`), :math:`\nu_r, a_r, s` as in
+    :class:`SlotineLi`. With the true parameters :math:`\boldsymbol\pi` and
+    :math:`\tilde{\boldsymbol\pi} = \hat{\boldsymbol\pi} - \boldsymbol\pi`, the closed loop is
+    :math:`H\dot s + (\bar C + K_D)s = Y\tilde{\boldsymbol\pi}`, and for every admissible
+    connection (:math:`\dot H = \bar C + \bar C^\top`, :math:`\bar C\nu = c`)
+
+    .. math:: V = \tfrac12 s^\top H s + \tfrac12\tilde{\boldsymbol\pi}^\top\Gamma^{-1}
+              \tilde{\boldsymbol\pi},\qquad \dot V = -s^\top K_D s
+
+    (seed 000 eq. 14 plus the adaptation term), so :math:`s \to 0` (Barbalat); the
+    parameters need not converge without persistent excitation.
+
+    Protocol of dynamic controllers (used by :func:`geomech.simulate`): :attr:`state0`,
+    :meth:`torque` ``(t, q, v, x)`` and :meth:`state_rate` ``(t, q, v, x)``; calling the
+    controller ``(t, q, v)`` gives the torque at :attr:`state0`. ``SlotineLi(model, ...,
+    adaptation=Gamma)`` constructs this class; a fixed-parameter :class:`SlotineLi` has no
+    ``state_rate``.
+
+    Parameters
+    ----------
+    system : MultibodyModel
+        The plant (its inertias are the true parameters, used by :meth:`lyapunov` only).
+    connection : str, BodyConnection, callable or mapping
+        Body connection(s) as in :class:`SlotineLi`; :math:`\mathbf C_i(\mathbf I, \mathbf v)`
+        must be linear in the inertia (every named one is).
+    reference : callable
+        ``reference(t) -> (q_d, v_d, a_d)``.
+    Lambda, K_D : float or array_like, shape (nv, nv)
+        Positive-definite gains.
+    estimate : MultibodyModel, optional
+        The same tree with the initial parameter estimates (``system.with_inertias(...)``);
+        default ``system``.
+    adaptation : float or array_like, shape (10 N, 10 N)
+        Adaptation gain :math:`\Gamma`, a positive scalar or a symmetric positive-definite
+        matrix.
+    require_passivity : bool
+        As in :class:`SlotineLi`.
+
+    Attributes
+    ----------
+    state0 : ndarray, shape (10 N,)
+        The initial estimate :math:`\hat{\boldsymbol\pi}(0)`.
+    parameters : ndarray, shape (10 N,)
+        The true parameters :math:`\boldsymbol\pi` of ``system``.
+    Gamma : ndarray, shape (10 N, 10 N)
+        The adaptation gain.
+
+    Raises
+    ------
+    GeomechError
+        If ``system`` is not a MultibodyModel, the gains are not positive definite, ``Gamma``
+        is not symmetric positive definite or of the wrong shape, ``estimate`` differs from
+        ``system`` in more than its inertias, or the connection is not linear in the
+        inertia (:class:`~geomech.errors.ConnectionSpecError`).
+
+    References
+    ----------
+    seed 000 Sec. IV-A1, eqs. (13), (14), Remark 5; Slotine and Li (1987), Niemeyer and
+    Slotine (1991).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.control import SlotineLi
+    >>> from geomech.multibody import robots
+    >>> model = robots.double_pendulum()
+    >>> ref = lambda t: (np.array([np.sin(t), 0.0]), np.array([np.cos(t), 0.0]),
+    ...                  np.array([-np.sin(t), 0.0]))
+    >>> guess = model.with_inertias(0.8 * model.inertias)
+    >>> ctrl = SlotineLi(model, "levi-civita", ref, 1.0, 2.0, estimate=guess, adaptation=0.5)
+    >>> type(ctrl).__name__, ctrl.state0.shape
+    ('AdaptiveSlotineLi', (20,))
+    >>> q, v = np.array([0.1, 0.2]), np.array([0.0, -0.3])
+    >>> x_dot = ctrl.state_rate(0.0, q, v, ctrl.state0)
+    >>> x_dot.shape, bool(np.allclose(ctrl(0.0, q, v), ctrl.torque(0.0, q, v, ctrl.state0)))
+    ((20,), True)
+    """
+
+    def __init__(self, system, connection, reference, Lambda, K_D, estimate=None,
+                 adaptation=None, require_passivity=False):
+        from ..multibody.model import MultibodyModel
+        from ..multibody.regressor import slotine_li_regressor
+        from ..spatial import dynamic_parameters
+
+        if not isinstance(system, MultibodyModel):
+            raise GeomechError(
+                "Adaptation needs the regressor of a MultibodyModel, got "
+                f"{type(system).__name__}."
+            )
+        if adaptation is None:
+            raise GeomechError(
+                "Adaptation gain `adaptation` must be given (a positive scalar or an SPD matrix)."
+            )
+        super().__init__(system, connection, reference, Lambda, K_D, estimate=estimate,
+                         adaptation=None, require_passivity=require_passivity)
+        _check_same_kinematics(system, self.estimate)
+        n_par = 10 * system.n_bodies
+        self.Gamma = _adaptation_gain(adaptation, n_par)
+        self._Gamma_inv = np.linalg.inv(self.Gamma)
+        self.parameters = dynamic_parameters(system.inertias).reshape(-1)
+        self.state0 = dynamic_parameters(self.estimate.inertias).reshape(-1)
+        # fail early if the connection is not linear in the inertia (a ConnectionSpecError)
+        z = np.zeros(system.nv)
+        slotine_li_regressor(system, system.neutral(), z + 1.0, z, z, connection)
+
+    def _x(self, x) -> np.ndarray:
+        return self._vec(x, "x", self.state0.shape[0])
+
+    def _regressor(self, t, q, v):
+        """``(Y, s)`` at ``(t, q, v)``: the regressor of eq. (13) and the sliding variable."""
+        from ..multibody.regressor import slotine_li_regressor
+
+        _, _, v_r, a_r, s = self.signals(t, q, v)
+        q, v = np.asarray(q, float), np.asarray(v, float)
+        return slotine_li_regressor(self.system, q, v, v_r, a_r, self.connection), s
+
+    def torque(self, t, q, v, x):
+        r"""Torque of eq. (13) in regressor form, :math:`\tau = Y\hat{\boldsymbol\pi} - K_D s`.
+
+        Parameters
+        ----------
+        t : float
+        q : array_like, shape (nq,)
+        v : array_like, shape (nv,)
+        x : array_like, shape (10 N,)
+            The current estimate :math:`\hat{\boldsymbol\pi}`.
+
+        Returns
+        -------
+        ndarray, shape (nv,)
+
+        Raises
+        ------
+        GeomechError
+            On a wrong shape of ``q``, ``v``, ``x`` or of the reference.
+
+        Examples
+        --------
+        With the true parameters it is the fixed-parameter law:
+
+        >>> import numpy as np
+        >>> from geomech.control.passivity import AdaptiveSlotineLi, SlotineLi
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> ref = lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> c = AdaptiveSlotineLi(model, "velocity-cross", ref, 1.0, 1.0, adaptation=1.0)
+        >>> q, v = np.array([0.4, -0.2]), np.array([1.0, 0.5])
+        >>> fixed = SlotineLi(model, "velocity-cross", ref, 1.0, 1.0)
+        >>> bool(np.allclose(c.torque(0.0, q, v, c.parameters), fixed(0.0, q, v)))
+        True
+        """
+        x = self._x(x)
+        Y, s = self._regressor(t, q, v)
+        return Y @ x - self.K_D @ s  # eq. (13): Y pi_hat - K_D s
+
+    def state_rate(self, t, q, v, x):
+        r"""The adaptation law :math:`\dot{\hat{\boldsymbol\pi}} = -\Gamma Y^\top s`.
+
+        Parameters
+        ----------
+        t : float
+        q : array_like, shape (nq,)
+        v : array_like, shape (nv,)
+        x : array_like, shape (10 N,)
+            The current estimate (validated; the law does not depend on it).
+
+        Returns
+        -------
+        ndarray, shape (10 N,)
+
+        Raises
+        ------
+        GeomechError
+            On a wrong shape of ``q``, ``v``, ``x`` or of the reference.
+
+        Examples
+        --------
+        On the reference (:math:`s = 0`) the estimate does not move:
+
+        >>> import numpy as np
+        >>> from geomech.control.passivity import AdaptiveSlotineLi
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> ref = lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> c = AdaptiveSlotineLi(model, "levi-civita", ref, 1.0, 1.0, adaptation=1.0)
+        >>> float(np.abs(c.state_rate(0.0, np.zeros(2), np.zeros(2), c.state0)).max())
+        0.0
+        """
+        self._x(x)
+        Y, s = self._regressor(t, q, v)
+        return -self.Gamma @ (Y.T @ s)  # Slotine-Li adaptation law
+
+    def __call__(self, t, q, v):
+        """Torque at the initial estimate, ``torque(t, q, v, state0)``.
+
+        Parameters
+        ----------
+        t : float
+        q : array_like, shape (nq,)
+        v : array_like, shape (nv,)
+
+        Returns
+        -------
+        ndarray, shape (nv,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.control.passivity import AdaptiveSlotineLi
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> ref = lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> c = AdaptiveSlotineLi(model, "levi-civita", ref, 1.0, 1.0, adaptation=1.0)
+        >>> c(0.0, np.zeros(2), np.zeros(2))  # hanging at rest: no torque
+        array([0., 0.])
+        """
+        return self.torque(t, q, v, self.state0)
+
+    def lyapunov(self, t, q, v, x=None):
+        r""":math:`V = \tfrac12 s^\top H s + \tfrac12\tilde{\boldsymbol\pi}^\top\Gamma^{-1}\tilde{\boldsymbol\pi}`.
+
+        The first term uses the true mass matrix; the second, with
+        :math:`\tilde{\boldsymbol\pi} = x - \boldsymbol\pi`, is added when ``x`` is given.
+
+        Parameters
+        ----------
+        t : float
+        q : array_like, shape (nq,)
+        v : array_like, shape (nv,)
+        x : array_like, shape (10 N,), optional
+            The estimate :math:`\hat{\boldsymbol\pi}`.
+
+        Returns
+        -------
+        float
+
+        Raises
+        ------
+        GeomechError
+            On wrong shapes.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.control.passivity import AdaptiveSlotineLi
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> ref = lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))
+        >>> c = AdaptiveSlotineLi(model, "levi-civita", ref, 1.0, 1.0, adaptation=2.0)
+        >>> x = c.parameters.copy(); x[0] += 1.0  # 1 kg too much on link 1
+        >>> float(c.lyapunov(0.0, np.zeros(2), np.zeros(2), x))  # (1/2) 1^2 / 2
+        0.25
+        """
+        V = super().lyapunov(t, q, v)
+        if x is None:
+            return V
+        err = self._x(x) - self.parameters
+        return V + 0.5 * err @ self._Gamma_inv @ err
