@@ -2,7 +2,8 @@
 
 Configuration manifolds (:mod:`geomech.lie`), spatial vector algebra (:mod:`geomech.spatial`),
 affine connections and Coriolis factorizations (:mod:`geomech.geometry`) and multibody systems
-as networkx graphs (:mod:`geomech.multibody`, whose main names are re-exported here).
+as networkx graphs (:mod:`geomech.multibody`, whose main names are re-exported here), and
+:func:`simulate` (:mod:`geomech.simulation`) to integrate any of them under a controller.
 
 Examples
 --------
@@ -16,7 +17,7 @@ array([0., 1., 0.])
 (2, 2)
 """
 
-from geomech import control, errors, geometry, lie, multibody, rigidbody, simulate, spatial
+from geomech import control, errors, geometry, lie, multibody, rigidbody, simulation, spatial
 from geomech.errors import GeomechError
 from geomech.multibody import (
     MultibodyModel,
@@ -39,6 +40,7 @@ from geomech.multibody import (
     velocity_map,
 )
 from geomech.rigidbody import RigidBody
+from geomech.simulation import SimulationResult, simulate
 
 __all__ = [
     "control",
@@ -48,7 +50,9 @@ __all__ = [
     "multibody",
     "spatial",
     "rigidbody",
+    "simulation",
     "simulate",
+    "SimulationResult",
     "RigidBody",
     "coriolis_matrix",
     "christoffel_symbols",

@@ -9,7 +9,7 @@ from geomech.errors import DimensionError, GeomechError, NonFiniteError, Simulat
 from geomech.geometry.examples import point_mass
 from geomech.lie import SE3, SO3
 from geomech.rigidbody import RigidBody
-from geomech.simulate import ADAPTIVE_METHODS, SimulationResult, simulate
+from geomech.simulation import ADAPTIVE_METHODS, SimulationResult, simulate
 
 
 class PI:

@@ -10,7 +10,7 @@ from scipy.linalg import expm
 from geomech.errors import NotOnManifoldError
 from geomech.multibody import FreeFlyer, MultibodyModel, Spherical, robots
 from geomech.multibody import joints as gj
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
 JOINTS = [

@@ -8,7 +8,7 @@ from geomech.geometry import MechanicalSystem
 from geomech.geometry.examples import point_mass
 from geomech.lie import SO3
 from geomech.rigidbody.integrators import integrate
-from geomech.simulate import mechanical_system_form
+from geomech.simulation import mechanical_system_form
 
 
 def _run(system, q0, v0, T, n, tau=None):
@@ -53,7 +53,7 @@ def test_multibody_closed_loop_lyapunov_balance():
     # exact parameters: V(T) - V(0) = -∫ s^T K_D s dt for admissible factorizations (seed 000 eq. 14)
     from geomech.control import SlotineLi
     from geomech.multibody.robots import serial_chain
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     model = serial_chain(3, np.random.default_rng(2))
 
@@ -74,7 +74,7 @@ def test_multibody_closed_loop_lyapunov_balance():
 
 def test_multibody_free_flyer_quaternion_norm():
     from geomech.multibody.robots import humanoid
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     model = humanoid()
     rng = np.random.default_rng(0)
@@ -124,7 +124,7 @@ def _arm_reference(q0, v0, T, tau=lambda t, q, v: np.zeros(2)):
 @pytest.mark.parametrize("method", ["rkmk4", "DOP853", "Radau", "LSODA"])
 def test_two_link_arm_matches_pinocchio(method):
     from geomech.geometry.examples import two_link_arm
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     arm = two_link_arm(**ARM)
     q0, v0 = np.array([0.3, 1.1]), np.array([-0.5, 2.0])
@@ -144,7 +144,7 @@ def test_two_link_arm_matches_pinocchio(method):
 
 def test_two_link_arm_conserves_energy():
     from geomech.geometry.examples import two_link_arm
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     arm = two_link_arm(**ARM)
     res = simulate(arm, np.array([0.3, 1.1]), np.array([-0.5, 2.0]), 1.0, dt=1e-3)
@@ -171,7 +171,7 @@ def _symmetric_top(R0, w0, I1, I3, t):
 @pytest.mark.parametrize("method", ["rkmk4", "DOP853"])
 def test_so3_left_invariant_symmetric_top_closed_form(method, rng):
     from geomech.geometry.examples import rigid_body_so3
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     I1, I3 = 1.0, 2.5
     body = rigid_body_so3(np.diag([I1, I1, I3]))
@@ -189,7 +189,7 @@ def test_so3_right_invariant_frame_by_inversion(rng):
     """With spatial angular velocity ω_s as speeds and T = ½ ω_sᵀ J ω_s, g(t)⁻¹ is the
     left-invariant (body-velocity) motion with ω_b = -ω_s: here a symmetric top in closed form."""
     from geomech.geometry import MechanicalSystem, RightInvariantFrame
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     I1, I3 = 0.8, 0.3
     system = MechanicalSystem(SO3, np.diag([I1, I1, I3]), frame=RightInvariantFrame(SO3))
@@ -203,7 +203,7 @@ def test_so3_right_invariant_frame_by_inversion(rng):
 def test_so3_general_body_matches_flat_euler_reference_and_rigid_body_path(rng):
     from geomech.geometry.examples import rigid_body_so3
     from geomech.rigidbody import RigidBody
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
 
     J = np.array([[1.0, 0.1, -0.05], [0.1, 2.0, 0.2], [-0.05, 0.2, 3.0]])
     R0, w0 = SO3.random(rng), np.array([0.3, -1.0, 0.5])
@@ -225,7 +225,7 @@ def test_se3_mechanical_system_matches_rigid_body_path(rng):
     from geomech.geometry.examples import rigid_body_se3
     from geomech.lie import SE3
     from geomech.rigidbody import RigidBody
-    from geomech.simulate import simulate
+    from geomech.simulation import simulate
     from geomech.spatial import spatial_inertia
 
     I = spatial_inertia(1.5, [0.1, 0.0, -0.2], np.diag([0.2, 0.3, 0.25]))

@@ -13,7 +13,7 @@ Boltzmann–Hamel equations
 (Prop. 3.1 and Prop. 5.1, with the paper's errata corrected) have a constant mass matrix and
 no singularity anywhere on the group; the pose is advanced with a Lie-group integrator
 (RKMK4), which keeps ``g`` exactly on the group. We show, with :mod:`geomech.rigidbody` and
-:func:`geomech.simulate.simulate`:
+:func:`geomech.simulate`:
 
 1. a free body on SO(3) tumbling about its intermediate axis for 60 s: energy and spatial
    angular momentum are conserved to about 1e-12, while its ZYX Euler angles run into gimbal
@@ -47,7 +47,7 @@ from geomech.rigidbody import (
     local_forward_dynamics,
     local_mass_matrix,
 )
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
 body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))  # kg m²

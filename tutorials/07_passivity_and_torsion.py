@@ -11,8 +11,8 @@ following seed 000 Section IV-A (Figs. 4–7) with the corrected reference veloc
 """
 
 # %%
-# Run both closed loops with :func:`geomech.simulate.simulate` (adaptive DOP853, rtol 1e-11,
-# output every millisecond). Each run is a :class:`~geomech.simulate.SimulationResult` whose
+# Run both closed loops with :func:`geomech.simulate` (adaptive DOP853, rtol 1e-11,
+# output every millisecond). Each run is a :class:`~geomech.simulation.SimulationResult` whose
 # ``signals`` hold the logged Lyapunov function ``V`` and desired position ``q_d``.
 import matplotlib
 

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 
 from geomech.control import SlotineLi  # noqa: E402
 from geomech.multibody.robots import serial_chain  # noqa: E402
-from geomech.simulate import simulate  # noqa: E402
+from geomech.simulation import simulate  # noqa: E402
 
 model = serial_chain(4, np.random.default_rng(2))
 n = model.nv

@@ -9,7 +9,7 @@ import numpy as np
 from ..geometry.connection import AffineConnection
 from ..geometry.examples import point_mass
 from ..geometry.levi_civita import LeviCivitaConnection
-from ..simulate import simulate
+from ..simulation import simulate
 from .passivity import SlotineLi
 
 __all__ = ["torsion_experiment"]
@@ -31,7 +31,7 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
               \dot q_r = \dot q_d - \Lambda(q - q_d)
 
     (eq. 13 with the corrected sign of :math:`\dot q_r`), simulated with
-    :func:`geomech.simulate.simulate` (DOP853, rtol 1e-11, atol 1e-12) and sampled at
+    :func:`geomech.simulate` (DOP853, rtol 1e-11, atol 1e-12) and sampled at
     ``rate`` Hz. Each run logs the Lyapunov function :math:`V = \tfrac12 s^\top H s` and the
     desired position as ``signals["V"]`` and ``signals["q_d"]``.
 
@@ -48,13 +48,13 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
     rate : float
         Sampling rate of the output (Hz).
     progress : bool, optional
-        Progress bars (see :func:`geomech.simulate.simulate`).
+        Progress bars (see :func:`geomech.simulate`).
 
     Returns
     -------
     SimpleNamespace
         ``torsion_free`` (:math:`C = 0`) and ``torsion`` (:math:`C = \beta(v\times)`), each a
-        :class:`~geomech.simulate.SimulationResult` with ``t, q, v, tau`` and
+        :class:`~geomech.simulation.SimulationResult` with ``t, q, v, tau`` and
         ``signals["V"]``, ``signals["q_d"]``; and ``beta``.
 
     References

@@ -34,7 +34,7 @@ methods (validation, ``dt`` scaling, batching) live once in :class:`Joint`, and 
 algorithms call the unvalidated ``_transform`` (``X_J`` from ``_pose``) on their hot path.
 The hook ``_chart_rate(delta, v)`` gives the rate of the chart coordinates
 :math:`\boldsymbol\delta` of :math:`\mathbf q = \mathbf q_c \oplus \boldsymbol\delta` (used by
-:func:`geomech.simulate.simulate`); its default is the right-Jacobian inverse of the joint's
+:func:`geomech.simulate`); its default is the right-Jacobian inverse of the joint's
 group, which fits a joint whose ``_integrate`` is ``q ⊕ δ = q exp(δ)`` with speeds in the
 group's Lie-algebra coordinates.
 

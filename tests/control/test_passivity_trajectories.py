@@ -13,7 +13,7 @@ from scipy.integrate import cumulative_simpson
 from geomech.control import SlotineLi
 from geomech.multibody import robots
 from geomech.multibody.dynamics import crba
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 
 UR5 = robots.load("ur5")
 W = np.linspace(0.5, 1.2, UR5.nv)

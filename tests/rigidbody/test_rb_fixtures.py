@@ -154,7 +154,7 @@ def test_F8_free_flight_with_com_offset(integrator):
         V = sol.y[16:].T
         tol_E, tol_mu = 1e-9, 1e-8
     else:
-        from geomech.simulate import simulate
+        from geomech.simulation import simulate
 
         res = simulate(body, np.eye(4), V0, t_final=20.0, dt=0.01)
         g, V = res.q, res.v

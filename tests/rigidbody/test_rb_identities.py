@@ -38,7 +38,7 @@ from geomech.rigidbody import (
     selection_matrix,
     twist_from_paper,
 )
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 from geomech.spatial import crbar, skew, spatial_inertia
 
 ALL = GROUPS + [GL2, SL2, AFF1]

@@ -11,7 +11,7 @@ from scipy.integrate import solve_ivp
 from geomech.errors import NonFiniteError, NotOnManifoldError
 from geomech.lie import SE3, SO3
 from geomech.rigidbody import LIE_EULER, RKMK, RKMK2, RKMK4, RigidBody, get_integrator, integrate
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 
 
 def test_acceptance_free_body_on_so3_1e4_steps():

@@ -28,7 +28,7 @@ from geomech.rigidbody import (
     selection_matrix,
     twist_from_paper,
 )
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
 G0 = 9.81

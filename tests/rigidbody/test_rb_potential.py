@@ -10,7 +10,7 @@ from geomech.errors import GeomechError, InertiaError
 from geomech.lie import SE2, SE3, SO3, ProductGroup
 from geomech.lie.quaternion import matrix_to_quat
 from geomech.rigidbody import RigidBody, UniformGravity, embed_in_se3, selection_matrix
-from geomech.simulate import simulate
+from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
 MASS, COM = 2.0, np.array([0.1, -0.05, 0.2])

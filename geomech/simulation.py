@@ -37,7 +37,7 @@ Examples
 >>> import numpy as np
 >>> from geomech.lie import SO3
 >>> from geomech.rigidbody import RigidBody
->>> from geomech.simulate import simulate
+>>> from geomech.simulation import simulate
 >>> body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))
 >>> res = simulate(body, np.eye(3), [0.1, -0.2, 0.3], t_final=1.0, dt=0.01)
 >>> res.t.shape, res.q.shape, res.v.shape, res.tau.shape
@@ -115,7 +115,7 @@ class SimulationResult:
     >>> import numpy as np
     >>> from geomech.lie import SE2
     >>> from geomech.rigidbody import RigidBody
-    >>> from geomech.simulate import simulate
+    >>> from geomech.simulation import simulate
     >>> res = simulate(RigidBody(SE2, np.eye(3)), np.eye(3), [0.0, 1.0, 0.0], t_final=2.0, dt=0.5)
     >>> res.t, res.q[-1][:2, 2]
     (array([0. , 0.5, 1. , 1.5, 2. ]), array([2., 0.]))
@@ -158,7 +158,7 @@ class SimulationResult:
         >>> import tempfile, pathlib
         >>> import numpy as np
         >>> from geomech.geometry.examples import point_mass
-        >>> from geomech.simulate import SimulationResult, simulate
+        >>> from geomech.simulation import SimulationResult, simulate
         >>> res = simulate(point_mass(), np.zeros(3), np.ones(3), 1.0, dt=0.5,
         ...                log={"x": lambda t, q, v, tau: q[0]})
         >>> with tempfile.TemporaryDirectory() as d:
@@ -203,7 +203,7 @@ class SimulationResult:
         >>> import numpy as np
         >>> from geomech.lie import SO3
         >>> from geomech.rigidbody import RigidBody
-        >>> from geomech.simulate import SimulationResult, simulate
+        >>> from geomech.simulation import SimulationResult, simulate
         >>> res = simulate(RigidBody(SO3, np.eye(3)), np.eye(3), [0.0, 0.0, 1.0], 1.0, dt=0.1)
         >>> with tempfile.TemporaryDirectory() as d:
         ...     back = SimulationResult.load(res.save(pathlib.Path(d) / "spin.npz"))
@@ -245,7 +245,7 @@ class LieGroupForm:
     >>> import numpy as np
     >>> from geomech.lie import SO3
     >>> from geomech.rigidbody import RigidBody
-    >>> from geomech.simulate import lie_group_form
+    >>> from geomech.simulation import lie_group_form
     >>> form = lie_group_form(RigidBody(SO3, np.eye(3)))
     >>> form.group, form.nv
     (SO3, 3)
@@ -288,7 +288,7 @@ def lie_group_form(system) -> LieGroupForm:
     >>> import numpy as np
     >>> from geomech.lie import SE3
     >>> from geomech.rigidbody import RigidBody
-    >>> from geomech.simulate import lie_group_form
+    >>> from geomech.simulation import lie_group_form
     >>> lie_group_form(RigidBody(SE3, np.eye(6))).nv
     6
     >>> lie_group_form("pendulum")
@@ -353,7 +353,7 @@ def mechanical_system_form(system) -> LieGroupForm:
     --------
     >>> import numpy as np
     >>> from geomech.geometry.examples import point_mass
-    >>> from geomech.simulate import mechanical_system_form
+    >>> from geomech.simulation import mechanical_system_form
     >>> form = mechanical_system_form(point_mass(2.0))
     >>> form.acceleration(0.0, np.zeros(3), np.ones(3), np.array([2.0, 0.0, 0.0]))
     array([1., 0., 0.])
@@ -820,7 +820,7 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     >>> import numpy as np
     >>> from geomech.lie import SO3
     >>> from geomech.rigidbody import RigidBody
-    >>> from geomech.simulate import simulate
+    >>> from geomech.simulation import simulate
     >>> body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))
     >>> res = simulate(body, np.eye(3), [0.1, -0.2, 0.3], t_final=1.0)  # 10³ steps of 1 ms
     >>> E = body.kinetic_energy(res.v)

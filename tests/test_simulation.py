@@ -7,7 +7,7 @@ from geomech.errors import DimensionError, NotOnManifoldError
 from geomech.geometry import MechanicalSystem
 from geomech.lie import SE2, SE3, SO3
 from geomech.rigidbody import RKMK2, RigidBody
-from geomech.simulate import LieGroupForm, SimulationResult, lie_group_form, simulate
+from geomech.simulation import LieGroupForm, SimulationResult, lie_group_form, simulate
 from geomech.spatial import spatial_inertia
 
 
