@@ -88,9 +88,6 @@ _PROGRESS_MIN_STEPS = 1000
 class SimulationResult:
     """Trajectory returned by :func:`simulate` (time is the first axis of every array).
 
-    Logged signals are also readable as attributes (``res.V`` for ``res.signals["V"]``)
-    when the name does not clash with a field.
-
     Attributes
     ----------
     t : ndarray, shape (N + 1,)
@@ -128,12 +125,6 @@ class SimulationResult:
     method: str
     signals: dict = field(default_factory=dict)
     controller_state: np.ndarray | None = None
-
-    def __getattr__(self, name):
-        signals = self.__dict__.get("signals") or {}
-        if name in signals:
-            return signals[name]
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute or signal {name!r}")
 
     def save(self, path) -> Path:
         """Write the result to an uncompressed ``.npz`` file (no pickling).
