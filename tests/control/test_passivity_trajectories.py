@@ -45,3 +45,35 @@ def test_multibody_arm(name):
         return
     assert defect < 1e-6  # measured 4e-8
     assert V[-1] < 0.2 * V[0]  # and V decays
+
+
+_EPS = np.zeros((3, 3, 3))
+_EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
+_EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
+
+
+def _point_mass_reference(t):
+    return (np.array([t + np.sin(t), np.cos(t), 0.5 * t]), np.array([1 + np.cos(t), -np.sin(t), 0.5]),
+            np.array([-np.sin(t), -np.cos(t), 0.0]))
+
+
+@pytest.mark.parametrize("beta", ["levi-civita", -5.0, "state-dependent"])
+def test_point_mass_every_admissible_factorization(beta):
+    # seed 000 §IV-A2: C = β(q)(v×) is admissible for any β (skew, Cv = 0); with exact mass
+    # H = m1 is constant and V' = -sᵀK_D s = -(2k/m) V, so V(t) = V(0) exp(-2kt/m) exactly.
+    from geomech.geometry import AffineConnection, LeviCivitaConnection
+    from geomech.geometry.examples import point_mass
+
+    P, k = point_mass(2.0), 1.5
+    if beta == "levi-civita":
+        conn = LeviCivitaConnection(P)
+    elif beta == "state-dependent":  # Γ_ijk = β(q) ε_ijk with β(q) = 3 sin(q_x) - 2
+        conn = AffineConnection(P, lambda q: (3 * np.sin(q[..., 0]) - 2)[..., None, None, None] * _EPS)
+    else:
+        conn = AffineConnection(P, beta * _EPS)
+    ctrl = SlotineLi(P, conn, _point_mass_reference, 1.0, k, require_passivity=True)
+    log = {"V": lambda t, q, v, tau: ctrl.lyapunov(t, q, v)}
+    res = simulate(P, np.zeros(3), np.array([0.0, 1.0, -1.0]), 4.0, controller=ctrl, dt=1e-2,
+                   method="DOP853", rtol=1e-11, atol=1e-13, log=log)
+    V = res.signals["V"]
+    np.testing.assert_allclose(V, V[0] * np.exp(-2 * k * res.t / 2.0), rtol=1e-7)
