@@ -456,6 +456,46 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     return C + _T(C)
 
 
+def _slotine_li_inputs(model, q, v, v_ref, a_ref, connection, gravity):
+    """Validated inputs of :func:`slotine_li_torques` and the regressor, with the kinematics."""
+    q, v = _check_q(model, q), _check_v(model, v)
+    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
+    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
+    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
+    conns = _body_connections(model, connection)
+    return q, v, v_ref, a_ref, g, batch, conns, _Kinematics(model, q, v)
+
+
+def _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
+    r"""Forward pass of the modified RNEA: yields ``(i, v_i, w_i, alpha_i)`` in regular order.
+
+    ``v_i``/``w_i`` are the body twists of the actual/reference speeds and
+    :math:`\boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)}
+    + \boldsymbol\Phi_i a_{r,i} + \dot{\boldsymbol\Phi}_i\nu_{r,i}` with
+    :math:`\boldsymbol\alpha_0 = -\mathbf a_g` (Niemeyer–Slotine; seed 001 §1.4).
+    """
+    parent = model.parent.tolist()
+    a_0 = np.zeros(g.shape[:-1] + (6,))
+    a_0[..., 3:] = -g  # the world accelerates upwards: gravity as a fictitious acceleration
+    vel, alpha = [], []
+    for i, s_i in enumerate(model.v_slices):
+        v_J = _mv(kin.Phi[i], v[..., s_i])
+        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
+        p = parent[i]
+        if p < 0:
+            v_i, w_i, alpha_p = v_J, w_J, a_0
+        else:
+            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
+            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
+            alpha_p = alpha[p]
+        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
+        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
+        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
+        vel.append((v_i, w_i))
+        alpha.append(alpha_i)
+        yield i, v_i, w_i, alpha_i
+
+
 def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
     r"""Slotine–Li torques :math:`H a_r + \bar C(q, \nu)\,\nu_r + g` in :math:`O(N)`, without forming :math:`\bar C`.
 
@@ -519,40 +559,17 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
-    q, v = _check_q(model, q), _check_v(model, v)
-    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
-    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
-    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
-    conns = _body_connections(model, connection)
-    kin = _Kinematics(model, q, v)
-    parent = model.parent.tolist()
-    v_slices = model.v_slices
-    a_0 = np.zeros(g.shape[:-1] + (6,))
-    a_0[..., 3:] = -g  # the world accelerates upwards: gravity as a fictitious acceleration
-    vel, alpha, f = [], [], []
+    q, v, v_ref, a_ref, g, batch, conns, kin = _slotine_li_inputs(
+        model, q, v, v_ref, a_ref, connection, gravity)
+    f = []
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
-    for i in range(model.n_bodies):
-        s_i = v_slices[i]
-        v_J = _mv(kin.Phi[i], v[..., s_i])
-        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
-        p = parent[i]
-        if p < 0:
-            v_i, w_i, alpha_p = v_J, w_J, a_0
-        else:
-            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
-            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
-            alpha_p = alpha[p]
-        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
-        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
-        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
+    for i, v_i, w_i, alpha_i in _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
         B_i = _body_B(conns[i], model.inertias[i], v_i, model, i)
-        f_i = _mv(model.inertias[i], alpha_i) + _mv(B_i, w_i)
-        vel.append((v_i, w_i))
-        alpha.append(alpha_i)
-        f.append(f_i)
+        f.append(_mv(model.inertias[i], alpha_i) + _mv(B_i, w_i))
 
     # ---- backward pass: project the forces on the joints ---------------------------------
+    parent, v_slices = model.parent.tolist(), model.v_slices
     tau = np.zeros(batch + (model.nv,))
     for i in reversed(range(model.n_bodies)):
         tau[..., v_slices[i]] = _mv(kin.PhiT[i], f[i])

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech._validation import as_array
 from geomech.errors import ConnectionSpecError
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
@@ -41,17 +40,8 @@ from geomech.multibody.body_connections import (
     LeviCivitaBody,
     MomentumCrossBody,
     VelocityCrossBody,
-    _crm6,
 )
-from geomech.multibody.coriolis import (
-    _batch,
-    _body_B,
-    _body_connections,
-    _check_q,
-    _check_v,
-    _Kinematics,
-    _mv,
-)
+from geomech.multibody.coriolis import _body_B, _slotine_li_forward, _slotine_li_inputs
 from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
 
 __all__ = ["slotine_li_regressor"]
@@ -167,41 +157,18 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross")))
     True
     """
-    q, v = _check_q(model, q), _check_v(model, v)
-    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
-    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
-    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
-    conns = _body_connections(model, connection)
-    kin = _Kinematics(model, q, v)
-    parent = model.parent.tolist()
-    v_slices = model.v_slices
-    N = model.n_bodies
-    a_0 = np.zeros(g.shape[:-1] + (6,))
-    a_0[..., 3:] = -g  # gravity as a fictitious upward acceleration of the base
-    vel, alpha, F = [None] * N, [None] * N, [None] * N
+    q, v, v_ref, a_ref, g, batch, conns, kin = _slotine_li_inputs(
+        model, q, v, v_ref, a_ref, connection, gravity)
+    parent, v_slices, N = model.parent.tolist(), model.v_slices, model.n_bodies
+    F = [None] * N
 
     # ---- forward pass: as slotine_li_torques, but the wrench of each basis inertia ------
-    for i in range(N):
-        s_i = v_slices[i]
-        v_J = _mv(kin.Phi[i], v[..., s_i])
-        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
-        p = parent[i]
-        if p < 0:
-            v_i, w_i, alpha_p = v_J, w_J, a_0
-        else:
-            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
-            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
-            alpha_p = alpha[p]
-        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
-        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
-        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
+    for i, v_i, w_i, alpha_i in _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
         B_k = _basis_factors(conns[i], model, i, v_i)  # (..., 10, 6, 6)
         # F_i[:, k] = E_k alpha_i + B_i(E_k, v_i) w_i: f_i = I_i alpha_i + B_i w_i is linear in I_i
         F[i] = np.einsum("kab,...b->...ak", _BASIS, alpha_i) + np.einsum(
             "...kab,...b->...ak", B_k, w_i
         )
-        vel[i] = (v_i, w_i)
-        alpha[i] = alpha_i
 
     # ---- backward pass: project each body's block on the joints of its support ----------
     Y = np.zeros(batch + (model.nv, 10 * N))
