@@ -10,7 +10,7 @@ from ..errors import DimensionError, GeomechError
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.system import MechanicalSystem
-from .reference import group_tracking_error
+from .reference import _JointwiseError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
 
@@ -53,12 +53,15 @@ class SlotineLi:
         :math:`e = \log(q_d^{-1} q)` (resp. :math:`\log(q q_d^{-1})`):
         :math:`v_r = \operatorname{Ad}_{g_e^{-1}} v_d - \Lambda e` and its exact rate
         :math:`a_r` along the motion (:func:`geomech.control.reference.group_tracking_error`;
-        valid away from the cut locus of :math:`\log`). For a ``MultibodyModel`` the error is
-        ``model.difference(q_d, q)`` (joint-wise :math:`\log(q_d^{-1} q)`) and the
-        torque is ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``
-        (:math:`\ddot q_r = \ddot q_d - \Lambda(\dot q - \dot q_d)`, exact for
-        revolute/prismatic joints, a first-order approximation of the rate of the log
-        error on spherical/free-flyer joints).
+        valid away from the cut locus of :math:`\log`). For a ``MultibodyModel`` the same
+        left-invariant error is taken joint by joint
+        (:func:`geomech.control.reference.multibody_tracking_error`):
+        :math:`e` = ``model.difference(q_d, q)`` (:math:`e_i = \log(q_{d,i}^{-1} q_i)`),
+        :math:`v_r = T v_d - \Lambda e` with
+        :math:`T = \operatorname{blockdiag}(\operatorname{Ad}_{g_{e,i}^{-1}})` and its exact
+        rate :math:`a_r` on spherical, planar, Schönflies and free-flyer joints (the
+        coordinate law on 1-DoF joints); the torque is
+        ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``.
     connection : AffineConnection or str or mapping
         For a ``MechanicalSystem``: its Coriolis factorization
         :math:`\hat C[i,k] = \Gamma[i,j,k] v[j]`, used literally (not rescaled by the
@@ -205,8 +208,9 @@ class SlotineLi:
 
     def _init_multibody(self, model, connection, reference, Lambda, K_D, estimate, adaptation,
                         require_passivity):
-        # multibody: q~ = model.difference(q_d, q) (joint-wise log), torques from
-        # geomech.multibody.slotine_li_torques with the named body connection
+        # multibody: the group error joint by joint (e = model.difference(q_d, q), v_r and
+        # its exact rate a_r, Remark 5), torques from geomech.multibody.slotine_li_torques
+        # with the named body connection
         from ..multibody.model import MultibodyModel
 
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
@@ -226,6 +230,7 @@ class SlotineLi:
         self.n = model.nv
         self.Lambda = _gain(Lambda, self.n, "Lambda")
         self.K_D = _gain(K_D, self.n, "K_D")
+        self._jointwise = _JointwiseError(model)  # block layout of the joint-wise error
         # admissibility at a random state: Hdot = C + C^T (passivity) and C v = C* v (dynamics)
         from ..multibody.coriolis import coriolis_matrix, mass_matrix_derivative
 
@@ -304,8 +309,10 @@ class SlotineLi:
         if len(ref) != 3:
             raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
         q_d, v_d, a_d = (self._vec(x, k, m) for x, k, m in zip(ref, ("q_d", "v_d", "a_d"), (nq, self.n, self.n), strict=True))
-        q_err = self.system.difference(q_d, q) if self.multibody else q - q_d
-        v_r = v_d - self.Lambda @ q_err  # corrected sign (seed 000 §3.2)
+        if self.multibody:  # joint-wise group error, exact a_r = d/dt v_r (Remark 5)
+            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
+            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+        v_r = v_d - self.Lambda @ (q - q_d)  # corrected sign (seed 000 §3.2)
         a_r = a_d - self.Lambda @ (v - v_d)
         return q_d, v_d, v_r, a_r, v - v_r
 
@@ -562,9 +569,17 @@ class AdaptiveSlotineLi(SlotineLi):
         """``(Y, s)`` at ``(t, q, v)``: the regressor of eq. (13) and the sliding variable."""
         from ..multibody.regressor import slotine_li_regressor
 
+        # torque and state_rate are evaluated at the same (t, q, v) by the integrators:
+        # the regressor and s of the last point are reused
+        key = getattr(self, "_last", None)
+        if (key is not None and np.array_equal(key[0], t) and np.array_equal(key[1], q)
+                and np.array_equal(key[2], v)):
+            return key[3], key[4]
         _, _, v_r, a_r, s = self.signals(t, q, v)
         q, v = np.asarray(q, float), np.asarray(v, float)
-        return slotine_li_regressor(self.system, q, v, v_r, a_r, self.connection), s
+        Y = slotine_li_regressor(self.system, q, v, v_r, a_r, self.connection)
+        self._last = (t, q.copy(), v.copy(), Y, s)
+        return Y, s
 
     def torque(self, t, q, v, x):
         r"""Torque of eq. (13) in regressor form, :math:`\tau = Y\hat{\boldsymbol\pi} - K_D s`.

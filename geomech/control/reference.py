@@ -43,12 +43,25 @@ On :math:`\mathbb R^n` (``Euclidean(n)``: :math:`\operatorname{Ad} = \mathbf 1`,
 :math:`\operatorname{ad} = 0`) everything reduces to :math:`e = q - q_d`,
 :math:`v_r = \dot q_d - \Lambda (q - q_d)`, :math:`a_r = \ddot q_d - \Lambda (\dot q - \dot q_d)`.
 
+Multibody models (:func:`multibody_tracking_error`). Every joint's configuration lives in a
+Lie group with body speeds (:math:`\mathbb R` for 1-DoF joints, SO(3), SE(2), Schönflies,
+SE(3) for spherical, planar, Schönflies and free-flyer joints), so the left-invariant error
+above is taken joint by joint: :math:`T = \operatorname{blockdiag}(\operatorname{Ad}_{g_{e,i}^{-1}})`,
+:math:`v_r = T v_d - \Lambda e`, :math:`a_r = T a_d - \operatorname{blockdiag}
+(\operatorname{ad}_{\xi_{e,i}}) T v_d - \Lambda \dot e`, with a gain :math:`\Lambda` that may
+couple the joints. Both functions share one implementation of the per-group kinematics
+(``_error_rates``) and of the gain (``_with_gain``).
+
 Domain. :math:`e` is the principal logarithm (rotation angle in :math:`[0, \pi]` on SO(3) and
 SE(3), :math:`(-\pi, \pi]` on SE(2) and Schönflies). The field :math:`v_r` is smooth away from
 the cut locus (error rotation angle :math:`\pi`), where the logarithm jumps between
 :math:`\pm\pi` axes; the group logs do not raise there, so neither does this module. Since
 :math:`|e|` decreases on :math:`s = 0` (scalar :math:`\Lambda`), a closed loop that starts with
-an error angle below :math:`\pi` and small :math:`s` stays away from it.
+an error angle below :math:`\pi` and small :math:`s` stays away from it. On a multibody model
+the planar and Schönflies angles are unwrapped coordinates (like revolute angles), so their
+error is :math:`\theta - \theta_d` on the matching branch of :math:`\log` (any size, no jump;
+a full turn of error is unwound, as on a revolute joint); spherical and free-flyer errors use
+the principal logarithm.
 """
 
 from __future__ import annotations
@@ -61,7 +74,7 @@ from geomech._validation import as_array
 from geomech.errors import DimensionError, GeomechError
 from geomech.lie import LieGroup
 
-__all__ = ["GroupTrackingError", "group_tracking_error"]
+__all__ = ["GroupTrackingError", "group_tracking_error", "multibody_tracking_error"]
 
 
 class GroupTrackingError(NamedTuple):
@@ -221,21 +234,226 @@ def group_tracking_error(group, q, v, q_d, v_d, a_d, Lambda, side="left") -> Gro
     G = group
     if side == "left":
         g_e = G._compose(G._inverse(q_d), q)  # g_e = q_d^{-1} q
+    else:
+        g_e = G._compose(q, G._inverse(q_d))  # g_e = q q_d^{-1}
+    e = G._log(g_e)
+    w, b, e_dot = _error_rates(G, g_e, e, v, v_d, a_d, side)
+    return _with_gain(e, w, b, e_dot, L)
+
+
+def _error_rates(G, g_e, e, v, v_d, a_d, side):
+    r"""Kinematics of the group error shared by every tracking error of this module.
+
+    For one group (or a stack of ``k`` copies of it, batched on a leading axis) with
+    :math:`g_e = \exp e` the error (``q_d⁻¹ q`` left, ``q q_d⁻¹`` right), returns
+    ``(w, b, e_dot)``: the transported desired velocity :math:`w = T v_d` with
+    :math:`T = \operatorname{Ad}_{g_e^{-1}}` (left) or :math:`\operatorname{Ad}_{g_e}` (right),
+    :math:`b = \dot T v_d + T a_d = T a_d \mp \operatorname{ad}_{\xi_e} w` and
+    :math:`\dot e`. The gain is applied by :func:`_with_gain` on the stacked vectors, so
+    that a :math:`\Lambda` coupling several groups (joints) is exact too.
+    """
+    if side == "left":
         Ad = G._Ad(G._inverse(g_e))  # Ad_{g_e^{-1}}: the desired velocity seen from q
         sign = -1.0  # d/dt Ad_{g_e^{-1}} = -ad_{xi_e} Ad_{g_e^{-1}}
     else:
-        g_e = G._compose(q, G._inverse(q_d))  # g_e = q q_d^{-1}
         Ad = G._Ad(g_e)
         sign = 1.0  # d/dt Ad_{g_e} = +ad_{xi_e} Ad_{g_e} (xi_e spatial)
-    e = G._log(g_e)
-    w = _matvec(Ad, v_d)  # Ad v_d
+    w = _matvec(Ad, v_d)  # T v_d
     xi_e = v - w  # velocity of g_e (body for left, spatial for right)
     # e_dot = dexp^{-1}_{-e} xi_e = J_r(e)^{-1} xi_e (left), dexp^{-1}_{e} xi_e = J_l(e)^{-1} xi_e
     # (right); J_r(e) = J_l(-e), geomech.lie.base
     J_inv = G._left_jacobian_inverse(-e if side == "left" else e)
     e_dot = _matvec(J_inv, xi_e)
-    v_r = w - _matvec(L, e)  # Remark 5, corrected sign (seed 000 §IV-A1)
-    # a_r = d/dt v_r(q(t), t) = Ad a_d -/+ ad_{xi_e}(Ad v_d) - Lambda e_dot
     ad_xi_w = np.einsum("...i,...j,ijk->...k", xi_e, w, G._structure_constants)  # [xi_e, w]
-    a_r = _matvec(Ad, a_d) + sign * ad_xi_w - _matvec(L, e_dot)
+    b = _matvec(Ad, a_d) + sign * ad_xi_w  # d/dt (T v_d) = T a_d -/+ ad_{xi_e} T v_d
+    return w, b, e_dot
+
+
+def _with_gain(e, w, b, e_dot, L) -> GroupTrackingError:
+    """``v_r = w - Λ e`` (Remark 5, corrected sign, seed 000 §IV-A1), ``a_r = b - Λ ė``."""
+    v_r = w - _matvec(L, e)
+    a_r = b - _matvec(L, e_dot)  # a_r = d/dt v_r(q(t), t)
     return GroupTrackingError(e, v_r, a_r, e_dot)
+
+
+# ----------------------------------------------------------------------------------------
+# Multibody models: the group error joint by joint
+# ----------------------------------------------------------------------------------------
+def _stateless_joint_types() -> tuple[type, ...]:
+    from geomech.multibody.joints import FreeFlyer, Planar, SchoenfliesJoint, Spherical
+
+    # joints without parameters: instances of one class are interchangeable, so their
+    # blocks can be stacked and evaluated in one vectorised call
+    return (Spherical, Planar, SchoenfliesJoint, FreeFlyer)
+
+
+class _JointwiseError:
+    r"""The joint-wise group error of a multibody model, its blocks laid out once per model.
+
+    1-DoF joints (configuration manifold :math:`\mathbb R`) share one vectorised slice;
+    multi-DoF joints are stacked by kind (all spherical joints in one batched call, ...), and
+    a joint of another class (a user joint) is its own block.
+    """
+
+    def __init__(self, model):
+        from geomech.multibody.joints import _OneDoF
+
+        stateless = _stateless_joint_types()
+        iq1, iv1, blocks = [], [], {}
+        for joint, qs, vs in zip(model.joints, model.q_slices, model.v_slices, strict=True):
+            if joint.nv == 0:
+                continue
+            if isinstance(joint, _OneDoF):
+                iq1.extend(range(qs.start, qs.stop))
+                iv1.extend(range(vs.start, vs.stop))
+                continue
+            if not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv:
+                raise GeomechError(
+                    f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
+                    f"nv = {joint.nv} (its speeds in the group's Lie algebra), got "
+                    f"{joint.manifold!r}."
+                )
+            key = type(joint) if type(joint) in stateless else id(joint)
+            _, q_rows, v_rows = blocks.setdefault(key, (joint, [], []))
+            q_rows.append(np.arange(qs.start, qs.stop))
+            v_rows.append(np.arange(vs.start, vs.stop))
+        self.nq, self.nv = model.nq, model.nv
+        self._iq1 = np.array(iq1, dtype=int)
+        self._iv1 = np.array(iv1, dtype=int)
+        # (joint, iq (k, nq_j), iv (k, nv_j)): x[..., iq] stacks the k joints on axis -2
+        self._blocks = [(j, np.array(qr), np.array(vr)) for j, qr, vr in blocks.values()]
+
+    def __call__(self, q, v, q_d, v_d, a_d, L) -> GroupTrackingError:
+        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1],
+                                   a_d.shape[:-1])
+        q, q_d = (np.broadcast_to(x, lead + (self.nq,)) for x in (q, q_d))
+        v, v_d, a_d = (np.broadcast_to(x, lead + (self.nv,)) for x in (v, v_d, a_d))
+        e, w, b, e_dot = (np.empty(lead + (self.nv,)) for _ in range(4))
+        # 1-DoF joints, G = R: T = 1, ad = 0, J = 1, so e = q - q_d, T v_d = v_d,
+        # d/dt (T v_d) = a_d, e_dot = v - v_d (the coordinate law of seed 000 §IV-A1)
+        i, j = self._iq1, self._iv1
+        e[..., j] = q[..., i] - q_d[..., i]
+        w[..., j] = v_d[..., j]
+        b[..., j] = a_d[..., j]
+        e_dot[..., j] = v[..., j] - v_d[..., j]
+        # multi-DoF joints, body speeds in their group: g_e = q_d^{-1} q = exp(e) per joint
+        for joint, iq, iv in self._blocks:
+            G = joint.manifold
+            e_k = joint._difference(q_d[..., iq], q[..., iq])  # log(q_d^{-1} q), (..., k, nv_j)
+            w_k, b_k, ed_k = _error_rates(G, G._exp(e_k), e_k, v[..., iv], v_d[..., iv],
+                                          a_d[..., iv], "left")
+            e[..., iv], w[..., iv], b[..., iv], e_dot[..., iv] = e_k, w_k, b_k, ed_k
+        return _with_gain(e, w, b, e_dot, L)  # Lambda may couple joints
+
+
+def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackingError:
+    r"""Joint-wise group error, reference speeds and their exact rate for a multibody model.
+
+    Every joint's configuration lives in a Lie group (:attr:`Joint.manifold
+    <geomech.multibody.joints.Joint>`: :math:`\mathbb R` for 1-DoF joints, SO(3) for
+    spherical, SE(2) planar, Schönflies, SE(3) free-flyer joints) with body speeds
+    (:math:`q_i \oplus \delta = q_i \exp\delta`). The error of :func:`group_tracking_error`
+    (left-invariant frame) is taken joint by joint,
+
+    .. math::
+
+        g_{e,i} = q_{d,i}^{-1} q_i,\quad e_i = \log g_{e,i},\quad
+        T = \operatorname{blockdiag}_i(\operatorname{Ad}_{g_{e,i}^{-1}}),\quad
+        \xi_e = v - T v_d,\quad \dot e_i = J_r(e_i)^{-1}\xi_{e,i},
+
+    .. math::
+
+        v_r = T v_d - \Lambda e,\qquad
+        a_r = T a_d - \operatorname{blockdiag}_i(\operatorname{ad}_{\xi_{e,i}})\,T v_d
+              - \Lambda\dot e,
+
+    with :math:`\Lambda` any :math:`n_v\times n_v` matrix (it may couple joints). ``a_r`` is
+    the exact rate :math:`\tfrac{d}{dt}v_r(q(t), t)` along a motion with speeds ``v``, so
+    the Slotine–Li loop satisfies :math:`\dot V = -s^\top K_D s` exactly (seed 000 eq. 14).
+    On 1-DoF joints (:math:`T = 1`, :math:`\operatorname{ad} = 0`, :math:`J = 1`) this is
+    the coordinate law :math:`e = q - q_d`, :math:`v_r = v_d - \Lambda e`,
+    :math:`a_r = a_d - \Lambda(v - v_d)`. ``e`` is ``model.difference(q_d, q)``
+    (principal logarithm on spherical and free-flyer joints, the unwrapped angle on planar
+    and Schönflies joints); see :mod:`geomech.control.reference` for the cut locus.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        The model (its joints and the layout of ``q`` and ``v``).
+    q : array_like, shape (..., nq)
+        Configuration (unit quaternions on spherical and free-flyer joints).
+    v : array_like, shape (..., nv)
+        Joint speeds (body speeds on multi-DoF joints).
+    q_d : array_like, shape (..., nq)
+        Desired configuration.
+    v_d, a_d : array_like, shape (..., nv)
+        Desired joint speeds (:math:`\dot q_{d,i} = q_{d,i}\hat v_{d,i}`) and their time
+        derivative.
+    Lambda : float or array_like, shape (nv, nv)
+        Error gain :math:`\Lambda` (a scalar means :math:`\lambda\mathbf 1`).
+
+    Returns
+    -------
+    GroupTrackingError
+        Named tuple ``(e, v_r, a_r, e_dot)``, each of shape ``(..., nv)``.
+
+    Raises
+    ------
+    GeomechError
+        If ``model`` is not a :class:`~geomech.multibody.MultibodyModel`, or a multi-DoF
+        joint has no Lie group of dimension ``nv`` as its manifold.
+    DimensionError
+        If an input has the wrong trailing shape, ``Lambda`` is not scalar or
+        ``(nv, nv)``, or the leading dimensions do not broadcast.
+    NonFiniteError, NotOnManifoldError
+        If an input is not finite or a quaternion is not of unit norm.
+
+    References
+    ----------
+    seed 000 §IV-A1 eq. (13), Remark 5 (reference velocity as a vector field, corrected
+    sign, digest §3.2); seed 001 Remark 5 (body speeds of spherical and free-flyer joints).
+
+    Examples
+    --------
+    A free-flyer rotated by 0.4 rad about z from the desired pose, which moves forward at
+    1 m/s: the desired velocity seen from the body is :math:`\operatorname{Ad}_{g_e^{-1}}
+    v_d` (turned by -0.4 rad), and on :math:`s = 0` the log error decays as
+    :math:`\dot e = -\Lambda e`:
+
+    >>> import numpy as np
+    >>> from geomech.control.reference import multibody_tracking_error
+    >>> from geomech.multibody import FreeFlyer, MultibodyModel
+    >>> from geomech.spatial import spatial_inertia
+    >>> model = MultibodyModel.from_bodies([-1], [FreeFlyer()], [spatial_inertia(
+    ...     1.0, np.zeros(3), 0.1 * np.eye(3))])
+    >>> q_d = model.neutral()
+    >>> q = model.integrate(q_d, [0.0, 0.0, 0.4, 0.0, 0.0, 0.0])
+    >>> v_d = np.array([0.0, 0.0, 0.0, 1.0, 0.0, 0.0])
+    >>> err = multibody_tracking_error(model, q, np.zeros(6), q_d, v_d, np.zeros(6), 2.0)
+    >>> np.round(err.e, 6)
+    array([0. , 0. , 0.4, 0. , 0. , 0. ])
+    >>> np.round(err.v_r, 6)
+    array([ 0.      ,  0.      , -0.8     ,  0.921061, -0.389418,  0.      ])
+    >>> err = multibody_tracking_error(model, q, err.v_r, q_d, v_d, np.zeros(6), 2.0)
+    >>> bool(np.allclose(err.e_dot, -2.0 * err.e))
+    True
+    """
+    from geomech.multibody.model import MultibodyModel
+
+    if not isinstance(model, MultibodyModel):
+        raise GeomechError(
+            f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
+        )
+    q, q_d = (as_array(x, name, (model.nq,)) for x, name in ((q, "q"), (q_d, "q_d")))
+    v, v_d, a_d = (as_array(x, name, (model.nv,))
+                   for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d")))
+    L = _lambda_matrix(Lambda, model.nv)
+    try:
+        np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1],
+                            a_d.shape[:-1])
+    except ValueError as exc:
+        raise DimensionError(
+            f"Expected the leading (batch) dimensions of `q` {q.shape}, `v` {v.shape}, `q_d` "
+            f"{q_d.shape}, `v_d` {v_d.shape} and `a_d` {a_d.shape} to broadcast."
+        ) from exc
+    return _JointwiseError(model)(q, v, q_d, v_d, a_d, L)
