@@ -6,6 +6,7 @@ import warnings
 
 import numpy as np
 
+from .._validation import as_array
 from ..errors import DimensionError, GeomechError
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
@@ -252,10 +253,12 @@ class SlotineLi:
             warnings.warn(msg, UserWarning, stacklevel=3)
 
     def _vec(self, x, name, n=None):
+        # one state or reference vector: exactly (n,) (no batch) and finite, so that a NaN
+        # from reference(t) is reported under its own name, not as a derived signal's
         n = self.n if n is None else n
-        x = np.asarray(x, dtype=float)
+        x = as_array(x, name, (n,))
         if x.shape != (n,):
-            raise GeomechError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
+            raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
     def _group_signals(self, t, q, v):

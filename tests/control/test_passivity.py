@@ -5,7 +5,7 @@ import pytest
 from scipy.integrate import trapezoid
 
 from geomech.control import SlotineLi, torsion_experiment
-from geomech.errors import GeomechError
+from geomech.errors import GeomechError, NonFiniteError
 from geomech.geometry import AffineConnection, LeviCivitaConnection
 from geomech.geometry.examples import point_mass
 
@@ -95,6 +95,28 @@ def test_shape_and_type_errors():
         SlotineLi(P, "levi-civita", ref, 1.0, 1.0)
     with pytest.raises(GeomechError, match="MechanicalSystem"):
         SlotineLi(object(), LeviCivitaConnection(P), ref, 1.0, 1.0)
+
+
+@pytest.mark.parametrize("k", [0, 1, 2])
+def test_non_finite_reference_is_named(k):
+    # a NaN from reference(t) is reported as the reference entry it sits in (q_d, v_d, a_d),
+    # on a point mass, a rigid body on SO(3) and a multibody model
+    from geomech.geometry.examples import rigid_body_so3
+    from geomech.multibody import robots
+
+    name = ("q_d", "v_d", "a_d")[k]
+    body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
+    arm = robots.load("ur5")
+    cases = [(point_mass(1.0), np.zeros(3), 3), (body, np.eye(3), 3), (arm, np.zeros(6), 6)]
+    for system, q, n in cases:
+        ref = [q.copy(), np.zeros(n), np.zeros(n)]
+        ref[k] = np.full_like(ref[k], np.nan)
+        conn = "levi-civita" if system is arm else LeviCivitaConnection(system)
+        c = SlotineLi(system, conn, lambda t, r=ref: tuple(r), 1.0, 1.0)
+        with pytest.raises(NonFiniteError, match=f"`{name}`"):
+            c(0.0, q, np.zeros(n))
+        with pytest.raises(NonFiniteError, match="`v`"):
+            c(0.0, q, np.full(n, np.inf))
 
 
 def test_non_metric_connection_warns_or_raises():
