@@ -19,6 +19,7 @@ import functools
 
 import numpy as np
 import pytest
+from control_helpers import MatrixCurve, assert_batch_matches_loop, spd
 from scipy.integrate import cumulative_simpson
 from scipy.linalg import expm, logm
 from scipy.spatial.transform import Rotation
@@ -26,7 +27,6 @@ from scipy.spatial.transform import Rotation
 from geomech.control import SlotineLi
 from geomech.control.passivity import AdaptiveSlotineLi
 from geomech.control.reference import (
-    GroupTrackingError,
     group_tracking_error,
     multibody_tracking_error,
 )
@@ -43,38 +43,6 @@ from geomech.spatial import spatial_inertia
 # ----------------------------------------------------------------------------------------
 # smooth joint trajectories with exact body velocities (scipy's expm, not geomech)
 # ----------------------------------------------------------------------------------------
-class GroupCurve:
-    """g(t) = g0 expm(t A) expm(sin(w t) B) with body velocity and acceleration.
-
-    With M = expm(-s B) A expm(s B), s = sin(w t): g⁻¹ġ = M + ṡ B and
-    d/dt (g⁻¹ġ) = ṡ [M, B] + s̈ B.
-    """
-
-    def __init__(self, group, rng, scale=0.6, omega=1.3, fast=False):
-        self.G, self.w = group, omega
-        # scipy's expm for the kinematic references; the group's closed-form exp where a
-        # closed loop only needs some smooth desired motion with consistent v_d, a_d
-        self.expm = (lambda X: group.exp(group.vee(X))) if fast else expm
-        self.a, self.b = scale * rng.standard_normal((2, group.dim))
-        self.A, self.B = group.hat(self.a), group.hat(self.b)
-        self.g0 = group.random(rng)
-        if group in (SE2, Schoenflies):  # keep planar positions O(1)
-            self.g0[:-1, -1] = rng.uniform(-1.0, 1.0, group.matrix_size - 1)
-
-    def __call__(self, t):
-        G, A, B, w, expm_ = self.G, self.A, self.B, self.w, self.expm
-        s, sd, sdd = np.sin(w * t), w * np.cos(w * t), -w * w * np.sin(w * t)
-        E2 = expm_(s * B)
-        g = self.g0 @ expm_(t * A) @ E2
-        M = np.linalg.solve(E2, A @ E2)
-        return g, G.vee(M + sd * B), G.vee(sd * (M @ B - B @ M) + sdd * B)
-
-    def angle(self, t):
-        """Unwrapped rotation angle of an SE(2) / Schönflies curve (the rotation is abelian)."""
-        theta0 = np.arctan2(self.g0[1, 0], self.g0[0, 0])
-        return theta0 + t * self.a[0] + np.sin(self.w * t) * self.b[0]
-
-
 class ScalarCurve:
     """q(t) = c + r sin(w t + p) for a 1-DoF joint."""
 
@@ -109,7 +77,7 @@ class ModelCurve:
     def __init__(self, model, rng, scale=0.6, fast=False):
         self.model = model
         self.curves = [ScalarCurve(rng) if j.nv == 1
-                       else GroupCurve(GROUP_OF[j.kind], rng, scale, fast=fast)
+                       else MatrixCurve(GROUP_OF[j.kind], rng, scale, fast=fast, bounded=True)
                        for j in model.joints]
 
     def __call__(self, t):
@@ -158,11 +126,6 @@ KIN_MODEL = MultibodyModel.from_bodies(
 )
 
 
-def _spd(rng, n, low=0.5):
-    X = rng.standard_normal((n, n))
-    return X @ X.T + low * np.eye(n)
-
-
 def _unwrapped_log(G, g_e, omega):
     """The logarithm of g_e on SE(2) / Schönflies with the rotation angle ``omega`` (any branch).
 
@@ -202,7 +165,7 @@ def _reference_signals(model, L, x, x_d):
 def _kinematic_setup(seed=0):
     rng = np.random.default_rng(seed)
     curve, curve_d = ModelCurve(KIN_MODEL, rng), ModelCurve(KIN_MODEL, rng)
-    return curve, curve_d, _spd(rng, KIN_MODEL.nv)  # Λ couples all joints
+    return curve, curve_d, spd(rng, KIN_MODEL.nv)  # Λ couples all joints
 
 
 # ----------------------------------------------------------------------------------------
@@ -283,7 +246,7 @@ def test_free_flyer_alone_is_the_se3_group_error():
     model = MultibodyModel.from_bodies([-1], [gj.FreeFlyer()], [_inertia(1.0, [0, 0, 0], [1, 1, 1])])
     q, q_d = model.random_configuration(rng, 2)
     v, v_d, a_d = rng.standard_normal((3, 6))
-    L = _spd(rng, 6)
+    L = spd(rng, 6)
     mats = [gj.FreeFlyer().pose(x) for x in (q, q_d)]
     A = multibody_tracking_error(model, q, v, q_d, v_d, a_d, L)
     B = group_tracking_error(SE3, mats[0], v, mats[1], v_d, a_d, L)
@@ -307,14 +270,8 @@ def test_batched_equals_loop():
     q = KIN_MODEL.random_configuration(rng, (3, 2))
     q_d = KIN_MODEL.random_configuration(rng, 2)
     v, v_d, a_d = rng.standard_normal((3, 2, n)), rng.standard_normal(n), rng.standard_normal(n)
-    L = _spd(rng, n)
-    B = multibody_tracking_error(KIN_MODEL, q, v, q_d, v_d, a_d, L)
-    assert isinstance(B, GroupTrackingError) and B.a_r.shape == (3, 2, n)
-    for i in range(3):
-        for j in range(2):
-            E = multibody_tracking_error(KIN_MODEL, q[i, j], v[i, j], q_d[j], v_d, a_d, L)
-            for x, y in zip(E, B, strict=True):
-                np.testing.assert_allclose(y[i, j], x, atol=1e-13)
+    assert_batch_matches_loop(functools.partial(multibody_tracking_error, KIN_MODEL), q, v, q_d,
+                              v_d, a_d, spd(rng, n), atol=1e-13)
 
 
 def test_validation_errors():

@@ -12,11 +12,12 @@ import functools
 
 import numpy as np
 import pytest
+from control_helpers import MatrixCurve, assert_batch_matches_loop, spd
 from scipy.integrate import cumulative_simpson
-from scipy.linalg import expm, logm
+from scipy.linalg import logm
 
 from geomech.control import SlotineLi
-from geomech.control.reference import GroupTrackingError, group_tracking_error
+from geomech.control.reference import group_tracking_error
 from geomech.errors import DimensionError, GeomechError, NotOnManifoldError
 from geomech.geometry import (
     CartanSchoutenConnection,
@@ -35,45 +36,12 @@ GROUPS = [SO3, SE3, SE2, Schoenflies]
 
 
 # ----------------------------------------------------------------------------------------
-# smooth trajectories with exact velocities, from matrix exponentials (scipy, not geomech)
+# along smooth trajectories with exact velocities (MatrixCurve: scipy's expm, not geomech)
 # ----------------------------------------------------------------------------------------
-class MatrixCurve:
-    """q(t) = q0 expm(t A) expm(sin(w t) B) and its body/spatial velocity and acceleration.
-
-    With M = expm(-s B) A expm(s B): q^-1 q' = M + s' B and d/dt (q^-1 q') = s' [M, B] + s'' B;
-    the spatial velocity is q (q^-1 q') q^-1, its rate q (d/dt body) q^-1.
-    """
-
-    def __init__(self, group, rng, scale=0.7, omega=1.3, fast=False):
-        self.G = group
-        self.a, self.b = scale * rng.standard_normal((2, group.dim))
-        self.A, self.B = group.hat(self.a), group.hat(self.b)
-        self.q0 = group.random(rng)
-        self.w = omega
-        # scipy's expm for the kinematic references; the group's closed-form exp where a
-        # closed loop only needs some smooth desired motion with consistent v_d, a_d
-        self.expm = (lambda X: group.exp(group.vee(X))) if fast else expm
-
-    def __call__(self, t):
-        G, A, B, w, expm_ = self.G, self.A, self.B, self.w, self.expm
-        s, sd, sdd = np.sin(w * t), w * np.cos(w * t), -w * w * np.sin(w * t)
-        E2 = expm_(s * B)
-        q = self.q0 @ expm_(t * A) @ E2
-        M = np.linalg.solve(E2, A @ E2)
-        vb_hat, ab_hat = M + sd * B, sd * (M @ B - B @ M) + sdd * B
-        qi = np.linalg.inv(q)
-        return q, G.vee(vb_hat), G.vee(ab_hat), G.vee(q @ vb_hat @ qi), G.vee(q @ ab_hat @ qi)
-
-
-def _spd(rng, n, low=0.5):
-    X = rng.standard_normal((n, n))
-    return X @ X.T + low * np.eye(n)
-
-
 def _errors(group, side, seed):
     rng = np.random.default_rng(seed)
     curve, curve_d = MatrixCurve(group, rng), MatrixCurve(group, rng)
-    L = _spd(rng, group.dim)  # a matrix gain: a_r must be exact for any Lambda
+    L = spd(rng, group.dim)  # a matrix gain: a_r must be exact for any Lambda
     k = 1 if side == "left" else 3
 
     def err(t):
@@ -150,7 +118,7 @@ def test_euclidean_group_is_the_coordinate_law():
     # seed 000 §IV-A1 with the corrected sign: v_r = v_d - L (q - q_d), a_r = a_d - L (v - v_d)
     rng = np.random.default_rng(4)
     q, v, q_d, v_d, a_d = rng.standard_normal((5, 3))
-    L = _spd(rng, 3)
+    L = spd(rng, 3)
     for side in ("left", "right"):
         E = group_tracking_error(Euclidean(3), q, v, q_d, v_d, a_d, L, side)
         np.testing.assert_allclose(E.e, q - q_d, atol=1e-15)
@@ -171,14 +139,8 @@ def test_batched_equals_loop():
     rng = np.random.default_rng(5)
     q, q_d = SE3.random(rng, (4, 2)), SE3.random(rng, 2)
     v, v_d, a_d = rng.standard_normal((4, 2, 6)), rng.standard_normal(6), rng.standard_normal(6)
-    L = _spd(rng, 6)
-    B = group_tracking_error(SE3, q, v, q_d, v_d, a_d, L)
-    assert isinstance(B, GroupTrackingError) and B.a_r.shape == (4, 2, 6)
-    for i in range(4):
-        for j in range(2):
-            E = group_tracking_error(SE3, q[i, j], v[i, j], q_d[j], v_d, a_d, L)
-            for x, y in zip(E, B, strict=True):
-                np.testing.assert_allclose(y[i, j], x, atol=1e-14)
+    assert_batch_matches_loop(functools.partial(group_tracking_error, SE3), q, v, q_d, v_d, a_d,
+                              spd(rng, 6), atol=1e-14)
 
 
 def test_validation_errors():
