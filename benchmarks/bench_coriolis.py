@@ -17,40 +17,22 @@ A joint least-squares fit over both families of ``t = a N + b n1`` (Alg. 1) and
 Finally the ratio of geomech's ``coriolis_matrix`` to Pinocchio's ``computeCoriolisMatrix``
 on the built-in humanoid (floating base, nv = 30), single state and a batch of 1000 states.
 
-Run: ``python benchmarks/bench_coriolis.py [--max-n 256] [--repeat 3]``.
+Run: ``python benchmarks/bench_coriolis.py [--max-n 256] [--repeat 3] [--quick]``.
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 import numpy as np
+from _timing import best_time, slope
 from scipy.optimize import nnls
 
 from geomech.multibody import robots
 from geomech.multibody.christoffel import christoffel_symbols
 from geomech.multibody.coriolis import coriolis_matrix
-
-
-def best_time(fun, repeat, budget=2.0):
-    """Best of ``repeat`` runs (fewer when one run exceeds ``budget`` seconds)."""
-    best = np.inf
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fun()
-        t = time.perf_counter() - t0
-        best = min(best, t)
-        if t > budget:
-            break
-    return best
-
-
-def slope(x, y):
-    """Least-squares slope of log y against log x."""
-    return float(np.polyfit(np.log(x), np.log(y), 1)[0])
 
 
 def scaling(kind, sizes, repeat):
@@ -159,7 +141,10 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--max-n", type=int, default=256)
     parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="N <= 64 only, for a smoke run")
     args = parser.parse_args(argv)
+    if args.quick:
+        args.max_n = min(args.max_n, 64)
     sizes = [n for n in (16, 32, 64, 128, 256, 512) if n <= args.max_n]
     rows = []
     for kind in ("chain", "tree"):

@@ -26,28 +26,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
+from _timing import best_time  # noqa: E402
 from pinocchio_bridge import to_pinocchio  # noqa: E402
 
 from geomech.multibody import robots  # noqa: E402
 from geomech.multibody.dynamics import aba, crba, rnea  # noqa: E402
 
 BATCH = 1000
-
-
-def best_time(fun, min_total=0.2, repeats=5):
-    """Best per-call time (s) over ``repeats`` timing runs of ~``min_total`` seconds each."""
-    fun()
-    t0 = time.perf_counter()
-    fun()
-    once = max(time.perf_counter() - t0, 1e-7)
-    number = max(1, int(min_total / repeats / once))
-    best = np.inf
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        for _ in range(number):
-            fun()
-        best = min(best, (time.perf_counter() - t0) / number)
-    return best
 
 
 def models(quick: bool):
@@ -98,8 +83,8 @@ def bench_model(name, model, rng, batch):
     for alg, (gm1, gmB, pin1, pinB) in cases.items():
         t_gm1 = best_time(gm1)
         t_pin1 = best_time(pin1)
-        t_gmB = best_time(gmB, min_total=0.6, repeats=2) / batch
-        t_pinB = best_time(pinB, min_total=0.6, repeats=2) / batch
+        t_gmB = best_time(gmB, repeat=2, min_total=0.6) / batch
+        t_pinB = best_time(pinB, repeat=2, min_total=0.6) / batch
         rows.append(
             (name, model.n_bodies, model.nv, model.depth, alg, t_gm1, t_pin1, t_gmB, t_pinB)
         )
