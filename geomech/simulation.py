@@ -29,8 +29,14 @@ Two modes share this chart:
 Systems: :class:`~geomech.rigidbody.RigidBody` and
 :class:`~geomech.geometry.MechanicalSystem` on a Lie group (coordinate frame on
 ``Euclidean(n)``, left- or right-invariant frames), through their :class:`LieGroupForm`
-(:func:`lie_group_form` is the extension point for new system types), and
-:class:`~geomech.multibody.MultibodyModel` (joint-wise charts; ABA forward dynamics).
+(:func:`lie_group_form` is the extension point for new system types);
+:class:`~geomech.multibody.MultibodyModel` (joint-wise charts; ABA forward dynamics); and
+any other ``MechanicalSystem`` (custom frames, the loop-closure frame of a closed chain,
+coordinates on a curved manifold) in its frame's own chart,
+:math:`q = \mathrm{flow}(q_c, \delta)`, :math:`\dot\delta` from
+:meth:`Frame.chart_velocity <geomech.geometry.Frame.chart_velocity>` (RKMK keeps its order
+where that rate is exact; ``CustomFrame``'s default series is accurate to
+:math:`O(|\delta|^3)`).
 
 Examples
 --------
@@ -349,33 +355,62 @@ def mechanical_system_form(system) -> LieGroupForm:
     >>> form.acceleration(0.0, np.zeros(3), np.ones(3), np.array([2.0, 0.0, 0.0]))
     array([1., 0., 0.])
     """
-    from geomech.geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
-    from geomech.geometry.levi_civita import LeviCivitaConnection
+    from geomech.geometry.frames import RightInvariantFrame
+
+    group, frame = _group_of(system), system.frame
+    if group is None:
+        raise TypeError(
+            f"Expected a MechanicalSystem on a LieGroup with a coordinate (Euclidean(n)) or "
+            f"invariant frame, got manifold {type(system.manifold).__name__} with frame "
+            f"{type(frame).__name__}; simulate() integrates such systems in the frame's own "
+            f"chart (Frame.flow, Frame.chart_velocity)."
+        )
+    if isinstance(frame, RightInvariantFrame):
+        def velocity(t, q, v):  # q̇ = v̂ q = q (Ad_{q⁻¹} v)^
+            return np.einsum("...ij,...j->...i", group._Ad(group._inverse(q)), v)
+    else:
+        def velocity(t, q, v):
+            return v
+    acceleration = _hamel_acceleration(system, group.identity())
+    return LieGroupForm(group=group, nv=system.dim, velocity=velocity, acceleration=acceleration,
+                        validate_q=lambda q0: group.validate(q0, "q0"))
+
+
+def _group_of(system):
+    """The Lie group of a MechanicalSystem that has a Lie-group form, else ``None``.
+
+    Invariant frames on their group, and coordinate frames on ``Euclidean(n)`` (or without
+    a manifold).
+    """
+    from geomech.geometry.frames import CoordinateFrame, LeftInvariantFrame
 
     group, frame = system.manifold, system.frame
     if group is None:  # a frame without a manifold: take the frame's group
         group = getattr(frame, "group", Euclidean(frame.dim) if isinstance(frame, CoordinateFrame) else None)
     if not isinstance(group, LieGroup):
-        raise TypeError(f"Expected the manifold of `system` to be a LieGroup, got {type(group).__name__}.")
-    if isinstance(frame, RightInvariantFrame):
-        def velocity(t, q, v):  # q̇ = v̂ q = q (Ad_{q⁻¹} v)^
-            return np.einsum("...ij,...j->...i", group._Ad(group._inverse(q)), v)
-    elif isinstance(frame, LeftInvariantFrame) or (isinstance(frame, CoordinateFrame)
-                                                    and isinstance(group, Euclidean)):
-        def velocity(t, q, v):
-            return v
-    else:
-        raise TypeError(f"simulate() does not support frames of type {type(frame).__name__} on "
-                        f"{group.name}.")
+        return None
+    if isinstance(frame, LeftInvariantFrame) or (isinstance(frame, CoordinateFrame)
+                                                 and isinstance(group, Euclidean)):
+        return group  # RightInvariantFrame subclasses LeftInvariantFrame
+    return None
+
+
+def _hamel_acceleration(system, constant_at=None):
+    r"""``acceleration(t, q, v, tau)``: :math:`\dot v = H^{-1}(\tau - C^\star(q, v) v - g(q))`.
+
+    seed 000 eq. (1) in the system's frame (Hamel's equations, eq. 6), with the Levi-Civita
+    factorization :math:`C^\star[i, k] = \Gamma^\star[i, j, k] v[j]` (eq. 10). With a
+    point ``constant_at`` (a frame with constant structure constants) and a constant mass
+    matrix, :math:`\Gamma^\star` and :math:`H^{-1}` are evaluated there once.
+    """
+    from geomech.geometry.levi_civita import LeviCivitaConnection
+
     lc = LeviCivitaConnection(system)
-    if system.has_constant_mass_matrix:
-        # constant H in a coordinate or invariant frame: Γ* (eq. 8, from H and the constant
-        # structure constants) and H⁻¹ are constant, evaluated once
-        Gamma = lc.christoffel_first_kind(group.identity())
-        H_inv = np.linalg.inv(system.mass_matrix(group.identity()))
+    if constant_at is not None and system.has_constant_mass_matrix:
+        Gamma = lc.christoffel_first_kind(constant_at)
+        H_inv = np.linalg.inv(system.mass_matrix(constant_at))
 
         def acceleration(t, q, v, tau):
-            # seed 000 eq. (1): H v̇ = τ − C*(v) v − g(q), C*[i, k] = Γ*[i, j, k] v[j] (eq. 10)
             rhs = -np.einsum("ijk,...j,...k->...i", Gamma, v, v)
             if system.potential is not None:
                 rhs = rhs - system.gravity(q)
@@ -384,14 +419,11 @@ def mechanical_system_form(system) -> LieGroupForm:
             return np.einsum("ij,...j->...i", H_inv, rhs)
     else:
         def acceleration(t, q, v, tau):
-            # seed 000 eq. (1): H v̇ = τ − C*(q, v) v − g(q)
             rhs = -np.einsum("...ik,...k->...i", lc.coriolis_matrix(q, v), v) - system.gravity(q)
             if tau is not None:
                 rhs = rhs + tau
             return np.linalg.solve(system.mass_matrix(q), rhs[..., None])[..., 0]
-
-    return LieGroupForm(group=group, nv=system.dim, velocity=velocity, acceleration=acceleration,
-                        validate_q=lambda q0: group.validate(q0, "q0"))
+    return acceleration
 
 
 # ----------------------------------------------------------------------------------------
@@ -406,7 +438,7 @@ class _Chart:
     velocity: Callable  # (t, q, v) -> ξ, left-trivialised configuration rate
     acceleration: Callable  # (t, q, v, tau) -> v̇
     retract: Callable  # (q_c, δ) -> q_c ⊕ δ
-    chart_rate: Callable  # (δ, ξ) -> δ̇ = dexp⁻¹_{−δ} ξ
+    chart_rate: Callable  # (q_c, δ, ξ) -> δ̇ (dexp⁻¹_{−δ} ξ on a group: q_c is not needed)
     curved: np.ndarray | None  # chart coordinates kept small by re-centring (None: flat chart)
     series_rate: Callable | None = None  # (tableau, δ, ξ) -> dexp⁻¹ truncated to the tableau's order
 
@@ -418,7 +450,7 @@ def _group_chart(form: LieGroupForm) -> _Chart:
     def retract(q_c, delta):  # q = q_c exp(δ̂)
         return G._compose(q_c, G._exp(delta))
 
-    def chart_rate(delta, xi):  # δ̇ = dexp⁻¹_{−δ} ξ = J_r(δ)⁻¹ ξ (Munthe-Kaas 1999)
+    def chart_rate(q_c, delta, xi):  # δ̇ = dexp⁻¹_{−δ} ξ = J_r(δ)⁻¹ ξ (Munthe-Kaas 1999)
         if flat:
             return xi
         return np.einsum("...ij,...j->...i", G._left_jacobian_inverse(-delta), xi)
@@ -429,6 +461,28 @@ def _group_chart(form: LieGroupForm) -> _Chart:
     return _Chart(nv=form.nv, point_shape=tuple(G.point_shape), velocity=form.velocity,
                   acceleration=form.acceleration, retract=retract, chart_rate=chart_rate,
                   curved=None if flat else np.ones(form.nv, dtype=bool), series_rate=series_rate)
+
+
+def _frame_chart(system) -> _Chart:
+    """A MechanicalSystem in its frame's own chart: ``q = flow(q_c, δ)``, ``δ̇ = chart_velocity``.
+
+    For frames without a Lie-group form (custom frames, loop-closure frames, coordinate
+    frames on a non-Euclidean manifold): the chart of :meth:`Frame.flow
+    <geomech.geometry.Frame.flow>` at unit time, with rates from :meth:`Frame.chart_velocity`.
+    """
+    frame = system.frame
+    shape = tuple(frame.point_shape)
+
+    def retract(q_c, delta):  # q = flow of the frozen field δ^i X_i from q_c for unit time
+        lead = np.broadcast_shapes(q_c.shape[: q_c.ndim - len(shape)], delta.shape[:-1])
+        return frame.flow(np.broadcast_to(q_c, lead + shape), np.broadcast_to(delta, lead + delta.shape[-1:]), 1.0)
+
+    def chart_rate(q_c, delta, v):  # δ̇ with q̇ = X_i(q) v^i
+        return frame.chart_velocity(q_c, delta, v)
+
+    return _Chart(nv=system.dim, point_shape=shape, velocity=lambda t, q, v: v,
+                  acceleration=_hamel_acceleration(system), retract=retract,
+                  chart_rate=chart_rate, curved=np.ones(system.dim, dtype=bool))
 
 
 def _multibody_chart(model) -> _Chart:
@@ -454,7 +508,7 @@ def _multibody_chart(model) -> _Chart:
             q[..., qs] = joint._integrate(q_c[..., qs], delta[..., vs])
         return q
 
-    def chart_rate(delta, v):  # δ̇ = J_r(δ)⁻¹ v per joint (identity for 1-DoF joints)
+    def chart_rate(q_c, delta, v):  # δ̇ = J_r(δ)⁻¹ v per joint (identity for 1-DoF joints)
         out = np.array(np.broadcast_to(v, np.broadcast_shapes(delta.shape, v.shape)))
         for joint, _, vs in multi:
             out[..., vs] = joint._chart_rate(delta[..., vs], v[..., vs])
@@ -572,7 +626,7 @@ def _rkmk_step(chart: _Chart, field, tab: RKMK, t: float, q, y, h: float):
         elif chart.series_rate is not None:  # group: commutator series, cheaper than J_r⁻¹
             K.append(chart.series_rate(tab, delta, xi))
         else:
-            K.append(chart.chart_rate(delta, xi))  # K_i = dexp⁻¹_{−δ_i} ξ_i
+            K.append(chart.chart_rate(q, delta, xi))  # K_i = dexp⁻¹_{−δ_i} ξ_i
         F.append(y_dot)
     # ---- update: q_{n+1} = q_n ⊕ h Σ b_i K_i, y_{n+1} = y_n + h Σ b_i F_i ----------------------
     return chart.retract(q, h * _lincomb(tab.b, K)), y + h * _lincomb(tab.b, F), tau0
@@ -611,7 +665,7 @@ def _run_adaptive(chart, field, solver_cls, t, q, y, rtol, atol, bar):
     def fun(t_, z):
         delta, y_ = unpack(z)
         xi, y_dot, _ = field(t_, chart.retract(state["q_c"], delta), y_)
-        dz = np.concatenate([chart.chart_rate(delta, xi).ravel(), y_dot.ravel()])
+        dz = np.concatenate([chart.chart_rate(state["q_c"], delta, xi).ravel(), y_dot.ravel()])
         if not np.all(np.isfinite(dz)):
             state["nonfinite"] = True
         return dz
@@ -749,12 +803,17 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     system : RigidBody, MechanicalSystem or MultibodyModel
         The system. Group systems go through :func:`lie_group_form`; a ``MultibodyModel`` is
         integrated in the joint-wise exponential chart (``model.integrate``; exact chart
-        rates of each joint) with :func:`~geomech.multibody.dynamics.aba`.
+        rates of each joint) with :func:`~geomech.multibody.dynamics.aba`; a
+        ``MechanicalSystem`` with another frame (e.g. a closed chain's loop-closure frame) in
+        that frame's chart (``frame.flow``, ``frame.chart_velocity``), its configuration
+        recovered through ``frame.flow`` (so a closed loop stays closed).
     q0 : array_like, shape (..., *point_shape)
         Initial configuration: a group element (e.g. a 3×3 rotation on SO(3)), a coordinate
-        vector on ``Euclidean(n)``, or a multibody ``q`` (``(..., nq)``, unit quaternions).
+        vector on ``Euclidean(n)``, a multibody ``q`` (``(..., nq)``, unit quaternions), or a
+        point of the frame (``frame.point_shape``; on a closed chain, a closed configuration).
     v0 : array_like, shape (..., nv)
-        Initial velocity (body velocity on a group, joint speeds for a multibody model).
+        Initial velocity (body velocity on a group, joint speeds for a multibody model, frame
+        components otherwise).
     t_final : float
         Final time (s), ``> t0``.
     controller : callable or dynamic controller, optional
@@ -833,6 +892,9 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     if isinstance(system, MultibodyModel):
         chart = _multibody_chart(system)
         q = _multibody_q0(system, q0)
+    elif isinstance(system, MechanicalSystem) and _group_of(system) is None:
+        chart = _frame_chart(system)  # custom / loop-closure frames: the frame's own chart
+        q = system.frame.validate_point(q0, "q0")
     else:
         form = lie_group_form(system)
         chart = _group_chart(form)
