@@ -10,6 +10,7 @@ from .._validation import as_array
 from ..errors import DimensionError, GeomechError
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
+from ..geometry.induced import LoopClosureFrame
 from ..geometry.system import MechanicalSystem
 from .reference import _JointwiseError, group_tracking_error
 
@@ -48,7 +49,11 @@ class SlotineLi:
     ----------
     system : MechanicalSystem or MultibodyModel
         The plant model. For a ``MechanicalSystem`` with a ``CoordinateFrame`` the error
-        is :math:`\tilde q = q - q_d` in that chart. With a ``LeftInvariantFrame`` (body
+        is :math:`\tilde q = q - q_d` in that chart; with a ``LoopClosureFrame`` (a closed
+        chain, e.g. ``four_bar_linkage(...).system``) ``q`` and ``q_d`` are closed
+        configurations and the error is taken in the independent coordinates,
+        :math:`\tilde y = y - y_d` (the frame's fields are their coordinate fields, so
+        :math:`v = \dot y`); the connection may then be any induced connection. With a ``LeftInvariantFrame`` (body
         velocities) or ``RightInvariantFrame`` (spatial velocities) on a Lie group the
         reference velocity is the vector field of Remark 5 built from the group error
         :math:`e = \log(q_d^{-1} q)` (resp. :math:`\log(q q_d^{-1})`):
@@ -73,7 +78,9 @@ class SlotineLi:
         ``reference(t) -> (q_d, v_d, a_d)``, each of shape ``(n,)``; on a Lie group ``q_d``
         is a group element (shape ``point_shape``) and ``v_d``, ``a_d`` are the desired
         velocity in the system's frame (body: :math:`\dot q_d = q_d \hat v_d`; spatial:
-        :math:`\dot q_d = \hat v_d q_d`) and its time derivative.
+        :math:`\dot q_d = \hat v_d q_d`) and its time derivative; on a closed chain
+        ``q_d`` is a closed configuration (``point_shape``) and ``v_d``, ``a_d`` are the
+        independent speeds and accelerations.
     Lambda, K_D : float or array_like, shape (n, n)
         Positive-definite gains.
     estimate : MechanicalSystem, optional
@@ -155,15 +162,16 @@ class SlotineLi:
         # error in the frame's own terms: q - q_d in coordinates, log of the group error with
         # invariant frames (Remark 5: v_r is a vector field, geomech.control.reference)
         frame = system.frame
-        if isinstance(frame, CoordinateFrame):
-            self._side, self._group = None, None
-        elif isinstance(frame, LeftInvariantFrame):  # RightInvariantFrame subclasses it
+        self._side, self._group, self._coordinates = None, None, slice(None)
+        if isinstance(frame, LeftInvariantFrame):  # RightInvariantFrame subclasses it
             self._side = "right" if isinstance(frame, RightInvariantFrame) else "left"
             self._group = frame.group
-        else:
+        elif isinstance(frame, LoopClosureFrame):  # closed chain: the independent coordinates
+            self._coordinates = frame.independent
+        elif not isinstance(frame, CoordinateFrame):
             raise GeomechError(
-                "Expected `system` to have a CoordinateFrame, LeftInvariantFrame or "
-                f"RightInvariantFrame, got {type(frame).__name__}."
+                "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
+                f"RightInvariantFrame or LoopClosureFrame, got {type(frame).__name__}."
             )
         if not isinstance(connection, AffineConnection):
             raise GeomechError(
@@ -261,23 +269,32 @@ class SlotineLi:
             raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
-    def _group_signals(self, t, q, v):
-        # MechanicalSystem on a Lie group with an invariant frame: e = log(q_d^{-1} q) (left)
-        # or log(q q_d^{-1}) (right), v_r a vector field (Remark 5), a_r its exact rate
-        shape = tuple(self.system.frame.point_shape)
-        q = self.system.frame.validate_point(q, "q")
+    def _frame_signals(self, t, q, v):
+        # MechanicalSystem: q and q_d are points of the frame (closed configurations on a
+        # loop-closure frame). Invariant frames: e = log(q_d^{-1} q) (left) or log(q q_d^{-1})
+        # (right), v_r a vector field (Remark 5), a_r its exact rate. Coordinate and
+        # loop-closure frames: the frame is the coordinate fields of y (all of q, or its
+        # independent part), so v = dy/dt and e = y - y_d.
+        frame = self.system.frame
+        shape = tuple(frame.point_shape)
+        q = frame.validate_point(q, "q")
         if q.shape != shape:
             raise DimensionError(f"Expected `q` to have shape {shape}, got {q.shape}.")
         v = self._vec(v, "v")
         ref = tuple(self.reference(t))
         if len(ref) != 3:
             raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
-        q_d = self.system.frame.validate_point(ref[0], "q_d")
+        q_d = frame.validate_point(ref[0], "q_d")
         if q_d.shape != shape:
             raise DimensionError(f"Expected `q_d` to have shape {shape}, got {q_d.shape}.")
         v_d, a_d = self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
-        err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
-        return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+        if self._group is not None:
+            err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
+            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+        e = q[self._coordinates] - q_d[self._coordinates]
+        v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)
+        a_r = a_d - self.Lambda @ (v - v_d)
+        return q_d, v_d, v_r, a_r, v - v_r
 
     def signals(self, t, q, v):
         """Reference signals ``(q_d, v_d, v_r, a_r, s)`` at ``(t, q, v)``.
@@ -304,20 +321,17 @@ class SlotineLi:
         >>> c.signals(0.0, np.ones(3), np.zeros(3))[-1]
         array([1., 1., 1.])
         """
-        if not self.multibody and getattr(self, "_side", None) is not None:
-            return self._group_signals(t, q, v)
-        nq = self.system.nq if self.multibody else self.n
+        if not self.multibody:
+            return self._frame_signals(t, q, v)
+        nq = self.system.nq
         q, v = self._vec(q, "q", nq), self._vec(v, "v")
         ref = tuple(self.reference(t))
         if len(ref) != 3:
             raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
         q_d, v_d, a_d = (self._vec(x, k, m) for x, k, m in zip(ref, ("q_d", "v_d", "a_d"), (nq, self.n, self.n), strict=True))
-        if self.multibody:  # joint-wise group error, exact a_r = d/dt v_r (Remark 5)
-            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
-            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
-        v_r = v_d - self.Lambda @ (q - q_d)  # corrected sign (seed 000 §3.2)
-        a_r = a_d - self.Lambda @ (v - v_d)
-        return q_d, v_d, v_r, a_r, v - v_r
+        # joint-wise group error, exact a_r = d/dt v_r (Remark 5)
+        err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
+        return q_d, v_d, err.v_r, err.a_r, v - err.v_r
 
     def lyapunov(self, t, q, v):
         r""":math:`V = \tfrac12 s^\top H(q) s` with the true mass matrix.

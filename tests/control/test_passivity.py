@@ -167,3 +167,23 @@ def test_torsion_twists_the_path(run):
     (turn0, tors0, len0), (turn5, tors5, len5) = out
     assert turn5 > 2.5 * turn0 and tors0 < 1e-9 and tors5 > 20.0
     assert len5 == pytest.approx(len0, rel=1e-2)
+
+
+def test_closed_chain_and_custom_frame_inputs():
+    # on a closed chain q and q_d must be closed configurations; other custom frames have
+    # no error chart and are refused
+    from geomech.errors import NotOnManifoldError
+    from geomech.geometry.examples_induced import four_bar_linkage
+    from geomech.multibody import robots
+
+    chain = four_bar_linkage()
+    q = chain.frame.reference
+    c = SlotineLi(chain.system, chain.connection, lambda t: (q + 0.1, np.zeros(1), np.zeros(1)),
+                  1.0, 1.0)
+    with pytest.raises(NotOnManifoldError):
+        c(0.0, q, np.zeros(1))
+    with pytest.raises(GeomechError, match="shape"):
+        c(0.0, q[:2], np.zeros(1))
+    system = robots.double_pendulum().connection().system  # a CustomFrame
+    with pytest.raises(GeomechError, match="LoopClosureFrame, got CustomFrame"):
+        SlotineLi(system, LeviCivitaConnection(system), lambda t: (np.zeros(2),) * 3, 1.0, 1.0)
