@@ -487,15 +487,9 @@ def _frame_chart(system) -> _Chart:
 
 def _multibody_chart(model) -> _Chart:
     from geomech.multibody.dynamics import aba
-    from geomech.multibody.joints import _OneDoF
 
     # 1-DoF joints: q = q_c + δ, δ̇ = v (one vectorised slice); the others joint by joint
-    iq = np.array([i for j, qs in zip(model.joints, model.q_slices, strict=True)
-                   if isinstance(j, _OneDoF) for i in range(qs.start, qs.stop)], dtype=int)
-    iv = np.array([i for j, vs in zip(model.joints, model.v_slices, strict=True)
-                   if isinstance(j, _OneDoF) for i in range(vs.start, vs.stop)], dtype=int)
-    multi = [(j, qs, vs) for j, qs, vs in zip(model.joints, model.q_slices, model.v_slices, strict=True)
-             if j.nv and not isinstance(j, _OneDoF)]
+    iq, iv, multi = model._one_dof_split()
     curved = np.zeros(model.nv, dtype=bool)
     for _, _, vs in multi:
         curved[vs] = True

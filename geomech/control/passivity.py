@@ -269,6 +269,12 @@ class SlotineLi:
             raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
+    def _reference(self, t):
+        ref = tuple(self.reference(t))
+        if len(ref) != 3:
+            raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+        return ref
+
     def _frame_signals(self, t, q, v):
         # MechanicalSystem: q and q_d are points of the frame (closed configurations on a
         # loop-closure frame). Invariant frames: e = log(q_d^{-1} q) (left) or log(q q_d^{-1})
@@ -281,9 +287,7 @@ class SlotineLi:
         if q.shape != shape:
             raise DimensionError(f"Expected `q` to have shape {shape}, got {q.shape}.")
         v = self._vec(v, "v")
-        ref = tuple(self.reference(t))
-        if len(ref) != 3:
-            raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+        ref = self._reference(t)
         q_d = frame.validate_point(ref[0], "q_d")
         if q_d.shape != shape:
             raise DimensionError(f"Expected `q_d` to have shape {shape}, got {q_d.shape}.")
@@ -325,9 +329,7 @@ class SlotineLi:
             return self._frame_signals(t, q, v)
         nq = self.system.nq
         q, v = self._vec(q, "q", nq), self._vec(v, "v")
-        ref = tuple(self.reference(t))
-        if len(ref) != 3:
-            raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+        ref = self._reference(t)
         q_d, v_d, a_d = (self._vec(x, k, m) for x, k, m in zip(ref, ("q_d", "v_d", "a_d"), (nq, self.n, self.n), strict=True))
         # joint-wise group error, exact a_r = d/dt v_r (Remark 5)
         err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
@@ -575,6 +577,7 @@ class AdaptiveSlotineLi(SlotineLi):
         self._Gamma_inv = np.linalg.inv(self.Gamma)
         self.parameters = dynamic_parameters(system.inertias).reshape(-1)
         self.state0 = dynamic_parameters(self.estimate.inertias).reshape(-1)
+        self._last = None  # (t, q, v, Y, s) of the last regressor evaluation
         # fail early if the connection is not linear in the inertia (a ConnectionSpecError)
         z = np.zeros(system.nv)
         slotine_li_regressor(system, system.neutral(), z + 1.0, z, z, connection)
@@ -588,7 +591,7 @@ class AdaptiveSlotineLi(SlotineLi):
 
         # torque and state_rate are evaluated at the same (t, q, v) by the integrators:
         # the regressor and s of the last point are reused
-        key = getattr(self, "_last", None)
+        key = self._last
         if (key is not None and np.array_equal(key[0], t) and np.array_equal(key[1], q)
                 and np.array_equal(key[2], v)):
             return key[3], key[4]

@@ -296,17 +296,10 @@ class _JointwiseError:
     """
 
     def __init__(self, model):
-        from geomech.multibody.joints import _OneDoF
-
         stateless = _stateless_joint_types()
-        iq1, iv1, blocks = [], [], {}
-        for joint, qs, vs in zip(model.joints, model.q_slices, model.v_slices, strict=True):
-            if joint.nv == 0:
-                continue
-            if isinstance(joint, _OneDoF):
-                iq1.extend(range(qs.start, qs.stop))
-                iv1.extend(range(vs.start, vs.stop))
-                continue
+        self._iq1, self._iv1, multi = model._one_dof_split()
+        blocks = {}
+        for joint, qs, vs in multi:
             if not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv:
                 raise GeomechError(
                     f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
@@ -318,8 +311,6 @@ class _JointwiseError:
             q_rows.append(np.arange(qs.start, qs.stop))
             v_rows.append(np.arange(vs.start, vs.stop))
         self.nq, self.nv = model.nq, model.nv
-        self._iq1 = np.array(iq1, dtype=int)
-        self._iv1 = np.array(iv1, dtype=int)
         # (joint, iq (k, nq_j), iv (k, nv_j)): x[..., iq] stacks the k joints on axis -2
         self._blocks = [(j, np.array(qr), np.array(vr)) for j, qr, vr in blocks.values()]
 

@@ -30,7 +30,7 @@ import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, default_rng
 from geomech.errors import DimensionError, GeomechError, ModelError, NotATreeError
-from geomech.multibody.joints import Joint
+from geomech.multibody.joints import Joint, _OneDoF
 from geomech.spatial import plucker_from_pose
 
 __all__ = ["MultibodyModel", "check_inertia"]
@@ -635,6 +635,22 @@ class MultibodyModel:
         )
         parts = [j.random(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
+
+    def _one_dof_split(self):
+        r"""``(iq, iv, multi)``: the 1-DoF joints' coordinates and speeds as index arrays.
+
+        Those joints' manifold is :math:`\mathbb R` (``q ⊕ δ = q + δ``), so they can be
+        handled in one vectorised slice; ``multi`` lists the other moving joints as
+        ``(joint, q_slice, v_slice)``.
+        """
+        iq, iv, multi = [], [], []
+        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
+            if isinstance(joint, _OneDoF):
+                iq.extend(range(qs.start, qs.stop))
+                iv.extend(range(vs.start, vs.stop))
+            elif joint.nv:
+                multi.append((joint, qs, vs))
+        return np.array(iq, dtype=int), np.array(iv, dtype=int), multi
 
     def _qv(self, q, v):
         q = as_array(q, "q", (self.nq,))
