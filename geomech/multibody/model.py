@@ -797,6 +797,27 @@ class MultibodyModel:
             G.nodes[node]["inertia"] = inertias[i].copy()
         return type(self)(G, gravity=self.gravity.copy())
 
+    @property
+    def compiled(self):
+        """The model as flat arrays for the compiled kernels, built on first use and cached.
+
+        Returns
+        -------
+        geomech.multibody.kernels.compiled.CompiledModel
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().compiled.topo.shape
+        (3, 4)
+        """
+        cm = self.__dict__.get("_compiled")
+        if cm is None:
+            from geomech.multibody.kernels.compiled import CompiledModel
+
+            cm = self._compiled = CompiledModel(self)
+        return cm
+
     def connection(self, body_connection="levi-civita"):
         """The whole system's affine connection induced by the body connections.
 

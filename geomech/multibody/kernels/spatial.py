@@ -1,0 +1,201 @@
+r"""Spatial vector algebra for the compiled kernels: 6-vectors and transforms in locals.
+
+The kernels keep a transform :math:`{}^i\mathbf X_{p(i)}` as the pair ``(E, r)`` of
+Featherstone's Plücker form (a 3×3 rotation and a 3-vector, 12 numbers instead of 36):
+
+.. math:: \mathbf X = \begin{bmatrix}\mathbf E & 0\\ -\mathbf E\,\mathbf r\times &
+          \mathbf E\end{bmatrix},\qquad
+          \mathbf X\begin{bmatrix}\boldsymbol\omega\\ \mathbf v\end{bmatrix} =
+          \begin{bmatrix}\mathbf E\boldsymbol\omega\\ \mathbf E(\mathbf v - \mathbf r\times
+          \boldsymbol\omega)\end{bmatrix},\qquad
+          \mathbf X^\top\begin{bmatrix}\mathbf n\\ \mathbf f\end{bmatrix} =
+          \begin{bmatrix}\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f\\
+          \mathbf E^\top\mathbf f\end{bmatrix}
+
+(``E`` = Rᵀ and ``r`` = p for the pose ``[[R, p], [0, 1]]`` of frame i in frame p(i)).
+Spatial vectors are angular first, ``[ω; v]`` and ``[n; f]`` (DESIGN §3). Every function
+writes into an ``out`` argument (a row of a work array) so that nothing is allocated on the
+hot path; ``out`` may not alias an input unless stated.
+
+These are the numba twins of the array operations of :mod:`geomech.spatial`, which stays
+the reference they are tested against (``tests/multibody/test_kernel_spatial.py``).
+
+References
+----------
+R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, §2.8–2.13 and Table A.1
+(efficient Plücker arithmetic); seed 001 §1.3.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+__all__ = [
+    "cross_motion",
+    "cross_force",
+    "transform_motion",
+    "transform_force_transpose",
+    "transform_motion_transpose",
+    "congruence",
+    "inertia_times",
+    "matvec6",
+    "matTvec6",
+    "pose_to_transform",
+    "compose_pose",
+]
+
+_JIT = dict(cache=True, nogil=True, inline="always")
+
+
+@njit(**_JIT)
+def cross_motion(v, m, out):
+    r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
+    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``)."""
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    out[0] += w1 * m[2] - w2 * m[1]
+    out[1] += w2 * m[0] - w0 * m[2]
+    out[2] += w0 * m[1] - w1 * m[0]
+    out[3] += w1 * m[5] - w2 * m[4] + u1 * m[2] - u2 * m[1]
+    out[4] += w2 * m[3] - w0 * m[5] + u2 * m[0] - u0 * m[2]
+    out[5] += w0 * m[4] - w1 * m[3] + u0 * m[1] - u1 * m[0]
+
+
+@njit(**_JIT)
+def cross_force(v, f, out):
+    r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
+    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``)."""
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    out[0] += w1 * f[2] - w2 * f[1] + u1 * f[5] - u2 * f[4]
+    out[1] += w2 * f[0] - w0 * f[2] + u2 * f[3] - u0 * f[5]
+    out[2] += w0 * f[1] - w1 * f[0] + u0 * f[4] - u1 * f[3]
+    out[3] += w1 * f[5] - w2 * f[4]
+    out[4] += w2 * f[3] - w0 * f[5]
+    out[5] += w0 * f[4] - w1 * f[3]
+
+
+@njit(**_JIT)
+def transform_motion(E, r, m, out):
+    r"""``out = X m``: :math:`[\mathbf E\boldsymbol\omega;\ \mathbf E(\mathbf v - \mathbf r
+    \times\boldsymbol\omega)]` (``out`` may not alias ``m``)."""
+    t0 = m[3] - (r[1] * m[2] - r[2] * m[1])
+    t1 = m[4] - (r[2] * m[0] - r[0] * m[2])
+    t2 = m[5] - (r[0] * m[1] - r[1] * m[0])
+    for k in range(3):
+        out[k] = E[k, 0] * m[0] + E[k, 1] * m[1] + E[k, 2] * m[2]
+        out[k + 3] = E[k, 0] * t0 + E[k, 1] * t1 + E[k, 2] * t2
+
+
+@njit(**_JIT)
+def transform_motion_transpose(E, r, m, out):
+    r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
+    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`."""
+    for k in range(3):
+        out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
+        out[k + 3] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
+    out[3] += r[1] * out[2] - r[2] * out[1]
+    out[4] += r[2] * out[0] - r[0] * out[2]
+    out[5] += r[0] * out[1] - r[1] * out[0]
+
+
+@njit(**_JIT)
+def transform_force_transpose(E, r, f, out):
+    r"""``out += Xᵀ f`` (a wrench of frame i moved to frame p(i)):
+    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`."""
+    n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
+    n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
+    n2 = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
+    g0 = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
+    g1 = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
+    g2 = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
+    out[0] += n0 + r[1] * g2 - r[2] * g1
+    out[1] += n1 + r[2] * g0 - r[0] * g2
+    out[2] += n2 + r[0] * g1 - r[1] * g0
+    out[3] += g0
+    out[4] += g1
+    out[5] += g2
+
+
+@njit(**_JIT)
+def matvec6(M, x, out):
+    """``out = M x`` for a 6×6 ``M``."""
+    for k in range(6):
+        s = 0.0
+        for l in range(6):  # noqa: E741
+            s += M[k, l] * x[l]
+        out[k] = s
+
+
+@njit(**_JIT)
+def matTvec6(M, x, out):
+    """``out = Mᵀ x`` for a 6×6 ``M``."""
+    for k in range(6):
+        s = 0.0
+        for l in range(6):  # noqa: E741
+            s += M[l, k] * x[l]
+        out[k] = s
+
+
+@njit(**_JIT)
+def inertia_times(I, v, out):  # noqa: E741
+    """``out = I v`` for a spatial inertia (or any 6×6 matrix) ``I``."""
+    matvec6(I, v, out)
+
+
+@njit(**_JIT)
+def congruence(E, r, M, W, out):
+    r"""``out += Xᵀ M X`` for a 6×6 ``M`` (a body operator of frame i moved to frame p(i)).
+
+    With :math:`\mathbf X = \operatorname{diag}(\mathbf E, \mathbf E)\,\mathbf T`,
+    :math:`\mathbf T = [[\mathbf 1, 0], [-\mathbf S, \mathbf 1]]`, :math:`\mathbf S =
+    \mathbf r\times`: first :math:`\mathbf M' = \operatorname{diag}(\mathbf E^\top,
+    \mathbf E^\top)\mathbf M\operatorname{diag}(\mathbf E, \mathbf E)` block by block, then
+    :math:`\mathbf T^\top\mathbf M'\mathbf T` with the cheap cross products by ``r``
+    (Featherstone 2008, Table A.1). ``W`` is a 6×6 work array. ``M`` need not be symmetric.
+    """
+    # W = diag(Eᵀ, Eᵀ) M diag(E, E), in two passes of 3x3 blocks
+    for a in range(2):
+        for b in range(2):
+            for i in range(3):
+                for j in range(3):
+                    s = 0.0
+                    for k in range(3):
+                        t = 0.0
+                        for l in range(3):  # noqa: E741
+                            t += M[3 * a + k, 3 * b + l] * E[l, j]
+                        s += E[k, i] * t
+                    W[3 * a + i, 3 * b + j] = s
+    # columns: W T = [W_:,0 - W_:,1 S, W_:,1]; S x = r × x, so (W_:,1 S)[:, j] = W_:,1 (r × e_j)
+    for i in range(6):
+        c0 = W[i, 4] * r[2] - W[i, 5] * r[1]  # row i of W[:, 3:] S: (W_i · (r × e_j))
+        c1 = W[i, 5] * r[0] - W[i, 3] * r[2]
+        c2 = W[i, 3] * r[1] - W[i, 4] * r[0]
+        W[i, 0] -= c0
+        W[i, 1] -= c1
+        W[i, 2] -= c2
+    # rows: Tᵀ (W T) = [(W T)_top + S (W T)_bottom ; (W T)_bottom], S y = r × y
+    for j in range(6):
+        y0, y1, y2 = W[3, j], W[4, j], W[5, j]
+        out[0, j] += W[0, j] + (r[1] * y2 - r[2] * y1)
+        out[1, j] += W[1, j] + (r[2] * y0 - r[0] * y2)
+        out[2, j] += W[2, j] + (r[0] * y1 - r[1] * y0)
+        out[3, j] += y0
+        out[4, j] += y1
+        out[5, j] += y2
+
+
+@njit(**_JIT)
+def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
+    """``(R_out, p_out) = (Ra, pa) ∘ (Rb, pb)``: ``R = Ra Rb``, ``p = pa + Ra pb``."""
+    for i in range(3):
+        p_out[i] = pa[i] + Ra[i, 0] * pb[0] + Ra[i, 1] * pb[1] + Ra[i, 2] * pb[2]
+        for j in range(3):
+            R_out[i, j] = Ra[i, 0] * Rb[0, j] + Ra[i, 1] * Rb[1, j] + Ra[i, 2] * Rb[2, j]
+
+
+@njit(**_JIT)
+def pose_to_transform(R, p, E, r):
+    """Plücker pair of the pose ``[[R, p], [0, 1]]``: ``E = Rᵀ``, ``r = p``."""
+    for i in range(3):
+        r[i] = p[i]
+        for j in range(3):
+            E[i, j] = R[j, i]
