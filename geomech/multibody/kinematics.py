@@ -2,8 +2,9 @@ r"""Kinematics of a kinematic tree: joint transforms, body poses, twists and Jac
 
 Every function takes a :class:`~geomech.multibody.model.MultibodyModel` and configurations
 ``q`` of shape ``(..., nq)`` (and speeds ``v`` of shape ``(..., nv)``); leading batch
-dimensions broadcast. The body loop runs in the model's regular order (``parent[i] < i``),
-and each statement is vectorised over the batch.
+dimensions broadcast. Each function validates its inputs once and runs a compiled kernel
+(:mod:`geomech.multibody.kernels.kinematics_batch`) over the flattened batch; the body loops
+run in the model's regular order (``parent[i] < i``).
 
 Conventions
 -----------
@@ -26,13 +27,11 @@ and :math:`\dot A`); R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, ch
 
 from __future__ import annotations
 
-from typing import NamedTuple
-
 import numpy as np
 
-from geomech._validation import as_array
-from geomech.errors import DimensionError
-from geomech.spatial import _crm
+from geomech.errors import NonFiniteError
+from geomech.multibody.kernels import kinematics_batch as K
+from geomech.multibody.kernels.driver import call, states
 
 __all__ = [
     "joint_transforms",
@@ -43,144 +42,17 @@ __all__ = [
 ]
 
 
-# ----------------------------------------------------------------------------------------
-# private helpers shared with dynamics.py (no validation: callers validate once)
-# ----------------------------------------------------------------------------------------
-
-# index tables for the cross products of 6-vectors, angular first (seed 001 §1.3)
-_C1 = np.array([1, 2, 0, 1, 2, 0])
-_C2 = np.array([2, 0, 1, 2, 0, 1])
-_M1 = np.array([2, 0, 1, 5, 3, 4])
-_M2 = np.array([1, 2, 0, 4, 5, 3])
-_L1 = np.array([4, 5, 3])
-_L2 = np.array([5, 3, 4])
-_A1 = np.array([2, 0, 1])
-_A2 = np.array([1, 2, 0])
+def _joint_columns(S: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
+    """Rows of the compiled joint arrays (B or 1, nv, 6) as stacked columns (..., 6, nv)."""
+    cols = np.swapaxes(S, -1, -2)
+    return np.broadcast_to(cols, (int(np.prod(batch, dtype=int)),) + cols.shape[1:]).reshape(
+        batch + cols.shape[1:]).copy()
 
 
-def _crm_mv(v: np.ndarray, m: np.ndarray) -> np.ndarray:
-    r"""Motion cross product :math:`(\mathbf v\times)\mathbf m` of 6-vectors (..., 6)."""
-    # [ω × m_ω ; ω × m_v] + [0 ; v × m_ω]
-    out = v[..., _C1] * m[..., _M1] - v[..., _C2] * m[..., _M2]
-    out[..., 3:] += v[..., _L1] * m[..., _A1] - v[..., _L2] * m[..., _A2]
-    return out
-
-
-def _crf_mv(v: np.ndarray, f: np.ndarray) -> np.ndarray:
-    r"""Force cross product :math:`(\mathbf v\times^*)\mathbf f` of 6-vectors (..., 6)."""
-    # [ω × n ; ω × f] + [v × f ; 0]
-    out = v[..., _C1] * f[..., _M1] - v[..., _C2] * f[..., _M2]
-    out[..., :3] += v[..., _L1] * f[..., _L2] - v[..., _L2] * f[..., _L1]
-    return out
-
-
-def _mv(X: np.ndarray, m: np.ndarray) -> np.ndarray:
-    """Batched matrix-vector product ``X @ m`` with broadcasting."""
-    return np.matmul(X, m[..., None])[..., 0]
-
-
-def _mtv(X: np.ndarray, f: np.ndarray) -> np.ndarray:
-    """Batched ``X.T @ f`` (e.g. a force moved to the parent frame) with broadcasting."""
-    return np.matmul(f[..., None, :], X)[..., 0, :]
-
-
-def _T(M: np.ndarray) -> np.ndarray:
-    """Transpose of the last two axes."""
-    return np.swapaxes(M, -1, -2)
-
-
-def _congruence(X: np.ndarray, M: np.ndarray) -> np.ndarray:
-    r""":math:`\mathbf X^\top\mathbf M\mathbf X` (an inertia-like operator moved to the parent)."""
-    return np.matmul(_T(X), np.matmul(M, X))
-
-
-def _check_q(model, q, name: str = "q") -> np.ndarray:
-    """``q`` as a finite float array of shape (..., nq)."""
-    return as_array(q, name, (model.nq,))
-
-
-def _check_v(model, v, name: str = "v") -> np.ndarray:
-    """``v`` (or ``a``, ``tau``) as a finite float array of shape (..., nv)."""
-    return as_array(v, name, (model.nv,))
-
-
-def _batch_shape(*arrays_and_trailing) -> tuple[int, ...]:
-    """Broadcast leading shapes of ``(array, n_trailing_dims)`` pairs, naming the failure."""
-    shapes = [a.shape[: a.ndim - k] for a, k in arrays_and_trailing]
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError as exc:
-        raise DimensionError(
-            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {shapes}."
-        ) from exc
-
-
-class _JointData(NamedTuple):
-    """Per-body joint quantities (lists indexed by body; each entry batched like ``q``)."""
-
-    X_up: list  # ^iX_{p(i)} = X_J(q_i) X_T(i), (..., 6, 6)
-    Phi: list  # Φ_i, (..., 6, nv_i), body-i coordinates
-    Phi_ring: list | None  # Φ̊_i, (..., 6, nv_i), or None when v was not given
-    T_up: list  # pose of body i in its parent's frame, placement_i @ pose_J(q_i), (..., 4, 4)
-
-
-def _cross3(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """Cross product of 3-vectors (..., 3), cheaper than ``np.cross`` on small arrays."""
-    a0, a1, a2 = a[..., 0], a[..., 1], a[..., 2]
-    b0, b1, b2 = b[..., 0], b[..., 1], b[..., 2]
-    return np.stack([a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0], -1)
-
-
-def _plucker_from_pose(T: np.ndarray) -> np.ndarray:
-    r"""Unvalidated :func:`geomech.spatial.plucker_from_pose`: ``[[Rᵀ, 0], [-Rᵀ S(p), Rᵀ]]``."""
-    E = _T(T[..., :3, :3])
-    X = np.zeros(T.shape[:-2] + (6, 6))
-    X[..., :3, :3] = E
-    X[..., 3:, 3:] = E
-    X[..., 3:, :3] = _cross3(T[..., None, :3, 3], E)  # row k of -Rᵀ S(p) is (p × r_k)ᵀ
-    return X
-
-
-def _joint_data(model, q: np.ndarray, v: np.ndarray | None = None) -> _JointData:
-    """Joint transforms, motion subspaces (and their rates when ``v`` is given).
-
-    The joints' unvalidated hooks (``_pose``, ``_motion_subspace``, ...) are called because
-    ``q`` and ``v`` were validated once at the public boundary.
-    """
-    X_up, Phi, T_up, Phi_ring = [], [], [], ([] if v is not None else None)
-    for i, joint in enumerate(model.joints):
-        q_i = q[..., model.q_slices[i]]
-        # seed 001 §2.0: ^iX_{p(i)} = X_J(q_i) X_T(i) = plucker_from_pose(placement_i pose_J(q_i));
-        # composing the 4x4 poses first is cheaper than the 6x6 product
-        T_i = np.matmul(model.placements[i], joint._pose(q_i))
-        T_up.append(T_i)
-        X_up.append(_plucker_from_pose(T_i))
-        Phi.append(joint._motion_subspace(q_i))
-        if v is not None:
-            Phi_ring.append(joint._motion_subspace_rate(q_i, v[..., model.v_slices[i]]))
-    return _JointData(X_up, Phi, Phi_ring, T_up)
-
-
-def _stack_blocks(blocks: list, batch: tuple[int, ...], nv: int) -> np.ndarray:
-    """Concatenate per-body (..., 6, nv_i) blocks into one (..., 6, nv) array."""
-    out = np.zeros(batch + (6, nv))
-    col = 0
-    for B in blocks:
-        k = B.shape[-1]
-        out[..., :, col : col + k] = B
-        col += k
-    return out
-
-
-def _velocities(model, jd: _JointData, v: np.ndarray) -> list:
-    """Body twists by the forward recursion v_i = X_up[i] v_{p(i)} + Φ_i ν_i (seed 001 eq. 5)."""
-    parent = model.parent.tolist()
-    vel = []
-    for i in range(model.n_bodies):
-        vJ = _mv(jd.Phi[i], v[..., model.v_slices[i]])
-        p = parent[i]
-        vel.append(vJ if p < 0 else _mv(jd.X_up[i], vel[p]) + vJ)
-    return vel
+def _finite(name: str, x: np.ndarray) -> None:
+    """Inputs no kernel reads (``v`` of :func:`joint_transforms` with built-in joints)."""
+    if not np.all(np.isfinite(x)):
+        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
 
 
 # ----------------------------------------------------------------------------------------
@@ -236,18 +108,20 @@ def joint_transforms(model, q, v=None):
     >>> X_up.shape, Phi.shape, bool(np.all(Phi_ring == 0))
     ((2, 6, 6), (6, 2), True)
     """
-    q = _check_q(model, q)
+    cm = model.compiled
+    batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
+    if v is not None:  # validated before any kernel runs
+        batch, _, (Qv, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+        _finite("v", V)
+    S, _, T_user = cm.joint_arrays(Q)
+    X_up = np.empty((B, cm.n_bodies, 6, 6))
+    call(K.joint_transforms_batch, (cm.topo, cm.placement, cm.jparam), (T_user, Q, X_up),
+         batch_q, model, names=("q", "q"), what="the joint transforms")
+    Phi = _joint_columns(S, batch_q)
+    Phi_ring = None
     if v is not None:
-        v = _check_v(model, v)
-    jd = _joint_data(model, q, v)
-    batch = _batch_shape((q, 1)) if v is None else _batch_shape((q, 1), (v, 1))
-    n = model.n_bodies
-    X_up = np.empty(q.shape[:-1] + (n, 6, 6))
-    for i in range(n):
-        X_up[..., i, :, :] = jd.X_up[i]
-    Phi = _stack_blocks(jd.Phi, q.shape[:-1], model.nv)
-    Phi_ring = None if v is None else _stack_blocks(jd.Phi_ring, batch, model.nv)
-    return X_up, Phi, Phi_ring
+        Phi_ring = _joint_columns(cm.joint_arrays(Qv, V)[1], batch)
+    return X_up.reshape(batch_q + (cm.n_bodies, 6, 6)), Phi, Phi_ring
 
 
 def forward_kinematics(model, q) -> np.ndarray:
@@ -287,14 +161,12 @@ def forward_kinematics(model, q) -> np.ndarray:
     >>> T.shape
     (2, 4, 4)
     """
-    q = _check_q(model, q)
-    parent = model.parent.tolist()
-    T_up = _joint_data(model, q).T_up
-    T = np.empty(q.shape[:-1] + (model.n_bodies, 4, 4))
-    for i in range(model.n_bodies):
-        p = parent[i]
-        T[..., i, :, :] = T_up[i] if p < 0 else T[..., p, :, :] @ T_up[i]
-    return T
+    cm = model.compiled
+    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    T = np.empty((B, cm.n_bodies, 4, 4))
+    call(K.forward_kinematics_batch, (cm.topo, cm.placement, cm.jparam),
+         (cm.joint_arrays(Q)[2], Q, T), batch, model, names=("q", "q"), what="the poses")
+    return T.reshape(batch + (cm.n_bodies, 4, 4))
 
 
 def body_velocities(model, q, v) -> np.ndarray:
@@ -335,25 +207,13 @@ def body_velocities(model, q, v) -> np.ndarray:
     >>> body_velocities(model, model.neutral(), np.zeros(2)).shape
     (2, 6)
     """
-    q, v = _check_q(model, q), _check_v(model, v)
-    batch = _batch_shape((q, 1), (v, 1))
-    vel = _velocities(model, _joint_data(model, q), v)
-    out = np.empty(batch + (model.n_bodies, 6))
-    for i, v_i in enumerate(vel):
-        out[..., i, :] = v_i
-    return out
-
-
-def _jacobians(model, jd: _JointData, batch: tuple[int, ...]) -> np.ndarray:
-    """Body Jacobians (..., N, 6, nv): J_i = X_up[i] J_{p(i)} + Φ_i E_i."""
-    parent = model.parent.tolist()
-    J = np.zeros(batch + (model.n_bodies, 6, model.nv))
-    for i in range(model.n_bodies):
-        p = parent[i]
-        if p >= 0:  # columns j ⪯ p(i): ^iX_j Φ_j = X_up[i] ^{p(i)}X_j Φ_j
-            J[..., i, :, :] = jd.X_up[i] @ J[..., p, :, :]
-        J[..., i, :, model.v_slices[i]] += jd.Phi[i]
-    return J
+    cm = model.compiled
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    S, _, T_user = cm.joint_arrays(Q)
+    vel = np.empty((B, cm.n_bodies, 6))
+    call(K.body_velocities_batch, (cm.topo, cm.placement, cm.jparam), (S, T_user, Q, V, vel),
+         batch, model, names=("q", "q", "q", "v"), what="the body twists")
+    return vel.reshape(batch + (cm.n_bodies, 6))
 
 
 def body_jacobians(model, q) -> np.ndarray:
@@ -393,8 +253,13 @@ def body_jacobians(model, q) -> np.ndarray:
     >>> bool(np.allclose(body_jacobians(model, q) @ v, body_velocities(model, q, v)))
     True
     """
-    q = _check_q(model, q)
-    return _jacobians(model, _joint_data(model, q), q.shape[:-1])
+    cm = model.compiled
+    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    S, _, T_user = cm.joint_arrays(Q)
+    J = np.empty((B, cm.n_bodies, 6, cm.nv))
+    call(K.body_jacobians_batch, (cm.topo, cm.placement, cm.jparam), (S, T_user, Q, J), batch,
+         model, names=("q", "q", "q"), what="the body Jacobians")
+    return J.reshape(batch + (cm.n_bodies, 6, cm.nv))
 
 
 def velocity_map(model, q, v=None):
@@ -448,27 +313,14 @@ def velocity_map(model, q, v=None):
     >>> A.shape, A_dot.shape
     ((12, 2), (12, 2))
     """
-    q = _check_q(model, q)
-    n, nv = model.n_bodies, model.nv
+    cm = model.compiled
+    n, nv = cm.n_bodies, cm.nv
     if v is None:
-        J = _jacobians(model, _joint_data(model, q), q.shape[:-1])
-        return J.reshape(q.shape[:-1] + (6 * n, nv))
-    v = _check_v(model, v)
-    batch = _batch_shape((q, 1), (v, 1))
-    jd = _joint_data(model, q, v)
-    J = _jacobians(model, jd, q.shape[:-1])
-    vel = _velocities(model, jd, v)
-    parent = model.parent.tolist()
-    # K_i = Σ_{j ⪯ i} ^iX_j Φ̇_j E_j, so that Ȧ_i = K_i − (v_i ×) A_i (seed 000 §VI-B)
-    K = np.zeros(batch + (n, 6, nv))
-    A_dot = np.empty(batch + (n, 6, nv))
-    for i in range(n):
-        crm_v = _crm(vel[i])
-        p = parent[i]
-        if p >= 0:
-            K[..., i, :, :] = jd.X_up[i] @ K[..., p, :, :]
-        # seed 001 §1.4: Φ̇_i = (v_i ×) Φ_i + Φ̊_i
-        K[..., i, :, model.v_slices[i]] += crm_v @ jd.Phi[i] + jd.Phi_ring[i]
-        A_dot[..., i, :, :] = K[..., i, :, :] - crm_v @ J[..., i, :, :]
-    shape = batch + (6 * n, nv)
-    return np.broadcast_to(J, batch + J.shape[-3:]).reshape(shape), A_dot.reshape(shape)
+        J = body_jacobians(model, q)
+        return J.reshape(J.shape[:-3] + (6 * n, nv))
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    A, A_dot = np.empty((B, n, 6, nv)), np.empty((B, n, 6, nv))
+    call(K.velocity_map_batch, (cm.topo, cm.placement, cm.jparam),
+         (*cm.joint_arrays(Q, V), Q, V, A, A_dot), batch, model,
+         names=("q", "v", "q", "q", "v"), what="the velocity map")
+    return A.reshape(batch + (6 * n, nv)), A_dot.reshape(batch + (6 * n, nv))

@@ -42,6 +42,8 @@ __all__ = [
     "matTvec6",
     "pose_to_transform",
     "compose_pose",
+    "transform_force_transpose_inplace",
+    "dot6",
 ]
 
 _JIT = dict(cache=True, nogil=True, inline="always")
@@ -199,3 +201,27 @@ def pose_to_transform(R, p, E, r):
         r[i] = p[i]
         for j in range(3):
             E[i, j] = R[j, i]
+
+
+@njit(**_JIT)
+def transform_force_transpose_inplace(E, r, f):
+    r"""``f = Xᵀ f`` in place (a wrench of frame i moved to frame p(i), overwriting it)."""
+    n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
+    n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
+    n2 = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
+    g0 = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
+    g1 = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
+    g2 = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
+    f[0] = n0 + r[1] * g2 - r[2] * g1
+    f[1] = n1 + r[2] * g0 - r[0] * g2
+    f[2] = n2 + r[0] * g1 - r[1] * g0
+    f[3] = g0
+    f[4] = g1
+    f[5] = g2
+
+
+@njit(**_JIT)
+def dot6(a, b):
+    """``aᵀ b`` of two 6-vectors (a motion vector paired with a force, or any two)."""
+    return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
+            + a[3] * b[3] + a[4] * b[4] + a[5] * b[5])

@@ -1,0 +1,367 @@
+r"""Coriolis kernels: seed 000 Alg. 1, :math:`\bar C^\top w` and the Slotine–Li torques, one state per call.
+
+Every body connection enters through one constant tensor per body (built once in Python by
+:mod:`geomech.multibody.coriolis` and cached): a left-invariant connection is linear in the
+twist, :math:`\mathbf C(\mathbf I, \mathbf v)_{ik} = \Gamma_{ijk}(\mathbf I)\,v^j`, so
+
+.. math:: \mathbf B_i(\mathbf v) = \mathbf C_i(\mathbf v) - \mathbf I_i(\mathbf v\times)
+          = \textstyle\sum_j v^j\,\mathtt{Bt}_i[j], \qquad
+          \mathtt{Bt}_i[j] = \mathbf B_i(\mathbf e_j)
+
+(``Bt`` (N, 6, 6, 6); seed 000 eq. 21 for the Levi-Civita choice). The arrays of the compiled
+model come first (:mod:`geomech.multibody.kernels.dynamics` lists them), then ``Bt``, then the
+per-state joint arrays ``S``, ``S_ring``, ``T_user`` and the state. Each kernel returns a
+packed status (:mod:`~geomech.multibody.kernels.status`); its ``*_batch`` driver loops it over
+a batch (a row-1 per-state array is shared) and returns the first failure + 1.
+
+References
+----------
+seed 000 Alg. 1 (eqs. 17, 20–23), §VI-B; seed 001 Alg. 1, eq. (10); Niemeyer and Slotine
+(1991).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody.kernels.dynamics import at
+from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody.kernels.spatial import (
+    congruence,
+    cross_motion,
+    dot6,
+    matTvec6,
+    matvec6,
+    transform_force_transpose,
+    transform_force_transpose_inplace,
+    transform_motion,
+)
+from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+
+__all__ = [
+    "body_factor",
+    "coriolis",
+    "coriolis_batch",
+    "mass_matrix_derivative_batch",
+    "coriolis_transpose_product",
+    "coriolis_transpose_product_batch",
+    "reference_motion",
+    "slotine_li_torques",
+    "slotine_li_torques_batch",
+]
+
+_JIT = dict(cache=True, nogil=True)
+
+
+@njit(**_JIT)
+def body_factor(Bt, v, out):
+    r"""``out = B(v) = Σ_j v^j Bt[j]`` (a body's :math:`\mathbf C - \mathbf I(\mathbf v\times)`)."""
+    for a in range(6):
+        for b in range(6):
+            out[a, b] = v[0] * Bt[0, a, b]
+    for j in range(1, 6):
+        vj = v[j]
+        for a in range(6):
+            for b in range(6):
+                out[a, b] += vj * Bt[j, a, b]
+
+
+@njit(**_JIT)
+def _factor_times(Bt, v, w, out):
+    r"""``out = B(v) w = Σ_{j,b} v^j Bt[j, :, b] w^b``."""
+    for a in range(6):
+        out[a] = 0.0
+    for j in range(6):
+        vj = v[j]
+        for a in range(6):
+            s = 0.0
+            for b in range(6):
+                s += Bt[j, a, b] * w[b]
+            out[a] += vj * s
+
+
+@njit(**_JIT)
+def _factor_transpose_times(Bt, v, u, out):
+    r"""``out = B(v)ᵀ u = Σ_j v^j Bt[j]ᵀ u``."""
+    for b in range(6):
+        out[b] = 0.0
+    for j in range(6):
+        vj = v[j]
+        for a in range(6):
+            c = vj * u[a]
+            for b in range(6):
+                out[b] += Bt[j, a, b] * c
+
+
+@njit(**_JIT)
+def _twists(parent, iv, S, E, r, v, vel, vJ):
+    """Seed 001 eq. 5: ``vel[i] = X_up[i] vel[p(i)] + Φ_i ν_i``."""
+    for i in range(parent.shape[0]):
+        joint_velocity(S, iv, i, v, vJ)
+        p = parent[i]
+        if p < 0:
+            vel[i, :] = vJ
+        else:
+            transform_motion(E[i], r[i], vel[p], vel[i])
+            for a in range(6):
+                vel[i, a] += vJ[a]
+
+
+# ----------------------------------------------------------------------------------------
+# seed 000 Alg. 1
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def coriolis(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, C):
+    r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
+
+    :math:`\bar C = \boldsymbol\Phi^\top\mathbf X^\top B\,\mathbf X\boldsymbol\Phi +
+    \boldsymbol\Phi^\top\mathbf X^\top H\,\mathbf X\dot{\boldsymbol\Phi}` with the body
+    factors :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]` of the chosen connections.
+    Deviations from the pseudocode: line 6 uses the chosen factor instead of the Levi-Civita
+    one; multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint without freedom
+    (d = 0) writes no block but still passes I_C and B_C on to its parent; lines 9–11 are
+    kept as the rows of one array ``F = [f1 | f2 | f3]`` moved together at line 15.
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    nv = iv[N]
+    vel, vJ = np.empty((N, 6)), np.empty(6)
+    Phi_dot = np.empty((nv, 6))  # rows: the columns of Φ̇_i, like S
+    I_C = inertia.copy()  # l.5: I^C_i = I_i
+    B_C = np.empty((N, 6, 6))
+    F = np.empty((18, 6))  # rows: the columns of f1, f2, f3 (d <= 6 each)
+    W = np.empty((6, 6))
+
+    # ---- forward pass: twists, axis rates, body factors --------------------------------
+    _twists(parent, iv, S, E, r, v, vel, vJ)  # l.3
+    for i in range(N):
+        for k in range(iv[i], iv[i + 1]):  # l.4: Φ̇_i = (v_i ×) Φ_i + Φ̊_i
+            Phi_dot[k, :] = S_ring[k]
+            cross_motion(vel[i], S[k], Phi_dot[k])
+        body_factor(Bt[i], vel[i], B_C[i])  # l.6 (the chosen B_i)
+
+    # ---- backward pass: composite I_C, B_C and the blocks along each support path -------
+    C[:, :] = 0.0
+    for j in range(N - 1, -1, -1):
+        o, d = iv[j], iv[j + 1] - iv[j]
+        for k in range(d):
+            matvec6(I_C[j], Phi_dot[o + k], F[k])  # l.9: f1 = I^C_j Φ̇_j + B^C_j Φ_j
+            matvec6(B_C[j], S[o + k], W[0])
+            for a in range(6):
+                F[k, a] += W[0, a]
+            matvec6(I_C[j], S[o + k], F[d + k])  # l.10: f2 = I^C_j Φ_j
+            matTvec6(B_C[j], S[o + k], F[2 * d + k])  # l.11: f3 = B^C_jᵀ Φ_j
+        for a in range(d):  # l.12: C_jj = Φ_jᵀ f1
+            for b in range(d):
+                C[o + a, o + b] = dot6(S[o + a], F[b])
+        i = j
+        while parent[i] >= 0 and d > 0:  # l.14
+            for k in range(3 * d):  # l.15: F = ^iX_p(i)ᵀ F
+                transform_force_transpose_inplace(E[i], r[i], F[k])
+            i = parent[i]  # l.16
+            for m in range(iv[i], iv[i + 1]):
+                for k in range(d):
+                    C[m, o + k] = dot6(S[m], F[k])  # l.17: C_ij = Φ_iᵀ f1
+                    # l.18: C_ji = (Φ̇_iᵀ f2 + Φ_iᵀ f3)ᵀ
+                    C[o + k, m] = dot6(Phi_dot[m], F[d + k]) + dot6(S[m], F[2 * d + k])
+        p = parent[j]
+        if p >= 0:  # l.20-21, guarded at the root
+            congruence(E[j], r[j], I_C[j], W, I_C[p])
+            congruence(E[j], r[j], B_C[j], W, B_C[p])
+    if not all_finite(C):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def coriolis_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V, C, status):
+    """:func:`coriolis` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = coriolis(topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b),
+                             at(T_user, b), at(Q, b), at(V, b), C[b])
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
+
+
+@njit(**_JIT)
+def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V,
+                                 H_dot, status):
+    r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
+    failed = 0
+    n = H_dot.shape[1]
+    for b in range(status.shape[0]):
+        status[b] = coriolis(topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b),
+                             at(T_user, b), at(Q, b), at(V, b), H_dot[b])
+        if status[b] != OK:
+            if failed == 0:
+                failed = b + 1
+            continue
+        Hb = H_dot[b]
+        for i in range(n):
+            for k in range(i + 1):
+                s = Hb[i, k] + Hb[k, i]
+                Hb[i, k] = s
+                Hb[k, i] = s
+    return failed
+
+
+# ----------------------------------------------------------------------------------------
+# C̄ᵀ w
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, w,
+                               tau):
+    r""":math:`\bar C(q, \nu)^\top w` in :math:`O(N)` for one state: ``tau`` (nv,).
+
+    With :math:`\mathbf u_i` the body twists of ``w``: :math:`\boldsymbol\tau_i =
+    \boldsymbol\Phi_i^\top\sum_{k\succeq i}{}^k\mathbf X_i^\top\mathbf B_k^\top\mathbf u_k +
+    \dot{\boldsymbol\Phi}_i^\top\sum_{k\succeq i}{}^k\mathbf X_i^\top\mathbf I_k\mathbf u_k`
+    (the transposed blocks of seed 000 Alg. 1 l.18).
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(w)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, u, vJ = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
+    g1, g2, Phi_dot = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
+
+    # ---- forward pass: twists of v and w, B_iᵀ u_i and I_i u_i ----------------------------
+    _twists(parent, iv, S, E, r, v, vel, vJ)
+    _twists(parent, iv, S, E, r, w, u, vJ)
+    for i in range(N):
+        _factor_transpose_times(Bt[i], vel[i], u[i], g1[i])
+        matvec6(inertia[i], u[i], g2[i])
+
+    # ---- backward pass: accumulate to the root and project -------------------------------
+    for i in range(N - 1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):  # τ_i = Φ_iᵀ g1_i + Φ̇_iᵀ g2_i, Φ̇ = (v×)Φ + Φ̊
+            Phi_dot[:] = S_ring[k]
+            cross_motion(vel[i], S[k], Phi_dot)
+            tau[k] = dot6(S[k], g1[i]) + dot6(Phi_dot, g2[i])
+        p = parent[i]
+        if p >= 0:
+            transform_force_transpose(E[i], r[i], g1[i], g1[p])
+            transform_force_transpose(E[i], r[i], g2[i], g2[p])
+    if not all_finite(tau):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def coriolis_transpose_product_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q,
+                                     V, W, TAU, status):
+    """:func:`coriolis_transpose_product` over a batch; first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = coriolis_transpose_product(
+            topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b), at(T_user, b),
+            at(Q, b), at(V, b), at(W, b), TAU[b])
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
+
+
+# ----------------------------------------------------------------------------------------
+# Slotine-Li torques (the modified RNEA)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha):
+    r"""Forward pass of the modified RNEA: twists ``vel`` of ν, ``w`` of ν_r and ``alpha``.
+
+    :math:`\boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)} +
+    \boldsymbol\Phi_i a_{r,i} + \dot{\boldsymbol\Phi}_i\nu_{r,i}` with
+    :math:`\dot{\boldsymbol\Phi}_i = (\mathbf v_i\times)\boldsymbol\Phi_i +
+    \mathring{\boldsymbol\Phi}_i` and :math:`\boldsymbol\alpha_0 = [\mathbf 0; -\mathbf g]`
+    (Niemeyer–Slotine; seed 001 §1.4).
+    """
+    a0 = np.zeros(6)
+    for k in range(3):
+        a0[3 + k] = -gravity[k]  # the world accelerates upwards: gravity as a fictitious acceleration
+    vJ, wJ = np.empty(6), np.empty(6)
+    for i in range(parent.shape[0]):
+        joint_velocity(S, iv, i, v, vJ)
+        joint_velocity(S, iv, i, v_ref, wJ)
+        p = parent[i]
+        if p < 0:
+            vel[i, :] = vJ
+            w[i, :] = wJ
+            transform_motion(E[i], r[i], a0, alpha[i])
+        else:
+            transform_motion(E[i], r[i], vel[p], vel[i])
+            transform_motion(E[i], r[i], w[p], w[i])
+            transform_motion(E[i], r[i], alpha[p], alpha[i])
+            for a in range(6):
+                vel[i, a] += vJ[a]
+                w[i, a] += wJ[a]
+        for k in range(iv[i], iv[i + 1]):  # + Φ_i a_r,i + Φ̊_i ν_r,i
+            for a in range(6):
+                alpha[i, a] += S[k, a] * a_ref[k] + S_ring[k, a] * v_ref[k]
+        cross_motion(vel[i], wJ, alpha[i])  # + (v_i ×) Φ_i ν_r,i
+
+
+@njit(**_JIT)
+def slotine_li_torques(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, v_ref,
+                       a_ref, gravity, tau):
+    r""":math:`H a_r + \bar C(q, \nu)\nu_r + g` in :math:`O(N)` for one state: ``tau`` (nv,).
+
+    Forward pass :func:`reference_motion`, body forces :math:`\mathbf f_i = \mathbf I_i
+    \boldsymbol\alpha_i + \mathbf B_i(\mathbf v_i)\mathbf w_i`, backward pass
+    :math:`\boldsymbol\tau_i = \boldsymbol\Phi_i^\top\mathbf f_i`, :math:`\mathbf f_{p(i)}
+    \mathrel{+}= {}^i\mathbf X_{p(i)}^\top\mathbf f_i` (seed 000 eqs. 13, 20).
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
+            and all_finite(gravity)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    h = np.empty(6)
+
+    # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
+    reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+    for i in range(N):
+        matvec6(inertia[i], alpha[i], f[i])  # f_i = I_i alpha_i + B_i(v_i) w_i
+        _factor_times(Bt[i], vel[i], w[i], h)
+        for a in range(6):
+            f[i, a] += h[a]
+
+    # ---- backward pass: project the forces on the joints ---------------------------------
+    for i in range(N - 1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):
+            tau[k] = dot6(S[k], f[i])
+        if parent[i] >= 0:
+            transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+    if not all_finite(tau):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def slotine_li_torques_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V,
+                             V_ref, A_ref, G, TAU, status):
+    """:func:`slotine_li_torques` over a batch; first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = slotine_li_torques(
+            topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b), at(T_user, b),
+            at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), TAU[b])
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
