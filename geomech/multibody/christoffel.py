@@ -32,67 +32,32 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.multibody.body_connections import _crbar, _crf, _crm6
-from geomech.multibody.coriolis import _T, _check_q, _Kinematics
+from geomech.multibody.kernels import christoffel as K
+from geomech.multibody.kernels.driver import call, states
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
 
-def _rate_derivatives(model, q) -> list:
-    r"""Per body :math:`\mathcal D_i` (..., 6, d_i, d_i) with D[:, b, c] = d Phi_ring[:, c] / d nu_b.
+def _rate_derivatives(model, Q: np.ndarray) -> np.ndarray:
+    r"""``D`` (B or 1, nv, 6, 6) of kernels.christoffel: D[iv_i + b, c] = dΦ̊_i[:, c] / dν_b.
 
-    The rate :math:`\mathring{\boldsymbol\Phi}_i(q, \nu_i)` is linear in :math:`\nu_i`, so its
-    derivative is its value at the unit speeds (seed 000 Alg. 2 l.3).
+    The rate :math:`\mathring{\boldsymbol\Phi}_i(q, \nu_i)` is linear in :math:`\nu_i`, so
+    its derivative is its value at the unit speeds (seed 000 Alg. 2 l.3): one call of each
+    user joint's hook on the whole batch; zero (one shared row) for the built-in joints.
     """
-    D = []
-    for i, joint in enumerate(model.joints):
+    cm = model.compiled
+    if not cm.has_user_joints:
+        return np.zeros((1, cm.nv, 6, 6))
+    B = Q.shape[0]
+    D = np.zeros((B, cm.nv, 6, 6))
+    for i, joint in cm.user:
         d = joint.nv
-        q_i = q[..., model.q_slices[i]]
-        # rate at the unit speeds e_b: R[..., b, :, c] = Phi_ring(q, e_b)[:, c]
-        R = joint.motion_subspace_rate(q_i[..., None, :], np.eye(d))
-        D.append(np.moveaxis(R, -3, -2))  # (..., 6, b, c)
+        if d == 0:
+            continue
+        q_i = Q[:, None, model.q_slices[i]]
+        R = np.broadcast_to(joint._motion_subspace_rate(q_i, np.eye(d)), (B, d, 6, d))
+        D[:, model.v_slices[i], :d, :] = np.swapaxes(R, -1, -2)  # [b, c, :] = R[b, :, c]
     return D
-
-
-def _B_pages(inertia: np.ndarray, Phi: np.ndarray) -> np.ndarray:
-    r"""Page-wise Levi-Civita :math:`\mathsf B(\mathsf I, \boldsymbol\Phi)` (..., 6, 6, d).
-
-    Page ``c`` is :math:`\tfrac12[(\boldsymbol\Phi_c\times^*)\mathsf I + (\mathsf I
-    \boldsymbol\Phi_c)\bar\times^* - \mathsf I(\boldsymbol\Phi_c\times)]` (seed 000 eq. 21).
-    """
-    U = np.swapaxes(Phi, -1, -2)  # (..., d, 6): the columns as vectors
-    I_ = inertia[..., None, :, :]
-    h = np.matmul(I_, U[..., None])[..., 0]
-    B = 0.5 * (np.matmul(_crf(U), I_) + _crbar(h) - np.matmul(I_, _crm6(U)))  # (..., d, 6, 6)
-    return np.moveaxis(B, -3, -1)
-
-
-def _pages(M: np.ndarray, T: np.ndarray) -> np.ndarray:
-    """Page-wise product (M T)[..., i, j, k] = sum_l M[..., i, l] T[..., l, j, k]."""
-    s = T.shape
-    out = np.matmul(M, T.reshape(s[:-2] + (s[-2] * s[-1],)))
-    return out.reshape(out.shape[:-1] + s[-2:])
-
-
-def _structure_constants(model, kin: _Kinematics, D: list, batch) -> np.ndarray:
-    n = model.nv
-    s = np.zeros(batch + (n, n, n))
-    for i in range(model.n_bodies):
-        sl = model.v_slices[i]
-        d = sl.stop - sl.start
-        if d < 2:
-            continue  # one field commutes with itself
-        Phi = kin.Phi[i]
-        U = np.swapaxes(Phi, -1, -2)  # (..., d, 6)
-        # Phi_a x Phi_b = (Phi_a x) Phi_b, laid out [..., 6, a, b]
-        cross = np.einsum("...aij,...jb->...iab", _crm6(U), Phi)
-        W = cross + D[i] - np.swapaxes(D[i], -1, -2)  # + D[:, a, b] - D[:, b, a]
-        # Psi^T = (Phi^T Phi)^{-1} Phi^T (any left inverse: W lies in the span of Phi)
-        PhiT = _T(Phi)
-        rhs = np.matmul(PhiT, W.reshape(W.shape[:-2] + (d * d,)))  # (..., l, a b)
-        coef = np.linalg.solve(np.matmul(PhiT, Phi), rhs).reshape(rhs.shape[:-1] + (d, d))
-        s[..., sl, sl, sl] = np.moveaxis(coef, -3, -1)  # s[a, b, l] = s^l_ab
-    return s
 
 
 def joint_structure_constants(model, q) -> np.ndarray:
@@ -135,72 +100,13 @@ def joint_structure_constants(model, q) -> np.ndarray:
     >>> joint_structure_constants(model, model.neutral())[0, 1]  # [X_x, X_y] = X_z
     array([0., 0., 1.])
     """
-    q = _check_q(model, q)
-    kin = _Kinematics(model, q)
-    return _structure_constants(model, kin, _rate_derivatives(model, q), q.shape[:-1])
-
-
-def _christoffel(model, kin: _Kinematics, D: list, batch) -> np.ndarray:
-    """Seed 000 Alg. 2 for single-body clusters (no validation)."""
-    parent = model.parent.tolist()
-    v_slices = model.v_slices
-    N, n = model.n_bodies, model.nv
-    Gamma = np.zeros(batch + (n, n, n))
-
-    # ---- l.1-4: composite inertias start as the body inertias (D_i computed by the caller)
-    I_C = [model.inertias[i] for i in range(N)]
-
-    # ---- backward pass over k (l.5-32) ---------------------------------------------------
-    for k in reversed(range(N)):
-        s_k = v_slices[k]
-        if s_k.stop > s_k.start:
-            Bt = _B_pages(I_C[k], kin.Phi[k])  # l.6: (..., 6, 6, d_k)
-            F3 = _pages(I_C[k], D[k])  # l.7: (..., 6, d_k, d_k)
-            f4 = np.matmul(I_C[k], kin.Phi[k])  # l.8: (..., 6, d_k)
-            j = k
-            while j >= 0:  # l.10
-                s_j = v_slices[j]
-                d_j = s_j.stop - s_j.start
-                if d_j:
-                    # l.11: F1 = Bt Phi_j, F2 = Bt^T12 Phi_j (page-wise), as (..., 6, d_j, d_k)
-                    F1 = np.einsum("...abc,...bj->...ajc", Bt, kin.Phi[j])
-                    F2 = np.einsum("...bac,...bj->...ajc", Bt, kin.Phi[j])
-                    F = np.concatenate([F1, F2], axis=-2)  # moved together up the path
-                    i = j
-                    while i >= 0:  # l.13
-                        s_i = v_slices[i]
-                        if s_i.stop > s_i.start:
-                            G = _pages(kin.PhiT[i], F)  # [Phi_i^T F1 | Phi_i^T F2]
-                            A1 = G[..., :d_j, :]  # l.14: (d_i, d_j, d_k)
-                            A2 = G[..., d_j:, :].swapaxes(-3, -2)  # (d_j, d_i, d_k)
-                            A3 = -A2.swapaxes(-3, -1)  # (d_k, d_i, d_j)
-                            Gamma[..., s_i, s_j, s_k] = A1  # l.15
-                            Gamma[..., s_i, s_k, s_j] = A1.swapaxes(-1, -2)
-                            Gamma[..., s_j, s_i, s_k] = A2  # l.16
-                            Gamma[..., s_j, s_k, s_i] = A2.swapaxes(-1, -2)
-                            Gamma[..., s_k, s_i, s_j] = A3  # l.17
-                            Gamma[..., s_k, s_j, s_i] = A3.swapaxes(-1, -2)
-                            if i == j:  # l.18-19 (overwrites the writes above)
-                                Gamma[..., s_k, s_i, s_i] = A3 + _pages(f4.swapaxes(-1, -2), D[i])
-                            if j == k:  # l.21-22 (overwrites the writes above)
-                                Gamma[..., s_i, s_j, s_j] = A1 + _pages(kin.PhiT[i], F3)
-                        p = parent[i]
-                        if j == k and p >= 0:
-                            F3 = _pages(kin.X_upT[i], F3)  # l.23
-                        if p >= 0:
-                            F = _pages(kin.X_upT[i], F)  # l.25
-                        i = p  # l.26
-                p = parent[j]
-                if p >= 0:  # l.28, page-wise congruence
-                    X, XT = kin.X_up[j], kin.X_upT[j]
-                    Bt = np.einsum("...ab,...bcd,...ce->...aed", XT, Bt, X)
-                    f4 = np.matmul(XT, f4)
-                j = p  # l.29
-        p = parent[k]
-        if p >= 0:  # l.31 (guarded at the root)
-            X, XT = kin.X_up[k], kin.X_upT[k]
-            I_C[p] = I_C[p] + np.matmul(XT, np.matmul(I_C[k], X))
-    return Gamma
+    cm = model.compiled
+    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    s = np.empty((B, cm.nv, cm.nv, cm.nv))
+    call(K.structure_constants_batch, (cm.topo,),
+         (cm.joint_arrays(Q)[0], _rate_derivatives(model, Q), Q, s), batch, model,
+         names=("q", "q", "q"), what="the structure constants")
+    return s.reshape(batch + (cm.nv,) * 3)
 
 
 def christoffel_symbols(model, q) -> np.ndarray:
@@ -251,6 +157,10 @@ def christoffel_symbols(model, q) -> np.ndarray:
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
     """
-    q = _check_q(model, q)
-    kin = _Kinematics(model, q)
-    return _christoffel(model, kin, _rate_derivatives(model, q), q.shape[:-1])
+    cm = model.compiled
+    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    S, _, T_user = cm.joint_arrays(Q)
+    Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
+    call(K.christoffel_batch, cm.arrays(), (S, _rate_derivatives(model, Q), T_user, Q, Gamma),
+         batch, model, names=("q", "q", "q", "q"), what="the Christoffel symbols")
+    return Gamma.reshape(batch + (cm.nv,) * 3)

@@ -40,6 +40,7 @@ seed 001 Alg. 1 (eqs. 18–21); Slotine and Li (1987), seed 000 §IV-A1 (eq. 13)
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 
 import numpy as np
@@ -47,9 +48,20 @@ import numpy as np
 from geomech._validation import as_array
 from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.geometry.induced import transform_coriolis
-from geomech.multibody.body_connections import BodyConnection, _crm6, body_connection
+from geomech.multibody.body_connections import (
+    AffineConnectionBody,
+    BodyConnection,
+    CartanSchoutenBody,
+    LeviCivitaBody,
+    MomentumCrossBody,
+    VelocityCrossBody,
+    _crm6,
+    body_connection,
+)
 from geomech.multibody.dynamics import crba, rnea
-from geomech.multibody.kinematics import joint_transforms, velocity_map
+from geomech.multibody.kernels import coriolis as K
+from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kinematics import velocity_map
 
 __all__ = [
     "coriolis_matrix",
@@ -62,7 +74,7 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------
-# shared helpers (used by christoffel.py and system_connection.py too)
+# body connections as constant tensors (shared with regressor.py and system_connection.py)
 # ----------------------------------------------------------------------------------------
 def _T(M: np.ndarray) -> np.ndarray:
     return M.swapaxes(-1, -2)
@@ -124,7 +136,7 @@ def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
         B = np.asarray(conn._B(inertia, v_i), dtype=float)
     except ConnectionSpecError as exc:
         raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
-    want = v_i.shape[:-1] + (6, 6)
+    want = np.broadcast_shapes(np.shape(inertia)[:-2], v_i.shape[:-1]) + (6, 6)
     if B.shape != want:
         if B.shape[-2:] == (6, 6) and B.ndim <= len(want):
             return np.broadcast_to(B, want)
@@ -135,69 +147,102 @@ def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
     return B
 
 
-class _Kinematics:
-    """Per-body X_up, Phi, Phi_ring blocks of :func:`joint_transforms` (batched like q, v)."""
+#: Connections whose ``_B`` is vectorised over inertias and twists by construction.
+_BUILT_IN = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, MomentumCrossBody,
+             AffineConnectionBody)
+_UNIT = np.eye(6)
+#: A generic twist at which a user connection's linearity in the twist is checked.
+_PROBE = np.array([0.31, -0.72, 0.55, 1.13, -0.27, 0.86])
+#: Tensors kept per model (the oldest is dropped beyond this many specifications).
+_CACHE_SIZE = 32
+_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
-    def __init__(self, model, q, v=None):
-        X_up, Phi, Phi_ring = joint_transforms(model, q, v)
-        self.X_up = [X_up[..., i, :, :] for i in range(model.n_bodies)]
-        self.X_upT = [_T(X) for X in self.X_up]
-        self.Phi = [Phi[..., :, s] for s in model.v_slices]
-        self.PhiT = [_T(P) for P in self.Phi]
-        self.Phi_ring = None if Phi_ring is None else [Phi_ring[..., :, s] for s in model.v_slices]
+
+def _spec_key(connection):
+    """A hashable key of a connection specification, or None (then nothing is cached)."""
+    try:
+        if isinstance(connection, Mapping):
+            key = ("mapping",) + tuple(sorted(connection.items()))
+        else:
+            key = ("spec", connection)
+        hash(key)
+    except TypeError:
+        return None
+    return key
 
 
-def _coriolis(model, kin: _Kinematics, v, conns, batch) -> np.ndarray:
-    """Seed 000 Alg. 1 specialised to single bodies (no validation).
+def _cached(model, kind: str, connection, build):
+    """``build()`` cached per (model, kind, connection) for hashable specifications."""
+    key = _spec_key(connection)
+    if key is None:
+        return build()
+    per_model = _CACHE.get(model)
+    if per_model is None:
+        per_model = _CACHE[model] = {}
+    key = (kind,) + key
+    value = per_model.get(key)
+    if value is None:
+        value = build()
+        if len(per_model) >= _CACHE_SIZE:
+            per_model.pop(next(iter(per_model)))
+        per_model[key] = value
+    return value
 
-    Deviations from the pseudocode: line 6 uses the chosen body factor B_i instead of the
-    Levi-Civita one; multi-DoF joints are blocks of columns (``v_slices``); a joint without
-    freedom (d = 0) writes no block but still passes I_C and B_C on to its parent; every
-    statement is vectorised over the leading batch dimensions.
+
+def _user_factor_tensor(conn: BodyConnection, model, i: int) -> np.ndarray:
+    """``Bt[j] = B(I_i, e_j)`` of a user connection, one twist at a time, linearity checked."""
+    inertia = model.inertias[i]
+    Bt = np.stack([_body_B(conn, inertia, e, model, i) for e in _UNIT])
+    direct = _body_B(conn, inertia, _PROBE, model, i)
+    err = float(np.max(np.abs(direct - np.einsum("j,jab->ab", _PROBE, Bt))))
+    if not err <= 1e-9 * (1.0 + float(np.max(np.abs(direct)))):
+        raise ConnectionSpecError(
+            f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis matrix "
+            f"C(I, v) to be linear in the twist v (a connection), got |C(v) - sum_j v^j C(e_j)| "
+            f"= {err:.3g}."
+        )
+    return Bt
+
+
+def _build_factor_tensors(model, connection) -> np.ndarray:
+    conns = _body_connections(model, connection)
+    Bt = np.empty((model.n_bodies, 6, 6, 6))
+    groups: dict[int, tuple[BodyConnection, list[int]]] = {}
+    for i, conn in enumerate(conns):
+        groups.setdefault(id(conn), (conn, []))[1].append(i)
+    for conn, bodies in groups.values():
+        if type(conn) in _BUILT_IN:  # all bodies and unit twists at once: (n, j, 6, 6)
+            Bt[bodies] = conn._B(model.inertias[bodies][:, None], _UNIT)
+        else:
+            for i in bodies:
+                Bt[i] = _user_factor_tensor(conn, model, i)
+    Bt.setflags(write=False)
+    return Bt
+
+
+def _factor_tensors(model, connection) -> np.ndarray:
+    r"""``Bt`` (N, 6, 6, 6) with :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathtt{Bt}[i, j]`.
+
+    Every body connection is left-invariant and linear in the twist, :math:`\mathbf C(\mathbf
+    I, \mathbf v)_{ik} = \Gamma_{ijk}(\mathbf I)v^j`, so its factor :math:`\mathbf B =
+    \mathbf C - \mathbf I(\mathbf v\times)` is one constant tensor per body, evaluated once
+    (at the unit twists) and cached per model and hashable specification; the connections'
+    checks (``_check``, output shapes, linearity of user connections) run when it is built.
     """
-    parent = model.parent.tolist()
-    v_slices = model.v_slices
-    N = model.n_bodies
-    vel, Phi_dot, I_C, B_C = [None] * N, [None] * N, [None] * N, [None] * N
+    return _cached(model, "factors", connection, lambda: _build_factor_tensors(model, connection))
 
-    # ---- forward pass: twists, axis rates, body inertias and factors -------------------
-    for i in range(N):
-        s_i = v_slices[i]
-        v_J = _mv(kin.Phi[i], v[..., s_i])
-        p = parent[i]
-        vel[i] = v_J if p < 0 else _mv(kin.X_up[i], vel[p]) + v_J  # l.3
-        Phi_dot[i] = np.matmul(_crm6(vel[i]), kin.Phi[i]) + kin.Phi_ring[i]  # l.4
-        I_C[i] = model.inertias[i]  # l.5
-        B_C[i] = _body_B(conns[i], model.inertias[i], vel[i], model, i)  # l.6 (chosen B_i)
 
-    # ---- backward pass: composite I_C, B_C and the blocks along each support path -------
-    C = np.zeros(batch + (model.nv, model.nv))
-    for j in reversed(range(N)):
-        s_j = v_slices[j]
-        d = s_j.stop - s_j.start
-        if d:
-            # l.9-11 stacked as F = [f1 | f2 | f3] so that one product moves all three
-            f1 = np.matmul(I_C[j], Phi_dot[j]) + np.matmul(B_C[j], kin.Phi[j])
-            f2 = np.matmul(I_C[j], kin.Phi[j])
-            f3 = np.matmul(_T(B_C[j]), kin.Phi[j])
-            F = np.concatenate(np.broadcast_arrays(f1, f2, f3), axis=-1)
-            C[..., s_j, s_j] = np.matmul(kin.PhiT[j], F[..., :d])  # l.12
-            i = j
-            while parent[i] >= 0:  # l.14
-                F = np.matmul(kin.X_upT[i], F)  # l.15
-                i = parent[i]  # l.16
-                s_i = v_slices[i]
-                G = np.matmul(kin.PhiT[i], F)  # [Phi_i^T f1 | Phi_i^T f2 | Phi_i^T f3]
-                C[..., s_i, s_j] = G[..., :d]  # l.17
-                C[..., s_j, s_i] = _T(  # l.18
-                    np.matmul(_T(Phi_dot[i]), F[..., d : 2 * d]) + G[..., 2 * d :]
-                )
-        p = parent[j]
-        if p >= 0:  # l.20-21, guarded at the root
-            X, XT = kin.X_up[j], kin.X_upT[j]
-            I_C[p] = I_C[p] + np.matmul(XT, np.matmul(I_C[j], X))
-            B_C[p] = B_C[p] + np.matmul(XT, np.matmul(B_C[j], X))
-    return C
+def _call_kernel(kernel, model, connection, inputs, out_shape, what):
+    """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors."""
+    cm = model.compiled
+    batch, B, arrays = states(*inputs)
+    Bt = _factor_tensors(model, connection)
+    out = np.empty((B,) + out_shape)
+    Q, V = arrays[0], arrays[1]
+    names = ("q", "v", "q") + tuple(name for name, _, _ in inputs)
+    call(kernel, (*cm.arrays(), Bt), (*cm.joint_arrays(Q, V), *arrays, out), batch, model,
+         names=names, what=what)
+    return out.reshape(batch + out_shape)
 
 
 # ----------------------------------------------------------------------------------------
@@ -271,11 +316,9 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
-    q, v = _check_q(model, q), _check_v(model, v)
-    batch = _batch(q.shape[:-1], v.shape[:-1])
-    conns = _body_connections(model, connection)
-    kin = _Kinematics(model, q, v)
-    return _coriolis(model, kin, v, conns, batch)
+    nq, nv = model.nq, model.nv
+    return _call_kernel(K.coriolis_batch, model, connection,
+                        (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "the Coriolis matrix")
 
 
 def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
@@ -452,48 +495,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
-    C = coriolis_matrix(model, q, v)
-    return C + _T(C)
-
-
-def _slotine_li_inputs(model, q, v, v_ref, a_ref, connection, gravity):
-    """Validated inputs of :func:`slotine_li_torques` and the regressor, with the kinematics."""
-    q, v = _check_q(model, q), _check_v(model, v)
-    v_ref, a_ref = _check_v(model, v_ref, "v_ref"), _check_v(model, a_ref, "a_ref")
-    g = model.gravity if gravity is None else as_array(gravity, "gravity", (3,))
-    batch = _batch(q.shape[:-1], v.shape[:-1], v_ref.shape[:-1], a_ref.shape[:-1], g.shape[:-1])
-    conns = _body_connections(model, connection)
-    return q, v, v_ref, a_ref, g, batch, conns, _Kinematics(model, q, v)
-
-
-def _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
-    r"""Forward pass of the modified RNEA: yields ``(i, v_i, w_i, alpha_i)`` in regular order.
-
-    ``v_i``/``w_i`` are the body twists of the actual/reference speeds and
-    :math:`\boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)}
-    + \boldsymbol\Phi_i a_{r,i} + \dot{\boldsymbol\Phi}_i\nu_{r,i}` with
-    :math:`\boldsymbol\alpha_0 = -\mathbf a_g` (Niemeyer–Slotine; seed 001 §1.4).
-    """
-    parent = model.parent.tolist()
-    a_0 = np.zeros(g.shape[:-1] + (6,))
-    a_0[..., 3:] = -g  # the world accelerates upwards: gravity as a fictitious acceleration
-    vel, alpha = [], []
-    for i, s_i in enumerate(model.v_slices):
-        v_J = _mv(kin.Phi[i], v[..., s_i])
-        w_J = _mv(kin.Phi[i], v_ref[..., s_i])
-        p = parent[i]
-        if p < 0:
-            v_i, w_i, alpha_p = v_J, w_J, a_0
-        else:
-            v_i = _mv(kin.X_up[i], vel[p][0]) + v_J
-            w_i = _mv(kin.X_up[i], vel[p][1]) + w_J
-            alpha_p = alpha[p]
-        # Phi_dot_i nu_r,i = (v_i x) Phi_i nu_r,i + Phi_ring_i nu_r,i (seed 001 §1.4)
-        Phi_dot_w = _mv(_crm6(v_i), w_J) + _mv(kin.Phi_ring[i], v_ref[..., s_i])
-        alpha_i = _mv(kin.X_up[i], alpha_p) + _mv(kin.Phi[i], a_ref[..., s_i]) + Phi_dot_w
-        vel.append((v_i, w_i))
-        alpha.append(alpha_i)
-        yield i, v_i, w_i, alpha_i
+    nq, nv = model.nq, model.nv
+    return _call_kernel(K.mass_matrix_derivative_batch, model, "levi-civita",
+                        (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "H_dot")
 
 
 def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
@@ -559,24 +563,12 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
-    q, v, v_ref, a_ref, g, batch, conns, kin = _slotine_li_inputs(
-        model, q, v, v_ref, a_ref, connection, gravity)
-    f = []
-
-    # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
-    for i, v_i, w_i, alpha_i in _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
-        B_i = _body_B(conns[i], model.inertias[i], v_i, model, i)
-        f.append(_mv(model.inertias[i], alpha_i) + _mv(B_i, w_i))
-
-    # ---- backward pass: project the forces on the joints ---------------------------------
-    parent, v_slices = model.parent.tolist(), model.v_slices
-    tau = np.zeros(batch + (model.nv,))
-    for i in reversed(range(model.n_bodies)):
-        tau[..., v_slices[i]] = _mv(kin.PhiT[i], f[i])
-        p = parent[i]
-        if p >= 0:
-            f[p] = f[p] + _mv(kin.X_upT[i], f[i])
-    return tau
+    nq, nv = model.nq, model.nv
+    gravity = model.gravity if gravity is None else gravity
+    return _call_kernel(
+        K.slotine_li_torques_batch, model, connection,
+        (("q", q, (nq,)), ("v", v, (nv,)), ("v_ref", v_ref, (nv,)), ("a_ref", a_ref, (nv,)),
+         ("gravity", gravity, (3,))), (nv,), "the torques")
 
 
 def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
@@ -627,34 +619,7 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     ...                  coriolis_matrix(model, q, v).T @ w))
     True
     """
-    q, v, w = _check_q(model, q), _check_v(model, v), _check_v(model, w, "w")
-    batch = _batch(q.shape[:-1], v.shape[:-1], w.shape[:-1])
-    conns = _body_connections(model, connection)
-    kin = _Kinematics(model, q, v)
-    parent = model.parent.tolist()
-    v_slices = model.v_slices
-    N = model.n_bodies
-    vel, u, Phi_dot, g1, g2 = [None] * N, [None] * N, [None] * N, [None] * N, [None] * N
-
-    # ---- forward pass: twists of v and w, axis rates, B_i^T u_i and I_i u_i -------------
-    for i in range(N):
-        s_i = v_slices[i]
-        v_J = _mv(kin.Phi[i], v[..., s_i])
-        u_J = _mv(kin.Phi[i], w[..., s_i])
-        p = parent[i]
-        vel[i] = v_J if p < 0 else _mv(kin.X_up[i], vel[p]) + v_J
-        u[i] = u_J if p < 0 else _mv(kin.X_up[i], u[p]) + u_J
-        Phi_dot[i] = np.matmul(_crm6(vel[i]), kin.Phi[i]) + kin.Phi_ring[i]
-        B_i = _body_B(conns[i], model.inertias[i], vel[i], model, i)
-        g1[i] = _mv(_T(B_i), u[i])
-        g2[i] = _mv(model.inertias[i], u[i])
-
-    # ---- backward pass: accumulate to the root and project -------------------------------
-    tau = np.zeros(batch + (model.nv,))
-    for i in reversed(range(N)):
-        tau[..., v_slices[i]] = _mv(kin.PhiT[i], g1[i]) + _mv(_T(Phi_dot[i]), g2[i])
-        p = parent[i]
-        if p >= 0:
-            g1[p] = g1[p] + _mv(kin.X_upT[i], g1[i])
-            g2[p] = g2[p] + _mv(kin.X_upT[i], g2[i])
-    return tau
+    nq, nv = model.nq, model.nv
+    return _call_kernel(K.coriolis_transpose_product_batch, model, connection,
+                        (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))), (nv,),
+                        "the product")

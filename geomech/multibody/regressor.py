@@ -41,7 +41,15 @@ from geomech.multibody.body_connections import (
     MomentumCrossBody,
     VelocityCrossBody,
 )
-from geomech.multibody.coriolis import _body_B, _slotine_li_forward, _slotine_li_inputs
+from geomech.multibody.coriolis import (
+    _UNIT,
+    _body_B,
+    _body_connections,
+    _cached,
+    _user_factor_tensor,
+)
+from geomech.multibody.kernels import regressor as K
+from geomech.multibody.kernels.driver import call, states
 from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
 
 __all__ = ["slotine_li_regressor"]
@@ -52,31 +60,59 @@ _BASIS = _inertia_from_dynamic_parameters(np.eye(10))
 _LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, MomentumCrossBody)
 
 
-def _basis_factors(conn, model, i, v_i) -> np.ndarray:
-    """B_i(E_k, v_i) for the ten basis inertias, shape (..., 10, 6, 6), linearity checked."""
+def _basis_factors(conn, model, i) -> np.ndarray:
+    """``Bk[k, j] = B(E_k, e_j)`` (10, 6, 6, 6), linearity in the inertia checked at body i."""
     if isinstance(conn, AffineConnectionBody):
         raise ConnectionSpecError(
             f"`connection` of body {model.body_names[i]!r}: an AffineConnection has fixed "
             "coefficients, which are not linear in the body's inertia; the regressor needs a "
             "body connection C(I, v) linear in I (e.g. a name from body_connection_names())."
         )
-    v_k = np.broadcast_to(v_i[..., None, :], v_i.shape[:-1] + (10, 6))
-    B_k = _body_B(conn, _BASIS, v_k, model, i)
-    if not isinstance(conn, _LINEAR_IN_INERTIA):
-        # a user-supplied C(I, v) must be linear in I: B(sum pi_k E_k) = sum pi_k B(E_k)
-        inertia = model.inertias[i]
-        pi = dynamic_parameters(inertia)
-        direct = _body_B(conn, inertia, v_i, model, i)
-        combined = np.einsum("k,...kab->...ab", pi, B_k)
-        err = float(np.max(np.abs(direct - combined), initial=0.0))
-        scale = 1.0 + float(np.max(np.abs(direct), initial=0.0))
-        if err > 1e-9 * scale:
-            raise ConnectionSpecError(
-                f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis "
-                f"matrix C(I, v) to be linear in the inertia I (the regressor form), got "
-                f"|B(I) - sum_k pi_k B(E_k)| = {err:.3g}."
-            )
-    return B_k
+    if type(conn) in _LINEAR_IN_INERTIA:
+        return conn._B(_BASIS[:, None], _UNIT)
+    Bk = np.stack([np.stack([_body_B(conn, E_k, e, model, i) for e in _UNIT]) for E_k in _BASIS])
+    # a user-supplied C(I, v) must be linear in I: B(sum pi_k E_k) = sum pi_k B(E_k)
+    direct = _user_factor_tensor(conn, model, i)
+    combined = np.einsum("k,kjab->jab", dynamic_parameters(model.inertias[i]), Bk)
+    err = float(np.max(np.abs(direct - combined), initial=0.0))
+    scale = 1.0 + float(np.max(np.abs(direct), initial=0.0))
+    if err > 1e-9 * scale:
+        raise ConnectionSpecError(
+            f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis "
+            f"matrix C(I, v) to be linear in the inertia I (the regressor form), got "
+            f"|B(I) - sum_k pi_k B(E_k)| = {err:.3g}."
+        )
+    return Bk
+
+
+def _body_map(Bk: np.ndarray) -> np.ndarray:
+    """The 60×42 map ``F_i.flat = M [alpha_i; v_i ⊗ w_i]`` of a body (kernels.regressor)."""
+    M = np.zeros((10, 6, 42))
+    M[:, :, :6] = _BASIS  # E_k alpha
+    M[:, :, 6:] = np.einsum("kjab->kajb", Bk).reshape(10, 6, 36)  # B(E_k, v) w
+    return M.reshape(60, 42)
+
+
+def _build_maps(model, connection):
+    """``(span, entries, values)`` of kernels.regressor: the nonzeros of each body's map."""
+    conns = _body_connections(model, connection)
+    span = np.empty((model.n_bodies, 2), dtype=np.int64)
+    chunks, done, start = [], {}, 0
+    for i, conn in enumerate(conns):
+        user = type(conn) not in _LINEAR_IN_INERTIA
+        if id(conn) not in done or user:  # a user connection is checked at every body
+            Bk = _basis_factors(conn, model, i)
+            if id(conn) not in done:
+                rows, cols = np.nonzero(_body_map(Bk))
+                chunks.append((rows, cols, _body_map(Bk)[rows, cols]))
+                done[id(conn)] = (start, start + len(rows))
+                start += len(rows)
+        span[i] = done[id(conn)]
+    entries = np.concatenate([np.stack([r, c], -1) for r, c, _ in chunks]).astype(np.int64)
+    values = np.concatenate([v for _, _, v in chunks])
+    for a in (span, entries, values):
+        a.setflags(write=False)
+    return span, np.ascontiguousarray(entries), values
 
 
 def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
@@ -157,28 +193,16 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross")))
     True
     """
-    q, v, v_ref, a_ref, g, batch, conns, kin = _slotine_li_inputs(
-        model, q, v, v_ref, a_ref, connection, gravity)
-    parent, v_slices, N = model.parent.tolist(), model.v_slices, model.n_bodies
-    F = [None] * N
-
-    # ---- forward pass: as slotine_li_torques, but the wrench of each basis inertia ------
-    for i, v_i, w_i, alpha_i in _slotine_li_forward(model, kin, v, v_ref, a_ref, g):
-        B_k = _basis_factors(conns[i], model, i, v_i)  # (..., 10, 6, 6)
-        # F_i[:, k] = E_k alpha_i + B_i(E_k, v_i) w_i: f_i = I_i alpha_i + B_i w_i is linear in I_i
-        F[i] = np.einsum("kab,...b->...ak", _BASIS, alpha_i) + np.einsum(
-            "...kab,...b->...ak", B_k, w_i
-        )
-
-    # ---- backward pass: project each body's block on the joints of its support ----------
-    Y = np.zeros(batch + (model.nv, 10 * N))
-    for i in range(N):
-        cols = slice(10 * i, 10 * i + 10)
-        F_j, j = F[i], i
-        while True:  # j runs over kappa(i) from i to the root: O(d) per body
-            Y[..., v_slices[j], cols] = np.matmul(kin.PhiT[j], F_j)
-            if parent[j] < 0:
-                break
-            F_j = np.matmul(kin.X_upT[j], F_j)  # ^{p(j)}X_j^* F = X_up[j]^T F
-            j = parent[j]
-    return Y
+    cm = model.compiled
+    nq, nv = cm.nq, cm.nv
+    gravity = model.gravity if gravity is None else gravity
+    batch, B, (Q, V, V_ref, A_ref, G) = states(
+        ("q", q, (nq,)), ("v", v, (nv,)), ("v_ref", v_ref, (nv,)), ("a_ref", a_ref, (nv,)),
+        ("gravity", gravity, (3,)))
+    span, entries, values = _cached(model, "regressor", connection,
+                                    lambda: _build_maps(model, connection))
+    Y = np.empty((B, nv, 10 * cm.n_bodies))
+    call(K.slotine_li_regressor_batch, (cm.topo, cm.placement, cm.jparam, span, entries, values),
+         (*cm.joint_arrays(Q, V), Q, V, V_ref, A_ref, G, Y), batch, model,
+         names=("q", "v", "q", "q", "v", "v_ref", "a_ref", "gravity"), what="the regressor")
+    return Y.reshape(batch + (nv, 10 * cm.n_bodies))

@@ -37,18 +37,11 @@ from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import CustomFrame
 from geomech.geometry.system import MechanicalSystem
 from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS, LeviCivitaBody
-from geomech.multibody.christoffel import (
-    _christoffel,
-    _rate_derivatives,
-    _structure_constants,
-    christoffel_symbols,
-)
+from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.coriolis import (
     _body_connections,
     _check_q,
     _check_v,
-    _coriolis,
-    _Kinematics,
     coriolis_matrix,
     coriolis_matrix_dense,
     coriolis_matrix_differentiation,
@@ -90,7 +83,7 @@ def _chart_velocity(model):
                 out[..., sl] = np.einsum("...ij,...j->...i", Jinv, v[..., sl])
             else:  # dexp^-1 series with the joint's structure constants (exact if they vanish)
                 if s is None:
-                    s = _model_structure_constants(model, q0)
+                    s = joint_structure_constants(model, q0)
                 s_i = s[..., sl, sl, sl]
                 ad_v = np.einsum("...ijk,...i,...j->...k", s_i, phi[..., sl], v[..., sl])
                 ad2_v = np.einsum("...ijk,...i,...j->...k", s_i, phi[..., sl], ad_v)
@@ -98,12 +91,6 @@ def _chart_velocity(model):
         return out
 
     return chart_velocity
-
-
-def _model_structure_constants(model, q) -> np.ndarray:
-    q = _check_q(model, q)
-    kin = _Kinematics(model, q)
-    return _structure_constants(model, kin, _rate_derivatives(model, q), q.shape[:-1])
 
 
 def _first_moments(model) -> tuple[np.ndarray, np.ndarray]:
@@ -128,7 +115,7 @@ def _system(model) -> MechanicalSystem:
         model.nv,
         (model.nq,),
         lambda q, w, t: model.integrate(q, w, t),
-        structure_constants=lambda q: _model_structure_constants(model, q),
+        structure_constants=lambda q: joint_structure_constants(model, q),
         chart_velocity=_chart_velocity(model),
         random_point=lambda rng, size: model.random_configuration(rng, size),
     )
@@ -185,16 +172,11 @@ class MultibodyConnection(AffineConnection):
 
     def _coefficients(self, q: np.ndarray) -> np.ndarray:
         model = self.model
-        q = _check_q(model, q)
         if self.is_levi_civita:
-            kin = _Kinematics(model, q)
-            return _christoffel(model, kin, _rate_derivatives(model, q), q.shape[:-1])
+            return christoffel_symbols(model, q)
         # Gamma_ijk = [C(q, e_j)]_ik: Alg. 1 at the n unit speeds, batched
-        n = model.nv
-        E = np.eye(n)
-        qj = q[..., None, :]
-        kin = _Kinematics(model, qj, E)
-        C = _coriolis(model, kin, E, self.body_connections, q.shape[:-1] + (n,))
+        q = _check_q(model, q)
+        C = coriolis_matrix(model, q[..., None, :], np.eye(model.nv), self._body_connection)
         return np.moveaxis(C, -3, -2)
 
     def _reference(self, reference):
@@ -388,7 +370,7 @@ def connection_report(model, q=None, v=None, *, connections=None, rng=None, repe
     bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
     H = crba(model, q)
     scale = max(1.0, float(np.max(np.abs(H))))
-    s = _model_structure_constants(model, q)
+    s = joint_structure_constants(model, q)
     s_low = np.einsum("il,jkl->ijk", H, s)
     rows = []
     for spec in connections:

@@ -1,0 +1,101 @@
+r"""The Slotine–Li regressor for one state and its batch driver.
+
+The body wrench of the modified RNEA, :math:`\mathbf f_i = \mathbf I_i\boldsymbol\alpha_i +
+\mathbf B_i(\mathbf I_i, \mathbf v_i)\mathbf w_i`, is linear in the ten inertial parameters of
+body :math:`i`; its 6×10 block is a fixed linear map of
+
+.. math:: \mathbf x_i = [\boldsymbol\alpha_i;\ \mathbf v_i\otimes\mathbf w_i] \in \mathbb R^{42},
+          \qquad \mathbf F_i[k] = \mathbf E_k\boldsymbol\alpha_i
+          + \textstyle\sum_{j,b}\mathbf B(\mathbf E_k, \mathbf e_j)_{:,b}\,v^j w^b
+
+(``E_k`` the inertia of the k-th unit parameter vector), stored sparsely per body connection
+(:mod:`geomech.multibody.regressor` builds it once): ``entries`` (nnz, 2) holds the flat
+index ``6 k + a`` into :math:`\mathbf F_i` and the index into :math:`\mathbf x_i` of each
+nonzero ``values[t]``, body ``i`` using ``entries[span[i, 0]:span[i, 1]]``.
+
+References
+----------
+seed 000 §IV-A1 (eq. 13), eqs. (20), (21); Niemeyer and Slotine (1991); Atkeson, An and
+Hollerbach (1986).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody.kernels.coriolis import reference_motion
+from geomech.multibody.kernels.dynamics import at
+from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
+from geomech.multibody.kernels.spatial import dot6, transform_force_transpose_inplace
+from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+
+__all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
+
+_JIT = dict(cache=True, nogil=True)
+
+
+@njit(**_JIT)
+def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ring, T_user, q, v,
+                         v_ref, a_ref, gravity, Y):
+    r"""Slotine–Li regressor for one state: ``Y`` (nv, 10 N).
+
+    Forward pass :func:`~geomech.multibody.kernels.coriolis.reference_motion`; each body's
+    block :math:`\mathbf F_i` (10 wrenches) is projected on the joints of its support,
+    :math:`Y_{j,i} = \boldsymbol\Phi_j^\top\,{}^i\mathbf X_j^\top\mathbf F_i` for
+    :math:`j\preceq i` (zero otherwise).
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
+            and all_finite(gravity)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    x = np.empty(42)
+    F = np.empty((10, 6))
+    Fflat = F.reshape(60)
+
+    # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
+    reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+
+    # ---- each body's block F_i, projected on the joints of its support ---------------------
+    Y[:, :] = 0.0
+    for i in range(N):
+        for a in range(6):  # x_i = [alpha_i; v_i ⊗ w_i]
+            x[a] = alpha[i, a]
+            for b in range(6):
+                x[6 + 6 * a + b] = vel[i, a] * w[i, b]
+        Fflat[:] = 0.0  # F_i[k] = E_k alpha_i + B(E_k, v_i) w_i
+        for t in range(span[i, 0], span[i, 1]):
+            Fflat[entries[t, 0]] += values[t] * x[entries[t, 1]]
+        j = i
+        while True:  # j runs over the support of i, from i to the root: O(d) per body
+            for m in range(iv[j], iv[j + 1]):
+                for k in range(10):
+                    Y[m, 10 * i + k] = dot6(S[m], F[k])
+            if parent[j] < 0:
+                break
+            for k in range(10):  # ^{p(j)}X_j^* F = X_up[j]ᵀ F
+                transform_force_transpose_inplace(E[j], r[j], F[k])
+            j = parent[j]
+    if not all_finite(Y):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def slotine_li_regressor_batch(topo, placement, jparam, span, entries, values, S, S_ring, T_user,
+                               Q, V, V_ref, A_ref, G, Y, status):
+    """:func:`slotine_li_regressor` over a batch; first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = slotine_li_regressor(
+            topo, placement, jparam, span, entries, values, at(S, b), at(S_ring, b),
+            at(T_user, b), at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), Y[b])
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
