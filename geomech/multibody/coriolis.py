@@ -160,6 +160,8 @@ _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 def _spec_key(connection):
     """A hashable key of a connection specification, or None (then nothing is cached)."""
+    if type(connection) is str:
+        return connection
     try:
         if isinstance(connection, Mapping):
             key = ("mapping",) + tuple(sorted(connection.items()))
@@ -179,7 +181,7 @@ def _cached(model, kind: str, connection, build):
     per_model = _CACHE.get(model)
     if per_model is None:
         per_model = _CACHE[model] = {}
-    key = (kind,) + key
+    key = (kind, key)
     value = per_model.get(key)
     if value is None:
         value = build()
@@ -204,7 +206,7 @@ def _user_factor_tensor(conn: BodyConnection, model, i: int) -> np.ndarray:
     return Bt
 
 
-def _build_factor_tensors(model, connection) -> np.ndarray:
+def _build_factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
     conns = _body_connections(model, connection)
     Bt = np.empty((model.n_bodies, 6, 6, 6))
     groups: dict[int, tuple[BodyConnection, list[int]]] = {}
@@ -217,10 +219,10 @@ def _build_factor_tensors(model, connection) -> np.ndarray:
             for i in bodies:
                 Bt[i] = _user_factor_tensor(conn, model, i)
     Bt.setflags(write=False)
-    return Bt
+    return Bt, all(type(conn) is LeviCivitaBody for conn in conns)
 
 
-def _factor_tensors(model, connection) -> np.ndarray:
+def _factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
     r"""``Bt`` (N, 6, 6, 6) with :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathtt{Bt}[i, j]`.
 
     Every body connection is left-invariant and linear in the twist, :math:`\mathbf C(\mathbf
@@ -228,6 +230,8 @@ def _factor_tensors(model, connection) -> np.ndarray:
     \mathbf C - \mathbf I(\mathbf v\times)` is one constant tensor per body, evaluated once
     (at the unit twists) and cached per model and hashable specification; the connections'
     checks (``_check``, output shapes, linearity of user connections) run when it is built.
+    Returned with a flag: whether every body uses the Levi-Civita connection (the kernels'
+    closed form of seed 000 eq. 21).
     """
     return _cached(model, "factors", connection, lambda: _build_factor_tensors(model, connection))
 
@@ -236,11 +240,11 @@ def _call_kernel(kernel, model, connection, inputs, out_shape, what):
     """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors."""
     cm = model.compiled
     batch, B, arrays = states(*inputs)
-    Bt = _factor_tensors(model, connection)
+    factors = _factor_tensors(model, connection)
     out = np.empty((B,) + out_shape)
     Q, V = arrays[0], arrays[1]
     names = ("q", "v", "q") + tuple(name for name, _, _ in inputs)
-    call(kernel, (*cm.arrays(), Bt), (*cm.joint_arrays(Q, V), *arrays, out), batch, model,
+    call(kernel, (*cm.arrays(), *factors), (*cm.joint_arrays(Q, V), *arrays, out), batch, model,
          names=names, what=what)
     return out.reshape(batch + out_shape)
 

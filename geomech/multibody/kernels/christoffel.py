@@ -24,7 +24,11 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
+from geomech.multibody.kernels.kinematics import (
+    all_finite,
+    all_finite_branchless,
+    tree_transforms,
+)
 from geomech.multibody.kernels.spatial import (
     congruence,
     cross_force,
@@ -161,7 +165,7 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
         p = parent[k]
         if p >= 0:  # l.31 (guarded at the root)
             congruence(E[k], r[k], I_C[k], W, I_C[p])
-    if not all_finite(Gamma):
+    if not all_finite_branchless(Gamma):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -228,7 +232,7 @@ def structure_constants(topo, S, D, q, s):
                     y[m] = t / L[m, m]
                 for m in range(d):
                     s[o + a, o + b, o + m] = y[m]
-    if not all_finite(s):
+    if not all_finite_branchless(s):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

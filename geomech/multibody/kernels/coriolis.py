@@ -26,21 +26,34 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody.kernels.kinematics import (
+    all_finite,
+    all_finite_branchless,
+    joint_velocity,
+    tree_transforms,
+)
 from geomech.multibody.kernels.spatial import (
+    compose_transforms,
     congruence,
+    cross_force,
     cross_motion,
     dot6,
+    inertia_params,
+    inertia_params_rate,
+    inertia_params_times,
+    inertia_params_transform,
     matTvec6,
     matvec6,
     transform_force_transpose,
-    transform_force_transpose_inplace,
     transform_motion,
+    transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
 __all__ = [
     "body_factor",
+    "coriolis_workspace",
+    "coriolis_work",
     "coriolis",
     "coriolis_batch",
     "mass_matrix_derivative_batch",
@@ -68,10 +81,26 @@ def body_factor(Bt, v, out):
 
 
 @njit(**_JIT)
-def _factor_times(Bt, v, w, out):
-    r"""``out = B(v) w = Σ_{j,b} v^j Bt[j, :, b] w^b``."""
+def _factor_times(Bt, levi_civita, I, v, w, out, t, u):  # noqa: E741
+    r"""``out = B(v) w`` of a body (``t``, ``u``: 6-vector work arrays).
+
+    From the tensor, :math:`\sum_{j,b} v^j\,\mathtt{Bt}[j, :, b]\,w^b`; for the Levi-Civita
+    connection eq. 21 in closed form, :math:`\tfrac12[(\mathbf v\times^*)\mathbf I\mathbf w
+    + (\mathbf w\times^*)\mathbf I\mathbf v - \mathbf I(\mathbf v\times\mathbf w)]`.
+    """
     for a in range(6):
         out[a] = 0.0
+    if levi_civita:
+        matvec6(I, w, t)
+        cross_force(v, t, out)
+        matvec6(I, v, t)
+        cross_force(w, t, out)
+        t[:] = 0.0
+        cross_motion(v, w, t)
+        matvec6(I, t, u)
+        for a in range(6):
+            out[a] = 0.5 * (out[a] - u[a])
+        return
     for j in range(6):
         vj = v[j]
         for a in range(6):
@@ -82,10 +111,26 @@ def _factor_times(Bt, v, w, out):
 
 
 @njit(**_JIT)
-def _factor_transpose_times(Bt, v, u, out):
-    r"""``out = B(v)ᵀ u = Σ_j v^j Bt[j]ᵀ u``."""
+def _factor_transpose_times(Bt, levi_civita, I, v, u, out, t, z):  # noqa: E741
+    r"""``out = B(v)ᵀ u`` of a body; Levi-Civita: :math:`\tfrac12[(\mathbf v\times^*)\mathbf I
+    \mathbf u - \mathbf I(\mathbf v\times\mathbf u) - (\mathbf u\times^*)\mathbf I\mathbf v]`.
+    """
     for b in range(6):
         out[b] = 0.0
+    if levi_civita:
+        matvec6(I, u, t)
+        cross_force(v, t, out)
+        t[:] = 0.0
+        cross_motion(v, u, t)
+        matvec6(I, t, z)
+        for a in range(6):
+            out[a] -= z[a]
+        matvec6(I, v, t)
+        z[:] = 0.0
+        cross_force(u, t, z)
+        for a in range(6):
+            out[a] = 0.5 * (out[a] - z[a])
+        return
     for j in range(6):
         vj = v[j]
         for a in range(6):
@@ -112,95 +157,162 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # seed 000 Alg. 1
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def coriolis(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, C):
+def coriolis_workspace(N, nv):
+    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds."""
+    return (np.empty((N, 3, 3)), np.empty((N, 3)),  # E, r: ^iX_p(i)
+            np.empty((N, 3, 3)), np.empty((N, 3)),  # E0, r0: ^iX_0
+            np.empty((N, 6)),  # vel: body twists, ground coordinates
+            np.empty((nv, 6)), np.empty((nv, 6)),  # Phi, Phi_dot: columns, ground coordinates
+            np.empty((N, 10)), np.empty((N, 10)), np.empty((N, 6)),  # I_C, P_C, h_C
+            np.empty((N, 6, 6)),  # B_C (any connection)
+            np.empty((18, 6)),  # F = [f1 | f2 | f3] (rows, d <= 6 each)
+            np.empty((6, 6)), np.empty((6, 6)), np.empty(6), np.empty(6))
+
+
+@njit(**_JIT)
+def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C,
+                  work):
     r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
 
-    :math:`\bar C = \boldsymbol\Phi^\top\mathbf X^\top B\,\mathbf X\boldsymbol\Phi +
-    \boldsymbol\Phi^\top\mathbf X^\top H\,\mathbf X\dot{\boldsymbol\Phi}` with the body
-    factors :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]` of the chosen connections.
-    Deviations from the pseudocode: line 6 uses the chosen factor instead of the Levi-Civita
-    one; multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint without freedom
-    (d = 0) writes no block but still passes I_C and B_C on to its parent; lines 9–11 are
-    kept as the rows of one array ``F = [f1 | f2 | f3]`` moved together at line 15.
+    :math:`\bar C_{ij} = \boldsymbol\Phi_i^\top{}^k\mathbf X_i^\top(\mathbf I^C_k\,{}^k
+    \mathbf X_j\dot{\boldsymbol\Phi}_j + \mathbf B^C_k\,{}^k\mathbf X_j\boldsymbol\Phi_j)`,
+    :math:`k = \lceil ij\rceil`. Every quantity is held in ground coordinates (the paper's
+    footnote 3; Pinocchio's choice): the products above do not depend on the frame, line 15
+    becomes the identity and lines 20–21 plain sums. Inertias and their rates are ten
+    parameters (:func:`~geomech.multibody.kernels.spatial.inertia_params`). Line 6 uses the
+    chosen factor :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]`; with
+    ``levi_civita`` it is eq. 21 instead, :math:`\mathbf B_i = \tfrac12[\mathbf P_i +
+    (\mathbf I_i\mathbf v_i)\bar\times^*]` with :math:`\mathbf P_i = (\mathbf v_i\times^*)
+    \mathbf I_i - \mathbf I_i(\mathbf v_i\times)`, accumulated as :math:`(\mathbf P^C,
+    \mathbf h^C)`. Multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint
+    without freedom (d = 0) writes no block but still passes I_C and B_C on to its parent;
+    lines 9–11 are the rows of one array ``F = [f1 | f2 | f3]``.
     """
+    E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F, W, B_i, x, y = work
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    nv = iv[N]
-    vel, vJ = np.empty((N, 6)), np.empty(6)
-    Phi_dot = np.empty((nv, 6))  # rows: the columns of Φ̇_i, like S
-    I_C = inertia.copy()  # l.5: I^C_i = I_i
-    B_C = np.empty((N, 6, 6))
-    F = np.empty((18, 6))  # rows: the columns of f1, f2, f3 (d <= 6 each)
-    W = np.empty((6, 6))
 
-    # ---- forward pass: twists, axis rates, body factors --------------------------------
-    _twists(parent, iv, S, E, r, v, vel, vJ)  # l.3
+    # ---- forward pass: twists, axis rates, body inertias and factors (ground coordinates) --
     for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+            vel[i, :] = 0.0
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+            vel[i, :] = vel[p]
+        for k in range(iv[i], iv[i + 1]):  # l.3: v_i = v_p(i) + Φ_i ν_i
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+            for a in range(6):
+                vel[i, a] += Phi[k, a] * v[k]
         for k in range(iv[i], iv[i + 1]):  # l.4: Φ̇_i = (v_i ×) Φ_i + Φ̊_i
-            Phi_dot[k, :] = S_ring[k]
-            cross_motion(vel[i], S[k], Phi_dot[k])
-        body_factor(Bt[i], vel[i], B_C[i])  # l.6 (the chosen B_i)
+            ring = False  # Φ̊ = 0 for every built-in joint: skip its transform
+            for a in range(6):
+                ring |= S_ring[k, a] != 0.0
+            if ring:
+                transform_motion_transpose(E0[i], r0[i], S_ring[k], Phi_dot[k])
+            else:
+                Phi_dot[k, :] = 0.0
+            cross_motion(vel[i], Phi[k], Phi_dot[k])
+        inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
+        if levi_civita:  # l.6, eq. 21
+            inertia_params_rate(I_C[i], vel[i], P_C[i])
+            inertia_params_times(I_C[i], vel[i], h_C[i])
+        else:  # l.6 with the chosen B_i, of the body twist, moved to the ground
+            transform_motion(E0[i], r0[i], vel[i], x)
+            body_factor(Bt[i], x, B_i)
+            B_C[i, :, :] = 0.0
+            congruence(E0[i], r0[i], B_i, W, B_C[i])
 
     # ---- backward pass: composite I_C, B_C and the blocks along each support path -------
     C[:, :] = 0.0
     for j in range(N - 1, -1, -1):
         o, d = iv[j], iv[j + 1] - iv[j]
         for k in range(d):
-            matvec6(I_C[j], Phi_dot[o + k], F[k])  # l.9: f1 = I^C_j Φ̇_j + B^C_j Φ_j
-            matvec6(B_C[j], S[o + k], W[0])
-            for a in range(6):
-                F[k, a] += W[0, a]
-            matvec6(I_C[j], S[o + k], F[d + k])  # l.10: f2 = I^C_j Φ_j
-            matTvec6(B_C[j], S[o + k], F[2 * d + k])  # l.11: f3 = B^C_jᵀ Φ_j
+            inertia_params_times(I_C[j], Phi_dot[o + k], F[k])  # l.9: f1 = I^C_j Φ̇_j + B^C_j Φ_j
+            inertia_params_times(I_C[j], Phi[o + k], F[d + k])  # l.10: f2 = I^C_j Φ_j
+            if levi_civita:  # B^C Φ = ½[P^C Φ + Φ ×* h^C], B^Cᵀ Φ = ½[P^C Φ − Φ ×* h^C]
+                inertia_params_times(P_C[j], Phi[o + k], x)
+                y[:] = 0.0
+                cross_force(Phi[o + k], h_C[j], y)
+                for a in range(6):
+                    F[k, a] += 0.5 * (x[a] + y[a])
+                    F[2 * d + k, a] = 0.5 * (x[a] - y[a])  # l.11: f3 = B^C_jᵀ Φ_j
+            else:
+                matvec6(B_C[j], Phi[o + k], x)
+                for a in range(6):
+                    F[k, a] += x[a]
+                matTvec6(B_C[j], Phi[o + k], F[2 * d + k])  # l.11: f3 = B^C_jᵀ Φ_j
         for a in range(d):  # l.12: C_jj = Φ_jᵀ f1
             for b in range(d):
-                C[o + a, o + b] = dot6(S[o + a], F[b])
+                C[o + a, o + b] = dot6(Phi[o + a], F[b])
         i = j
-        while parent[i] >= 0 and d > 0:  # l.14
-            for k in range(3 * d):  # l.15: F = ^iX_p(i)ᵀ F
-                transform_force_transpose_inplace(E[i], r[i], F[k])
+        while parent[i] >= 0 and d > 0:  # l.14 (l.15, F = ^iX_p(i)ᵀ F, is the identity here)
             i = parent[i]  # l.16
             for m in range(iv[i], iv[i + 1]):
                 for k in range(d):
-                    C[m, o + k] = dot6(S[m], F[k])  # l.17: C_ij = Φ_iᵀ f1
+                    C[m, o + k] = dot6(Phi[m], F[k])  # l.17: C_ij = Φ_iᵀ f1
                     # l.18: C_ji = (Φ̇_iᵀ f2 + Φ_iᵀ f3)ᵀ
-                    C[o + k, m] = dot6(Phi_dot[m], F[d + k]) + dot6(S[m], F[2 * d + k])
+                    C[o + k, m] = dot6(Phi_dot[m], F[d + k]) + dot6(Phi[m], F[2 * d + k])
         p = parent[j]
-        if p >= 0:  # l.20-21, guarded at the root
-            congruence(E[j], r[j], I_C[j], W, I_C[p])
-            congruence(E[j], r[j], B_C[j], W, B_C[p])
-    if not all_finite(C):
+        if p >= 0:  # l.20-21, guarded at the root (sums in ground coordinates)
+            for a in range(10):
+                I_C[p, a] += I_C[j, a]
+            if levi_civita:
+                for a in range(10):
+                    P_C[p, a] += P_C[j, a]
+                for a in range(6):
+                    h_C[p, a] += h_C[j, a]
+            else:
+                for a in range(6):
+                    for b in range(6):
+                        B_C[p, a, b] += B_C[j, a, b]
+    if not all_finite_branchless(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**_JIT)
-def coriolis_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V, C, status):
-    """:func:`coriolis` over a batch (per-state arrays with one row are shared); first failure + 1."""
+def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C):
+    """:func:`coriolis_work` with its own work arrays (one state)."""
+    N = topo.shape[0] - 1
+    return coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q,
+                         v, C, coriolis_workspace(N, topo[N, 3]))
+
+
+@njit(**_JIT)
+def coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C,
+                   status):
+    """:func:`coriolis_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    N = topo.shape[0] - 1
+    work = coriolis_workspace(N, topo[N, 3])
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = coriolis(topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b),
-                             at(T_user, b), at(Q, b), at(V, b), C[b])
+        status[b] = coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, at(S, b),
+                                  at(S_ring, b), at(T_user, b), at(Q, b), at(V, b), C[b], work)
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
 
 
 @njit(**_JIT)
-def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V,
-                                 H_dot, status):
+def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
+                                 T_user, Q, V, H_dot, status):
     r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
+    N = topo.shape[0] - 1
+    work = coriolis_workspace(N, topo[N, 3])
     failed = 0
     n = H_dot.shape[1]
     for b in range(status.shape[0]):
-        status[b] = coriolis(topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b),
-                             at(T_user, b), at(Q, b), at(V, b), H_dot[b])
+        status[b] = coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, at(S, b),
+                                  at(S_ring, b), at(T_user, b), at(Q, b), at(V, b), H_dot[b], work)
         if status[b] != OK:
             if failed == 0:
                 failed = b + 1
@@ -218,8 +330,8 @@ def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, S, S_ring
 # C̄ᵀ w
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, w,
-                               tau):
+def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user,
+                               q, v, w, tau):
     r""":math:`\bar C(q, \nu)^\top w` in :math:`O(N)` for one state: ``tau`` (nv,).
 
     With :math:`\mathbf u_i` the body twists of ``w``: :math:`\boldsymbol\tau_i =
@@ -237,12 +349,13 @@ def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, S, S_ring, 
         return status
     vel, u, vJ = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
     g1, g2, Phi_dot = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
+    t, z = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists of v and w, B_iᵀ u_i and I_i u_i ----------------------------
     _twists(parent, iv, S, E, r, v, vel, vJ)
     _twists(parent, iv, S, E, r, w, u, vJ)
     for i in range(N):
-        _factor_transpose_times(Bt[i], vel[i], u[i], g1[i])
+        _factor_transpose_times(Bt[i], levi_civita, inertia[i], vel[i], u[i], g1[i], t, z)
         matvec6(inertia[i], u[i], g2[i])
 
     # ---- backward pass: accumulate to the root and project -------------------------------
@@ -255,20 +368,20 @@ def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, S, S_ring, 
         if p >= 0:
             transform_force_transpose(E[i], r[i], g1[i], g1[p])
             transform_force_transpose(E[i], r[i], g2[i], g2[p])
-    if not all_finite(tau):
+    if not all_finite_branchless(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**_JIT)
-def coriolis_transpose_product_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q,
-                                     V, W, TAU, status):
+def coriolis_transpose_product_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
+                                     T_user, Q, V, W, TAU, status):
     """:func:`coriolis_transpose_product` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
         status[b] = coriolis_transpose_product(
-            topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b), at(T_user, b),
-            at(Q, b), at(V, b), at(W, b), TAU[b])
+            topo, placement, jparam, inertia, Bt, levi_civita, at(S, b), at(S_ring, b),
+            at(T_user, b), at(Q, b), at(V, b), at(W, b), TAU[b])
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
@@ -313,8 +426,8 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
 
 
 @njit(**_JIT)
-def slotine_li_torques(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, q, v, v_ref,
-                       a_ref, gravity, tau):
+def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
+                       v_ref, a_ref, gravity, tau):
     r""":math:`H a_r + \bar C(q, \nu)\nu_r + g` in :math:`O(N)` for one state: ``tau`` (nv,).
 
     Forward pass :func:`reference_motion`, body forces :math:`\mathbf f_i = \mathbf I_i
@@ -332,13 +445,13 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, 
     if status != OK:
         return status
     vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    h = np.empty(6)
+    h, t, z = np.empty(6), np.empty(6), np.empty(6)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
     reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
     for i in range(N):
         matvec6(inertia[i], alpha[i], f[i])  # f_i = I_i alpha_i + B_i(v_i) w_i
-        _factor_times(Bt[i], vel[i], w[i], h)
+        _factor_times(Bt[i], levi_civita, inertia[i], vel[i], w[i], h, t, z)
         for a in range(6):
             f[i, a] += h[a]
 
@@ -348,20 +461,20 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, 
             tau[k] = dot6(S[k], f[i])
         if parent[i] >= 0:
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
-    if not all_finite(tau):
+    if not all_finite_branchless(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**_JIT)
-def slotine_li_torques_batch(topo, placement, jparam, inertia, Bt, S, S_ring, T_user, Q, V,
-                             V_ref, A_ref, G, TAU, status):
+def slotine_li_torques_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user,
+                             Q, V, V_ref, A_ref, G, TAU, status):
     """:func:`slotine_li_torques` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_torques(
-            topo, placement, jparam, inertia, Bt, at(S, b), at(S_ring, b), at(T_user, b),
-            at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), TAU[b])
+            topo, placement, jparam, inertia, Bt, levi_civita, at(S, b), at(S_ring, b),
+            at(T_user, b), at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), TAU[b])
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

@@ -26,7 +26,11 @@ from numba import njit
 
 from geomech.multibody.kernels.coriolis import reference_motion
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
+from geomech.multibody.kernels.kinematics import (
+    all_finite,
+    all_finite_branchless,
+    tree_transforms,
+)
 from geomech.multibody.kernels.spatial import dot6, transform_force_transpose_inplace
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
@@ -82,7 +86,7 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
             for k in range(10):  # ^{p(j)}X_j^* F = X_up[j]ᵀ F
                 transform_force_transpose_inplace(E[j], r[j], F[k])
             j = parent[j]
-    if not all_finite(Y):
+    if not all_finite_branchless(Y):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
