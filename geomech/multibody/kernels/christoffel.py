@@ -30,18 +30,21 @@ from geomech.multibody.kernels.kinematics import (
     tree_transforms,
 )
 from geomech.multibody.kernels.spatial import (
-    congruence,
+    compose_transforms,
     cross_force,
     cross_motion,
     dot6,
-    matTvec6,
-    matvec6,
-    transform_force_transpose_inplace,
+    inertia_params,
+    inertia_params_rate,
+    inertia_params_times,
+    inertia_params_transform,
+    transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
 __all__ = [
-    "levi_civita_factor",
+    "christoffel_workspace",
+    "christoffel_work",
     "christoffel",
     "christoffel_batch",
     "structure_constants",
@@ -52,131 +55,136 @@ _JIT = dict(cache=True, nogil=True)
 
 
 @njit(**_JIT)
-def levi_civita_factor(I, u, out):  # noqa: E741
-    r"""``out`` = :math:`\mathsf B(\mathbf I, \mathbf u) = \tfrac12[(\mathbf u\times^*)\mathbf I
-    + (\mathbf I\mathbf u)\bar\times^* - \mathbf I(\mathbf u\times)]` (seed 000 eq. 21).
-
-    Column ``m``: :math:`\tfrac12[\mathbf u\times^*\mathbf I_{:m} + \mathbf e_m\times^*
-    (\mathbf I\mathbf u) - \mathbf I(\mathbf u\times\mathbf e_m)]`.
-    """
-    h, e, c, t, g = np.empty(6), np.zeros(6), np.empty(6), np.empty(6), np.empty(6)
-    matvec6(I, u, h)
-    for m in range(6):
-        e[:] = 0.0
-        e[m] = 1.0
-        for a in range(6):
-            c[a] = I[a, m]
-        t[:] = 0.0
-        cross_force(u, c, t)  # (u ×*) I e_m
-        cross_force(e, h, t)  # (I u) x̄* e_m = (e_m ×*) (I u)
-        c[:] = 0.0
-        cross_motion(u, e, c)  # (u ×) e_m
-        matvec6(I, c, g)  # I (u ×) e_m
-        for a in range(6):
-            out[a, m] = 0.5 * (t[a] - g[a])
+def christoffel_workspace(N, nv):
+    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
+    return (np.empty((N, 3, 3)), np.empty((N, 3)),  # E, r: ^iX_p(i)
+            np.empty((N, 3, 3)), np.empty((N, 3)),  # E0, r0: ^iX_0
+            np.empty((nv, 6)), np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
+            np.empty((N, 10)),  # I_C (ten parameters)
+            np.empty((6, 10)), np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
+            np.empty((36, 6)), np.empty((36, 6)), np.empty((36, 6)),  # F1, F2, F3
+            np.empty(6), np.empty(6))
 
 
 @njit(**_JIT)
-def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
+def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
     r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
 
-    ``Gamma[i, j, k]`` = :math:`\Gamma^\star_{ijk}`. The paper's tensors are rows of
-    6-vectors (module docstring); its root handling is guarded (lines 23, 25, 28, 31); the
-    overwrites of lines 19 and 22 follow the writes of lines 15–17, as printed.
+    ``Gamma[i, j, k]`` = :math:`\Gamma^\star_{ijk}`, with every quantity in ground
+    coordinates as in :func:`~geomech.multibody.kernels.coriolis.coriolis_work`: the products
+    of lines 14, 19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and
+    28 are identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
+    is eq. 21 in closed form, :math:`\tfrac12[\mathbf P_c + \mathbf h_c\bar\times^*]` with
+    :math:`\mathbf P_c = (\boldsymbol\Phi_c\times^*)\mathbf I^C_k - \mathbf I^C_k
+    (\boldsymbol\Phi_c\times)` and :math:`\mathbf h_c = \mathbf I^C_k\boldsymbol\Phi_c`, which
+    is also column ``c`` of line 8's ``f4``. The overwrites of lines 19 and 22 follow the
+    writes of lines 15–17, as printed.
     """
+    E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y = work
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    Bt, Bt_p = np.empty((6, 6, 6)), np.empty((6, 6))  # pages of B(I^C_k, Φ_k)
-    F1, F2, F3 = np.empty((36, 6)), np.empty((36, 6)), np.empty((36, 6))
-    f4, W = np.empty((6, 6)), np.empty((6, 6))
 
-    # ---- l.1-4: composite inertias start as the body inertias (D_i given per state) -------
-    I_C = inertia.copy()
+    # ---- l.1-4: motion subspaces, rate derivatives and inertias in ground coordinates ----
+    for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+            for c in range(iv[i + 1] - iv[i]):
+                ring = False  # D_i = 0 for every built-in joint: skip its transform
+                for a in range(6):
+                    ring |= D[k, c, a] != 0.0
+                if ring:
+                    transform_motion_transpose(E0[i], r0[i], D[k, c], D0[k, c])
+                else:
+                    D0[k, c, :] = 0.0
+        inertia_params(inertia[i], I_C[i])  # l.2: I^C_i = I_i
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
     Gamma[:, :, :] = 0.0
 
     # ---- backward pass over k (l.5-32) ---------------------------------------------------
     for k in range(N - 1, -1, -1):
         ok, dk = iv[k], iv[k + 1] - iv[k]
-        if dk > 0:
-            for c in range(dk):
-                levi_civita_factor(I_C[k], S[ok + c], Bt[c])  # l.6: Bt = B(I^C_k, Φ_k)
-                matvec6(I_C[k], S[ok + c], f4[c])  # l.8: f4 = I^C_k Φ_k
-                for b in range(dk):
-                    matvec6(I_C[k], D[ok + b, c], F3[b * dk + c])  # l.7: F3 = I^C_k D_k
-            j = k
-            while j >= 0:  # l.10
-                oj, dj = iv[j], iv[j + 1] - iv[j]
-                if dj > 0:
-                    for b in range(dj):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j (page-wise)
+        for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
+            inertia_params_rate(I_C[k], Phi[ok + c], P[c])
+            inertia_params_times(I_C[k], Phi[ok + c], h[c])
+            for b in range(dk):  # l.7: F3 = I^C_k D_k
+                inertia_params_times(I_C[k], D0[ok + b, c], F3[b * dk + c])
+        j = k
+        while j >= 0 and dk > 0:  # l.10
+            oj, dj = iv[j], iv[j + 1] - iv[j]
+            for b in range(dj):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j (page-wise)
+                for c in range(dk):
+                    inertia_params_times(P[c], Phi[oj + b], x)
+                    y[:] = 0.0
+                    cross_force(Phi[oj + b], h[c], y)  # (h x̄*) Φ = Φ ×* h
+                    for a in range(6):
+                        F1[b * dk + c, a] = 0.5 * (x[a] + y[a])
+                        F2[b * dk + c, a] = 0.5 * (x[a] - y[a])
+            i = j
+            while i >= 0 and dj > 0:  # l.13
+                oi, di = iv[i], iv[i + 1] - iv[i]
+                for a in range(di):
+                    for b in range(dj):
                         for c in range(dk):
-                            matvec6(Bt[c], S[oj + b], F1[b * dk + c])
-                            matTvec6(Bt[c], S[oj + b], F2[b * dk + c])
-                    i = j
-                    while i >= 0:  # l.13
-                        oi, di = iv[i], iv[i + 1] - iv[i]
-                        for a in range(di):
-                            for b in range(dj):
-                                for c in range(dk):
-                                    A1 = dot6(S[oi + a], F1[b * dk + c])  # l.14: A1[a, b, c]
-                                    A2 = dot6(S[oi + a], F2[b * dk + c])  # A2[b, a, c]
-                                    Gamma[oi + a, oj + b, ok + c] = A1  # l.15
-                                    Gamma[oi + a, ok + c, oj + b] = A1
-                                    Gamma[oj + b, oi + a, ok + c] = A2  # l.16
-                                    Gamma[oj + b, ok + c, oi + a] = A2
-                                    Gamma[ok + c, oi + a, oj + b] = -A2  # l.17: A3 = -A2^T13
-                                    Gamma[ok + c, oj + b, oi + a] = -A2
-                        if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
-                            for c in range(dk):
-                                for a in range(di):
-                                    for b in range(di):
-                                        Gamma[ok + c, oi + a, oi + b] = (
-                                            -dot6(S[oi + a], F2[b * dk + c])
-                                            + dot6(f4[c], D[oi + a, b]))
-                        if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
-                            for a in range(di):
-                                for b in range(dk):
-                                    for c in range(dk):
-                                        Gamma[oi + a, ok + b, ok + c] = (
-                                            dot6(S[oi + a], F1[b * dk + c])
-                                            + dot6(S[oi + a], F3[b * dk + c]))
-                        p = parent[i]
-                        if p >= 0:
-                            if j == k:  # l.23
-                                for t in range(dk * dk):
-                                    transform_force_transpose_inplace(E[i], r[i], F3[t])
-                            for t in range(dj * dk):  # l.25
-                                transform_force_transpose_inplace(E[i], r[i], F1[t])
-                                transform_force_transpose_inplace(E[i], r[i], F2[t])
-                        i = p  # l.26
-                p = parent[j]
-                if p >= 0:  # l.28: page-wise congruence
+                            A1 = dot6(Phi[oi + a], F1[b * dk + c])  # l.14: A1[a, b, c]
+                            A2 = dot6(Phi[oi + a], F2[b * dk + c])  # A2[b, a, c]
+                            Gamma[oi + a, oj + b, ok + c] = A1  # l.15
+                            Gamma[oi + a, ok + c, oj + b] = A1
+                            Gamma[oj + b, oi + a, ok + c] = A2  # l.16
+                            Gamma[oj + b, ok + c, oi + a] = A2
+                            Gamma[ok + c, oi + a, oj + b] = -A2  # l.17: A3 = -A2^T13
+                            Gamma[ok + c, oj + b, oi + a] = -A2
+                if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
                     for c in range(dk):
-                        Bt_p[:, :] = 0.0
-                        congruence(E[j], r[j], Bt[c], W, Bt_p)
-                        Bt[c, :, :] = Bt_p
-                        transform_force_transpose_inplace(E[j], r[j], f4[c])
-                j = p  # l.29
+                        for a in range(di):
+                            for b in range(di):
+                                Gamma[ok + c, oi + a, oi + b] = (
+                                    dot6(h[c], D0[oi + a, b]) - dot6(Phi[oi + a], F2[b * dk + c]))
+                if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
+                    for a in range(di):
+                        for b in range(dk):
+                            for c in range(dk):
+                                Gamma[oi + a, ok + b, ok + c] = (
+                                    dot6(Phi[oi + a], F1[b * dk + c])
+                                    + dot6(Phi[oi + a], F3[b * dk + c]))
+                i = parent[i]  # l.26 (l.23, l.25: identities in ground coordinates)
+            j = parent[j]  # l.29 (l.28: the identity in ground coordinates)
         p = parent[k]
-        if p >= 0:  # l.31 (guarded at the root)
-            congruence(E[k], r[k], I_C[k], W, I_C[p])
+        if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
+            for a in range(10):
+                I_C[p, a] += I_C[k, a]
     if not all_finite_branchless(Gamma):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**_JIT)
+def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
+    """:func:`christoffel_work` with its own work arrays (one state)."""
+    N = topo.shape[0] - 1
+    return christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma,
+                            christoffel_workspace(N, topo[N, 3]))
+
+
+@njit(**_JIT)
 def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
-    """:func:`christoffel` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    N = topo.shape[0] - 1
+    work = christoffel_workspace(N, topo[N, 3])
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = christoffel(topo, placement, jparam, inertia, at(S, b), at(D, b),
-                                at(T_user, b), at(Q, b), Gamma[b])
+        status[b] = christoffel_work(topo, placement, jparam, inertia, at(S, b), at(D, b),
+                                     at(T_user, b), at(Q, b), Gamma[b], work)
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
