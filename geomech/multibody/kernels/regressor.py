@@ -31,7 +31,12 @@ from geomech.multibody.kernels.kinematics import (
     all_finite_branchless,
     tree_transforms,
 )
-from geomech.multibody.kernels.spatial import dot6, transform_force_transpose_inplace
+from geomech.multibody.kernels.spatial import (
+    compose_transforms,
+    dot6,
+    transform_force_transpose_inplace,
+    transform_motion_transpose,
+)
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
@@ -47,7 +52,9 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
     Forward pass :func:`~geomech.multibody.kernels.coriolis.reference_motion`; each body's
     block :math:`\mathbf F_i` (10 wrenches) is projected on the joints of its support,
     :math:`Y_{j,i} = \boldsymbol\Phi_j^\top\,{}^i\mathbf X_j^\top\mathbf F_i` for
-    :math:`j\preceq i` (zero otherwise).
+    :math:`j\preceq i` (zero otherwise), a product that does not depend on the frame: it is
+    taken in ground coordinates, where moving :math:`\mathbf F_i` up the support costs
+    nothing.
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
@@ -59,12 +66,24 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
     if status != OK:
         return status
     vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    E0, r0, Phi = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((iv[N], 6))
     x = np.empty(42)
     F = np.empty((10, 6))
     Fflat = F.reshape(60)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
     reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+
+    # ---- the motion subspaces in ground coordinates ------------------------------------------
+    for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
 
     # ---- each body's block F_i, projected on the joints of its support ---------------------
     Y[:, :] = 0.0
@@ -76,15 +95,13 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
         Fflat[:] = 0.0  # F_i[k] = E_k alpha_i + B(E_k, v_i) w_i
         for t in range(span[i, 0], span[i, 1]):
             Fflat[entries[t, 0]] += values[t] * x[entries[t, 1]]
+        for k in range(10):  # F_i in ground coordinates: ^iX_0ᵀ F_i
+            transform_force_transpose_inplace(E0[i], r0[i], F[k])
         j = i
-        while True:  # j runs over the support of i, from i to the root: O(d) per body
-            for m in range(iv[j], iv[j + 1]):
+        while j >= 0:  # j runs over the support of i, from i to the root: O(d) per body
+            for m in range(iv[j], iv[j + 1]):  # Y_ji = Φ_jᵀ ^iX_jᵀ F_i, in ground coordinates
                 for k in range(10):
-                    Y[m, 10 * i + k] = dot6(S[m], F[k])
-            if parent[j] < 0:
-                break
-            for k in range(10):  # ^{p(j)}X_j^* F = X_up[j]ᵀ F
-                transform_force_transpose_inplace(E[j], r[j], F[k])
+                    Y[m, 10 * i + k] = dot6(Phi[m], F[k])
             j = parent[j]
     if not all_finite_branchless(Y):
         return pack(NON_FINITE_RESULT, -1)
