@@ -31,7 +31,6 @@ import pytest
 from pinocchio_bridge import to_pinocchio
 from test_coriolis_models import UniversalXY, build, fd_along_flow
 
-from conftest import mixed_tree
 from geomech.errors import ConnectionSpecError, NonFiniteError, NotOnManifoldError
 from geomech.lie import SE3
 from geomech.multibody import (
@@ -91,9 +90,17 @@ def rel_err(actual, expected):
     return float(np.max(np.abs(actual - expected)) / max(1.0, float(np.max(np.abs(expected)))))
 
 
-def tree64(floating_base, kinds=None, seed=0):
-    return mixed_tree(64, np.random.default_rng([64, seed, int(floating_base)]), kinds=kinds,
-                      floating_base=floating_base)
+_TREES: dict = {}
+
+
+def tree64(mixed_tree, floating_base, seed=0):
+    """The 64-body tree of ``conftest.mixed_tree`` (every joint type) and its Pinocchio twin."""
+    key = (floating_base, seed)
+    if key not in _TREES:
+        model = mixed_tree(64, np.random.default_rng([64, seed, int(floating_base)]),
+                           floating_base=floating_base)
+        _TREES[key] = model, to_pinocchio(model)
+    return _TREES[key]
 
 
 def states(model, rng, n=N_STATES):
@@ -131,10 +138,9 @@ def pin_regressor(bridge, q, v, a):
 # ----------------------------------------------------------------------------------------
 # a random 64-body tree with every joint type
 # ----------------------------------------------------------------------------------------
-@pytest.fixture(scope="module", params=[False, True], ids=["fixed-base", "floating-base"])
-def tree(request):
-    model = tree64(request.param)
-    return model, to_pinocchio(model)
+@pytest.fixture(params=[False, True], ids=["fixed-base", "floating-base"])
+def tree(request, mixed_tree):
+    return tree64(mixed_tree, request.param)
 
 
 def test_tree_has_every_joint_type(tree):
@@ -351,9 +357,8 @@ class BlockFormLeviCivita(BodyConnection):
 
 @pytest.mark.parametrize("connection", [CallableBody(levi_civita_eq18, "eq18"),
                                         BlockFormLeviCivita()], ids=["callable", "subclass"])
-def test_user_body_connections_match_pinocchio(connection, rng):
-    model = tree64(True, seed=1)
-    bridge = to_pinocchio(model)
+def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
+    model, bridge = tree64(mixed_tree, True, seed=1)
     q, v, w, a = states(model, rng, n=2)
     factors = coriolis_module._factor_tensors(model, connection)
     assert not factors[1]  # the generic path, not the Levi-Civita closed form
