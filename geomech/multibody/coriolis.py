@@ -218,7 +218,6 @@ def _build_factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
         else:
             for i in bodies:
                 Bt[i] = _user_factor_tensor(conn, model, i)
-    Bt.setflags(write=False)
     return Bt, all(type(conn) is LeviCivitaBody for conn in conns)
 
 

@@ -110,8 +110,6 @@ def _build_maps(model, connection):
         span[i] = done[id(conn)]
     entries = np.concatenate([np.stack([r, c], -1) for r, c, _ in chunks]).astype(np.int64)
     values = np.concatenate([v for _, _, v in chunks])
-    for a in (span, entries, values):
-        a.setflags(write=False)
     return span, np.ascontiguousarray(entries), values
 
 
