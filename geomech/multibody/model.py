@@ -304,8 +304,12 @@ class MultibodyModel:
         self._subtree_size = size
 
         self.gravity = (
-            np.array([0.0, 0.0, -9.81]) if gravity is None else as_array(gravity, "gravity", (3,))
+            np.array([0.0, 0.0, -9.81]) if gravity is None
+            else as_array(gravity, "gravity", (3,)).copy()
         )
+        # the model is immutable once built (its compiled arrays are cached)
+        for array in (self.gravity, self.parent, self.placements, self.X_tree, self.inertias):
+            array.flags.writeable = False
 
     # ------------------------------------------------------------------------------------
     @staticmethod
