@@ -762,15 +762,18 @@ class MultibodyModel:
         >>> m.integrate([0.1, 0.2], [1.0, -1.0], dt=0.5)
         array([ 0.6, -0.3])
         """
-        q, v = self._qv(q, v)
-        dt = as_array(dt, "dt")
-        v = v * dt[..., None]
-        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        out = np.empty(lead + (self.nq,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nq:
-                out[..., qs] = joint._integrate(q[..., qs], v[..., vs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
+        out = np.zeros((B, self.nq))
+        call(K.integrate_batch, (cm.topo,), (Q, V, DT, out), batch, self, names=("q", "v", "dt"),
+             what="q ⊕ v dt")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, qs] = joint._integrate(Q[:, qs], V[:, vs] * DT[:, None])
+        return out[0] if not batch else out.reshape(batch + (self.nq,))
 
     def difference(self, q0, q1) -> np.ndarray:
         r"""Speeds ``v`` with ``integrate(q0, v) = q1``, joint by joint.
@@ -798,14 +801,18 @@ class MultibodyModel:
         >>> robots.double_pendulum().difference([0.1, 0.2], [0.6, -0.3])
         array([ 0.5, -0.5])
         """
-        q0 = as_array(q0, "q0", (self.nq,))
-        q1 = as_array(q1, "q1", (self.nq,))
-        lead = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1])
-        out = np.empty(lead + (self.nv,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nv:
-                out[..., vs] = joint._difference(q0[..., qs], q1[..., qs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
+        out = np.zeros((B, self.nv))
+        call(K.difference_batch, (cm.topo,), (Q0, Q1, out), batch, self, names=("q0", "q1"),
+             what="q1 ⊖ q0")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, vs] = joint._difference(Q0[:, qs], Q1[:, qs])
+        return out[0] if not batch else out.reshape(batch + (self.nv,))
 
     # ------------------------------------------------------------------------------------
     def joint_types(self) -> dict[str, int]:
