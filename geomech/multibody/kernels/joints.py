@@ -65,7 +65,7 @@ FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER,
 #: tolerance on | |quaternion| - 1 | (geomech._validation.MANIFOLD_TOL)
 UNIT_TOL = 1e-6
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
