@@ -53,7 +53,8 @@ _JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 @njit(**_JIT)
 def cross_motion(v, m, out):
     r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
-    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``)."""
+    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * m[2] - w2 * m[1]
     out[1] += w2 * m[0] - w0 * m[2]
@@ -66,7 +67,8 @@ def cross_motion(v, m, out):
 @njit(**_JIT)
 def cross_force(v, f, out):
     r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
-    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``)."""
+    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * f[2] - w2 * f[1] + u1 * f[5] - u2 * f[4]
     out[1] += w2 * f[0] - w0 * f[2] + u2 * f[3] - u0 * f[5]
@@ -79,7 +81,8 @@ def cross_force(v, f, out):
 @njit(**_JIT)
 def transform_motion(E, r, m, out):
     r"""``out = X m``: :math:`[\mathbf E\boldsymbol\omega;\ \mathbf E(\mathbf v - \mathbf r
-    \times\boldsymbol\omega)]` (``out`` may not alias ``m``)."""
+    \times\boldsymbol\omega)]` (``out`` may not alias ``m``).
+    """
     t0 = m[3] - (r[1] * m[2] - r[2] * m[1])
     t1 = m[4] - (r[2] * m[0] - r[0] * m[2])
     t2 = m[5] - (r[0] * m[1] - r[1] * m[0])
@@ -91,7 +94,8 @@ def transform_motion(E, r, m, out):
 @njit(**_JIT)
 def transform_motion_transpose(E, r, m, out):
     r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
-    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`."""
+    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`.
+    """
     for k in range(3):
         out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
         out[k + 3] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
