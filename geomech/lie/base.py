@@ -29,18 +29,10 @@ from typing import final
 
 import numpy as np
 
-from geomech._validation import MANIFOLD_TOL, as_array, default_rng
+from geomech._validation import MANIFOLD_TOL, as_array, check_result, check_size, default_rng
 from geomech.errors import SingularityError
 
 __all__ = ["LieGroup"]
-
-
-def _size_tuple(size) -> tuple[int, ...]:
-    if size is None:
-        return ()
-    if isinstance(size, (int, np.integer)):
-        return (int(size),)
-    return tuple(int(s) for s in size)
 
 
 class LieGroup(abc.ABC):
@@ -228,6 +220,13 @@ class LieGroup(abc.ABC):
         ndarray, shape size + point_shape
             Random elements.
 
+        Raises
+        ------
+        DTypeError
+            If ``rng`` or ``size`` has the wrong type.
+        DimensionError
+            If ``size`` has a negative entry.
+
         Examples
         --------
         >>> import numpy as np
@@ -238,7 +237,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(R @ R.swapaxes(-1, -2), np.eye(3)))
         True
         """
-        return self._random(default_rng(rng), _size_tuple(size))
+        return self._random(default_rng(rng), check_size(size))
 
     # ------------------------------------------------------------------------------------
     # Group operations
@@ -262,7 +261,8 @@ class LieGroup(abc.ABC):
         Raises
         ------
         DimensionError, NonFiniteError
-            If ``a`` or ``b`` has the wrong trailing shape or non-finite entries.
+            If ``a`` or ``b`` has the wrong trailing shape or non-finite entries, or if the
+            product overflows.
 
         Examples
         --------
@@ -272,7 +272,8 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SO3.compose(a, a), SO3.exp([0.0, 0.0, np.pi / 2])))
         True
         """
-        return self._compose(self._point(a, "a"), self._point(b, "b"))
+        out = self._compose(self._point(a, "a"), self._point(b, "b"))
+        return check_result(out, f"{self!r}.compose(a, b)", "`a` or `b`")
 
     @final
     def inverse(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -303,7 +304,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.compose(g, SE3.inverse(g)), np.eye(4)))
         True
         """
-        return self._inverse(self.validate(g, "g", tol))
+        return check_result(self._inverse(self.validate(g, "g", tol)), f"{self!r}.inverse(g)", "`g`")
 
     @final
     def as_matrix(self, g) -> np.ndarray:
@@ -365,7 +366,9 @@ class LieGroup(abc.ABC):
         Raises
         ------
         DimensionError, NonFiniteError
-            If ``xi`` has the wrong trailing shape or non-finite entries.
+            If ``xi`` has the wrong trailing shape or non-finite entries, or if the result
+            is not representable in float64 (e.g. a translation near ``1e308``; on SO(3)
+            every finite ``xi`` whose norm is below ``1.8e308`` has a finite exp).
 
         References
         ----------
@@ -380,7 +383,7 @@ class LieGroup(abc.ABC):
                [ 1.,  0.,  0.],
                [ 0.,  0.,  1.]])
         """
-        return self._exp(self._algebra(xi))
+        return check_result(self._exp(self._algebra(xi)), f"{self!r}.exp(xi)", "`xi`")
 
     @final
     def log(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -524,7 +527,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(lhs, SE3.exp(SE3.Ad(g) @ xi)))
         True
         """
-        return self._Ad(self.validate(g, "g", tol))
+        return check_result(self._Ad(self.validate(g, "g", tol)), f"{self!r}.Ad(g)", "`g`")
 
     @cached_property
     def _structure_constants(self) -> np.ndarray:
@@ -624,7 +627,8 @@ class LieGroup(abc.ABC):
         """
         xi = self._algebra(xi)
         eta = self._algebra(eta, "eta")
-        return np.einsum("...i,...j,ijk->...k", xi, eta, self._structure_constants)
+        out = np.einsum("...i,...j,ijk->...k", xi, eta, self._structure_constants)
+        return check_result(out, f"{self!r}.bracket(xi, eta)", "`xi` or `eta`")
 
     # ------------------------------------------------------------------------------------
     # Jacobians of exp
@@ -665,7 +669,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.left_jacobian(xi), SE3.Ad(SE3.exp(xi)) @ SE3.right_jacobian(xi)))
         True
         """
-        return self._left_jacobian(self._algebra(xi))
+        return check_result(self._left_jacobian(self._algebra(xi)), f"{self!r}.left_jacobian(xi)", "`xi`")
 
     @final
     def right_jacobian(self, xi) -> np.ndarray:
@@ -708,7 +712,8 @@ class LieGroup(abc.ABC):
                [-0.25199464,  0.94440031,  0.12895691],
                [-0.0723439 , -0.16166261,  0.97874129]])
         """
-        return self._left_jacobian(-self._algebra(xi))
+        out = self._left_jacobian(-self._algebra(xi))
+        return check_result(out, f"{self!r}.right_jacobian(xi)", "`xi`")
 
     @final
     def left_jacobian_inverse(self, xi) -> np.ndarray:
@@ -750,7 +755,8 @@ class LieGroup(abc.ABC):
         ...
         geomech.errors.SingularityError: The Jacobian of exp on SO(3) is singular at `xi` ...
         """
-        return self._left_jacobian_inverse(self._algebra(xi))
+        out = self._left_jacobian_inverse(self._algebra(xi))
+        return check_result(out, f"{self!r}.left_jacobian_inverse(xi)", "`xi`")
 
     @final
     def right_jacobian_inverse(self, xi) -> np.ndarray:
@@ -788,7 +794,8 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE2.right_jacobian_inverse(xi) @ SE2.right_jacobian(xi), np.eye(3)))
         True
         """
-        return self._left_jacobian_inverse(-self._algebra(xi))
+        out = self._left_jacobian_inverse(-self._algebra(xi))
+        return check_result(out, f"{self!r}.right_jacobian_inverse(xi)", "`xi`")
 
     # ------------------------------------------------------------------------------------
     def __repr__(self) -> str:
