@@ -50,7 +50,7 @@ import networkx as nx
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import URDFError, URDFWarning
+from geomech.errors import GeomechError, URDFError, URDFWarning
 from geomech.multibody.joints import FreeFlyer, Planar, Prismatic, Revolute
 from geomech.multibody.model import MultibodyModel
 from geomech.spatial import plucker_from_pose, spatial_inertia
@@ -643,6 +643,16 @@ def load_urdf(
     elif not isinstance(limits, URDFLimits):
         raise URDFError(f"Expected `limits` to be a URDFLimits, got {type(limits).__name__}.")
     doc = _parse_xml(path_or_string, limits)
+    try:
+        return _build_model(doc, floating_base, strict, limits)
+    except URDFError:
+        raise
+    except GeomechError as exc:  # a check of the model layer: still the file's fault
+        raise URDFError(f"The URDF does not make a valid model: {exc}") from exc
+
+
+def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDFLimits):
+    """The model of a parsed document (see :func:`load_urdf`)."""
     robot_name = doc.robot.get("name", "robot")
     if not doc.links:
         named = f" {_q(robot_name)}" if "name" in doc.robot else ""
@@ -804,7 +814,7 @@ def load_urdf(
             f"load_urdf(strict=False) kept {len(defects)} defect(s) of robot "
             f"{_q(robot_name)} as written:\n" + "\n".join("  " + d for d in defects),
             URDFWarning,
-            stacklevel=2,
+            stacklevel=3,
         )
     return MultibodyModel(G, strict=strict)
 
