@@ -393,7 +393,8 @@ def _jsonable(x):
 def _no_such(name: str) -> str:
     from geomech.multibody import robots
 
-    shown = repr(name) if len(name) <= 80 else repr(name[:76]) + "..."
+    shown = repr(name)
+    shown = shown if len(shown) <= 80 else shown[:76] + "...'"
     return (
         f"no such file or model {shown}: expected a URDF path, a model name "
         f"({', '.join(robots.names())}; shipped URDFs also with .urdf) or a group "

@@ -118,7 +118,8 @@ def check_inertia(inertia, name: str = "inertia", *, strict: bool = True) -> np.
         )
     if not strict:
         return I
-    lam = scale * float(np.linalg.eigvalsh(0.5 * (I + I.T) / scale)[0])  # no overflow
+    J = I / scale  # entries in [-1, 1]: the eigenvalue solver cannot overflow
+    lam = scale * float(np.linalg.eigvalsh(0.5 * (J + J.T))[0])
     if lam < -1e-9 * scale:
         raise ModelError(
             f"Expected `{name}` to be positive semi-definite, got smallest eigenvalue {lam:.3g}."

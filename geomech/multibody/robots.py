@@ -646,7 +646,8 @@ def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -
         return load_urdf(urdf_path(shipped), bool(fb), strict=strict)
     if _existing_path(key):  # load_urdf refuses directories, devices and FIFOs by name
         return load_urdf(Path(key), bool(floating_base), strict=strict)
-    shown = repr(key) if len(key) <= 80 else repr(key[:76]) + "..."
+    shown = repr(key)
+    shown = shown if len(shown) <= 80 else shown[:76] + "...'"
     raise ModelError(
         f"No such model or file: expected a model name from {names()!r} (shipped URDFs also "
         f"with .urdf) or a URDF file path, got {shown}."

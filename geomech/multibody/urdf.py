@@ -404,29 +404,33 @@ _TINY = float(np.finfo(float).tiny)
 
 
 def _floats(text: str | None, n: int, what: str, limits: URDFLimits, default=None) -> np.ndarray:
+    """``n`` numbers from an attribute, each finite, 0 or normal, and within the magnitude limit.
+
+    Plain Python on purpose: a file has thousands of these short attributes, and numpy's
+    per-call overhead on 1- to 3-element arrays would dominate the parse.
+    """
     if text is None:
         if default is None:
             raise URDFError(f"{what}: missing attribute (expected {n} numbers).")
         return np.asarray(default, dtype=float)
-    shown = _q(text)
     try:
-        vals = np.array([float(t) for t in text.split()])
+        vals = [float(t) for t in text.split()]
     except ValueError as exc:
-        raise URDFError(f"{what}: expected {n} numbers, got {shown}.") from exc
-    if vals.shape != (n,) or not np.all(np.isfinite(vals)):
-        raise URDFError(f"{what}: expected {n} finite numbers, got {shown}.")
-    mags = np.abs(vals)
-    if np.any(mags > limits.max_magnitude):
-        raise URDFError(
-            f"{what}: expected numbers of magnitude at most {limits.max_magnitude:g} "
-            f"(URDFLimits.max_magnitude), got {shown}."
-        )
-    if np.any((mags > 0.0) & (mags < _TINY)):
-        raise URDFError(
-            f"{what}: expected 0 or numbers of magnitude at least {_TINY:.3g} (normal doubles), "
-            f"got the subnormal {shown}."
-        )
-    return vals
+        raise URDFError(f"{what}: expected {n} numbers, got {_q(text)}.") from exc
+    if len(vals) != n or not all(math.isfinite(x) for x in vals):
+        raise URDFError(f"{what}: expected {n} finite numbers, got {_q(text)}.")
+    for x in vals:
+        if abs(x) > limits.max_magnitude:
+            raise URDFError(
+                f"{what}: expected numbers of magnitude at most {limits.max_magnitude:g} "
+                f"(URDFLimits.max_magnitude), got {_q(text)}."
+            )
+        if 0.0 < abs(x) < _TINY:
+            raise URDFError(
+                f"{what}: expected 0 or numbers of magnitude at least {_TINY:.3g} (normal "
+                f"doubles), got the subnormal {_q(text)}."
+            )
+    return np.array(vals)
 
 
 def _origin(attrs: dict | None, what: str, limits: URDFLimits) -> np.ndarray:
@@ -519,8 +523,13 @@ def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits):
     raise AssertionError(jtype)  # pragma: no cover - filtered by the caller
 
 
-def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[str, str]):
-    """Links and joints of the cycle reached by following parents from ``start``."""
+def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[str, str],
+                   order: dict[str, int]):  # fmt: skip
+    """Links and joints of the cycle reached by following parents from ``start``.
+
+    Listed in the joints' direction (joint ``k`` goes from link ``k`` to link ``k + 1``),
+    starting from the cycle's link that comes first in the file.
+    """
     seen: dict[str, int] = {}
     path = []
     link = start
@@ -528,8 +537,10 @@ def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[s
         seen[link] = len(path)
         path.append(link)
         link = parent_link[link]
-    cycle = path[seen[link]:]
-    return cycle, [parent_joint[c] for c in cycle]
+    forward = path[seen[link]:][::-1]
+    k = min(range(len(forward)), key=lambda i: order[forward[i]])
+    forward = forward[k:] + forward[:k]
+    return forward, [parent_joint[forward[(i + 1) % len(forward)]] for i in range(len(forward))]
 
 
 def _names(items) -> str:
@@ -707,9 +718,10 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
         child_joints[ends["parent"]].append(name)
         joints[name] = rec
 
+    order = {name: i for i, name in enumerate(links)}
     roots = [name for name in links if name not in parent_joint]
     if not roots:
-        cycle, cjoints = _cycle_through(next(iter(links)), parent_link, parent_joint)
+        cycle, cjoints = _cycle_through(next(iter(links)), parent_link, parent_joint, order)
         raise URDFError(
             "Expected exactly one root link (a link that is no joint's child), got 0: the "
             f"joints form a cycle (links {_names(cycle)}, joints {_names(cjoints)})."
@@ -742,8 +754,11 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
             inertia[body], has_inertial[body], members[body] = np.zeros((6, 6)), False, []
         members[body].append((link, pose_in_body[link]))
         if I_link is not None:
-            X = plucker_from_pose(pose_in_body[link])  # ^link X_body
-            inertia[body] += X.T @ I_link @ X  # congruence to body coordinates
+            if link == body:  # the body's own link: its frame is the body frame
+                inertia[body] += I_link
+            else:
+                X = plucker_from_pose(pose_in_body[link])  # ^link X_body
+                inertia[body] += X.T @ I_link @ X  # congruence to body coordinates
             has_inertial[body] = True
 
     if floating_base:
@@ -783,7 +798,7 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
         # every unreached link has a parent, so following parents from one ends in a cycle
         # that the root does not reach: name it rather than drop its links silently
         start = next(link for link in links if link not in body_of)
-        cycle, cjoints = _cycle_through(start, parent_link, parent_joint)
+        cycle, cjoints = _cycle_through(start, parent_link, parent_joint, order)
         raise URDFError(
             f"{len(links) - len(body_of)} link(s) are not connected to the root link "
             f"{_q(root_link)}: the joints form a cycle (links {_names(cycle)}, joints "
