@@ -133,6 +133,18 @@ class LieGroup(abc.ABC):
     # ------------------------------------------------------------------------------------
     # Validation and construction
     # ------------------------------------------------------------------------------------
+    def _finite(self, method: str, inputs: str, f, *args) -> np.ndarray:
+        """``f(*args)``, named if it overflowed (finite inputs, inf or NaN result).
+
+        Floating-point warnings are silenced inside: an overflow is reported once, as a
+        :class:`~geomech.errors.NonFiniteError` naming ``{group}.{method}`` and the inputs.
+        """
+        with np.errstate(over="ignore", invalid="ignore"):
+            out = f(*args)
+        if not np.all(np.isfinite(out)):
+            check_result(out, f"{self!r}.{method}", inputs)
+        return out
+
     @final
     def validate(self, g, name: str = "g", tol: float = MANIFOLD_TOL) -> np.ndarray:
         """Check that ``g`` is a (batch of) group element(s) and return it as a float array.
@@ -272,8 +284,8 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SO3.compose(a, a), SO3.exp([0.0, 0.0, np.pi / 2])))
         True
         """
-        out = self._compose(self._point(a, "a"), self._point(b, "b"))
-        return check_result(out, f"{self!r}.compose(a, b)", "`a` or `b`")
+        return self._finite("compose(a, b)", "`a` or `b`", self._compose, self._point(a, "a"),
+                            self._point(b, "b"))
 
     @final
     def inverse(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -304,7 +316,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.compose(g, SE3.inverse(g)), np.eye(4)))
         True
         """
-        return check_result(self._inverse(self.validate(g, "g", tol)), f"{self!r}.inverse(g)", "`g`")
+        return self._finite("inverse(g)", "`g`", self._inverse, self.validate(g, "g", tol))
 
     @final
     def as_matrix(self, g) -> np.ndarray:
@@ -383,7 +395,7 @@ class LieGroup(abc.ABC):
                [ 1.,  0.,  0.],
                [ 0.,  0.,  1.]])
         """
-        return check_result(self._exp(self._algebra(xi)), f"{self!r}.exp(xi)", "`xi`")
+        return self._finite("exp(xi)", "`xi`", self._exp, self._algebra(xi))
 
     @final
     def log(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -527,7 +539,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(lhs, SE3.exp(SE3.Ad(g) @ xi)))
         True
         """
-        return check_result(self._Ad(self.validate(g, "g", tol)), f"{self!r}.Ad(g)", "`g`")
+        return self._finite("Ad(g)", "`g`", self._Ad, self.validate(g, "g", tol))
 
     @cached_property
     def _structure_constants(self) -> np.ndarray:
@@ -627,8 +639,8 @@ class LieGroup(abc.ABC):
         """
         xi = self._algebra(xi)
         eta = self._algebra(eta, "eta")
-        out = np.einsum("...i,...j,ijk->...k", xi, eta, self._structure_constants)
-        return check_result(out, f"{self!r}.bracket(xi, eta)", "`xi` or `eta`")
+        return self._finite("bracket(xi, eta)", "`xi` or `eta`", np.einsum, "...i,...j,ijk->...k",
+                            xi, eta, self._structure_constants)
 
     # ------------------------------------------------------------------------------------
     # Jacobians of exp
@@ -669,7 +681,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.left_jacobian(xi), SE3.Ad(SE3.exp(xi)) @ SE3.right_jacobian(xi)))
         True
         """
-        return check_result(self._left_jacobian(self._algebra(xi)), f"{self!r}.left_jacobian(xi)", "`xi`")
+        return self._finite("left_jacobian(xi)", "`xi`", self._left_jacobian, self._algebra(xi))
 
     @final
     def right_jacobian(self, xi) -> np.ndarray:
@@ -712,8 +724,7 @@ class LieGroup(abc.ABC):
                [-0.25199464,  0.94440031,  0.12895691],
                [-0.0723439 , -0.16166261,  0.97874129]])
         """
-        out = self._left_jacobian(-self._algebra(xi))
-        return check_result(out, f"{self!r}.right_jacobian(xi)", "`xi`")
+        return self._finite("right_jacobian(xi)", "`xi`", self._left_jacobian, -self._algebra(xi))
 
     @final
     def left_jacobian_inverse(self, xi) -> np.ndarray:
@@ -755,8 +766,9 @@ class LieGroup(abc.ABC):
         ...
         geomech.errors.SingularityError: The Jacobian of exp on SO(3) is singular at `xi` ...
         """
-        out = self._left_jacobian_inverse(self._algebra(xi))
-        return check_result(out, f"{self!r}.left_jacobian_inverse(xi)", "`xi`")
+        return self._finite(
+            "left_jacobian_inverse(xi)", "`xi`", self._left_jacobian_inverse, self._algebra(xi)
+        )
 
     @final
     def right_jacobian_inverse(self, xi) -> np.ndarray:
@@ -794,8 +806,9 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE2.right_jacobian_inverse(xi) @ SE2.right_jacobian(xi), np.eye(3)))
         True
         """
-        out = self._left_jacobian_inverse(-self._algebra(xi))
-        return check_result(out, f"{self!r}.right_jacobian_inverse(xi)", "`xi`")
+        return self._finite(
+            "right_jacobian_inverse(xi)", "`xi`", self._left_jacobian_inverse, -self._algebra(xi)
+        )
 
     # ------------------------------------------------------------------------------------
     def __repr__(self) -> str:
