@@ -57,6 +57,12 @@ def _axis_form(w: np.ndarray):
 def _so3_exp(w: np.ndarray) -> np.ndarray:
     # Rodrigues: R = I + sinc(θ) ŵ + (1 - cos θ)/θ² ŵ²   (coefficients without cancellation),
     # i.e. R = I + sin θ û + (1 - cos θ) û² on the unit axis for θ > 1
+    theta = _angle(w)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        A = co.sinc(theta)[..., None, None]
+        B = co.one_minus_cos_over_x2(theta)[..., None, None]
+        return np.eye(3) + A * W + B * (W @ W)
     theta, big, U = _axis_form(w)
     t_small = np.where(big, 1.0, theta)
     A = np.where(big, np.sin(theta), co.sinc(t_small))[..., None, None]
@@ -93,6 +99,12 @@ def _so3_log(R: np.ndarray) -> np.ndarray:
 
 def _so3_left_jacobian(w: np.ndarray) -> np.ndarray:
     # J_l(ω) = I + (1 - cos θ)/θ² ŵ + (θ - sin θ)/θ³ ŵ²   (= V of SE(3) exp)
+    theta = _angle(w)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        B = co.one_minus_cos_over_x2(theta)[..., None, None]
+        C = co.x_minus_sin_over_x3(theta)[..., None, None]
+        return np.eye(3) + B * W + C * (W @ W)
     theta, big, U = _axis_form(w)
     t_small = np.where(big, 1.0, theta)
     t_big = np.where(big, theta, 1.0)
@@ -111,8 +123,13 @@ def _check_jacobian_invertible(theta: np.ndarray, group: str) -> None:
 
 def _so3_left_jacobian_inverse(w: np.ndarray, group: str = "SO(3)") -> np.ndarray:
     # J_l(ω)⁻¹ = I - ½ ŵ + (1 - (θ/2) cot(θ/2))/θ² ŵ²   (seed 003 §1.3 gives S⁻¹ = J_l(-ω)⁻¹)
-    theta, big, U = _axis_form(w)
+    theta = _angle(w)
     _check_jacobian_invertible(theta, group)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        D = co.half_cot_coefficient(theta)[..., None, None]
+        return np.eye(3) - 0.5 * W + D * (W @ W)
+    theta, big, U = _axis_form(w)
     s = np.where(big, theta, 1.0)
     h = 0.5 * s
     with np.errstate(divide="ignore", invalid="ignore"):
