@@ -144,6 +144,7 @@ FAR[:2, 3] = 1.7e308
         (lambda: Euclidean(2).compose([1.7e308, 0], [1.7e308, 0]), r"compose\(a, b\)"),
     ],
 )
+@pytest.mark.filterwarnings("ignore:overflow:RuntimeWarning", "ignore:invalid:RuntimeWarning")
 def test_group_results_that_overflow_are_named(call, what):
     if what is None:  # SE3.exp itself is representable here; products of it need not be
         with np.errstate(over="ignore"):
