@@ -11,8 +11,9 @@ URDF inertials as Pinocchio does), ``--connection NAME`` (one row of the table),
 
 Exit status: 0 when every check passes, 1 when one fails (a singular mass matrix is a failed
 check), 2 on bad input (unknown model or file, unreadable or invalid URDF, bad options), with
-one line on stderr and never a traceback. ``geomech`` alone prints the help. A closed output
-pipe (``geomech inspect | head -3``) ends the command quietly with the checks' status.
+one line on stderr and never a traceback (an internal error, i.e. a bug, is one line too, with
+status 1). ``geomech`` alone prints the help. A closed output pipe (``geomech inspect | head
+-3``) ends the command quietly with the checks' status; Ctrl-C exits with 130.
 
 Examples
 --------
@@ -562,3 +563,7 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{prog}: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:  # noqa: BLE001 - a bug: still one line, never a traceback
+        print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} (please report it)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED

@@ -272,3 +272,16 @@ def test_closed_pipe_after_the_first_line(tmp_path):
                          timeout=120, check=True).stdout  # fmt: skip
     assert out.startswith("MultibodyModel 'double_pendulum'")
     assert (tmp_path / "err").read_text() == ""
+
+
+def test_an_internal_error_is_one_line(monkeypatch, capsys):
+    import geomech.cli as cli
+
+    def broken(*args):
+        raise RuntimeError("a bug\nover two lines")
+
+    monkeypatch.setattr(cli, "_inspect_model", broken)
+    assert main(["inspect", "double_pendulum"]) == EXIT_FAILED
+    out, err = capsys.readouterr()
+    assert err == ("geomech inspect: internal error: RuntimeError: a bug over two lines "
+                   "(please report it)\n")  # fmt: skip
