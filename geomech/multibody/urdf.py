@@ -1,9 +1,13 @@
 r"""URDF input and output: :func:`load_urdf` builds a :class:`MultibodyModel`, :func:`to_urdf` writes one.
 
-The parser uses the standard library's :mod:`xml.etree.ElementTree`: URDF is a small XML
-dialect, and the maintained PyPI parsers (``yourdfpy``, ``urchin``/``urdfpy``) add heavy
-dependencies (trimesh, lxml, networkx pins) for meshes and visuals that geomech ignores,
-while Pinocchio's parser (urdfdom) is C++ only and not exposed to Python.
+The reader is the standard library's expat parser (:mod:`xml.parsers.expat`), driven in one
+pass that keeps only the links and joints: URDF is a small XML dialect, and the maintained
+PyPI parsers (``yourdfpy``, ``urchin``/``urdfpy``) add heavy dependencies (trimesh, lxml,
+networkx pins) for meshes and visuals that geomech ignores, while Pinocchio's parser
+(urdfdom) is C++ only and not exposed to Python. Reading is linear in time and memory and
+bounded by :class:`URDFLimits` (file size, links, nesting depth, magnitude of numbers,
+smallest mass); only regular files are read, the XML declaration's encoding is honoured and
+entity declarations are refused. The writer uses :mod:`xml.etree.ElementTree`.
 
 Semantics (those of the URDF specification and of Pinocchio's loader):
 
