@@ -430,6 +430,9 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
         G.nodes[body]["inertia"] = inertia[body]
     if not floating_base and root_link in inertia:
         G.nodes[root_link]["base_inertia"] = inertia[root_link]
+    from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+    urdf_plus.add_closures(G, robot, body_of, pose_in_body)  # URDF+: <loop>, <coupling>, independent
     return MultibodyModel(G)
 
 
@@ -513,6 +516,10 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     >>> load_urdf(text).joint_names
     ['joint1', 'joint2']
     """
+    if model.is_closed:  # URDF+: the spanning tree, then <loop>, <coupling>, independent
+        from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+        return urdf_plus.closures_to_urdf(model, to_urdf(model.spanning_tree, name))
     robot = ET.Element("robot", name=name or model.graph.graph.get("name", "geomech_model"))
     ET.SubElement(robot, "link", name=str(model.root))
     types = {"revolute": "revolute", "prismatic": "prismatic", "fixed": "fixed",
