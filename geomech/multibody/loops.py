@@ -366,10 +366,12 @@ class _LoopJoint:
             return q_L
         for _ in range(max_iter):
             E, r = self.error(T, q_L)
-            A = -SE3.right_jacobian_inverse(r) @ plucker_from_pose(E) @ self.joint.motion_subspace(q_L)
+            A = -plucker_from_pose(E) @ self.joint.motion_subspace(q_L)
+            if np.max(np.abs(r)) > 1e-6:  # far from the fit: the exact Jacobian of log
+                A = SE3.right_jacobian_inverse(r) @ A
             dq = -np.linalg.lstsq(A, r, rcond=None)[0]
             q_L = self.joint.integrate(q_L, dq)
-            if np.max(np.abs(dq)) < 1e-14:
+            if np.max(np.abs(dq)) < 1e-13:
                 break
         return q_L
 
@@ -1175,11 +1177,17 @@ class ClosedMultibodyModel(MultibodyModel):
         free = np.concatenate([np.arange(self._n_s)[st.v_slices[b]] for b in self._dependent]
                               + [np.zeros(0, int)])  # fmt: skip
         n = steps or max(1, int(np.ceil(np.max(np.abs(dy), initial=0.0) / max_step)))
+        T = forward_kinematics(st, q)
+        q_aux = self._fit_aux(T)
         for _ in range(n):
-            G, _ = self._matrices_single(q, None, False)[:2]
-            q = st.integrate(q, G @ (dy / n))
+            J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+            w = self._G_hat(self._jacobian_at(q, T, J, q_aux)) @ (dy / n)
+            q = st.integrate(q, w[: self._n_s])  # Euler predictor, loop joints too
+            q_aux = q_aux.copy()
+            for lp in self._loops:
+                q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], w[self._n_s:][lp.aux_v])
+            q, q_aux = self._newton(q, q_aux, free)
             T = forward_kinematics(st, q)
-            q = self._newton(q, self._fit_aux(T), free)[0]
         return q
 
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
