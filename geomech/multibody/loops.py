@@ -118,7 +118,8 @@ def declares_closures(graph) -> bool:
         return False
     if graph.graph.get("constraints"):
         return True
-    return any(d.get("kind", "joint") in ("loop", "coupling") for _, _, d in graph.edges(data=True))
+    # any edge kind but "joint" (an unknown kind is then reported by the closed model)
+    return any(d.get("kind", "joint") != "joint" for _, _, d in graph.edges(data=True))
 
 
 # ----------------------------------------------------------------------------------------
