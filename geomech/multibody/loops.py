@@ -1037,6 +1037,58 @@ class ClosedMultibodyModel(MultibodyModel):
                 Gd[idx] = out[2]
         return (G, g, Gd) if rate else (G, g)
 
+    def cluster_matrices(self, q, v):
+        r"""The per-cluster blocks :math:`(G_k, g_k, \dot G_k)` of the constraint matrices.
+
+        :math:`G` is block diagonal over the clusters (seed 004 trap 8): with rows
+        ``cluster.v_index`` (the cluster joints' spanning speeds, in body order) and columns
+        ``cluster.y_index`` (its independent speeds in ``v``), :math:`\dot q_{\mathcal J_k} =
+        G_k \dot y_k` and :math:`\ddot q_{\mathcal J_k} = G_k\ddot y_k + g_k`.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+            Closed configurations.
+        v : array_like, shape (..., nv)
+
+        Returns
+        -------
+        list of tuple
+            ``(G_k, g_k, G_dot_k)`` of shapes ``(..., n_k, m_k)``, ``(..., n_k)`` and
+            ``(..., n_k, m_k)`` for each cluster ``k`` of :attr:`clusters`.
+
+        Raises
+        ------
+        DimensionError, NonFiniteError, NotOnManifoldError
+            As :meth:`constraint_matrices`.
+
+        References
+        ----------
+        Seed 004 §2.0 (``updateConstraints`` per cluster), §6 trap 8.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody.urdf_plus import load_example
+        >>> model = load_example("belt_leg")
+        >>> blocks = model.cluster_matrices(model.neutral(), np.ones(model.nv))
+        >>> [G_k.shape for G_k, _, _ in blocks]
+        [(2, 1), (4, 2)]
+        >>> [model.body_names[b] for b in model.clusters[1].bodies]
+        ['ankle_rotor', 'shank', 'foot', 'knee_rotor']
+        >>> np.round(blocks[1][0], 12) + 0.0  # columns: knee, ankle
+        array([[6., 6.],
+               [1., 0.],
+               [0., 1.],
+               [6., 0.]])
+        """
+        G, g, Gd = self.constraint_matrices(q, v, rate=True)
+        return [
+            (G[..., c.v_index[:, None], c.y_index[None, :]], g[..., c.v_index],
+             Gd[..., c.v_index[:, None], c.y_index[None, :]])
+            for c in self.clusters
+        ]  # fmt: skip
+
     def constraint_jacobian(self, q, v=None):
         r"""A full-row-rank velocity constraint on the spanning tree: :math:`K\dot q_s = 0`,
         :math:`K\ddot q_s = k`.

@@ -379,6 +379,22 @@ def test_constraint_algebra(name, floating):
     assert K.shape[0] + model.nv == model.spanning_tree.nv
 
 
+@pytest.mark.parametrize("name", ["six_bar", "belt_leg", "planar_leg"])
+def test_G_is_block_diagonal_over_clusters(name):
+    """Seed 004 trap 8: the cluster blocks rebuild G, g and Ġ exactly (zeros elsewhere)."""
+    model = load_example(name, floating_base=True)
+    rng = np.random.default_rng(14)
+    q = model.random_configuration(rng, size=2)
+    v = rng.normal(size=(2, model.nv))
+    G, g, G_dot = model.constraint_matrices(q, v, rate=True)
+    rebuilt = [np.zeros_like(G), np.zeros_like(g), np.zeros_like(G_dot)]
+    for c, (G_k, g_k, Gd_k) in zip(model.clusters, model.cluster_matrices(q, v), strict=True):
+        rows, cols = c.v_index[:, None], c.y_index[None, :]
+        rebuilt[0][:, rows, cols], rebuilt[1][:, c.v_index], rebuilt[2][:, rows, cols] = G_k, g_k, Gd_k
+    assert np.array_equal(rebuilt[0], G) and np.array_equal(rebuilt[1], g)
+    assert np.array_equal(rebuilt[2], G_dot)
+
+
 def test_planar_loops_have_redundant_rows():
     """A revolute loop joint gives 6 equations; in a planar four-bar only 2 are independent."""
     model = load_example("four_bar")
