@@ -57,6 +57,8 @@ Seed 004 §1.1–1.4 (spanning tree, loop joints, explicit/implicit constraints,
 
 from __future__ import annotations
 
+import copy
+
 import networkx as nx
 import numpy as np
 
@@ -601,14 +603,16 @@ class ClosedMultibodyModel(MultibodyModel):
             name = str(d.get("name", f"coupling_{u}_{v}"))
             couplings.append(_Coupling(name, self._body(u, label), self._body(v, label), ratio,
                                        st, u, v))
-        user = list(graph.graph.get("constraints") or [])
-        for con in user:
+        user = []
+        for con in graph.graph.get("constraints") or []:
             if not isinstance(con, ImplicitConstraint):
                 raise ModelError(
                     "Expected graph.graph['constraints'] to hold ImplicitConstraint objects, got "
                     f"{type(con).__name__}."
                 )
+            con = copy.copy(con)  # bound to this model's layout; the user's object is untouched
             con._bind(st)
+            user.append(con)
             con.rows = con._call_phi(st.neutral()[con.q_index]).size
         self.constraints = loops + couplings + user
         names = [c.name for c in self.constraints]

@@ -219,6 +219,24 @@ def test_coupling_validators_and_marks():
         MultibodyModel(G)
 
 
+def test_one_constraint_object_serves_two_layouts():
+    """The model binds a copy of each ImplicitConstraint, so one object can close two
+    models whose joints sit at different places in q."""
+    cam = cam_model().graph.graph["constraints"][0]
+    G = cam_model().graph.copy()
+    G.add_edge("world", "aaa", joint=Prismatic([1, 0, 0]), name="aaa_slide")  # first in q
+    G.nodes["aaa"]["inertia"] = body()
+    G.graph["constraints"] = [cam]
+    shifted = MultibodyModel(G)
+    plain = MultibodyModel(G.subgraph([n for n in G if n != "aaa"]).copy())
+    for model in (shifted, plain):
+        q = model.random_configuration(rng=0)
+        st = model.spanning_tree
+        ql, qr = q[st.q_slice("hinge")][0], q[st.q_slice("motor")][0]
+        assert abs(6 * ql + 0.3 * np.sin(ql) - qr) < 1e-13
+    assert shifted.q_slice("hinge") != plain.q_slice("hinge")
+
+
 def test_implicit_constraint_validators():
     with pytest.raises(ModelError, match="at least one joint"):
         ImplicitConstraint([], lambda q: q)
