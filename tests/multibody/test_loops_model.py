@@ -224,7 +224,8 @@ def test_one_constraint_object_serves_two_layouts():
     models whose joints sit at different places in q."""
     cam = cam_model().graph.graph["constraints"][0]
     base = cam_model().graph
-    G = nx.DiGraph(base.graph)
+    G = nx.DiGraph()
+    G.graph.update(base.graph)
     G.add_edge("world", "aaa", joint=Prismatic([1, 0, 0]), name="aaa_slide")  # first in q
     G.add_edges_from(base.edges(data=True))
     G.add_nodes_from(base.nodes(data=True))
