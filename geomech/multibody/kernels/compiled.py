@@ -1,0 +1,144 @@
+r"""The compiled model: a :class:`~geomech.multibody.model.MultibodyModel` as flat arrays.
+
+Built once per model (:attr:`MultibodyModel.compiled`, cached) in time and memory linear in
+the number of bodies:
+
+``topo`` (N + 1, 4) int64
+    Columns ``parent`` (−1 for the base), ``jtype`` (:mod:`~geomech.multibody.kernels.joints`
+    type code), ``iq`` and ``iv`` (offsets of each joint's block of ``q`` and ``v``; row N
+    holds ``nq`` and ``nv``).
+``placement`` (N, 3, 4)
+    ``[R_T | p_T]``: the joint frame in the parent body's frame.
+``jparam`` (N, 25)
+    For 1-DoF joints: unit axis ``a`` (3), pitch ``h`` (1), then the constant factors of
+    :math:`\mathbf E_{up}(\theta) = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top
+    + (1 - \cos\theta)\mathbf K^2\mathbf R_T^\top` (``K = â``, two 3×3 blocks, row-major)
+    and :math:`\mathbf R_T\mathbf a` (3), so that a revolute, prismatic or helical transform
+    costs one sine, one cosine and 18 products (Rodrigues folded into the placement).
+``inertia`` (N, 6, 6)
+    Body spatial inertias.
+``S``, ``S_ring`` (1, nv, 6) and ``T_user`` (1, N, 3, 4)
+    Constant motion-subspace columns (rows), their rates (zero) and the poses of user
+    joints (unused), shared by every state; for a model with user-defined joints,
+    :meth:`CompiledModel.joint_arrays` fills per-state copies through the joints' Python
+    hooks (``_pose``, ``_motion_subspace``, ``_motion_subspace_rate``): the two-stage path
+    through which the same kernels serve every joint.
+
+References
+----------
+Seed 001 §1.2 (tree encoding); Featherstone 2008, §4.1–4.2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from geomech.multibody import joints as J
+from geomech.multibody.kernels import joints as codes
+
+__all__ = ["CompiledModel", "joint_code"]
+
+_CODES = {
+    J.Fixed: codes.FIXED,
+    J.Revolute: codes.REVOLUTE,
+    J.Prismatic: codes.PRISMATIC,
+    J.Helical: codes.HELICAL,
+    J.Spherical: codes.SPHERICAL,
+    J.Planar: codes.PLANAR,
+    J.SchoenfliesJoint: codes.SCHOENFLIES,
+    J.FreeFlyer: codes.FREE_FLYER,
+}
+
+
+def joint_code(joint) -> int:
+    """Type code of a joint; ``USER`` for any other class (subclasses of built-ins included)."""
+    return _CODES.get(type(joint), codes.USER)
+
+
+class CompiledModel:
+    """Flat arrays of a kinematic tree for the kernels (see the module docstring).
+
+    Parameters
+    ----------
+    model : MultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> cm = robots.double_pendulum().compiled
+    >>> cm.topo.tolist()   # parent, type code, iq, iv
+    [[-1, 1, 0, 0], [0, 1, 1, 1], [-1, -1, 2, 2]]
+    """
+
+    def __init__(self, model):
+        N, nv = model.n_bodies, model.nv
+        topo = np.full((N + 1, 4), -1, dtype=np.int64)
+        topo[:N, 0] = model.parent
+        topo[:N, 1] = [joint_code(j) for j in model.joints]
+        topo[:N, 2] = [s.start for s in model.q_slices]
+        topo[:N, 3] = [s.start for s in model.v_slices]
+        topo[N, 2], topo[N, 3] = model.nq, nv
+        self.topo = topo
+        self.placement = model.placements[:, :3, :].copy()
+        self.jparam = np.zeros((N, 25))
+        self.S = np.zeros((1, nv, 6))
+        self.user = []  # (body index, joint) of user-defined joints
+        for i, joint in enumerate(model.joints):
+            axis = getattr(joint, "axis", None)
+            if axis is not None and topo[i, 1] != codes.USER:
+                a = np.asarray(axis, dtype=float)
+                K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+                RtT = model.placements[i, :3, :3].T
+                self.jparam[i, :3] = a
+                self.jparam[i, 3] = getattr(joint, "pitch", 0.0)
+                self.jparam[i, 4:13] = (-K @ RtT).ravel()
+                self.jparam[i, 13:22] = (K @ K @ RtT).ravel()
+                self.jparam[i, 22:25] = model.placements[i, :3, :3] @ a
+            if topo[i, 1] == codes.USER:
+                self.user.append((i, joint))
+            elif joint.nv:
+                self.S[0, model.v_slices[i]] = joint._Phi().T
+        self.inertia = model.inertias.copy()  # writable: one array type per kernel argument
+        self.S_ring = np.zeros((1, nv, 6))
+        self.T_user = np.zeros((1, N, 3, 4))
+        self.nq, self.nv, self.n_bodies = model.nq, nv, N
+        #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
+        self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
+        self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
+        self._model = model
+
+    @property
+    def has_user_joints(self) -> bool:
+        """Whether a joint needs its Python hooks (per-state ``S``, ``S_ring``, ``T_user``)."""
+        return bool(self.user)
+
+    def joint_arrays(self, Q, V=None):
+        """``(S, S_ring, T_user)`` for the states ``Q`` (B, nq) (and speeds ``V`` (B, nv)).
+
+        Without user joints these are the shared constant arrays (one row). Otherwise each
+        user joint's hooks are called once on the whole batch (vectorised numpy), and their
+        results fill per-state arrays; the built-in joints' rows stay constant.
+        """
+        if not self.user:
+            return self.S, self.S_ring, self.T_user
+        model = self._model
+        B = Q.shape[0] if V is None else max(Q.shape[0], V.shape[0])
+        S = np.repeat(self.S, B, axis=0)
+        S_ring = np.zeros((B, self.nv, 6))
+        T_user = np.zeros((B, self.n_bodies, 3, 4))
+        for i, joint in self.user:
+            qs, vs = model.q_slices[i], model.v_slices[i]
+            q_i = np.broadcast_to(Q[:, qs], (B, joint.nq))
+            T_user[:, i] = joint._pose(q_i)[..., :3, :]
+            if joint.nv:
+                S[:, vs] = np.swapaxes(np.broadcast_to(
+                    joint._motion_subspace(q_i), (B, 6, joint.nv)), -1, -2)
+                if V is not None:
+                    v_i = np.broadcast_to(V[:, vs], (B, joint.nv))
+                    S_ring[:, vs] = np.swapaxes(np.broadcast_to(
+                        joint._motion_subspace_rate(q_i, v_i), (B, 6, joint.nv)), -1, -2)
+        return S, S_ring, T_user
+
+    def arrays(self):
+        """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
+        return self._arrays

@@ -1,0 +1,213 @@
+"""Calling the kernels: inputs to batches, one batch driver, statuses to named errors.
+
+The public functions of :mod:`geomech.multibody` validate their inputs here once, call the
+``*_batch`` kernel of their algorithm on the flattened batch (a single state is a batch of
+one) and reshape the result. Parallel evaluation of large batches is opt-in
+(:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
+Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
+sleep instead of spinning, so a loaded machine is not slowed down.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from geomech.errors import (
+    DimensionError,
+    NonFiniteError,
+    NotOnManifoldError,
+    SingularityError,
+)
+from geomech.multibody.kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    NOT_ON_MANIFOLD,
+    SINGULAR,
+    SINGULAR_DIFFERENCE,
+    unpack,
+)
+
+__all__ = ["states", "call", "set_num_threads", "get_num_threads", "PARALLEL_THRESHOLD"]
+
+#: smallest batch that is split across threads when more than one thread is allowed
+PARALLEL_THRESHOLD = 256
+
+_threads = 1
+_pool: ThreadPoolExecutor | None = None
+
+
+def set_num_threads(n: int | None) -> None:
+    """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
+
+    ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
+
+    Examples
+    --------
+    >>> from geomech.multibody.kernels import driver
+    >>> driver.set_num_threads(2); driver.get_num_threads()
+    2
+    >>> driver.set_num_threads(1)
+    """
+    global _threads, _pool
+    n = os.cpu_count() or 1 if n is None else int(n)
+    if n < 1:
+        raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
+    if _pool is not None:
+        _pool.shutdown(wait=True)
+        _pool = None
+    _threads = n
+
+
+def get_num_threads() -> int:
+    """The number of threads allowed for large batches (:func:`set_num_threads`)."""
+    return _threads
+
+
+def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
+    """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        arr = x
+    else:
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError) as exc:
+            raise DimensionError(
+                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.") from exc
+        if arr.dtype.kind == "c":
+            raise DimensionError(f"Expected `{name}` to be a real array, got complex entries.")
+        if arr.dtype.kind not in "biuf":
+            raise DimensionError(
+                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.")
+        arr = arr.astype(np.float64, copy=False)
+    k = len(trailing)
+    if arr.ndim < k or arr.shape[arr.ndim - k:] != trailing:
+        shown = "(..., " + ", ".join(str(s) for s in trailing) + ")" if k else "(...)"
+        raise DimensionError(f"Expected `{name}` to have shape {shown}, got {arr.shape}.")
+    return arr
+
+
+def states(*inputs):
+    """Validate ``(name, value, trailing_shape)`` triples and flatten them to one batch.
+
+    Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
+    row when it is shared by the whole batch) and is C-contiguous.
+    """
+    # fast path: one state given as float64 arrays of exactly the trailing shapes
+    out = []
+    for _, x, trailing in inputs:
+        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != trailing:
+            break
+        flags = x.flags
+        out.append(x[None] if flags.c_contiguous and flags.writeable else x[None].copy())
+    else:
+        return (), 1, out
+    arrays = [_as_float(x, name, trailing) for name, x, trailing in inputs]
+    leads = [a.shape[: a.ndim - len(t)] for a, (_, _, t) in zip(arrays, inputs, strict=True)]
+    try:
+        batch = np.broadcast_shapes(*leads)
+    except ValueError as exc:
+        raise DimensionError(
+            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {leads}."
+        ) from exc
+    B = math.prod(batch)
+    out = []
+    for a, lead, (_, _, t) in zip(arrays, leads, inputs, strict=True):
+        if lead == batch or (lead and math.prod(lead) == B):
+            a = a.reshape((B,) + t)
+        elif math.prod(lead) == 1:
+            a = a.reshape((1,) + t)
+        else:  # a partial broadcast: materialise it
+            a = np.broadcast_to(a, batch + t).reshape((B,) + t)
+        flags = a.flags
+        # one array type per kernel argument (C-contiguous, writable float64), see `call`
+        out.append(a if flags.c_contiguous and flags.writeable else a.copy())
+    return batch, B, out
+
+
+def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the result"):
+    """Run ``kernel(*model_args, *batch_args, status)`` and raise the named error of a failure.
+
+    ``batch_args`` are the per-state inputs then the outputs (each with 1 or B rows);
+    ``batch`` is the batch shape (``()`` for one state), ``names`` are the inputs' names,
+    for messages. Large batches run in threads when :func:`set_num_threads` allows it.
+    """
+    B = math.prod(batch)
+    status = np.empty(B, dtype=np.int64)
+    if _threads > 1 and B >= PARALLEL_THRESHOLD:
+        failed = _call_threaded(kernel, model_args, batch_args, B, status)
+    else:
+        failed = _entry(kernel)(*model_args, *batch_args, status)
+    if failed:
+        raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
+
+
+_ENTRY: dict = {}
+
+
+def _entry(kernel):
+    """The kernel's compiled entry point, skipping numba's type dispatch (~60 ns an argument).
+
+    Every argument the wrappers pass has one fixed type (C-contiguous, writable float64 or
+    int64 arrays of fixed dimensions: :func:`states` copies anything else), so each batch
+    kernel has exactly one signature; the dispatcher is used until it has compiled it, and
+    whenever a second signature appears.
+    """
+    ep = _ENTRY.get(kernel)
+    if ep is not None:
+        return ep
+    if len(kernel.signatures) == 1:
+        ep = _ENTRY[kernel] = kernel.overloads[kernel.signatures[0]].entry_point
+        return ep
+    return kernel
+
+
+def _call_threaded(kernel, model_args, batch_args, B, status):
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=_threads, thread_name_prefix="geomech")
+    bounds = np.linspace(0, B, _threads + 1).astype(int)
+
+    def chunk(lo, hi):
+        args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
+        return _entry(kernel)(*model_args, *args, status[lo:hi])
+
+    futures = [_pool.submit(chunk, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+               if hi > lo]
+    for lo, fut in zip(bounds, futures, strict=False):
+        failed = fut.result()
+        if failed:
+            return lo + failed
+    return 0
+
+
+def _error(status, b, batch, model, names, batch_args, what):
+    code, i = unpack(status)
+    where = f" (batch element {tuple(int(k) for k in np.unravel_index(b, batch))})" if batch else ""
+    if code == NON_FINITE_INPUT:
+        for name, x in zip(names, batch_args, strict=False):
+            if not np.all(np.isfinite(x)):
+                return NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
+        return NonFiniteError("Expected finite inputs, got NaN or inf entries.")
+    body = model.body_names[i] if 0 <= i < model.n_bodies else None
+    if code == NOT_ON_MANIFOLD:
+        return NotOnManifoldError(
+            f"Expected the quaternion of joint {model.joint_names[i]!r} in `q` to be a unit "
+            f"quaternion (|q| = 1 to 1e-06){where}.")
+    if code == SINGULAR:
+        return SingularityError(
+            f"Articulated inertia Phiᵀ I^A Phi of body {body!r} (index {i}) is singular"
+            f"{where}: expected its smallest pivot > 1e-12 x |I^A|. The subtree of this body "
+            "has no inertia along its joint's motion subspace (zero-mass links?).")
+    if code == SINGULAR_DIFFERENCE:
+        return SingularityError(
+            f"Expected the angle difference of the planar/Schoenflies joint "
+            f"{model.joint_names[i]!r} to avoid nonzero multiples of 2π{where}.")
+    if code == NON_FINITE_RESULT:
+        return NonFiniteError(
+            f"Expected {what} to be finite, got an overflow to inf or NaN{where}: the inputs "
+            "are finite but too large for double precision.")
+    return NonFiniteError(f"Kernel failure (status {status}){where}.")  # pragma: no cover

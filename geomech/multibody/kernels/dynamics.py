@@ -1,0 +1,417 @@
+r"""Dynamics kernels: RNEA, CRBA, ABA and the kinetic energy, one state per call.
+
+Each algorithm is written once, for one state, under the paper's banners and names; its
+``*_batch`` driver loops it over a batch (a single call is a batch of one). The arrays of
+the compiled model (:mod:`geomech.multibody.kernels.compiled`) come first:
+
+- ``topo`` (N + 1, 4) int: columns ``parent``, ``jtype``, ``iq``, ``iv`` (row N holds the
+  totals ``nq``, ``nv`` in the offset columns);
+- ``placement`` (N, 3, 4), ``jparam`` (N, 4), ``inertia`` (N, 6, 6);
+- the per-state joint arrays ``S`` (nv, 6) (rows: motion-subspace columns in body
+  coordinates), ``S_ring`` (nv, 6) (their rates) and ``T_user`` (N, 3, 4) (poses of
+  user-defined joints, filled by their Python hooks).
+
+References
+----------
+Seed 001 §2.1 (RNEA, eqs. 5, 7, 12, 13), Alg. 1 (the CRBA lines); Featherstone 2008,
+Tables 5.1, 6.2, 7.1.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody.kernels.spatial import (
+    congruence_sym,
+    cross_force,
+    cross_motion,
+    force_to_parent,
+    inertia_congruence,
+    inertia_times,
+    matvec6,
+    transform_force_transpose,
+    transform_motion,
+)
+from geomech.multibody.kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    OK,
+    SINGULAR,
+    pack,
+)
+
+__all__ = ["rnea", "rnea_batch", "crba", "crba_batch", "aba", "aba_batch",
+           "kinetic_energy", "kinetic_energy_batch", "at"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+#: relative tolerance of the singular-articulated-inertia test of ABA (dynamics.SINGULAR_RTOL)
+SINGULAR_RTOL = 1e-12
+
+
+@njit(**_JIT)
+def at(x, b):
+    """Row ``b`` of a per-state array, or its only row when it is shared by the batch."""
+    return x[b] if x.shape[0] > 1 else x[0]
+
+
+# ----------------------------------------------------------------------------------------
+# RNEA
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
+    r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
+
+    ``a0 = [0; −g]`` is the acceleration of the world that emulates gravity; ``f_ext``
+    (N, 6) holds external body wrenches, or has no rows for none. Returns a packed status.
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
+            and all_finite(f_ext)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, acc, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    vJ, h = np.empty(6), np.empty(6)
+
+    # ---- forward pass: twists, accelerations, body forces --------------------------------
+    for i in range(N):
+        p = parent[i]
+        joint_velocity(S, iv, i, v, vJ)
+        if p < 0:
+            vel[i, :] = vJ  # seed 001 eq. 5: v_i = ^iX_p v_p + Φ_i ν_i (v_0 = 0)
+            transform_motion(E[i], r[i], a0, acc[i])  # a_i = ^iX_0 a_0 + ...
+        else:
+            transform_motion(E[i], r[i], vel[p], vel[i])
+            for k in range(6):
+                vel[i, k] += vJ[k]
+            transform_motion(E[i], r[i], acc[p], acc[i])  # seed 001 eq. 7
+        for k in range(iv[i], iv[i + 1]):  # + Φ_i ν̇_i + Φ̊_i ν_i
+            for c in range(6):
+                acc[i, c] += S[k, c] * a[k] + S_ring[k, c] * v[k]
+        cross_motion(vel[i], vJ, acc[i])  # + (v_i ×) Φ_i ν_i  (Φ̇ = (v×)Φ + Φ̊)
+        inertia_times(inertia[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
+        inertia_times(inertia[i], vel[i], h)
+        cross_force(vel[i], h, f[i])
+        if f_ext.shape[0] > 0:
+            for c in range(6):
+                f[i, c] -= f_ext[i, c]
+
+    # ---- backward pass: joint forces ------------------------------------------------------
+    for i in range(N - 1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):  # seed 001 eq. 13: τ_i = Φ_iᵀ f_i
+            s = 0.0
+            for c in range(6):
+                s += S[k, c] * f[i, c]
+            tau[k] = s
+        if parent[i] >= 0:  # f_p(i) += ^iX_p(i)ᵀ f_i
+            transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+    if not all_finite(tau):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU,
+               status):
+    """:func:`rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = rnea(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                         at(T_user, b), at(Q, b), at(V, b), at(A, b), at(A0, b),
+                         at(F_ext, b), TAU[b])
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def _first_failure(status):
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+# ----------------------------------------------------------------------------------------
+# CRBA
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
+    r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
+
+    The full symmetric matrix is written. Returns a packed status.
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not all_finite(q):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    I_C = inertia.copy()  # seed 001 Alg. 1 l.5: I^C_i = I_i
+    F = np.empty((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
+    G = np.empty((6, 6))
+    H[:, :] = 0.0
+
+    # ---- backward pass: composite inertias and the blocks of H along each support path ---
+    for j in range(N - 1, -1, -1):
+        d = iv[j + 1] - iv[j]
+        for k in range(d):
+            inertia_times(I_C[j], S[iv[j] + k], F[k])  # l.10: F2 = I^C_j Φ_j
+        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2
+            for l in range(d):  # noqa: E741
+                s = 0.0
+                for c in range(6):
+                    s += S[iv[j] + k, c] * F[l, c]
+                H[iv[j] + k, iv[j] + l] = s
+        for k in range(d):  # a multi-DoF block is symmetric only to rounding: symmetrise
+            for l in range(k):  # noqa: E741
+                m = 0.5 * (H[iv[j] + k, iv[j] + l] + H[iv[j] + l, iv[j] + k])
+                H[iv[j] + k, iv[j] + l] = H[iv[j] + l, iv[j] + k] = m
+        i = j
+        while parent[i] >= 0 and d > 0:  # l.16: walk to the root
+            for k in range(d):  # l.17: re-express F2 in frame p(i) before stepping
+                force_to_parent(E[i], r[i], F[k], G[k], False)
+            F, G = G, F
+            i = parent[i]
+            for m in range(iv[i], iv[i + 1]):  # l.21: M_ij = Φ_iᵀ F2, M_ji = M_ijᵀ
+                for k in range(d):
+                    s = 0.0
+                    for c in range(6):
+                        s += S[m, c] * F[k, c]
+                    H[m, iv[j] + k] = s
+                    H[iv[j] + k, m] = s
+        if parent[j] >= 0:  # l.24 (guarded): I^C_p(j) += X_jᵀ I^C_j X_j
+            inertia_congruence(E[j], r[j], I_C[j], I_C[parent[j]])
+    if not all_finite(H):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
+    """:func:`crba` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = crba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                         at(T_user, b), at(Q, b), H[b])
+    return _first_failure(status)
+
+
+# ----------------------------------------------------------------------------------------
+# ABA
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _cholesky_inverse(D, d, scale, Dinv, L):
+    """Inverse of the SPD d×d block ``D`` by Cholesky; False when a pivot ≤ rtol·scale."""
+    for i in range(d):
+        for j in range(i + 1):
+            s = D[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > SINGULAR_RTOL * scale:
+                    return False
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    # Dinv = L⁻ᵀ L⁻¹: invert L column by column, then multiply
+    for c in range(d):
+        for i in range(d):  # forward substitution L y = e_c, stored in Dinv[:, c]
+            s = 1.0 if i == c else 0.0
+            for k in range(i):
+                s -= L[i, k] * Dinv[k, c]
+            Dinv[i, c] = s / L[i, i]
+    for c in range(d):  # back substitution Lᵀ x = y
+        for i in range(d - 1, -1, -1):
+            s = Dinv[i, c]
+            for k in range(i + 1, d):
+                s -= L[k, i] * Dinv[k, c]
+            Dinv[i, c] = s / L[i, i]
+    return True
+
+
+@njit(**_JIT)
+def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
+    r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
+
+    With :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i\times)
+    \boldsymbol\Phi_i\nu_i + \mathring{\boldsymbol\Phi}_i\nu_i` (seed 001 §1.4). Returns a
+    packed status (``SINGULAR`` naming the body whose :math:`\mathbf D_i` is singular).
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
+            and all_finite(f_ext)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, c, p_A, acc = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    I_A = inertia.copy()
+    nv = iv[N]
+    U = np.empty((nv, 6))  # rows: U_i = I^A_i Φ_i, column by column
+    D_inv = np.empty((N, 6, 6))
+    u = np.empty(nv)
+    vJ, h = np.empty(6), np.empty(6)
+    W, I_a, L, W3 = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((4, 3, 3))
+    p_a, UDu = np.empty(6), np.empty(6)
+
+    # ---- forward pass 1: velocities, velocity-product accelerations, bias forces ---------
+    for i in range(N):
+        joint_velocity(S, iv, i, v, vJ)
+        p = parent[i]
+        if p < 0:
+            vel[i, :] = vJ
+        else:
+            transform_motion(E[i], r[i], vel[p], vel[i])
+            for k in range(6):
+                vel[i, k] += vJ[k]
+        c[i, :] = 0.0  # c_i = (v_i ×) Φ_i ν_i + Φ̊_i ν_i
+        cross_motion(vel[i], vJ, c[i])
+        for k in range(iv[i], iv[i + 1]):
+            for m in range(6):
+                c[i, m] += S_ring[k, m] * v[k]
+        inertia_times(inertia[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+        p_A[i, :] = 0.0
+        cross_force(vel[i], h, p_A[i])
+        if f_ext.shape[0] > 0:
+            for m in range(6):
+                p_A[i, m] -= f_ext[i, m]
+
+    # ---- backward pass: articulated inertias I^A_i and bias forces p^A_i -----------------
+    for i in range(N - 1, -1, -1):
+        d = iv[i + 1] - iv[i]
+        o = iv[i]
+        for k in range(d):
+            matvec6(I_A[i], S[o + k], U[o + k])  # U_i = I^A_i Φ_i
+        if d > 0:
+            for k in range(d):  # D_i = Φ_iᵀ U_i
+                for m in range(d):
+                    s = 0.0
+                    for e in range(6):
+                        s += S[o + k, e] * U[o + m, e]
+                    W[k, m] = s
+            for k in range(d):  # symmetric up to rounding: symmetrise
+                for m in range(k):
+                    W[k, m] = W[m, k] = 0.5 * (W[k, m] + W[m, k])
+            scale = 0.0
+            for k in range(6):
+                for m in range(6):
+                    scale = max(scale, abs(I_A[i, k, m]))
+            if not _cholesky_inverse(W, d, scale, D_inv[i], L):
+                return pack(SINGULAR, i)
+            for k in range(d):  # u_i = τ_i − Φ_iᵀ p^A_i
+                s = 0.0
+                for e in range(6):
+                    s += S[o + k, e] * p_A[i, e]
+                u[o + k] = tau[o + k] - s
+        p = parent[i]
+        if p < 0:
+            continue
+        # I^a = I^A − U D⁻¹ Uᵀ, p^a = p^A + I^a c + U D⁻¹ u
+        for k in range(6):
+            for m in range(6):
+                I_a[k, m] = I_A[i, k, m]
+        for k in range(d):
+            for m in range(d):
+                w = D_inv[i, k, m]
+                for e in range(6):
+                    x = U[o + k, e] * w
+                    for g in range(6):
+                        I_a[e, g] -= x * U[o + m, g]
+        matvec6(I_a, c[i], p_a)
+        UDu[:] = 0.0
+        for k in range(d):
+            s = 0.0
+            for m in range(d):
+                s += D_inv[i, k, m] * u[o + m]
+            for e in range(6):
+                UDu[e] += U[o + k, e] * s
+        for e in range(6):
+            p_a[e] += p_A[i, e] + UDu[e]
+        congruence_sym(E[i], r[i], I_a, W3, I_A[p])  # I^A_p += X_upᵀ I^a X_up
+        transform_force_transpose(E[i], r[i], p_a, p_A[p])  # p^A_p += X_upᵀ p^a
+
+    # ---- forward pass 2: accelerations ----------------------------------------------------
+    for i in range(N):
+        p = parent[i]
+        transform_motion(E[i], r[i], a0 if p < 0 else acc[p], acc[i])  # a'_i = X_up a_p + c_i
+        for k in range(6):
+            acc[i, k] += c[i, k]
+        d = iv[i + 1] - iv[i]
+        o = iv[i]
+        for k in range(d):  # ν̇_i = D⁻¹ (u_i − U_iᵀ a'_i)
+            s = 0.0
+            for e in range(6):
+                s += U[o + k, e] * acc[i, e]
+            h[k] = u[o + k] - s
+        for k in range(d):
+            s = 0.0
+            for m in range(d):
+                s += D_inv[i, k, m] * h[m]
+            a[o + k] = s
+        for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
+            for e in range(6):
+                acc[i, e] += S[o + k, e] * a[o + k]
+    if not all_finite(a):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A,
+              status):
+    """:func:`aba` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                        at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
+                        at(F_ext, b), A[b])
+    return _first_failure(status)
+
+
+# ----------------------------------------------------------------------------------------
+# kinetic energy
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, out):
+    r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in ``out[0]``."""
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vel, vJ, h = np.empty((N, 6)), np.empty(6), np.empty(6)
+    T = 0.0
+    for i in range(N):
+        joint_velocity(S, iv, i, v, vJ)
+        if parent[i] < 0:
+            vel[i, :] = vJ
+        else:
+            transform_motion(E[i], r[i], vel[parent[i]], vel[i])
+            for k in range(6):
+                vel[i, k] += vJ[k]
+        inertia_times(inertia[i], vel[i], h)
+        for k in range(6):
+            T += vel[i, k] * h[k]
+    out[0] = 0.5 * T
+    if not np.isfinite(out[0]):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, OUT,
+                         status):
+    """:func:`kinetic_energy` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = kinetic_energy(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                                   at(T_user, b), at(Q, b), at(V, b), OUT[b])
+    return _first_failure(status)

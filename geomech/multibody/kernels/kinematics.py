@@ -1,0 +1,146 @@
+r"""Kinematics kernels: tree transforms, body twists, poses in the world, body Jacobians.
+
+Conventions of :mod:`geomech.multibody.kinematics` (whose public functions call these):
+body ``i``'s frame is its joint's successor frame; ``E[i], r[i]`` is the Plücker pair of
+:math:`{}^i\mathbf X_{p(i)} = \mathbf X_J(\mathbf q_i)\mathbf X_T(i)` (seed 001 §2.0), i.e. of
+the pose ``placement_i ∘ pose_J(q_i)`` of body ``i`` in its parent; motion-subspace columns
+are rows of ``S`` (``S[iv[i] + k]`` is column ``k`` of :math:`\boldsymbol\Phi_i` in body
+``i``'s coordinates) and ``S_ring`` holds :math:`\mathring{\boldsymbol\Phi}_i` likewise.
+
+References
+----------
+Seed 001 eq. 5, §2.0; Featherstone 2008, ch. 4.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody.kernels.joints import HELICAL, PRISMATIC, REVOLUTE, USER, joint_pose
+from geomech.multibody.kernels.spatial import (
+    compose_pose,
+    pose_to_transform,
+    transform_motion,
+)
+from geomech.multibody.kernels.status import NOT_ON_MANIFOLD, OK, pack
+
+__all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses",
+           "body_jacobians", "all_finite"]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def all_finite(x):
+    """True when every entry of ``x`` (any shape) is finite."""
+    for value in x.ravel():
+        if not np.isfinite(value):
+            return False
+    return True
+
+
+@njit(**_JIT)
+def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
+    r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
+
+    ``placement[i] = [R_T | p_T]`` (3×4) is the joint frame in the parent; the joint pose
+    comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint. 1-DoF
+    joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
+    :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
+    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T +
+    d\,\mathbf R_T\mathbf a`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
+    quaternion).
+    """
+    R_work, p_work = np.empty((3, 3)), np.empty(3)  # the joint pose
+    R_up, p_up = np.empty((3, 3)), np.empty(3)  # the pose of body i in its parent
+    for i in range(jtype.shape[0]):
+        code = jtype[i]
+        P, c = placement[i], jparam[i]
+        if code == REVOLUTE or code == HELICAL:
+            theta = q[iq[i]]
+            s, k = np.sin(theta), 1.0 - np.cos(theta)
+            for a in range(3):  # seed 001 §2.0: ^iX_p(i) = X_J(q_i) X_T(i), Rodrigues folded in
+                for b in range(3):
+                    E[i, a, b] = P[b, a] + s * c[4 + 3 * a + b] + k * c[13 + 3 * a + b]
+                r[i, a] = P[a, 3] + c[3] * theta * c[22 + a]  # pitch 0 for revolute
+        elif code == PRISMATIC:
+            d = q[iq[i]]
+            for a in range(3):
+                for b in range(3):
+                    E[i, a, b] = P[b, a]
+                r[i, a] = P[a, 3] + d * c[22 + a]
+        else:
+            if code == USER:
+                for a in range(3):
+                    p_work[a] = T_user[i, a, 3]
+                    for b in range(3):
+                        R_work[a, b] = T_user[i, a, b]
+            elif not joint_pose(code, c, q[iq[i]:iq[i + 1]], R_work, p_work):
+                return pack(NOT_ON_MANIFOLD, i)
+            # pose of body i in its parent: placement ∘ pose_J
+            compose_pose(P[:, :3], P[:, 3], R_work, p_work, R_up, p_up)
+            pose_to_transform(R_up, p_up, E[i], r[i])
+    return OK
+
+
+@njit(**_JIT)
+def joint_velocity(S, iv, i, v, out):
+    r"""``out = Φ_i ν_i`` (the joint's relative twist in body ``i``'s coordinates)."""
+    k0, k1 = iv[i], iv[i + 1]
+    if k1 - k0 == 1:
+        for a in range(6):
+            out[a] = S[k0, a] * v[k0]
+        return
+    for a in range(6):
+        out[a] = 0.0
+    for k in range(k0, k1):
+        for a in range(6):
+            out[a] += S[k, a] * v[k]
+
+
+@njit(**_JIT)
+def body_velocities(parent, iv, S, E, r, v, vel):
+    r"""Seed 001 eq. 5: :math:`\mathbf v_i = {}^i\mathbf X_{p(i)}\mathbf v_{p(i)} + \boldsymbol\Phi_i\nu_i`."""
+    vJ = np.empty(6)
+    for i in range(parent.shape[0]):
+        joint_velocity(S, iv, i, v, vJ)
+        if parent[i] < 0:
+            vel[i, :] = vJ
+        else:
+            transform_motion(E[i], r[i], vel[parent[i]], vel[i])
+            for a in range(6):
+                vel[i, a] += vJ[a]
+
+
+@njit(**_JIT)
+def world_poses(parent, E, r, T):
+    r"""Poses of the bodies in the world: :math:`{}^0\mathbf T_i = {}^0\mathbf T_{p(i)}\,{}^{p(i)}\mathbf T_i`."""
+    for i in range(parent.shape[0]):
+        # the pose of body i in its parent: R = Eᵀ, p = r
+        R_up = E[i].T
+        if parent[i] < 0:
+            T[i, :3, :3] = R_up
+            T[i, :3, 3] = r[i]
+        else:
+            Tp = T[parent[i]]
+            compose_pose(Tp[:3, :3], Tp[:3, 3], R_up, r[i], T[i, :3, :3], T[i, :3, 3])
+        T[i, 3, :3] = 0.0
+        T[i, 3, 3] = 1.0
+
+
+@njit(**_JIT)
+def body_jacobians(parent, iv, S, E, r, J):
+    r"""Body Jacobians :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} + \boldsymbol\Phi_i\mathbf E_i`.
+
+    ``J`` has shape (N, nv, 6): ``J[i, k]`` is column ``k`` of :math:`\mathbf J_i`
+    (:math:`{}^i\mathbf X_j\boldsymbol\Phi_j` for the joints ``j`` supporting ``i``, else 0).
+    """
+    J[:] = 0.0
+    for i in range(parent.shape[0]):
+        p = parent[i]
+        if p >= 0:  # columns j ⪯ p(i): ^iX_j Φ_j = X_up[i] ^{p(i)}X_j Φ_j
+            for k in range(J.shape[1]):
+                transform_motion(E[i], r[i], J[p, k], J[i, k])
+        for k in range(iv[i], iv[i + 1]):
+            J[i, k, :] = S[k]
