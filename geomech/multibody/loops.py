@@ -1383,6 +1383,29 @@ class ClosedMultibodyModel(MultibodyModel):
         d = self.spanning_tree.difference(q0, q1)
         return d[..., self.independent_v_index]
 
+    @property
+    def compiled(self):
+        """Not defined for a closed model: its speeds are the independent ones.
+
+        Raises
+        ------
+        ModelError
+            Always; the compiled arrays of the spanning tree are
+            ``model.spanning_tree.compiled``.
+
+        Examples
+        --------
+        >>> from geomech.multibody.urdf_plus import load_example
+        >>> load_example("four_bar").compiled
+        Traceback (most recent call last):
+            ...
+        geomech.errors.ModelError: A closed model has no compiled tree arrays of its own (its v holds the independent speeds); use model.spanning_tree.compiled with the spanning-tree speeds G v.
+        """
+        raise ModelError(
+            "A closed model has no compiled tree arrays of its own (its v holds the independent "
+            "speeds); use model.spanning_tree.compiled with the spanning-tree speeds G v."
+        )
+
     def _one_dof_split(self):
         raise ModelError(
             "A closed model has no joint-wise chart of its speeds; use model.spanning_tree "
