@@ -257,8 +257,9 @@ class MultibodyModel:
         ``inertia``, an edge has no :class:`Joint` or a bad ``placement``, or body or joint
         names repeat. Messages name the node or edge.
     NotATreeError
-        If the graph has a cycle (kinematic loops are not supported yet), a node with two
-        parents, or more than one root.
+        If the graph has a cycle, a node with two parents, or more than one root (the message
+        names the cycle). A graph whose edges declare loop joints, couplings or constraints
+        builds a :class:`~geomech.multibody.loops.ClosedMultibodyModel` instead.
 
     References
     ----------
@@ -282,6 +283,18 @@ class MultibodyModel:
     >>> model.nq, model.nv, model.parent, model.joint_names
     (2, 2, array([-1,  0]), ['shoulder', 'elbow'])
     """
+
+    #: Whether the model has kinematic loops (see :class:`~geomech.multibody.loops.ClosedMultibodyModel`).
+    is_closed = False
+
+    def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
+        # a graph declaring loop joints, couplings or constraints builds a closed model
+        if cls is MultibodyModel:
+            from geomech.multibody import loops  # noqa: PLC0415 (loops subclasses this class)
+
+            if loops.declares_closures(graph):
+                cls = loops.ClosedMultibodyModel
+        return super().__new__(cls)
 
     def __init__(self, graph, *, gravity=None, strict: bool | None = None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
@@ -408,18 +421,23 @@ class MultibodyModel:
             cycle = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:
             cycle = None
+        hint = (
+            "kinematic loops must be declared: mark one edge of the cycle as a loop joint "
+            "(edge attribute kind='loop') or a coupling (kind='coupling'), so that the other "
+            "edges form a spanning tree"
+        )
         if cycle:
             nodes = [u for u, _ in cycle]
-            raise NotATreeError(
-                f"The kinematic graph has a cycle through nodes {nodes!r}: kinematic loops are "
-                "not supported yet (loop closures come in a later issue); a tree is required."
-            )
+            raise NotATreeError(f"The kinematic graph has a cycle through nodes {nodes!r}: {hint}.")
         for node, deg in graph.in_degree():
             if deg > 1:
+                try:
+                    cycle = [u for u, _ in nx.find_cycle(graph.to_undirected(as_view=True), node)]
+                except nx.NetworkXNoCycle:  # pragma: no cover - two parents always close a cycle
+                    cycle = [node]
                 raise NotATreeError(
                     f"Node {node!r} has {deg} parents {list(graph.predecessors(node))!r}: the "
-                    "graph has a cycle (a kinematic loop), which is not supported yet; a tree "
-                    "is required."
+                    f"kinematic graph has a cycle through nodes {cycle!r}: {hint}."
                 )
         roots = [n for n, d in graph.in_degree() if d == 0]
         if len(roots) != 1:

@@ -290,12 +290,14 @@ class _Document:
 
     Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first
     ``<origin>``, ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``,
-    ``<child>``, ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts; every
-    other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
+    ``<child>``, ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts, and
+    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at
+    most ``max_links`` of them); every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
     dropped, so memory is proportional to the links and joints. Entity declarations (never
     needed by URDF, the vehicle of "billion laughs" expansions) are refused.
     """
 
+    _KEPT = ("link", "joint", "loop", "coupling")
     _JOINT_CHILDREN = ("parent", "child", "origin", "axis", "limit")
     _INERTIAL_CHILDREN = ("origin", "mass", "inertia")
 
@@ -304,12 +306,13 @@ class _Document:
         self.robot: dict | None = None
         self.links: list[dict] = []  # {"attrs": ..., "inertial": None | {"origin": ..., ...}}
         self.joints: list[dict] = []  # {"attrs": ..., "parent": attrs, "child": attrs, ...}
+        self.closures: list = []  # URDF+ <loop> and <coupling> subtrees (ElementTree)
         self._stack: list = []  # (kind, record) per open element
 
     def start(self, tag: str, attrs: dict) -> None:
         stack = self._stack
         kind, rec = stack[-1] if stack else (None, None)
-        if stack and (kind is None or (kind == "robot" and tag != "link" and tag != "joint")):
+        if stack and (kind is None or (kind == "robot" and tag not in self._KEPT)):
             # an element geomech ignores (the common case, kept short)
             if len(stack) >= self.limits.max_depth:
                 self._too_deep(tag)
@@ -323,6 +326,17 @@ class _Document:
             frame = ("robot", None)
         elif len(stack) >= self.limits.max_depth:
             self._too_deep(tag)
+        elif kind == "robot" and tag in ("loop", "coupling"):  # URDF+ closures, kept whole
+            if len(self.closures) >= self.limits.max_links:
+                raise URDFError(
+                    f"The URDF has more than {self.limits.max_links} <loop>/<coupling> elements "
+                    "(URDFLimits.max_links)."
+                )
+            el = ET.Element(tag, attrs)
+            self.closures.append(el)
+            frame = ("closure", el)
+        elif kind == "closure":
+            frame = ("closure", ET.SubElement(rec, tag, attrs))
         elif kind == "robot" and tag in ("link", "joint"):
             records = self.links if tag == "link" else self.joints
             if len(records) >= self.limits.max_links:
@@ -345,6 +359,14 @@ class _Document:
 
     def end(self, tag: str) -> None:
         self._stack.pop()
+
+    def urdf_plus_element(self):
+        """A ``<robot>`` element with what URDF+ reads: joint names and marks, the closures."""
+        robot = ET.Element("robot")
+        for rec in self.joints:
+            ET.SubElement(robot, "joint", rec["attrs"])
+        robot.extend(self.closures)
+        return robot
 
     def _too_deep(self, tag: str) -> None:
         raise URDFError(
@@ -835,6 +857,10 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
             URDFWarning,
             stacklevel=3,
         )
+    from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+    # URDF+: <loop>, <coupling> and the joints' `independent` marks
+    urdf_plus.add_closures(G, doc.urdf_plus_element(), body_of, pose_in_body)
     return MultibodyModel(G, strict=strict)
 
 
@@ -961,6 +987,10 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     >>> load_urdf(to_urdf(stretch)).joint_names == stretch.joint_names
     True
     """
+    if model.is_closed:  # URDF+: the spanning tree, then <loop>, <coupling>, independent
+        from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+        return urdf_plus.closures_to_urdf(model, to_urdf(model.spanning_tree, name))
     robot = ET.Element("robot", name=name or model.graph.graph.get("name", "geomech_model"))
     ET.SubElement(robot, "link", name=str(model.root))
     types = {"revolute": "revolute", "prismatic": "prismatic", "fixed": "fixed",
