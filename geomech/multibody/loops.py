@@ -1604,3 +1604,7 @@ class ClosedMultibodyModel(MultibodyModel):
             f"<ClosedMultibodyModel: {self.n_bodies} bodies, nq={self.nq}, nv={self.nv}, "
             f"{len(self.constraints)} constraints, {len(self.clusters)} clusters>"
         )
+
+
+# MultibodyModel(graph) builds a ClosedMultibodyModel for graphs that declare closures
+MultibodyModel._closed_variant = (declares_closures, ClosedMultibodyModel)
