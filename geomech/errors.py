@@ -23,6 +23,12 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "SimulationBudgetError",
+    "StepSizeError",
+    "ArgumentTypeError",
+    "DTypeError",
+    "GeomechWarning",
+    "StepSizeWarning",
 ]
 
 
@@ -68,3 +74,27 @@ class ConnectionSpecError(GeomechError, ValueError):
 
 class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
+
+
+class SimulationBudgetError(GeomechError, RuntimeError):
+    """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
+
+
+class StepSizeError(SimulationError):
+    """A fixed step is too large for the requested accuracy (``on_inaccuracy="raise"``)."""
+
+
+class ArgumentTypeError(GeomechError, TypeError):
+    """An argument has an unsupported type (a system, controller, group or method object)."""
+
+
+class DTypeError(ArgumentTypeError):
+    """An array has a data type geomech does not compute with (complex, object, ...)."""
+
+
+class GeomechWarning(UserWarning):
+    """Base class of the warnings geomech issues."""
+
+
+class StepSizeWarning(GeomechWarning, RuntimeWarning):
+    """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""
