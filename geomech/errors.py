@@ -14,6 +14,7 @@ True
 __all__ = [
     "GeomechError",
     "DimensionError",
+    "DTypeError",
     "NonFiniteError",
     "NotOnManifoldError",
     "InertiaError",
@@ -25,8 +26,6 @@ __all__ = [
     "SimulationError",
     "SimulationBudgetError",
     "StepSizeError",
-    "ArgumentTypeError",
-    "DTypeError",
     "GeomechWarning",
     "StepSizeWarning",
 ]
@@ -38,6 +37,15 @@ class GeomechError(Exception):
 
 class DimensionError(GeomechError, ValueError):
     """An array has the wrong shape (the message gives the expected and received shapes)."""
+
+
+class DTypeError(DimensionError, TypeError):
+    """An input is not an array of real numbers (complex, object or text dtype) or not of the expected type.
+
+    It is a :class:`DimensionError` in the wide sense (the input is not a real array of the
+    expected shape; such inputs were reported as one before this class existed) and also a
+    ``TypeError``.
+    """
 
 
 class NonFiniteError(GeomechError, ValueError):
@@ -82,14 +90,6 @@ class SimulationBudgetError(GeomechError, RuntimeError):
 
 class StepSizeError(SimulationError):
     """A fixed step is too large for the requested accuracy (``on_inaccuracy="raise"``)."""
-
-
-class ArgumentTypeError(GeomechError, TypeError):
-    """An argument has an unsupported type (a system, controller, group or method object)."""
-
-
-class DTypeError(ArgumentTypeError):
-    """An array has a data type geomech does not compute with (complex, object, ...)."""
 
 
 class GeomechWarning(UserWarning):

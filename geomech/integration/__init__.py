@@ -41,7 +41,12 @@ from geomech.integration.adaptive import (
     get_solver,
     integrate_adaptive,
 )
-from geomech.integration.budget import DEFAULT_MAX_STEPS, DEFAULT_MAX_WALL_TIME, MAX_OUTPUT_BYTES, Budget
+from geomech.integration.budget import (
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_WALL_TIME,
+    MAX_OUTPUT_BYTES,
+    Budget,
+)
 from geomech.integration.charts import CentredChart, frame_chart, group_chart, vector_chart
 from geomech.integration.fixed import ERROR_SAMPLES, FixedRun, integrate_fixed
 from geomech.integration.rkmk import (

@@ -23,11 +23,15 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.integrate as si
 
-from geomech.errors import SimulationError
+from geomech.errors import SimulationBudgetError, SimulationError
 from geomech.integration.budget import Budget
 from geomech.integration.fixed import diverged
 
 __all__ = ["ADAPTIVE_METHODS", "get_solver", "AdaptiveRun", "DenseChartSolution", "integrate_adaptive"]
+
+#: Growth of the state (relative to ``1 + max |y0|``) beyond which a collapsed step size is
+#: reported as a blow-up (``NonFiniteError``) rather than as a budget overrun.
+_BLOWUP = 1e4
 
 #: Names of the adaptive methods (those of :func:`scipy.integrate.solve_ivp`).
 ADAPTIVE_METHODS = ("RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA")
@@ -103,6 +107,15 @@ class AdaptiveRun:
         Accepted steps of the solver.
     dense : DenseChartSolution or None
         The continuous solution (``dense=True``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.integration import integrate_adaptive, vector_chart
+    >>> run = integrate_adaptive(vector_chart(1), lambda t, q, v: (v, 0.0 * v), "RK45",
+    ...                          np.array([0.0, 1.0, 2.0]), np.zeros(1), np.ones(1), rtol=1e-8, atol=1e-10)
+    >>> run.q[:, 0], run.steps > 0
+    (array([0., 1., 2.]), True)
     """
 
     q: np.ndarray
@@ -151,7 +164,8 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
     SimulationBudgetError
         If the run exceeds its budget, or its step size collapses so that it would.
     NonFiniteError
-        If the solution becomes non-finite (a blow-up).
+        If the solution becomes non-finite, or the step size collapses while the state grows
+        by more than four orders of magnitude (a blow-up).
 
     Examples
     --------
@@ -202,9 +216,16 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
     if T == 1:
         return AdaptiveRun(q=qs, y=ys, steps=0, dense=None)
     solver = start(t[0], y0)
+    scale0 = float(np.max(np.abs(y0), initial=0.0))
     k, steps = 1, 0  # next output index, accepted steps
     while k < T:
-        message = solver.step()
+        try:
+            message = solver.step()
+        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+            # implicit solvers factorise a Jacobian: a blown-up state makes it non-finite
+            if state["nonfinite"]:
+                raise diverged(solver.t, f"{name}: {exc}") from exc
+            raise
         steps += 1
         if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
             # a collapsed step size means a blow-up (finite-time divergence) or a singularity
@@ -230,7 +251,14 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
         if solver.status != "running":
             break
         budget.check_step(steps, solver.t, name)
-        budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
+        try:
+            budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
+        except SimulationBudgetError as exc:  # a collapsed step size: a blow-up if the state exploded
+            size = float(np.max(np.abs(solver.y), initial=0.0))
+            if size > _BLOWUP * (1.0 + scale0):
+                raise diverged(solver.t, f"{name}: the step size collapsed to {solver.step_size:.3g} "
+                                         f"while the state grew to {size:.3g}") from exc
+            raise
         # ---- re-centre the chart when a non-flat coordinate grows ---------------------------
         if chart.curved is not None:
             delta, y_now = unpack(solver.y)

@@ -105,9 +105,9 @@ class Budget:
         Raises
         ------
         SimulationBudgetError
-            If ``n > max_steps``.
+            If ``n > max_steps`` or ``n`` is infinite.
         """
-        if not n <= self.max_steps:
+        if not (n <= self.max_steps and math.isfinite(n)):
             shown = f"{n:.3g}" if isinstance(n, float) else str(n)
             raise SimulationBudgetError(
                 f"The run needs {shown} {what}, over its budget max_steps = {self.max_steps}; "
@@ -156,11 +156,12 @@ class Budget:
         Raises
         ------
         SimulationBudgetError
-            After a few steps, if ``(t_end - t) / h`` exceeds 100 times the steps left.
+            After a few steps, if ``(t_end - t) / h`` exceeds 100 times the steps left (or
+            ``h = 0``).
         """
-        if steps < _SETTLE or not h > 0.0 or self.max_steps == math.inf:
+        if steps < _SETTLE or self.max_steps == math.inf:
             return
-        needed = abs(t_end - t) / h
+        needed = abs(t_end - t) / h if h > 0.0 else math.inf  # h = 0: the solver does not advance
         if needed > _PROJECTION * (self.max_steps - steps):
             raise SimulationBudgetError(
                 f"{method} would need about {needed:.3g} more steps at its current step size "

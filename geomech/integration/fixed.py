@@ -11,7 +11,8 @@ same tableau (exact chart rate),
           E = N\,\overline{\varepsilon},
 
 with :math:`s_i = 1` for the configuration coordinates (radians, metres) and
-:math:`s_i = \max(|y_n|_i, |y_{n+1}|_i)` for the vector state, and :math:`E` the estimated
+:math:`s_i = \max(\|y_n\|_\infty, \|y_{n+1}\|_\infty)` for the vector state (a norm-wise
+relative error, per batch member), and :math:`E` the estimated
 global error in units of the tolerance (local errors accumulated over the ``N`` steps;
 Hairer, Nørsett, Wanner, *Solving ODEs I*, §II.4). :math:`E > 1` means the step is too large
 for the requested accuracy. The estimate costs about :math:`2 \cdot` ``ERROR_SAMPLES`` extra
@@ -51,6 +52,15 @@ class FixedRun:
         ``None`` when no accuracy was requested.
     error_time : float or None
         Start time of the sampled step with the largest local error.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.integration import RKMK2, integrate_fixed, vector_chart
+    >>> run = integrate_fixed(vector_chart(1), lambda t, q, v: (v, -q, "aux"), RKMK2,
+    ...                       np.linspace(0.0, 1.0, 3), np.ones(1), np.zeros(1))
+    >>> run.q.shape, run.aux
+    ((3, 1), ['aux', 'aux', None])
     """
 
     q: np.ndarray
@@ -73,8 +83,9 @@ def _local_error(method: RKMK, chart, field, t, q, y, h, k1, z_full, rtol, atol)
         d, yh = method.increment(chart, field, t, q, y, 0.5 * h, k1=k1, exact=True)
         d, yh = method.increment(chart, field, t + 0.5 * h, q, yh, 0.5 * h, delta0=d, exact=True)
         e_q = np.abs(d - delta_full) / (atol + rtol)
-        scale = atol + rtol * np.maximum(np.abs(y), np.abs(y_full))
-        e_y = np.abs(yh - y_full) / scale
+        size = np.maximum(np.max(np.abs(y), axis=-1, keepdims=True, initial=0.0),
+                          np.max(np.abs(y_full), axis=-1, keepdims=True, initial=0.0))
+        e_y = np.abs(yh - y_full) / (atol + rtol * size)
     err = max(np.max(e_q, initial=0.0), np.max(e_y, initial=0.0))
     p = method.order
     return float(err * 2.0**p / (2.0**p - 1.0)) if np.isfinite(err) else np.inf
@@ -141,8 +152,8 @@ def integrate_fixed(chart, field: Callable, method: RKMK, t, q0, y0, *, budget: 
     name = method.name
     for n in range(N):
         k1 = field(t[n], q, y)
-        if len(k1) > 2:
-            aux[n] = np.array(k1[2])  # e.g. the torque at (t_n, q_n, y_n)
+        if len(k1) > 2:  # e.g. the torque at (t_n, q_n, y_n), copied (it may be a reused buffer)
+            aux[n] = np.array(k1[2]) if isinstance(k1[2], np.ndarray) else k1[2]
         delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
         if accuracy is not None and n % stride == 0:
             err = _local_error(method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy)
