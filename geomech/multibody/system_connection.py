@@ -75,6 +75,8 @@ def _chart_velocity(model):
         phi, v = np.asarray(phi, dtype=float), np.asarray(v, dtype=float)
         lead = np.broadcast_shapes(q0.shape[:-1], phi.shape[:-1], v.shape[:-1])
         out = np.empty(lead + (model.nv,))
+        iq, iv, multi = model._one_dof_split()
+        out[..., iv] = np.broadcast_to(v, lead + (model.nv,))[..., iv]  # the 1-DoF joints' hook: v
         cache = []  # the structure constants at q0, computed once if a joint asks for them
 
         def structure_constants(sl):
@@ -84,9 +86,8 @@ def _chart_velocity(model):
                 return cache[0][..., sl, sl, sl]
             return s
 
-        for joint, sl in zip(model.joints, model.v_slices, strict=True):
-            if joint.nv:
-                out[..., sl] = joint._chart_rate(phi[..., sl], v[..., sl], structure_constants(sl))
+        for joint, _, sl in multi:
+            out[..., sl] = joint._chart_rate(phi[..., sl], v[..., sl], structure_constants(sl))
         return out
 
     return chart_velocity

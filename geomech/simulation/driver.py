@@ -189,7 +189,7 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     is allocated, and a run that exceeds a budget (or whose adaptive step size collapses so
     that it would) stops with :class:`~geomech.errors.SimulationBudgetError`. A fixed-step
     run estimates its global error by step doubling on a sample of its steps
-    (:func:`geomech.integration.integrate_fixed`, about 64 extra steps) and, when the
+    (:func:`geomech.integration.integrate_fixed`, at most 10 % more work) and, when the
     estimate exceeds the tolerance ``atol + rtol·|·|``, warns with
     :class:`~geomech.errors.StepSizeWarning` (``on_inaccuracy="warn"``), raises
     :class:`~geomech.errors.StepSizeError` (``"raise"``) or skips the estimate
