@@ -3,9 +3,9 @@ r"""Step and wall-time budgets of an integration, checked before allocating and 
 A run that would take more steps than its budget is refused before any array is allocated;
 a run in progress stops with :class:`~geomech.errors.SimulationBudgetError` (a ``RuntimeError``)
 when it has taken :attr:`Budget.max_steps` steps, when it has run :attr:`Budget.max_wall_time`
-seconds, or, in adaptive mode, as soon as its current step size projects far more steps than
-the budget has left (a collapsing step size: the solution is blowing up or the problem is too
-stiff for the method).
+seconds, or, in adaptive mode, as soon as its current step size projects more than 100 times
+its whole step budget (a collapsing step size: the solution is blowing up or the problem is
+too stiff for the method).
 
 Examples
 --------
@@ -40,7 +40,7 @@ DEFAULT_MAX_WALL_TIME = 3600.0
 #: Largest memory the recorded trajectory may take (bytes), checked before allocating it.
 MAX_OUTPUT_BYTES = 2**30
 
-#: An adaptive run stops when its step size projects this many times the steps it has left.
+#: An adaptive run stops when its step size projects this many times its whole step budget.
 _PROJECTION = 100.0
 
 #: Steps an adaptive solver may take before the projection is trusted (step-size control settles).
@@ -156,13 +156,13 @@ class Budget:
         Raises
         ------
         SimulationBudgetError
-            After a few steps, if ``(t_end - t) / h`` exceeds 100 times the steps left (or
+            After a few steps, if ``(t_end - t) / h`` exceeds 100 times ``max_steps`` (or
             ``h = 0``).
         """
         if steps < _SETTLE or self.max_steps == math.inf:
             return
         needed = abs(t_end - t) / h if h > 0.0 else math.inf  # h = 0: the solver does not advance
-        if needed > _PROJECTION * (self.max_steps - steps):
+        if needed > _PROJECTION * self.max_steps:
             raise SimulationBudgetError(
                 f"{method} would need about {needed:.3g} more steps at its current step size "
                 f"h = {h:.3g} (t = {t:.6g} of {t_end:.6g}), far over its budget max_steps = "

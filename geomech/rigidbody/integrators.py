@@ -43,6 +43,7 @@ from geomech.integration import (
     RKMK,
     RKMK2,
     RKMK4,
+    Budget,
     get_integrator,
     group_chart,
     integrate_fixed,
@@ -112,6 +113,7 @@ def integrate(group: LieGroup, field: Callable, g0, y0, t0: float, t_final: floa
     y = as_array(y0, "y0", ())
     if isinstance(n_steps, bool) or not isinstance(n_steps, (int, np.integer)) or n_steps < 1:
         raise SimulationError(f"Expected `n_steps` to be a positive integer, got {n_steps!r}.")
+    Budget().check_count(n_steps, "steps")  # before allocating
     t0, t_final = float(t0), float(t_final)
     if not (np.isfinite(t0) and np.isfinite(t_final)):
         raise SimulationError(f"Expected a finite time interval, got [{t0}, {t_final}].")
