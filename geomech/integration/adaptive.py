@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.integrate as si
 
-from geomech.errors import SimulationBudgetError, SimulationError
+from geomech.errors import NonFiniteError, SimulationBudgetError, SimulationError
 from geomech.integration.budget import Budget
 from geomech.integration.fixed import diverged
 
@@ -200,7 +200,11 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
             state["nonfinite"] = True
             return np.full_like(z, np.nan)
         delta, y = unpack(z)
-        xi, y_dot = field(s, chart.retract(state["q_c"], delta), y)[:2]
+        try:
+            xi, y_dot = field(s, chart.retract(state["q_c"], delta), y)[:2]
+        except NonFiniteError:  # a trial point overflowed (e.g. q_c ⊕ δ) and was refused: reject it
+            state["nonfinite"] = True
+            return np.full_like(z, np.nan)
         dz = np.concatenate([np.ravel(chart.rate(state["q_c"], delta, xi)), np.ravel(y_dot)])
         if not np.all(np.isfinite(dz)):
             state["nonfinite"] = True

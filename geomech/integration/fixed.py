@@ -83,8 +83,11 @@ def _local_error(method: RKMK, chart, field, t, q, y, h, k1, z_full, rtol, atol)
     """Step-doubling estimate of the local error of the step ``z_full`` (tolerance units)."""
     delta_full, y_full = z_full
     with np.errstate(all="ignore"):
-        d, yh = method.increment(chart, field, t, q, y, 0.5 * h, k1=k1, exact=True)
-        d, yh = method.increment(chart, field, t + 0.5 * h, q, yh, 0.5 * h, delta0=d, exact=True)
+        try:
+            d, yh = method.increment(chart, field, t, q, y, 0.5 * h, k1=k1, exact=True)
+            d, yh = method.increment(chart, field, t + 0.5 * h, q, yh, 0.5 * h, delta0=d, exact=True)
+        except NonFiniteError:  # a half step overflowed: the full step is far too large
+            return np.inf
         e_q = np.abs(d - delta_full) / (atol + rtol)
         size = np.maximum(np.max(np.abs(y), axis=-1, keepdims=True, initial=0.0),
                           np.max(np.abs(y_full), axis=-1, keepdims=True, initial=0.0))
@@ -155,16 +158,19 @@ def integrate_fixed(chart, field: Callable, method: RKMK, t, q0, y0, *, budget: 
     errors, worst = [], (0.0, None)
     name = method.name
     for n in range(N):
-        k1 = field(t[n], q, y)
+        k1 = field(t[n], q, y)  # at a finite state: errors here are the field's own
         if len(k1) > 2:  # e.g. the torque at (t_n, q_n, y_n), copied (it may be a reused buffer)
             aux[n] = np.array(k1[2]) if isinstance(k1[2], np.ndarray) else k1[2]
-        delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
-        if accuracy is not None and n % stride == 0:
-            err = _local_error(method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy)
-            errors.append(err)
-            if worst[1] is None or err > worst[0]:
-                worst = (err, t[n])
-        q = chart.retract(q, delta)  # q_{n+1} = q_n ⊕ δ (re-centred at every step)
+        try:
+            delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
+            if accuracy is not None and n % stride == 0:
+                err = _local_error(method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy)
+                errors.append(err)
+                if worst[1] is None or err > worst[0]:
+                    worst = (err, t[n])
+            q = chart.retract(q, delta)  # q_{n+1} = q_n ⊕ δ (re-centred at every step)
+        except NonFiniteError as exc:  # a stage overflowed (e.g. q_c ⊕ δ) and was refused
+            raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}: {exc}") from exc
         y = y_next
         if not (np.all(np.isfinite(q)) and np.all(np.isfinite(y))):
             raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}")
