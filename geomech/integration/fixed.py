@@ -172,7 +172,7 @@ def integrate_fixed(chart, field: Callable, method: RKMK, t, q0, y0, *, budget: 
         except NonFiniteError as exc:  # a stage overflowed (e.g. q_c ⊕ δ) and was refused
             raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}: {exc}") from exc
         y = y_next
-        if not (np.all(np.isfinite(q)) and np.all(np.isfinite(y))):
+        if not (np.isfinite(q).all() and np.isfinite(y).all()):
             raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}")
         qs[n + 1], ys[n + 1] = q, y
         budget.check_step(n + 1, t[n + 1], name)

@@ -222,7 +222,7 @@ class RKMK:
                 if delta0 is not None:
                     Theta = delta0 + Theta
                 y_i = y + h * _lincomb(self.A[i][:i], F)  # y_i = y_n + h Σ_j a_ij F_j
-                if not (np.all(np.isfinite(Theta)) and np.all(np.isfinite(y_i))):
+                if not (np.isfinite(Theta).all() and np.isfinite(y_i).all()):
                     # a stage blew up: no evaluation there (it would fail on its own validation);
                     # the caller sees a non-finite step and reports the divergence
                     nan = np.full(np.broadcast_shapes(np.shape(Theta), np.shape(K[0])), np.nan)

@@ -69,13 +69,13 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 def _chart_velocity(model):
     """phi_dot for q = integrate(q0, phi), joint by joint from the joints' hook Joint._chart_rate."""
+    _, iv, multi = model._one_dof_split()
 
     def chart_velocity(q0, phi, v):
         q0 = np.asarray(q0, dtype=float)
         phi, v = np.asarray(phi, dtype=float), np.asarray(v, dtype=float)
         lead = np.broadcast_shapes(q0.shape[:-1], phi.shape[:-1], v.shape[:-1])
         out = np.empty(lead + (model.nv,))
-        iq, iv, multi = model._one_dof_split()
         out[..., iv] = np.broadcast_to(v, lead + (model.nv,))[..., iv]  # the 1-DoF joints' hook: v
         cache = []  # the structure constants at q0, computed once if a joint asks for them
 

@@ -137,17 +137,24 @@ class _FiniteGuard:
 def _multibody_chart(model) -> SystemChart:
     from geomech.multibody.dynamics import aba
 
-    # the joint frame: flow = model.integrate, chart rate joint by joint from Joint._chart_rate
-    frame = model.connection().system.frame
+    # the joint frame's chart: q = model.integrate(q_c, δ), rates from each Joint._chart_rate
+    rate = model.connection().system.frame.chart_velocity
     curved = np.zeros(model.nv, dtype=bool)  # multi-DoF joints; 1-DoF joints are coordinates
     for joint, vs in zip(model.joints, model.v_slices, strict=True):
         curved[vs] = joint.nv > 1
     zeros = np.zeros(model.nv)
 
+    def retract(q_c, delta):
+        if not np.isfinite(delta).all():  # a blown-up trial step: let the integrator report it
+            return np.full(np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1]) + (model.nq,), np.nan)
+        return model.integrate(q_c, delta)
+
     def acceleration(t, q, v, tau):
         return aba(model, q, v, zeros if tau is None else tau)
 
-    return SystemChart(frame_chart(_FiniteGuard(frame), curved), model.nv, lambda t, q, v: v, acceleration)
+    chart = CentredChart(dim=model.nv, point_shape=(model.nq,), retract=retract,
+                         rate=rate, curved=curved if curved.any() else None)
+    return SystemChart(chart, model.nv, lambda t, q, v: v, acceleration)
 
 
 def _multibody_q0(model, q0) -> np.ndarray:
