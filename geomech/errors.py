@@ -1,8 +1,9 @@
 """Exceptions raised by geomech.
 
 Every error geomech raises on purpose is a :class:`GeomechError`. Each subclass also derives
-from the matching built-in exception (``ValueError`` or ``ArithmeticError``) so that code
-written against the standard library keeps working.
+from the matching built-in exception (``ValueError``, ``TypeError``, ``ArithmeticError`` or
+``RuntimeError``) so that code written against the standard library keeps working; the test
+``tests/test_architecture.py`` scans the source so that no public code raises anything else.
 
 Examples
 --------
@@ -24,8 +25,11 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "SimulationBudgetError",
+    "StepSizeError",
     "GeomechWarning",
     "URDFWarning",
+    "StepSizeWarning",
 ]
 
 
@@ -82,9 +86,21 @@ class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
 
 
+class SimulationBudgetError(GeomechError, RuntimeError):
+    """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
+
+
+class StepSizeError(SimulationError):
+    """A fixed step is too large for the requested accuracy (``on_inaccuracy="raise"``)."""
+
+
 class GeomechWarning(UserWarning):
     """Base class of the warnings geomech issues."""
 
 
 class URDFWarning(GeomechWarning):
     """A URDF file was loaded leniently despite defects (the message names each link)."""
+
+
+class StepSizeWarning(GeomechWarning, RuntimeWarning):
+    """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""
