@@ -1,8 +1,9 @@
 """Exceptions raised by geomech.
 
 Every error geomech raises on purpose is a :class:`GeomechError`. Each subclass also derives
-from the matching built-in exception (``ValueError`` or ``ArithmeticError``) so that code
-written against the standard library keeps working.
+from the matching built-in exception (``ValueError``, ``TypeError``, ``ArithmeticError`` or
+``RuntimeError``) so that code written against the standard library keeps working; the test
+``tests/test_architecture.py`` scans the source so that no public code raises anything else.
 
 Examples
 --------
@@ -14,6 +15,7 @@ True
 __all__ = [
     "GeomechError",
     "DimensionError",
+    "DTypeError",
     "NonFiniteError",
     "NotOnManifoldError",
     "InertiaError",
@@ -23,6 +25,11 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "SimulationBudgetError",
+    "StepSizeError",
+    "GeomechWarning",
+    "URDFWarning",
+    "StepSizeWarning",
 ]
 
 
@@ -34,8 +41,17 @@ class DimensionError(GeomechError, ValueError):
     """An array has the wrong shape (the message gives the expected and received shapes)."""
 
 
+class DTypeError(DimensionError, TypeError):
+    """An input is not an array of real numbers (complex, object or text dtype) or not of the expected type.
+
+    It is a :class:`DimensionError` in the wide sense (the input is not a real array of the
+    expected shape; such inputs were reported as one before this class existed) and also a
+    ``TypeError``.
+    """
+
+
 class NonFiniteError(GeomechError, ValueError):
-    """An input contains NaN or infinite entries."""
+    """An input contains NaN or infinite entries, or a result overflowed to them."""
 
 
 class NotOnManifoldError(GeomechError, ValueError):
@@ -68,3 +84,23 @@ class ConnectionSpecError(GeomechError, ValueError):
 
 class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
+
+
+class SimulationBudgetError(GeomechError, RuntimeError):
+    """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
+
+
+class StepSizeError(SimulationError):
+    """A fixed step is too large for the requested accuracy (``on_inaccuracy="raise"``)."""
+
+
+class GeomechWarning(UserWarning):
+    """Base class of the warnings geomech issues."""
+
+
+class URDFWarning(GeomechWarning):
+    """A URDF file was loaded leniently despite defects (the message names each link)."""
+
+
+class StepSizeWarning(GeomechWarning, RuntimeWarning):
+    """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""

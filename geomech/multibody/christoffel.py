@@ -33,7 +33,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.multibody.kernels import christoffel as K
-from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kernels.driver import call, compiled, states
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
@@ -45,7 +45,7 @@ def _rate_derivatives(model, Q: np.ndarray) -> np.ndarray:
     its derivative is its value at the unit speeds (seed 000 Alg. 2 l.3): one call of each
     user joint's hook on the whole batch; zero (one shared row) for the built-in joints.
     """
-    cm = model.compiled
+    cm = compiled(model)
     if not cm.has_user_joints:
         return np.zeros((1, cm.nv, 6, 6))
     B = Q.shape[0]
@@ -100,7 +100,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     >>> joint_structure_constants(model, model.neutral())[0, 1]  # [X_x, X_y] = X_z
     array([0., 0., 1.])
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     s = np.empty((B, cm.nv, cm.nv, cm.nv))
     call(K.structure_constants_batch, (cm.topo,),
@@ -157,7 +157,7 @@ def christoffel_symbols(model, q) -> np.ndarray:
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
     Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))

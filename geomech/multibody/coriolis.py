@@ -60,7 +60,7 @@ from geomech.multibody.body_connections import (
 )
 from geomech.multibody.dynamics import crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kernels.driver import call, compiled, states
 from geomech.multibody.kinematics import velocity_map
 
 __all__ = [
@@ -237,7 +237,7 @@ def _factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
 
 def _call_kernel(kernel, model, connection, inputs, out_shape, what):
     """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors."""
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, arrays = states(*inputs)
     factors = _factor_tensors(model, connection)
     out = np.empty((B,) + out_shape)
@@ -319,7 +319,8 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
-    nq, nv = model.nq, model.nv
+    cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_batch, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "the Coriolis matrix")
 
@@ -368,6 +369,7 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     ...                  coriolis_matrix(model, q, v, "momentum-cross")))
     True
     """
+    compiled(model)  # a MultibodyModel, or a named error
     q, v = _check_q(model, q), _check_v(model, v)
     batch = _batch(q.shape[:-1], v.shape[:-1])
     conns = _body_connections(model, connection)
@@ -441,6 +443,7 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
     ...                  coriolis_matrix(model, q, v)))
     True
     """
+    compiled(model)  # a MultibodyModel, or a named error
     q, v = _check_q(model, q), _check_v(model, v)
     n = model.nv
     batch = _batch(q.shape[:-1], v.shape[:-1])
@@ -498,7 +501,8 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
-    nq, nv = model.nq, model.nv
+    cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
     return _call_kernel(K.mass_matrix_derivative_batch, model, "levi-civita",
                         (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "H_dot")
 
@@ -566,7 +570,8 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
-    nq, nv = model.nq, model.nv
+    cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
     return _call_kernel(
         K.slotine_li_torques_batch, model, connection,
@@ -622,7 +627,8 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     ...                  coriolis_matrix(model, q, v).T @ w))
     True
     """
-    nq, nv = model.nq, model.nv
+    cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_transpose_product_batch, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))), (nv,),
                         "the product")

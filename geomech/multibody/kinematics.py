@@ -31,7 +31,7 @@ import numpy as np
 
 from geomech.errors import NonFiniteError
 from geomech.multibody.kernels import kinematics_batch as K
-from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kernels.driver import call, compiled, states
 
 __all__ = [
     "joint_transforms",
@@ -108,7 +108,7 @@ def joint_transforms(model, q, v=None):
     >>> X_up.shape, Phi.shape, bool(np.all(Phi_ring == 0))
     ((2, 6, 6), (6, 2), True)
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
     if v is not None:  # validated before any kernel runs
         batch, _, (Qv, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
@@ -161,7 +161,7 @@ def forward_kinematics(model, q) -> np.ndarray:
     >>> T.shape
     (2, 4, 4)
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     T = np.empty((B, cm.n_bodies, 4, 4))
     call(K.forward_kinematics_batch, (cm.topo, cm.placement, cm.jparam),
@@ -207,7 +207,7 @@ def body_velocities(model, q, v) -> np.ndarray:
     >>> body_velocities(model, model.neutral(), np.zeros(2)).shape
     (2, 6)
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     S, _, T_user = cm.joint_arrays(Q)
     vel = np.empty((B, cm.n_bodies, 6))
@@ -253,7 +253,7 @@ def body_jacobians(model, q) -> np.ndarray:
     >>> bool(np.allclose(body_jacobians(model, q) @ v, body_velocities(model, q, v)))
     True
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
     J = np.empty((B, cm.n_bodies, 6, cm.nv))
@@ -313,7 +313,7 @@ def velocity_map(model, q, v=None):
     >>> A.shape, A_dot.shape
     ((12, 2), (12, 2))
     """
-    cm = model.compiled
+    cm = compiled(model)
     n, nv = cm.n_bodies, cm.nv
     if v is None:
         J = body_jacobians(model, q)

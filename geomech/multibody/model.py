@@ -36,7 +36,7 @@ from geomech.spatial import plucker_from_pose
 __all__ = ["MultibodyModel", "check_inertia"]
 
 
-def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
+def check_inertia(inertia, name: str = "inertia", *, strict: bool = True) -> np.ndarray:
     r"""Validate a body's spatial inertia (massless bodies allowed) and return it as an array.
 
     Accepted are symmetric 6×6 matrices of spatial-inertia form
@@ -47,7 +47,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     with :math:`m \ge 0` and :math:`\mathbf I \succeq 0` (positive semi-definite, relative
     tolerance 1e-9). The zero matrix (a massless body) is accepted. Physical consistency
     (the triangle inequalities, :func:`geomech.spatial.is_physically_consistent`) is not
-    required, so that inertias from real URDFs load as Pinocchio loads them.
+    required, so that inertias from real URDFs load as Pinocchio loads them. A positive mass
+    below the smallest normal double (``2.2e-308``, a subnormal number: it has lost digits
+    and its reciprocal overflows) is refused. The eigenvalues are computed on ``I / max|I|``,
+    so entries up to ``1.8e308`` do not overflow.
 
     Parameters
     ----------
@@ -55,6 +58,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
         Spatial inertia about the body-frame origin.
     name : str
         Name used in error messages (e.g. ``"inertia of body 'thigh'"``).
+    strict : bool, optional
+        If False, a negative mass and an indefinite matrix are accepted (the form, symmetry
+        and finiteness are still required): the lenient loading of real files
+        (``load_urdf(..., strict=False)``), whose inertias are then kept as written.
 
     Returns
     -------
@@ -64,7 +71,8 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     ------
     ModelError
         If the matrix has the wrong shape, non-finite entries, is not symmetric, not of
-        spatial-inertia form, has a negative mass or is not positive semi-definite.
+        spatial-inertia form, has a subnormal mass, or (``strict``) has a negative mass or
+        is not positive semi-definite.
 
     References
     ----------
@@ -92,8 +100,13 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     if asym > MANIFOLD_TOL * scale:
         raise ModelError(f"Expected `{name}` to be symmetric, got asymmetry {asym:.3g}.")
     m = I[5, 5]
-    if m < 0:
+    if m < 0 and strict:
         raise ModelError(f"Expected `{name}` to have a nonnegative mass, got {m:.3g}.")
+    if 0.0 < abs(m) < np.finfo(float).tiny:
+        raise ModelError(
+            f"Expected `{name}` to have a mass of 0 or at least {np.finfo(float).tiny:.3g} in "
+            f"magnitude (a normal double), got the subnormal {m:.3g}."
+        )
     lower = I[3:, 3:] - m * np.eye(3)
     off = I[:3, 3:]
     if np.max(np.abs(lower)) > MANIFOLD_TOL * scale or np.max(np.abs(off + off.T)) > (
@@ -103,7 +116,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
             f"Expected `{name}` to be a spatial inertia [[I_O, S(h)], [S(h)ᵀ, m 1]], got "
             f"{np.round(I, 6).tolist()}."
         )
-    lam = float(np.linalg.eigvalsh(0.5 * (I + I.T))[0])
+    if not strict:
+        return I
+    J = I / scale  # entries in [-1, 1]: the eigenvalue solver cannot overflow
+    lam = scale * float(np.linalg.eigvalsh(0.5 * (J + J.T))[0])
     if lam < -1e-9 * scale:
         raise ModelError(
             f"Expected `{name}` to be positive semi-definite, got smallest eigenvalue {lam:.3g}."
@@ -129,6 +145,57 @@ def _check_placement(T, label: str) -> np.ndarray:
     return T
 
 
+def _as_6x6(inertia, name: str) -> np.ndarray:
+    try:
+        I = as_array(inertia, name, (6, 6))  # noqa: E741
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    if I.ndim != 2:
+        raise ModelError(f"Expected `{name}` to have shape (6, 6), got {I.shape}.")
+    return I
+
+
+def _as_4x4(T, label: str) -> np.ndarray:
+    try:
+        T = as_array(T, f"placement of {label}", (4, 4))
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    if T.ndim != 2:
+        raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
+    return T
+
+
+def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
+    """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
+    if I.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    scale = np.maximum(1.0, np.max(np.abs(I), axis=(-1, -2)))
+    tol = MANIFOLD_TOL * scale
+    m = I[:, 5, 5]
+    bad = np.max(np.abs(I - np.swapaxes(I, -1, -2)), axis=(-1, -2)) > tol
+    bad |= (0.0 < np.abs(m)) & (np.abs(m) < np.finfo(float).tiny)
+    bad |= np.max(np.abs(I[:, 3:, 3:] - m[:, None, None] * np.eye(3)), axis=(-1, -2)) > tol
+    off = I[:, :3, 3:]
+    bad |= np.max(np.abs(off + np.swapaxes(off, -1, -2)), axis=(-1, -2)) > tol
+    if strict:
+        bad |= m < 0
+        J = I / scale[:, None, None]  # entries in [-1, 1]: the eigenvalue solver cannot overflow
+        lam = np.linalg.eigvalsh(0.5 * (J + np.swapaxes(J, -1, -2)))[:, 0]
+        bad |= lam < -1e-9
+    return np.flatnonzero(bad)
+
+
+def _failing_placements(T: np.ndarray) -> np.ndarray:
+    """Indices of the placements (N, 4, 4) that :func:`_check_placement` rejects (batched)."""
+    if T.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    R = T[:, :3, :3]
+    bad = np.max(np.abs(T[:, 3] - [0.0, 0.0, 0.0, 1.0]), axis=-1) > MANIFOLD_TOL
+    bad |= np.max(np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)), axis=(-1, -2)) > MANIFOLD_TOL
+    bad |= np.linalg.det(R) <= 0
+    return np.flatnonzero(bad)
+
+
 class MultibodyModel:
     r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``.
 
@@ -144,6 +211,11 @@ class MultibodyModel:
         identity) and ``name`` (default the joint's own name, else the child's name).
     gravity : array_like, shape (3,), optional
         Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
+    strict : bool, optional
+        Whether body inertias must be physical (nonnegative mass, positive semi-definite;
+        :func:`check_inertia`). Default: ``graph.graph.get("strict", True)``, so that a model
+        loaded leniently (``load_urdf(..., strict=False)`` sets the graph attribute) stays
+        lenient when rebuilt from its graph (e.g. by :meth:`with_inertias`).
 
     Attributes
     ----------
@@ -185,8 +257,9 @@ class MultibodyModel:
         ``inertia``, an edge has no :class:`Joint` or a bad ``placement``, or body or joint
         names repeat. Messages name the node or edge.
     NotATreeError
-        If the graph has a cycle (kinematic loops are not supported yet), a node with two
-        parents, or more than one root.
+        If the graph has a cycle, a node with two parents, or more than one root (the message
+        names the cycle). A graph whose edges declare loop joints, couplings or constraints
+        builds a :class:`~geomech.multibody.loops.ClosedMultibodyModel` instead.
 
     References
     ----------
@@ -211,7 +284,20 @@ class MultibodyModel:
     (2, 2, array([-1,  0]), ['shoulder', 'elbow'])
     """
 
-    def __init__(self, graph, *, gravity=None):
+    #: Whether the model has kinematic loops (see :class:`~geomech.multibody.loops.ClosedMultibodyModel`).
+    is_closed = False
+    #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
+    #: (which builds on this module): the class built for graphs that declare closures.
+    _closed_variant = None
+
+    def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
+        # a graph declaring loop joints, couplings or constraints builds a closed model
+        variant = MultibodyModel._closed_variant
+        if cls is MultibodyModel and variant is not None and variant[0](graph):
+            cls = variant[1]
+        return super().__new__(cls)
+
+    def __init__(self, graph, *, gravity=None, strict: bool | None = None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
             raise ModelError(
                 f"Expected `graph` to be a networkx.DiGraph, got {type(graph).__name__}."
@@ -219,6 +305,7 @@ class MultibodyModel:
         if graph.number_of_nodes() == 0:
             raise ModelError("Expected `graph` to have a base node and bodies, got an empty graph.")
         self.graph = graph
+        strict = bool(graph.graph.get("strict", True)) if strict is None else bool(strict)
         self._check_tree(graph)
         (self.root,) = [n for n, d in graph.in_degree() if d == 0]
 
@@ -249,7 +336,7 @@ class MultibodyModel:
                     f"Body {node!r} has no 'inertia' attribute: every node except the base "
                     f"{self.root!r} needs a 6x6 spatial inertia (zeros for a massless body)."
                 )
-            inertias[i] = check_inertia(attrs["inertia"], f"inertia of body {node!r}")
+            inertias[i] = _as_6x6(attrs["inertia"], f"inertia of body {node!r}")
             edge = graph.edges[pnode, node]
             label = f"edge ({pnode!r}, {node!r})"
             joint = edge.get("joint")
@@ -262,7 +349,14 @@ class MultibodyModel:
             name = edge.get("name", joint.name if joint.name is not None else body_names[-1])
             joint_names.append(str(name))
             if edge.get("placement") is not None:
-                placements[i] = _check_placement(edge["placement"], label)
+                placements[i] = _as_4x4(edge["placement"], label)
+        # the numerical checks, vectorised over the bodies (the first failure is re-checked
+        # alone for its message): linear time for large models
+        for k in _failing_inertias(inertias, strict):
+            check_inertia(inertias[k], f"inertia of body {order[k]!r}", strict=strict)
+        for k in _failing_placements(placements):
+            (pk,) = graph.predecessors(order[k])
+            _check_placement(placements[k], f"edge ({pk!r}, {order[k]!r})")
         for kind, names in (("body", body_names), ("joint", joint_names)):
             dup = [n for n, c in Counter(names).items() if c > 1]
             if dup:
@@ -291,12 +385,11 @@ class MultibodyModel:
         self.nq, self.nv = iq, iv
         self._joint_index = {name: i for i, name in enumerate(joint_names)}
 
-        # ---- supports κ(i) and subtree sizes
-        self._supports = []
+        # ---- depths and subtree sizes (supports κ(i) are walked on demand: memory O(N))
+        level = np.zeros(N, dtype=int)
         for i in range(N):
-            chain = [i] if parent[i] < 0 else self._supports[parent[i]] + [i]
-            self._supports.append(chain)
-        self.depth = max((len(s) for s in self._supports), default=0)
+            level[i] = 1 if parent[i] < 0 else level[parent[i]] + 1
+        self.depth = int(level.max(initial=0))
         size = np.ones(N, dtype=int)
         for i in range(N - 1, -1, -1):
             if parent[i] >= 0:
@@ -304,28 +397,48 @@ class MultibodyModel:
         self._subtree_size = size
 
         self.gravity = (
-            np.array([0.0, 0.0, -9.81]) if gravity is None else as_array(gravity, "gravity", (3,))
+            np.array([0.0, 0.0, -9.81]) if gravity is None
+            else as_array(gravity, "gravity", (3,)).copy()
         )
+        # the model is immutable once built (its compiled arrays are cached)
+        for array in (self.gravity, self.parent, self.placements, self.X_tree, self.inertias):
+            array.flags.writeable = False
 
     # ------------------------------------------------------------------------------------
     @staticmethod
     def _check_tree(graph: nx.DiGraph) -> None:
+        # fast path (linear): one root, every other node one parent, all reached from the root
+        roots = [n for n, d in graph.in_degree() if d == 0]
+        if len(roots) == 1 and all(d <= 1 for _, d in graph.in_degree()):
+            seen, stack = {roots[0]}, [roots[0]]
+            while stack:
+                for child in graph.successors(stack.pop()):
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+            if len(seen) == graph.number_of_nodes():
+                return
         try:
             cycle = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:
             cycle = None
+        hint = (
+            "kinematic loops must be declared: mark one edge of the cycle as a loop joint "
+            "(edge attribute kind='loop') or a coupling (kind='coupling'), so that the other "
+            "edges form a spanning tree"
+        )
         if cycle:
             nodes = [u for u, _ in cycle]
-            raise NotATreeError(
-                f"The kinematic graph has a cycle through nodes {nodes!r}: kinematic loops are "
-                "not supported yet (loop closures come in a later issue); a tree is required."
-            )
+            raise NotATreeError(f"The kinematic graph has a cycle through nodes {nodes!r}: {hint}.")
         for node, deg in graph.in_degree():
             if deg > 1:
+                try:
+                    cycle = [u for u, _ in nx.find_cycle(graph.to_undirected(as_view=True), node)]
+                except nx.NetworkXNoCycle:  # pragma: no cover - two parents always close a cycle
+                    cycle = [node]
                 raise NotATreeError(
                     f"Node {node!r} has {deg} parents {list(graph.predecessors(node))!r}: the "
-                    "graph has a cycle (a kinematic loop), which is not supported yet; a tree "
-                    "is required."
+                    f"kinematic graph has a cycle through nodes {cycle!r}: {hint}."
                 )
         roots = [n for n, d in graph.in_degree() if d == 0]
         if len(roots) != 1:
@@ -478,7 +591,12 @@ class MultibodyModel:
         >>> robots.binary_tree(7).supports(6)
         [0, 4, 6]
         """
-        return list(self._supports[self._check_body(i)])
+        i = self._check_body(i)
+        chain = []
+        while i >= 0:
+            chain.append(i)
+            i = int(self.parent[i])
+        return chain[::-1]
 
     def subtree(self, i: int) -> list[int]:
         r"""Subtree :math:`\nu(i)`: ``i`` and all its descendants (a contiguous index range).
@@ -688,15 +806,18 @@ class MultibodyModel:
         >>> m.integrate([0.1, 0.2], [1.0, -1.0], dt=0.5)
         array([ 0.6, -0.3])
         """
-        q, v = self._qv(q, v)
-        dt = as_array(dt, "dt")
-        v = v * dt[..., None]
-        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        out = np.empty(lead + (self.nq,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nq:
-                out[..., qs] = joint._integrate(q[..., qs], v[..., vs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
+        out = np.zeros((B, self.nq))
+        call(K.integrate_batch, (cm.topo,), (Q, V, DT, out), batch, self, names=("q", "v", "dt"),
+             what="q ⊕ v dt")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, qs] = joint._integrate(Q[:, qs], V[:, vs] * DT[:, None])
+        return out[0] if not batch else out.reshape(batch + (self.nq,))
 
     def difference(self, q0, q1) -> np.ndarray:
         r"""Speeds ``v`` with ``integrate(q0, v) = q1``, joint by joint.
@@ -724,14 +845,18 @@ class MultibodyModel:
         >>> robots.double_pendulum().difference([0.1, 0.2], [0.6, -0.3])
         array([ 0.5, -0.5])
         """
-        q0 = as_array(q0, "q0", (self.nq,))
-        q1 = as_array(q1, "q1", (self.nq,))
-        lead = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1])
-        out = np.empty(lead + (self.nv,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nv:
-                out[..., vs] = joint._difference(q0[..., qs], q1[..., qs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
+        out = np.zeros((B, self.nv))
+        call(K.difference_batch, (cm.topo,), (Q0, Q1, out), batch, self, names=("q0", "q1"),
+             what="q1 ⊖ q0")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, vs] = joint._difference(Q0[:, qs], Q1[:, qs])
+        return out[0] if not batch else out.reshape(batch + (self.nv,))
 
     # ------------------------------------------------------------------------------------
     def joint_types(self) -> dict[str, int]:

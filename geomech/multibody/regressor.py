@@ -49,7 +49,7 @@ from geomech.multibody.coriolis import (
     _user_factor_tensor,
 )
 from geomech.multibody.kernels import regressor as K
-from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kernels.driver import call, compiled, states
 from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
 
 __all__ = ["slotine_li_regressor"]
@@ -191,7 +191,7 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross")))
     True
     """
-    cm = model.compiled
+    cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
     batch, B, (Q, V, V_ref, A_ref, G) = states(

@@ -51,7 +51,7 @@ __all__ = [
     "structure_constants_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)

@@ -64,7 +64,7 @@ __all__ = [
     "slotine_li_torques_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)

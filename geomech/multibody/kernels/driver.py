@@ -10,13 +10,16 @@ sleep instead of spinning, so a loaded machine is not slowed down.
 
 from __future__ import annotations
 
+import math
 import os
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from geomech._validation import as_array
 from geomech.errors import (
     DimensionError,
+    ModelError,
     NonFiniteError,
     NotOnManifoldError,
     SingularityError,
@@ -30,7 +33,8 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["states", "call", "set_num_threads", "get_num_threads", "PARALLEL_THRESHOLD"]
+__all__ = ["compiled", "states", "call", "set_num_threads", "get_num_threads",
+           "PARALLEL_THRESHOLD"]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
@@ -62,31 +66,45 @@ def set_num_threads(n: int | None) -> None:
 
 
 def get_num_threads() -> int:
-    """The number of threads allowed for large batches (:func:`set_num_threads`)."""
+    """The number of threads allowed for large batches (:func:`set_num_threads`).
+
+    Examples
+    --------
+    >>> from geomech.multibody.kernels.driver import get_num_threads
+    >>> get_num_threads()
+    1
+    """
     return _threads
+
+
+def compiled(model):
+    """``model.compiled``, or a :class:`ModelError` naming what was passed instead of a model.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels.driver import compiled
+    >>> compiled(robots.double_pendulum()).nv
+    2
+    >>> compiled(None)
+    Traceback (most recent call last):
+        ...
+    geomech.errors.ModelError: Expected `model` to be a MultibodyModel, got NoneType.
+    """
+    try:
+        return model.compiled
+    except AttributeError:
+        raise ModelError(
+            f"Expected `model` to be a MultibodyModel, got {type(model).__name__}.") from None
 
 
 def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
     """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
-        arr = x
-    else:
-        try:
-            arr = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise DimensionError(
-                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.") from exc
-        if arr.dtype.kind == "c":
-            raise DimensionError(f"Expected `{name}` to be a real array, got complex entries.")
-        if arr.dtype.kind not in "biuf":
-            raise DimensionError(
-                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.")
-        arr = arr.astype(np.float64, copy=False)
-    k = len(trailing)
-    if arr.ndim < k or arr.shape[arr.ndim - k:] != trailing:
-        shown = "(..., " + ", ".join(str(s) for s in trailing) + ")" if k else "(...)"
-        raise DimensionError(f"Expected `{name}` to have shape {shown}, got {arr.shape}.")
-    return arr
+        k = len(trailing)
+        if x.ndim >= k and x.shape[x.ndim - k:] == trailing:
+            return x
+    return as_array(x, name, trailing, finite=False)
 
 
 def states(*inputs):
@@ -94,7 +112,24 @@ def states(*inputs):
 
     Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
     row when it is shared by the whole batch) and is C-contiguous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.driver import states
+    >>> batch, B, (q, v) = states(("q", np.zeros((4, 1, 2)), (2,)), ("v", np.ones(2), (2,)))
+    >>> batch, B, q.shape, v.shape
+    ((4, 1), 4, (4, 2), (1, 2))
     """
+    # fast path: one state given as float64 arrays of exactly the trailing shapes
+    out = []
+    for _, x, trailing in inputs:
+        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != trailing:
+            break
+        flags = x.flags
+        out.append(x[None] if flags.c_contiguous and flags.writeable else x[None].copy())
+    else:
+        return (), 1, out
     arrays = [_as_float(x, name, trailing) for name, x, trailing in inputs]
     leads = [a.shape[: a.ndim - len(t)] for a, (_, _, t) in zip(arrays, inputs, strict=True)]
     try:
@@ -103,16 +138,18 @@ def states(*inputs):
         raise DimensionError(
             f"Expected the leading (batch) dimensions of the inputs to broadcast, got {leads}."
         ) from exc
-    B = int(np.prod(batch)) if batch else 1
+    B = math.prod(batch)
     out = []
     for a, lead, (_, _, t) in zip(arrays, leads, inputs, strict=True):
-        if lead == batch or (lead and int(np.prod(lead)) == B):
+        if lead == batch or (lead and math.prod(lead) == B):
             a = a.reshape((B,) + t)
-        elif int(np.prod(lead, dtype=int)) == 1:
+        elif math.prod(lead) == 1:
             a = a.reshape((1,) + t)
         else:  # a partial broadcast: materialise it
             a = np.broadcast_to(a, batch + t).reshape((B,) + t)
-        out.append(np.ascontiguousarray(a))
+        flags = a.flags
+        # one array type per kernel argument (C-contiguous, writable float64), see `call`
+        out.append(a if flags.c_contiguous and flags.writeable else a.copy())
     return batch, B, out
 
 
@@ -122,15 +159,50 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     ``batch_args`` are the per-state inputs then the outputs (each with 1 or B rows);
     ``batch`` is the batch shape (``()`` for one state), ``names`` are the inputs' names,
     for messages. Large batches run in threads when :func:`set_num_threads` allows it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels import dynamics as K
+    >>> from geomech.multibody.kernels.driver import call, states
+    >>> model = robots.double_pendulum()
+    >>> cm = model.compiled
+    >>> batch, B, (Q,) = states(("q", [0.3, 0.0], (2,)))
+    >>> H = np.empty((B, 2, 2))
+    >>> call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model)
+    >>> H[0]
+    array([[5., 2.],
+           [2., 1.]])
     """
-    B = int(np.prod(batch, dtype=int))
-    status = np.zeros(B, dtype=np.int64)
+    B = math.prod(batch)
+    status = np.empty(B, dtype=np.int64)
     if _threads > 1 and B >= PARALLEL_THRESHOLD:
         failed = _call_threaded(kernel, model_args, batch_args, B, status)
     else:
-        failed = kernel(*model_args, *batch_args, status)
+        failed = _entry(kernel)(*model_args, *batch_args, status)
     if failed:
         raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
+
+
+_ENTRY: dict = {}
+
+
+def _entry(kernel):
+    """The kernel's compiled entry point, skipping numba's type dispatch (~60 ns an argument).
+
+    Every argument the wrappers pass has one fixed type (C-contiguous, writable float64 or
+    int64 arrays of fixed dimensions: :func:`states` copies anything else), so each batch
+    kernel has exactly one signature; the dispatcher is used until it has compiled it, and
+    whenever a second signature appears.
+    """
+    ep = _ENTRY.get(kernel)
+    if ep is not None:
+        return ep
+    if len(kernel.signatures) == 1:
+        ep = _ENTRY[kernel] = kernel.overloads[kernel.signatures[0]].entry_point
+        return ep
+    return kernel
 
 
 def _call_threaded(kernel, model_args, batch_args, B, status):
@@ -141,7 +213,7 @@ def _call_threaded(kernel, model_args, batch_args, B, status):
 
     def chunk(lo, hi):
         args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
-        return kernel(*model_args, *args, status[lo:hi])
+        return _entry(kernel)(*model_args, *args, status[lo:hi])
 
     futures = [_pool.submit(chunk, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
                if hi > lo]

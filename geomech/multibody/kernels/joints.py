@@ -33,6 +33,14 @@ import math
 
 from numba import njit
 
+from geomech.multibody.kernels.status import (
+    NON_FINITE_RESULT,
+    NOT_ON_MANIFOLD,
+    OK,
+    SINGULAR_DIFFERENCE,
+    pack,
+)
+
 __all__ = [
     "FIXED",
     "REVOLUTE",
@@ -46,6 +54,10 @@ __all__ = [
     "joint_pose",
     "joint_integrate",
     "joint_difference",
+    "integrate",
+    "integrate_batch",
+    "difference",
+    "difference_batch",
 ]
 
 FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER, USER = range(9)
@@ -53,7 +65,7 @@ FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER,
 #: tolerance on | |quaternion| - 1 | (geomech._validation.MANIFOLD_TOL)
 UNIT_TOL = 1e-6
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
@@ -148,7 +160,7 @@ def joint_pose(code, param, q, R, p):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def _quat_times_exp(q, w0, w1, w2, out):
-    """out = q ⊗ exp(ω/2) normalised (Spherical._integrate)."""
+    """Out = q ⊗ exp(ω/2) normalised (Spherical._integrate)."""
     th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
     k = 0.5 * _sinc(0.5 * th)
     ex, ey, ez, ew = k * w0, k * w1, k * w2, math.cos(0.5 * th)
@@ -163,7 +175,7 @@ def _quat_times_exp(q, w0, w1, w2, out):
 
 @njit(**_JIT)
 def _quat_log_between(q0, q1, out):
-    """out = log(q0⁻¹ ⊗ q1) as a rotation vector, angle in [0, π] (quat_log)."""
+    """Out = log(q0⁻¹ ⊗ q1) as a rotation vector, angle in [0, π] (quat_log)."""
     x, y, z, w = -q0[0], -q0[1], -q0[2], q0[3]
     dx = w * q1[0] + q1[3] * x + (y * q1[2] - z * q1[1])
     dy = w * q1[1] + q1[3] * y + (z * q1[0] - x * q1[2])
@@ -197,7 +209,7 @@ def _planar_difference(dtheta, theta0, dx, dy):
 
 @njit(**_JIT)
 def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
-    """out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
+    """Out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
     th2 = w0 * w0 + w1 * w1 + w2 * w2
     th = math.sqrt(th2)
     # w × x and w × (w × x)
@@ -223,7 +235,7 @@ def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
 
 @njit(**_JIT)
 def joint_integrate(code, q, v, dt, out):
-    """out = q ⊕ v dt for one joint (Joint._integrate); USER joints are not handled here."""
+    """Out = q ⊕ v dt for one joint (Joint._integrate); USER joints are not handled here."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
         out[0] = q[0] + v[0] * dt
     elif code == SPHERICAL:
@@ -257,7 +269,7 @@ def joint_integrate(code, q, v, dt, out):
 
 @njit(**_JIT)
 def joint_difference(code, q0, q1, out):
-    """out = q1 ⊖ q0 for one joint (Joint._difference); False where it is singular."""
+    """Out = q1 ⊖ q0 for one joint (Joint._difference); False where it is singular."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
         out[0] = q1[0] - q0[0]
     elif code == SPHERICAL:
@@ -285,3 +297,70 @@ def joint_difference(code, q0, q1, out):
                 d2 + w * tz + (x * ty - y * tx))
         _so3_left_jacobian_apply(out[0], out[1], out[2], body, out[3:6], True)
     return True
+
+
+# ----------------------------------------------------------------------------------------
+# the whole configuration, joint by joint (MultibodyModel.integrate / difference)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _quaternion_ok(q):
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return abs(n - 1.0) <= UNIT_TOL
+
+
+@njit(**_JIT)
+def integrate(topo, q, v, dt, out):
+    """``out = q ⊕ v dt`` joint by joint for one state; USER joints are left to their hooks."""
+    N = topo.shape[0] - 1
+    for i in range(N):
+        code = topo[i, 1]
+        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        if code != USER and code != FIXED:
+            joint_integrate(code, q[iq0:iq1], v[iv0:iv1], dt, out[iq0:iq1])
+    for x in out:
+        if not math.isfinite(x):
+            return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def integrate_batch(topo, Q, V, DT, OUT, status):
+    """:func:`integrate` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = integrate(topo, Q[b if Q.shape[0] > 1 else 0], V[b if V.shape[0] > 1 else 0],
+                              DT[b if DT.shape[0] > 1 else 0], OUT[b])
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+@njit(**_JIT)
+def difference(topo, q0, q1, out):
+    """``out = q1 ⊖ q0`` joint by joint for one state; USER joints are left to their hooks."""
+    N = topo.shape[0] - 1
+    for i in range(N):
+        code = topo[i, 1]
+        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        if code == USER or code == FIXED:
+            continue
+        a, b = q0[iq0:iq1], q1[iq0:iq1]
+        if code == SPHERICAL and not (_quaternion_ok(a) and _quaternion_ok(b)):
+            return pack(NOT_ON_MANIFOLD, i)
+        if code == FREE_FLYER and not (_quaternion_ok(a[3:]) and _quaternion_ok(b[3:])):
+            return pack(NOT_ON_MANIFOLD, i)
+        if not joint_difference(code, a, b, out[iv0:iv1]):
+            return pack(SINGULAR_DIFFERENCE, i)
+    return OK
+
+
+@njit(**_JIT)
+def difference_batch(topo, Q0, Q1, OUT, status):
+    """:func:`difference` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = difference(topo, Q0[b if Q0.shape[0] > 1 else 0],
+                               Q1[b if Q1.shape[0] > 1 else 0], OUT[b])
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0

@@ -36,7 +36,7 @@ __all__ = [
     "velocity_map_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)

@@ -34,14 +34,14 @@ from geomech.multibody.kernels.kinematics import (
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
     dot6,
-    transform_force_transpose_inplace,
+    force_to_parent,
     transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
@@ -67,7 +67,7 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
         return status
     vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
     E0, r0, Phi = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((iv[N], 6))
-    x = np.empty(42)
+    x, g = np.empty(42), np.empty(6)
     F = np.empty((10, 6))
     Fflat = F.reshape(60)
 
@@ -96,7 +96,8 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
         for t in range(span[i, 0], span[i, 1]):
             Fflat[entries[t, 0]] += values[t] * x[entries[t, 1]]
         for k in range(10):  # F_i in ground coordinates: ^iX_0ᵀ F_i
-            transform_force_transpose_inplace(E0[i], r0[i], F[k])
+            force_to_parent(E0[i], r0[i], F[k], g, False)
+            F[k, :] = g
         j = i
         while j >= 0:  # j runs over the support of i, from i to the root: O(d) per body
             for m in range(iv[j], iv[j + 1]):  # Y_ji = Φ_jᵀ ^iX_jᵀ F_i, in ground coordinates

@@ -35,14 +35,16 @@ __all__ = [
     "cross_force",
     "transform_motion",
     "transform_force_transpose",
+    "force_to_parent",
     "transform_motion_transpose",
     "congruence",
+    "congruence_sym",
     "inertia_times",
+    "inertia_congruence",
     "matvec6",
     "matTvec6",
     "pose_to_transform",
     "compose_pose",
-    "transform_force_transpose_inplace",
     "dot6",
     "compose_transforms",
     "inertia_params",
@@ -51,13 +53,14 @@ __all__ = [
     "inertia_params_rate",
 ]
 
-_JIT = dict(cache=True, nogil=True, inline="always")
+_JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 
 
 @njit(**_JIT)
 def cross_motion(v, m, out):
     r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
-    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``)."""
+    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * m[2] - w2 * m[1]
     out[1] += w2 * m[0] - w0 * m[2]
@@ -70,7 +73,8 @@ def cross_motion(v, m, out):
 @njit(**_JIT)
 def cross_force(v, f, out):
     r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
-    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``)."""
+    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * f[2] - w2 * f[1] + u1 * f[5] - u2 * f[4]
     out[1] += w2 * f[0] - w0 * f[2] + u2 * f[3] - u0 * f[5]
@@ -83,7 +87,8 @@ def cross_force(v, f, out):
 @njit(**_JIT)
 def transform_motion(E, r, m, out):
     r"""``out = X m``: :math:`[\mathbf E\boldsymbol\omega;\ \mathbf E(\mathbf v - \mathbf r
-    \times\boldsymbol\omega)]` (``out`` may not alias ``m``)."""
+    \times\boldsymbol\omega)]` (``out`` may not alias ``m``).
+    """
     t0 = m[3] - (r[1] * m[2] - r[2] * m[1])
     t1 = m[4] - (r[2] * m[0] - r[0] * m[2])
     t2 = m[5] - (r[0] * m[1] - r[1] * m[0])
@@ -95,7 +100,8 @@ def transform_motion(E, r, m, out):
 @njit(**_JIT)
 def transform_motion_transpose(E, r, m, out):
     r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
-    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`."""
+    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`.
+    """
     for k in range(3):
         out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
         out[k + 3] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
@@ -105,21 +111,36 @@ def transform_motion_transpose(E, r, m, out):
 
 
 @njit(**_JIT)
-def transform_force_transpose(E, r, f, out):
-    r"""``out += Xᵀ f`` (a wrench of frame i moved to frame p(i)):
-    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`."""
+def force_to_parent(E, r, f, out, accumulate):
+    r"""``out (+)= Xᵀ f`` (a wrench of frame i moved to frame p(i)):
+    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`.
+
+    Adds to ``out`` when ``accumulate``, else overwrites it (``out`` may not alias ``f``).
+    """
     n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
     n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
     n2 = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
     g0 = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
     g1 = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
     g2 = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
-    out[0] += n0 + r[1] * g2 - r[2] * g1
-    out[1] += n1 + r[2] * g0 - r[0] * g2
-    out[2] += n2 + r[0] * g1 - r[1] * g0
-    out[3] += g0
-    out[4] += g1
-    out[5] += g2
+    n0 += r[1] * g2 - r[2] * g1
+    n1 += r[2] * g0 - r[0] * g2
+    n2 += r[0] * g1 - r[1] * g0
+    if accumulate:
+        out[0] += n0
+        out[1] += n1
+        out[2] += n2
+        out[3] += g0
+        out[4] += g1
+        out[5] += g2
+    else:
+        out[0], out[1], out[2], out[3], out[4], out[5] = n0, n1, n2, g0, g1, g2
+
+
+@njit(**_JIT)
+def transform_force_transpose(E, r, f, out):
+    """``out += Xᵀ f`` (:func:`force_to_parent` accumulating)."""
+    force_to_parent(E, r, f, out, True)
 
 
 @njit(**_JIT)
@@ -144,8 +165,71 @@ def matTvec6(M, x, out):
 
 @njit(**_JIT)
 def inertia_times(I, v, out):  # noqa: E741
-    """``out = I v`` for a spatial inertia (or any 6×6 matrix) ``I``."""
-    matvec6(I, v, out)
+    r"""``out = I v`` for a matrix of spatial-inertia form (body and composite inertias).
+
+    Reads :math:`m`, :math:`\mathbf h` and :math:`\bar{\mathbf I}` from the entries of
+    :math:`\mathbf I = [[\bar{\mathbf I}, \mathbf h\times], [(\mathbf h\times)^\top, m\mathbf 1]]`:
+    :math:`\mathbf I\mathbf v = [\bar{\mathbf I}\boldsymbol\omega + \mathbf h\times
+    \mathbf v_v;\ m\mathbf v_v - \mathbf h\times\boldsymbol\omega]` (Featherstone 2008,
+    eq. 2.63). Not for articulated inertias (general symmetric matrices): use :func:`matvec6`.
+    """
+    m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    out[0] = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + (h1 * u2 - h2 * u1)
+    out[1] = I[1, 0] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + (h2 * u0 - h0 * u2)
+    out[2] = I[2, 0] * w0 + I[2, 1] * w1 + I[2, 2] * w2 + (h0 * u1 - h1 * u0)
+    out[3] = m * u0 - (h1 * w2 - h2 * w1)
+    out[4] = m * u1 - (h2 * w0 - h0 * w2)
+    out[5] = m * u2 - (h0 * w1 - h1 * w0)
+
+
+@njit(**_JIT)
+def inertia_congruence(E, r, I, out):  # noqa: E741
+    r"""``out += Xᵀ I X`` for a matrix of spatial-inertia form (cheap parallel-axis form).
+
+    With :math:`\mathbf Y = \mathbf E^\top\bar{\mathbf I}\mathbf E`, :math:`\mathbf y =
+    \mathbf E^\top\mathbf h`: :math:`m' = m`, :math:`\mathbf h' = \mathbf y + m\mathbf r`,
+    :math:`\bar{\mathbf I}' = \mathbf Y - \mathbf r\times\mathbf y\times - (\mathbf y +
+    m\mathbf r)\times\mathbf r\times` (Featherstone 2008, eq. 2.66), using
+    :math:`\mathbf a\times\mathbf b\times = \mathbf b\mathbf a^\top - (\mathbf a\cdot
+    \mathbf b)\mathbf 1`. The result is written as a full 6×6 matrix of spatial-inertia form.
+    """
+    m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
+    y = (E[0, 0] * h0 + E[1, 0] * h1 + E[2, 0] * h2,
+         E[0, 1] * h0 + E[1, 1] * h1 + E[2, 1] * h2,
+         E[0, 2] * h0 + E[1, 2] * h1 + E[2, 2] * h2)
+    ry = r[0] * y[0] + r[1] * y[1] + r[2] * y[2]
+    rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
+    for a in range(3):
+        for b in range(a, 3):
+            Y = 0.0  # (Eᵀ Ī E)[a, b]
+            for k in range(3):
+                t = I[k, 0] * E[0, b] + I[k, 1] * E[1, b] + I[k, 2] * E[2, b]
+                Y += E[k, a] * t
+            # − (r×)(y×) − (y×)(r×) − m (r×)(r×) = −(y rᵀ + r yᵀ) + 2 (r·y) 1 − m (r rᵀ − (r·r) 1)
+            Y -= y[a] * r[b] + r[a] * y[b] + m * r[a] * r[b]
+            if a == b:
+                Y += 2.0 * ry + m * rr
+            out[a, b] += Y
+            if a != b:
+                out[b, a] += Y
+    g0, g1, g2 = y[0] + m * r[0], y[1] + m * r[1], y[2] + m * r[2]  # h' = y + m r
+    # h'× in the upper-right block, (h'×)ᵀ in the lower-left one
+    out[0, 4] -= g2
+    out[4, 0] -= g2
+    out[0, 5] += g1
+    out[5, 0] += g1
+    out[1, 3] += g2
+    out[3, 1] += g2
+    out[1, 5] -= g0
+    out[5, 1] -= g0
+    out[2, 3] -= g1
+    out[3, 2] -= g1
+    out[2, 4] += g0
+    out[4, 2] += g0
+    out[3, 3] += m
+    out[4, 4] += m
+    out[5, 5] += m
 
 
 @njit(**_JIT)
@@ -191,6 +275,65 @@ def congruence(E, r, M, W, out):
 
 
 @njit(**_JIT)
+def congruence_sym(E, r, M, W, out):
+    r"""``out += Xᵀ M X`` for a symmetric 6×6 ``M`` (articulated inertias), upper triangle first.
+
+    With :math:`\mathbf M = [[\mathbf A, \mathbf B], [\mathbf B^\top, \mathbf D]]`, primes
+    the blocks rotated by :math:`\mathbf E` (:math:`\mathbf A' = \mathbf E^\top\mathbf A
+    \mathbf E`, ...) and :math:`\mathbf S = \mathbf r\times`:
+
+    .. math:: \mathbf X^\top\mathbf M\mathbf X = \begin{bmatrix}\mathbf A' + \mathbf S
+              \mathbf B'^\top - \mathbf T\mathbf S & \mathbf T\\ \mathbf T^\top &
+              \mathbf D'\end{bmatrix}, \qquad \mathbf T = \mathbf B' + \mathbf S\mathbf D'
+
+    (rows of :math:`\mathbf T\mathbf S` are :math:`\mathbf T_{i,:}\times\mathbf r`; columns of
+    :math:`\mathbf S\mathbf B'^\top` are :math:`\mathbf r\times\mathbf B'_{j,:}`).
+    ``W`` is a (4, 3, 3) work array.
+    """
+    A, B, D, T = W[0], W[1], W[2], W[3]
+    for i in range(3):  # A' = Eᵀ A E, B' = Eᵀ B E, D' = Eᵀ D E
+        for j in range(3):
+            a = b = d = 0.0
+            for k in range(3):
+                ta = M[k, 0] * E[0, j] + M[k, 1] * E[1, j] + M[k, 2] * E[2, j]
+                tb = M[k, 3] * E[0, j] + M[k, 4] * E[1, j] + M[k, 5] * E[2, j]
+                td = M[3 + k, 3] * E[0, j] + M[3 + k, 4] * E[1, j] + M[3 + k, 5] * E[2, j]
+                a += E[k, i] * ta
+                b += E[k, i] * tb
+                d += E[k, i] * td
+            A[i, j], B[i, j], D[i, j] = a, b, d
+    r0, r1, r2 = r[0], r[1], r[2]
+    for j in range(3):  # T = B' + S D': column j gains r × D'[:, j]
+        T[0, j] = B[0, j] + r1 * D[2, j] - r2 * D[1, j]
+        T[1, j] = B[1, j] + r2 * D[0, j] - r0 * D[2, j]
+        T[2, j] = B[2, j] + r0 * D[1, j] - r1 * D[0, j]
+    for i in range(3):
+        # row i of T S is T[i, :] × r; column j of S B'ᵀ is r × B'[j, :]
+        ts0 = T[i, 1] * r2 - T[i, 2] * r1
+        ts1 = T[i, 2] * r0 - T[i, 0] * r2
+        ts2 = T[i, 0] * r1 - T[i, 1] * r0
+        ts = (ts0, ts1, ts2)
+        for j in range(i, 3):
+            if i == 0:
+                sb = r1 * B[j, 2] - r2 * B[j, 1]
+            elif i == 1:
+                sb = r2 * B[j, 0] - r0 * B[j, 2]
+            else:
+                sb = r0 * B[j, 1] - r1 * B[j, 0]
+            x = A[i, j] + sb - ts[j]
+            out[i, j] += x
+            if j != i:
+                out[j, i] += x
+        for j in range(3):
+            out[i, 3 + j] += T[i, j]
+            out[3 + j, i] += T[i, j]
+            if j >= i:
+                out[3 + i, 3 + j] += D[i, j]
+                if j != i:
+                    out[3 + j, 3 + i] += D[i, j]
+
+
+@njit(**_JIT)
 def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
     """``(R_out, p_out) = (Ra, pa) ∘ (Rb, pb)``: ``R = Ra Rb``, ``p = pa + Ra pb``."""
     for i in range(3):
@@ -206,23 +349,6 @@ def pose_to_transform(R, p, E, r):
         r[i] = p[i]
         for j in range(3):
             E[i, j] = R[j, i]
-
-
-@njit(**_JIT)
-def transform_force_transpose_inplace(E, r, f):
-    r"""``f = Xᵀ f`` in place (a wrench of frame i moved to frame p(i), overwriting it)."""
-    n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
-    n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
-    n2 = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
-    g0 = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
-    g1 = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
-    g2 = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
-    f[0] = n0 + r[1] * g2 - r[2] * g1
-    f[1] = n1 + r[2] * g0 - r[0] * g2
-    f[2] = n2 + r[0] * g1 - r[1] * g0
-    f[3] = g0
-    f[4] = g1
-    f[5] = g2
 
 
 @njit(**_JIT)
