@@ -84,7 +84,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     Raises
     ------
     DimensionError, NonFiniteError
-        If ``q`` is malformed.
+        If ``q`` is malformed (wrong trailing shape, non-finite entries).
 
     References
     ----------
@@ -134,8 +134,9 @@ def christoffel_symbols(model, q) -> np.ndarray:
 
     Raises
     ------
-    DimensionError, NonFiniteError
-        If ``q`` is malformed.
+    DimensionError, NonFiniteError, NotOnManifoldError
+        If ``q`` is malformed (non-finite entries, a non-unit quaternion), or the result
+        overflows.
 
     References
     ----------

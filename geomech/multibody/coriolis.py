@@ -32,6 +32,13 @@ a :class:`~geomech.multibody.body_connections.BodyConnection`, an
 :class:`~geomech.geometry.AffineConnection` on a body's SE(3), a callable ``(v, I) -> C``) or a
 mapping from body names to such specifications (bodies not listed use ``"levi-civita"``).
 
+Each algorithm is one compiled kernel per state (:mod:`geomech.multibody.kernels.coriolis`)
+run over the flattened batch. Every body connection is left-invariant and linear in the
+twist, so its factor :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathbf B_i(\mathbf e_j)`
+is a constant tensor per body, evaluated once at the unit twists (user connections are
+called there only, and checked to be linear) and cached per model and specification; the
+Levi-Civita choice uses the closed form of seed 000 eq. 21 instead.
+
 References
 ----------
 seed 000 §V (Thm. V.1, Props. V.1–V.3), §VI-A/B (eqs. 18–21), §VI-D (eqs. 29–32), Alg. 1;
@@ -286,9 +293,12 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     DimensionError, NonFiniteError
         If ``q`` or ``v`` has the wrong trailing length (the message names the input) or
         non-finite entries, or the batch dimensions do not broadcast.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm (the message names the joint).
     ConnectionSpecError
         For an unknown connection name, a mapping key that is not a body name, or a
-        connection object or callable of the wrong shape (the message names the body).
+        connection object or callable of the wrong shape or not linear in the twist (the
+        message names the body).
 
     References
     ----------
@@ -351,7 +361,7 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Raises
     ------
-    DimensionError, NonFiniteError, ConnectionSpecError
+    DimensionError, NonFiniteError, NotOnManifoldError, ConnectionSpecError
         As :func:`coriolis_matrix`.
 
     References
@@ -425,8 +435,9 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
 
     Raises
     ------
-    DimensionError, NonFiniteError
-        If ``q`` or ``v`` is malformed.
+    DimensionError, NonFiniteError, NotOnManifoldError
+        If ``q`` or ``v`` is malformed (non-finite entries, a non-unit quaternion), or the
+        result overflows.
 
     References
     ----------
@@ -480,8 +491,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
 
     Raises
     ------
-    DimensionError, NonFiniteError
-        If ``q`` or ``v`` is malformed.
+    DimensionError, NonFiniteError, NotOnManifoldError
+        If ``q`` or ``v`` is malformed (non-finite entries, a non-unit quaternion), or the
+        result overflows.
 
     References
     ----------
@@ -548,7 +560,7 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
 
     Raises
     ------
-    DimensionError, NonFiniteError, ConnectionSpecError
+    DimensionError, NonFiniteError, NotOnManifoldError, ConnectionSpecError
         As :func:`coriolis_matrix` (the message names the malformed input).
 
     References
@@ -609,7 +621,7 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     Raises
     ------
-    DimensionError, NonFiniteError, ConnectionSpecError
+    DimensionError, NonFiniteError, NotOnManifoldError, ConnectionSpecError
         As :func:`coriolis_matrix`.
 
     References

@@ -93,6 +93,8 @@ def joint_transforms(model, q, v=None):
         If ``q`` is not of shape (..., nq) or ``v`` not of shape (..., nv).
     NonFiniteError
         If ``q`` or ``v`` has NaN or inf entries.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm.
 
     References
     ----------
@@ -148,6 +150,8 @@ def forward_kinematics(model, q) -> np.ndarray:
         If ``q`` is not of shape (..., nq).
     NonFiniteError
         If ``q`` has NaN or inf entries.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm.
 
     Examples
     --------
@@ -193,6 +197,8 @@ def body_velocities(model, q, v) -> np.ndarray:
         On wrong trailing shapes or non-broadcastable batches.
     NonFiniteError
         On NaN or inf entries.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm.
 
     References
     ----------
@@ -238,6 +244,8 @@ def body_jacobians(model, q) -> np.ndarray:
         If ``q`` is not of shape (..., nq).
     NonFiniteError
         If ``q`` has NaN or inf entries.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm.
 
     References
     ----------
@@ -297,6 +305,8 @@ def velocity_map(model, q, v=None):
         On wrong trailing shapes or non-broadcastable batches.
     NonFiniteError
         On NaN or inf entries.
+    NotOnManifoldError
+        If a quaternion in ``q`` is not of unit norm.
 
     References
     ----------

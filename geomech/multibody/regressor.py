@@ -163,9 +163,9 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
 
     Raises
     ------
-    DimensionError, NonFiniteError
-        If an input has the wrong trailing shape, non-broadcasting batch dimensions or
-        non-finite entries.
+    DimensionError, NonFiniteError, NotOnManifoldError
+        If an input has the wrong trailing shape, non-broadcasting batch dimensions,
+        non-finite entries or a non-unit quaternion, or the result overflows.
     ConnectionSpecError
         If a body connection is malformed, fixed (an AffineConnection) or not linear in the
         inertia.
