@@ -163,6 +163,7 @@ _PROBE = np.array([0.31, -0.72, 0.55, 1.13, -0.27, 0.86])
 #: Tensors kept per model (the oldest is dropped beyond this many specifications).
 _CACHE_SIZE = 32
 _CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_LAST: dict = {}  # kind -> (weak model, key, value) of the last lookup
 
 
 def _spec_key(connection):
@@ -185,6 +186,9 @@ def _cached(model, kind: str, connection, build):
     key = _spec_key(connection)
     if key is None:
         return build()
+    last = _LAST.get(kind)  # the common case: the same model and specification again
+    if last is not None and last[0]() is model and last[1] == key:
+        return last[2]
     per_model = _CACHE.get(model)
     if per_model is None:
         per_model = _CACHE[model] = {}
@@ -195,6 +199,7 @@ def _cached(model, kind: str, connection, build):
         if len(per_model) >= _CACHE_SIZE:
             per_model.pop(next(iter(per_model)))
         per_model[key] = value
+    _LAST[kind] = (weakref.ref(model), key[1], value)
     return value
 
 
@@ -242,16 +247,22 @@ def _factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
     return _cached(model, "factors", connection, lambda: _build_factor_tensors(model, connection))
 
 
-def _call_kernel(kernel, model, connection, inputs, out_shape, what):
-    """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors."""
-    cm = compiled(model)
+#: names of the per-state kernel inputs S, S_ring, T_user, q, v (the joint arrays named after
+#: the input they are computed from)
+_QV = ("q", "v", "q", "q", "v")
+
+
+def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
+    """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors.
+
+    ``names`` name the kernel's per-state inputs, the joint arrays after the input they are
+    computed from (``q``, ``v``, ``q``) so that a failure names what the user passed.
+    """
     batch, B, arrays = states(*inputs)
     factors = _factor_tensors(model, connection)
     out = np.empty((B,) + out_shape)
-    Q, V = arrays[0], arrays[1]
-    names = ("q", "v", "q") + tuple(name for name, _, _ in inputs)
-    call(kernel, (*cm.arrays(), *factors), (*cm.joint_arrays(Q, V), *arrays, out), batch, model,
-         names=names, what=what)
+    call(kernel, (*cm.arrays(), *factors), (*cm.joint_arrays(arrays[0], arrays[1]), *arrays, out),
+         batch, model, names=names, what=what)
     return out.reshape(batch + out_shape)
 
 
@@ -331,8 +342,8 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     """
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.coriolis_batch, model, connection,
-                        (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "the Coriolis matrix")
+    return _call_kernel(K.coriolis_batch, cm, model, connection,
+                        (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")
 
 
 def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
@@ -515,8 +526,8 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     """
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.mass_matrix_derivative_batch, model, "levi-civita",
-                        (("q", q, (nq,)), ("v", v, (nv,))), (nv, nv), "H_dot")
+    return _call_kernel(K.mass_matrix_derivative_batch, cm, model, "levi-civita",
+                        (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "H_dot")
 
 
 def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
@@ -586,9 +597,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
     return _call_kernel(
-        K.slotine_li_torques_batch, model, connection,
+        K.slotine_li_torques_batch, cm, model, connection,
         (("q", q, (nq,)), ("v", v, (nv,)), ("v_ref", v_ref, (nv,)), ("a_ref", a_ref, (nv,)),
-         ("gravity", gravity, (3,))), (nv,), "the torques")
+         ("gravity", gravity, (3,))), _QV + ("v_ref", "a_ref", "gravity"), (nv,), "the torques")
 
 
 def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
@@ -641,6 +652,6 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     """
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.coriolis_transpose_product_batch, model, connection,
-                        (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))), (nv,),
-                        "the product")
+    return _call_kernel(K.coriolis_transpose_product_batch, cm, model, connection,
+                        (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))), _QV + ("w",),
+                        (nv,), "the product")

@@ -158,15 +158,23 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def coriolis_workspace(N, nv):
-    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds."""
-    return (np.empty((N, 3, 3)), np.empty((N, 3)),  # E, r: ^iX_p(i)
-            np.empty((N, 3, 3)), np.empty((N, 3)),  # E0, r0: ^iX_0
-            np.empty((N, 6)),  # vel: body twists, ground coordinates
-            np.empty((nv, 6)), np.empty((nv, 6)),  # Phi, Phi_dot: columns, ground coordinates
-            np.empty((N, 10)), np.empty((N, 10)), np.empty((N, 6)),  # I_C, P_C, h_C
-            np.empty((N, 6, 6)),  # B_C (any connection)
-            np.empty((18, 6)),  # F = [f1 | f2 | f3] (rows, d <= 6 each)
-            np.empty((6, 6)), np.empty((6, 6)), np.empty(6), np.empty(6))
+    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
+    buf = np.empty(92 * N + 12 * nv + 192)
+    E, o = buf[: 9 * N].reshape((N, 3, 3)), 9 * N  # ^iX_p(i)
+    r, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
+    E0, o = buf[o: o + 9 * N].reshape((N, 3, 3)), o + 9 * N  # ^iX_0
+    r0, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
+    vel, o = buf[o: o + 6 * N].reshape((N, 6)), o + 6 * N  # body twists, ground coordinates
+    Phi, o = buf[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv  # columns, ground coordinates
+    Phi_dot, o = buf[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    I_C, o = buf[o: o + 10 * N].reshape((N, 10)), o + 10 * N  # ten parameters
+    P_C, o = buf[o: o + 10 * N].reshape((N, 10)), o + 10 * N
+    h_C, o = buf[o: o + 6 * N].reshape((N, 6)), o + 6 * N
+    B_C, o = buf[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N  # any connection
+    F, o = buf[o: o + 108].reshape((18, 6)), o + 108  # [f1 | f2 | f3] (rows, d <= 6 each)
+    W, o = buf[o: o + 36].reshape((6, 6)), o + 36
+    B_i, o = buf[o: o + 36].reshape((6, 6)), o + 36
+    return E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F, W, B_i, buf[o: o + 6], buf[o + 6: o + 12]
 
 
 @njit(**_JIT)
