@@ -25,6 +25,7 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "ParameterError",
     "SimulationBudgetError",
     "StepSizeError",
     "GeomechWarning",
@@ -86,7 +87,13 @@ class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
 
 
-class SimulationBudgetError(GeomechError, RuntimeError):
+class ParameterError(GeomechError, ValueError):
+    """A parameter or option is outside its valid values (gains that are not positive definite, a
+    negative order, a group a chart does not cover, an unknown option).
+    """
+
+
+class SimulationBudgetError(SimulationError, RuntimeError):
     """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
 
 
