@@ -23,6 +23,7 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "OptionalDependencyError",
 ]
 
 
@@ -68,3 +69,7 @@ class ConnectionSpecError(GeomechError, ValueError):
 
 class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
+
+
+class OptionalDependencyError(GeomechError, ImportError):
+    """An optional dependency (Pinocchio, dask, ...) is missing; the message names the extra."""
