@@ -1,0 +1,3 @@
+"""geomstats interop (in progress)."""
+
+__all__ = []
