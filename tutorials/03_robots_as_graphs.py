@@ -148,6 +148,23 @@ ax.set_title("JVRC-1 humanoid (URDF): floating base, 45 bodies")
 plt.show()
 
 # %%
+# The same two robots in space, with :func:`geomech.plot.draw_robot`: each body is drawn from
+# its parent's frame origin through its joint frame to its own frame origin, and the body
+# frames are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue). The humanoid
+# stands in its neutral configuration; the hand-built robot has its left shoulder raised.
+from geomech.plot import draw_robot
+
+fig = plt.figure(figsize=(10, 5))
+q_arms = model.neutral()
+q_arms[model.q_slice("left_shoulder")] = -1.2
+draw_robot(model, q_arms, ax=fig.add_subplot(1, 2, 1, projection="3d"),
+           title="hand-built robot")
+draw_robot(jvrc, jvrc.neutral(), ax=fig.add_subplot(1, 2, 2, projection="3d"),
+           frame_scale=0.06, title="JVRC-1, neutral configuration")
+fig.tight_layout()
+plt.show()
+
+# %%
 # Mass matrix, inverse and forward dynamics
 # -----------------------------------------
 # ``crba`` gives ``H(q)``; ``rnea`` the torques for given accelerations
@@ -177,8 +194,8 @@ axes[0].set_title("hand-built robot: H ≠ 0")
 axes[1].imshow(np.abs(Hj) > 1e-12, cmap="Greys")
 axes[1].set_title(f"JVRC-1: {np.mean(np.abs(Hj) > 1e-12):.0%} of H nonzero")
 for axis in axes:
-    axis.set_xlabel("j")
-    axis.set_ylabel("i")
+    axis.set_xlabel("column j (joint speed index)")
+    axis.set_ylabel("row i (joint speed index)")
 plt.tight_layout()
 plt.show()
 
