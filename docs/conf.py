@@ -9,8 +9,9 @@ sys.path.insert(0, os.path.abspath(".."))
 sys.path.insert(0, os.path.abspath("_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 
-import geomech  # noqa: E402
 from offline_inventories import intersphinx_mapping as _inventories  # noqa: E402
+
+import geomech  # noqa: E402
 
 project = "geomech"
 author = "geomech developers"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import sys
 import zlib
 from pathlib import Path
 
@@ -36,6 +37,7 @@ PROJECTS = {
                    ["matplotlib.pyplot", "matplotlib.animation", "matplotlib.figure",
                     "matplotlib.axes", "matplotlib.colors", "matplotlib.lines",
                     "matplotlib.patches", "matplotlib.image", "mpl_toolkits.mplot3d.axes3d"]),
+    "python": ("https://docs.python.org/3/", []),
     "geomstats": ("https://geomstats.github.io/",
                   ["geomstats.geometry.connection", "geomstats.geometry.riemannian_metric",
                    "geomstats.geometry.euclidean", "geomstats.geometry.special_euclidean",
@@ -45,6 +47,40 @@ PROJECTS = {
                    "geomstats.geometry.manifold", "geomstats.numerics.geodesic",
                    "geomstats.numerics.ivp", "geomstats.numerics.optimization"]),
 }  # fmt: skip
+
+
+#: Entries that are not Python objects of the walked modules: glossary terms, labels and the
+#: Python builtins numpydoc links types to (``bool``, ``array_like``, ``callable``, ...).
+EXTRA = {
+    "numpy": [
+        ("array_like", "std:term", "glossary.html#term-array_like", "array_like"),
+        ("array-like", "std:term", "glossary.html#term-array_like", "array-like"),
+        ("arrays.scalars", "std:label", "reference/arrays.scalars.html#arrays-scalars",
+         "Scalars"),
+        ("numpy.inf", "py:data", "reference/constants.html#numpy.inf", "-"),
+        ("numpy.nan", "py:data", "reference/constants.html#numpy.nan", "-"),
+    ],
+    "python": [
+        ("None", "py:data", "library/constants.html#None", "-"),
+        ("True", "py:data", "library/constants.html#True", "-"),
+        ("False", "py:data", "library/constants.html#False", "-"),
+        *[(t, "py:class", f"library/stdtypes.html#{t}", "-")
+          for t in ("list", "tuple", "str", "dict", "set", "frozenset", "bytes")],
+        *[(t, "py:class", f"library/functions.html#{t}", "-")
+          for t in ("int", "float", "complex", "bool", "object", "slice", "range")],
+        ("callable", "py:function", "library/functions.html#callable", "-"),
+        ("contextlib.contextmanager", "py:function",
+         "library/contextlib.html#contextlib.contextmanager", "-"),
+        ("collections.namedtuple", "py:function",
+         "library/collections.html#collections.namedtuple", "-"),
+        ("os.PathLike", "py:class", "library/os.html#os.PathLike", "-"),
+        ("pathlib.Path", "py:class", "library/pathlib.html#pathlib.Path", "-"),
+        *[(t, "std:term", f"glossary.html#term-{t}", t)
+          for t in ("iterable", "sequence", "generator", "mapping", "hashable")],
+        ("bltin-boolean-values", "std:label", "library/stdtypes.html#bltin-boolean-values",
+         "Boolean Type - bool"),
+    ],
+}
 
 
 def _numpy(kind, name, owner):
@@ -111,7 +147,7 @@ def _public(module):
 
 def _entries(project: str):
     """``(name, domain:role, uri)`` of the public objects of a project's modules."""
-    layout = LAYOUTS[project]
+    layout = LAYOUTS.get(project)
     seen = set()
     for modname in PROJECTS[project][1]:
         try:
@@ -152,9 +188,12 @@ def _entries(project: str):
 
 def write_inventory(project: str, path: Path) -> int:
     """Write ``path`` (Sphinx inventory version 2) for ``project``; return the entry count."""
-    module = importlib.import_module(project)
-    version = getattr(module, "__version__", "")
+    if project == "python":
+        version = ".".join(map(str, sys.version_info[:2]))
+    else:
+        version = getattr(importlib.import_module(project), "__version__", "")
     lines = [f"{name} {role} 1 {uri.replace('$', name)} -" for name, role, uri in _entries(project)]
+    lines += [f"{name} {role} -1 {uri} {disp}" for name, role, uri, disp in EXTRA.get(project, [])]
     header = (
         "# Sphinx inventory version 2\n"
         f"# Project: {project}\n"
