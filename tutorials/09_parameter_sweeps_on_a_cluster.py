@@ -120,16 +120,16 @@ for k in rms:
 # The tracking error is set by the mass mismatch, whatever the factorization; the torsion
 # changes how the torque gets there, most with :math:`|\beta|` large.
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-for ax, (title, values), cmap in zip(axes, (("RMS tracking error, torsion run (m)", rms["torsion"]),
-                                            ("torque energy above 1 Hz, torsion run",
-                                             hf["torsion"])), ("viridis", "magma"), strict=True):
+panels = (("RMS tracking error, torsion run", rms["torsion"], "RMS error (m)"),
+          ("torque energy above 1 Hz, torsion run", hf["torsion"], "share of the energy (-)"))
+for ax, (title, values, unit), cmap in zip(axes, panels, ("viridis", "magma"), strict=True):
     image = ax.imshow(values, origin="lower", cmap=cmap, aspect="auto",
                       extent=(-0.5, len(betas) - 0.5, -0.5, len(mass_estimates) - 0.5))
     ax.set_xticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax.set_yticks(range(len(mass_estimates)), [f"{m:g}" for m in mass_estimates])
     ax.set_xlabel(r"torsion coefficient $\beta$ (kg/s)")
     ax.set_title(title, fontsize=10)
-    fig.colorbar(image, ax=ax)
+    fig.colorbar(image, ax=ax, label=unit)
 axes[0].set_ylabel(r"mass estimate $\hat m$ (kg)")
 fig.tight_layout()
 plt.show()
