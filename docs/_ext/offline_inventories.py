@@ -175,8 +175,14 @@ def _entries(project: str):
                     seen.add(key)
                     yield key, role, layout(role, key, owner)
             if inspect.isclass(obj):
-                for meth, member in vars(obj).items():
-                    if meth.startswith("_") or not (callable(member) or isinstance(
+                for meth in dir(obj):  # inherited members too: each class page lists them
+                    if meth.startswith("_"):
+                        continue
+                    try:
+                        member = inspect.getattr_static(obj, meth)
+                    except AttributeError:
+                        continue
+                    if not (callable(member) or isinstance(
                             member, (property, classmethod, staticmethod))):
                         continue
                     mrole = "py:attribute" if isinstance(member, property) else "py:method"
