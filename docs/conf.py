@@ -8,6 +8,8 @@ from pathlib import Path
 sys.path.insert(0, os.path.abspath(".."))
 sys.path.insert(0, os.path.abspath("_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# tutorial 09 starts a dask cluster: keep its INFO logging out of the build output
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
 
 from offline_inventories import intersphinx_mapping as _inventories  # noqa: E402
 
