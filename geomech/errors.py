@@ -31,6 +31,7 @@ __all__ = [
     "GeomechWarning",
     "URDFWarning",
     "StepSizeWarning",
+    "OptionalDependencyError",
 ]
 
 
@@ -111,3 +112,7 @@ class URDFWarning(GeomechWarning):
 
 class StepSizeWarning(GeomechWarning, RuntimeWarning):
     """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""
+
+
+class OptionalDependencyError(GeomechError, ImportError):
+    """An optional dependency (Pinocchio, dask, ...) is missing; the message names the extra."""
