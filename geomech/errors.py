@@ -20,6 +20,7 @@ __all__ = [
     "NotOnManifoldError",
     "InertiaError",
     "SingularityError",
+    "ConvergenceError",
     "ModelError",
     "NotATreeError",
     "URDFError",
@@ -66,6 +67,10 @@ class InertiaError(GeomechError, ValueError):
 
 class SingularityError(GeomechError, ArithmeticError):
     """A quantity is evaluated on its singular set (chart singularity, singular inertia)."""
+
+
+class ConvergenceError(GeomechError, ArithmeticError):
+    """An iterative solve (Newton's method, a shooting method) did not converge."""
 
 
 class ModelError(GeomechError, ValueError):

@@ -45,7 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.errors import ConnectionSpecError, GeomechError
+from geomech.errors import ConnectionSpecError, ConvergenceError
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from geomech.geometry.levi_civita import LeviCivitaConnection
@@ -275,7 +275,7 @@ def _adapter_classes():
                 E = np.eye(v.size) * h
                 J = np.stack([shoot(v + e) - shoot(v - e) for e in E], -1) / (2 * h)
                 v = v - np.linalg.lstsq(J, r, rcond=None)[0]
-            raise GeomechError(
+            raise ConvergenceError(
                 f"The shooting log did not converge in {self.max_iter} Newton steps "
                 f"(residual {np.max(np.abs(r)):.3g}); the points may be too far apart for "
                 "a unique geodesic."

@@ -773,7 +773,8 @@ def load(name: str, floating_base: bool | None = None, **urdf_options) -> Multib
     **urdf_options
         Further keyword arguments of :func:`~geomech.multibody.urdf.load_urdf` for URDF
         robots and files (``strict=False`` loads files with defective inertials as
-        Pinocchio does, with a warning).
+        Pinocchio does, with a warning; ``strict`` is accepted and has no effect for the
+        generated models, valid by construction).
 
     Returns
     -------
@@ -804,6 +805,7 @@ def load(name: str, floating_base: bool | None = None, **urdf_options) -> Multib
     if isinstance(key, bytes):
         key = os.fsdecode(key)
     if key in _GENERATED:
+        urdf_options.pop("strict", None)  # generated models are valid by construction
         if urdf_options:
             raise ModelError(
                 f"The built-in model {key!r} is not read from a URDF: options "

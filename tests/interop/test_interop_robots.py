@@ -147,7 +147,7 @@ def test_without_example_robot_data(monkeypatch):
         assert robots.example_robot_data_names() == []
         with pytest.raises(ModelError, match="example-robot-data is not installed"):
             robots.example_robot_data_path("solo12")
-        with pytest.raises(ModelError, match="Expected a model name"):
+        with pytest.raises(ModelError, match="expected a model name"):
             robots.load("solo12")
     finally:
         robots._erd_aliases.cache_clear()
