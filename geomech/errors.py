@@ -20,16 +20,19 @@ __all__ = [
     "NotOnManifoldError",
     "InertiaError",
     "SingularityError",
+    "ConvergenceError",
     "ModelError",
     "NotATreeError",
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "ParameterError",
     "SimulationBudgetError",
     "StepSizeError",
     "GeomechWarning",
     "URDFWarning",
     "StepSizeWarning",
+    "OptionalDependencyError",
 ]
 
 
@@ -66,6 +69,10 @@ class SingularityError(GeomechError, ArithmeticError):
     """A quantity is evaluated on its singular set (chart singularity, singular inertia)."""
 
 
+class ConvergenceError(GeomechError, ArithmeticError):
+    """An iterative solve (Newton's method, a shooting method) did not converge."""
+
+
 class ModelError(GeomechError, ValueError):
     """A multibody model is malformed (the message names the offending node or edge)."""
 
@@ -86,7 +93,13 @@ class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
 
 
-class SimulationBudgetError(GeomechError, RuntimeError):
+class ParameterError(GeomechError, ValueError):
+    """A parameter or option is outside its valid values (gains that are not positive definite, a
+    negative order, a group a chart does not cover, an unknown option).
+    """
+
+
+class SimulationBudgetError(SimulationError, RuntimeError):
     """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
 
 
@@ -104,3 +117,7 @@ class URDFWarning(GeomechWarning):
 
 class StepSizeWarning(GeomechWarning, RuntimeWarning):
     """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""
+
+
+class OptionalDependencyError(GeomechError, ImportError):
+    """An optional dependency (Pinocchio, dask, ...) is missing; the message names the extra."""

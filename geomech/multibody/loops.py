@@ -418,7 +418,7 @@ def _path(parent, top: int, b: int) -> list[int]:
         out.append(b)
         b = int(parent[b])
     if b != top:
-        raise AssertionError("not an ancestor")  # pragma: no cover
+        raise ModelError("not an ancestor")  # pragma: no cover
     return out[::-1]
 
 

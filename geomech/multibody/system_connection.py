@@ -94,25 +94,40 @@ def _first_moments(model) -> tuple[np.ndarray, np.ndarray]:
     return m, h
 
 
+class _ModelSystem(MechanicalSystem):
+    """The model as a :class:`MechanicalSystem` (frame of its speeds, CRBA metric, gravity).
+
+    Its Levi-Civita coefficients are the Christoffel symbols of seed 000 Alg. 2, the fast
+    override of the Koszul formula (and the reference of every contorsion on the model).
+    """
+
+    def __init__(self, model):
+        m, h = _first_moments(model)
+        g = np.asarray(model.gravity, dtype=float)
+
+        def potential(q):
+            # V = -g . sum_i m_i c_i, with m_i c_i = R_i h_i + m_i p_i in the world
+            T = forward_kinematics(model, q)
+            mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
+            return -np.einsum("...ni,i->...", mc, g)
+
+        frame = CustomFrame(
+            model.nv,
+            (model.nq,),
+            lambda q, w, t: model.integrate(q, w, t),
+            structure_constants=lambda q: joint_structure_constants(model, q),
+            chart_velocity=_chart_velocity(model),
+            random_point=lambda rng, size: model.random_configuration(rng, size),
+        )
+        super().__init__(None, lambda q: crba(model, q), frame=frame, potential=potential)
+        self.model = model
+
+    def _koszul(self, q):
+        return christoffel_symbols(self.model, q)  # seed 000 Alg. 2
+
+
 def _system(model) -> MechanicalSystem:
-    m, h = _first_moments(model)
-    g = np.asarray(model.gravity, dtype=float)
-
-    def potential(q):
-        # V = -g . sum_i m_i c_i, with m_i c_i = R_i h_i + m_i p_i in the world
-        T = forward_kinematics(model, q)
-        mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
-        return -np.einsum("...ni,i->...", mc, g)
-
-    frame = CustomFrame(
-        model.nv,
-        (model.nq,),
-        lambda q, w, t: model.integrate(q, w, t),
-        structure_constants=lambda q: joint_structure_constants(model, q),
-        chart_velocity=_chart_velocity(model),
-        random_point=lambda rng, size: model.random_configuration(rng, size),
-    )
-    return MechanicalSystem(None, lambda q: crba(model, q), frame=frame, potential=potential)
+    return _ModelSystem(model)
 
 
 class MultibodyConnection(AffineConnection):
@@ -171,13 +186,6 @@ class MultibodyConnection(AffineConnection):
         q = _check_q(model, q)
         C = coriolis_matrix(model, q[..., None, :], np.eye(model.nv), self._body_connection)
         return np.moveaxis(C, -3, -2)
-
-    def _reference(self, reference):
-        if reference is None:
-            if self.is_levi_civita:
-                return self
-            return MultibodyConnection(self.model, "levi-civita")
-        return super()._reference(reference)
 
     def __repr__(self):
         names = sorted({c.name for c in self.body_connections})

@@ -31,12 +31,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geomech._validation import as_array
+from geomech._validation import as_array, check_real
 from geomech.errors import NotOnManifoldError
 from geomech.geometry.system import MechanicalSystem
 from geomech.integration import CentredChart, frame_chart, group_chart
 from geomech.simulation.forms import group_of, hamel_acceleration, lie_group_form
-from geomech.simulation.validation import real_input
 
 __all__ = ["SystemChart", "system_chart"]
 
@@ -105,7 +104,7 @@ def system_chart(system, q0) -> tuple[SystemChart, np.ndarray]:
     """
     from geomech.multibody.model import MultibodyModel
 
-    real_input(q0, "q0")
+    check_real(q0, "q0")
     if isinstance(system, MultibodyModel):
         return _multibody_chart(system), _multibody_q0(system, q0)
     if isinstance(system, MechanicalSystem) and group_of(system) is None:

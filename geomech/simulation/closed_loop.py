@@ -19,7 +19,6 @@ import numpy as np
 
 from geomech._validation import as_array
 from geomech.errors import DimensionError, DTypeError
-from geomech.simulation.validation import real_input
 
 __all__ = ["Control", "closed_loop"]
 
@@ -69,7 +68,7 @@ class Control:
                 if not callable(getattr(controller, attr, None)):
                     raise DTypeError(f"Expected a dynamic controller (it has `state0` and `state_rate`) "
                                     f"to have a callable `{attr}`.")
-            x0 = as_array(real_input(controller.state0, "controller.state0"), "controller.state0")
+            x0 = as_array(controller.state0, "controller.state0")
             if x0.ndim != 1:
                 raise DimensionError(f"Expected `controller.state0` to be 1-D, got shape {x0.shape}.")
             self.x0 = x0
@@ -91,7 +90,7 @@ class Control:
             name, tau = "controller.torque(t, q, v, x)", self.controller.torque(t, q, v, x)
         else:
             name, tau = "controller(t, q, v)", self.controller(t, q, v)
-        return as_array(real_input(tau, name), name, (self.nv,))
+        return as_array(tau, name, (self.nv,))
 
     def state_rate(self, t, q, v, x):
         """The validated state rate ``(..., m)`` of a dynamic controller.
@@ -102,7 +101,7 @@ class Control:
             If the controller returns a complex, misshapen or non-finite rate.
         """
         name = "controller.state_rate(t, q, v, x)"
-        return as_array(real_input(self.controller.state_rate(t, q, v, x), name), name, (self.m,))
+        return as_array(self.controller.state_rate(t, q, v, x), name, (self.m,))
 
 
 def closed_loop(chart, control: Control, lead: tuple):

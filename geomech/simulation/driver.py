@@ -25,7 +25,7 @@ from collections.abc import Callable, Mapping
 
 import numpy as np
 
-from geomech._validation import as_array
+from geomech._validation import as_array, check_real
 from geomech.errors import DimensionError, SimulationError, StepSizeError, StepSizeWarning
 from geomech.integration import (
     ADAPTIVE_METHODS,
@@ -39,7 +39,6 @@ from geomech.integration import (
 from geomech.simulation.charts import system_chart
 from geomech.simulation.closed_loop import Control, closed_loop
 from geomech.simulation.result import SimulationResult
-from geomech.simulation.validation import real_input
 
 __all__ = ["simulate", "DEFAULT_DT", "ADAPTIVE_METHODS", "ADAPTIVE_TOLERANCES", "FIXED_STEP_TOLERANCES"]
 
@@ -83,7 +82,7 @@ def _resolve_method(method):
 def _tolerance(x, name: str, default: float, positive: bool) -> float:
     if x is None:
         return default
-    real_input(x, name)
+    check_real(x, name)
     try:
         x = float(x)
     except (TypeError, ValueError):
@@ -98,7 +97,7 @@ def _time_span(t0, t_final, dt, budget: Budget) -> tuple[float, float, int]:
     budget before anything is allocated.
     """
     for name, x in (("t0", t0), ("t_final", t_final), ("dt", dt)):
-        real_input(x, name)
+        check_real(x, name)
     try:
         t0, t_final = float(t0), float(t_final)
         dt = DEFAULT_DT if dt is None else float(dt)
@@ -326,7 +325,7 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     sys_chart, q = system_chart(system, q0)
     nv, point_shape = sys_chart.nv, sys_chart.chart.point_shape
     control = Control(controller, nv)
-    v = as_array(real_input(v0, "v0"), "v0", (nv,))
+    v = as_array(v0, "v0", (nv,))
     lead = np.broadcast_shapes(q.shape[: q.ndim - len(point_shape)], v.shape[:-1])
     q = np.broadcast_to(q, lead + point_shape).copy()
     y = np.broadcast_to(v, lead + (nv,))
@@ -367,7 +366,7 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
             tau[k] = np.broadcast_to(tau_k, lead + (nv,))
     signals = {}
     for key, fn in log.items():
-        values = [np.asarray(real_input(fn(t[k], qs[k], vs[k], tau[k]), f"log[{key!r}]"), dtype=float)
+        values = [as_array(fn(t[k], qs[k], vs[k], tau[k]), f"log[{key!r}]", finite=False)
                   for k in range(N + 1)]
         try:
             signals[key] = np.stack(values)
