@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
-import pinocchio_bridge
 import pytest
 from pinocchio_bridge import to_pinocchio
 from test_coriolis_models import UniversalXY, build, fd_along_flow
 
 from geomech.errors import ConnectionSpecError, NonFiniteError, NotOnManifoldError
+from geomech.interop import pinocchio as interop_pinocchio
 from geomech.lie import SE3
 from geomech.multibody import (
     FreeFlyer,
@@ -299,16 +299,17 @@ def _pin_joint_with_universal(joint):
         jc = pin.JointModelComposite(2)
         jc.addJoint(pin.JointModelRX())
         jc.addJoint(pin.JointModelRY())
-        return jc, "same"
+        return jc
     return _PIN_JOINT(joint)
 
 
-_PIN_JOINT = pinocchio_bridge._pin_joint
+_PIN_JOINT = interop_pinocchio._pin_joint
 
 
 def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
     """Phi_ring != 0: regressor and inverse dynamics against the composite joint RX∘RY."""
-    monkeypatch.setattr(pinocchio_bridge, "_pin_joint", _pin_joint_with_universal)
+    monkeypatch.setattr(interop_pinocchio, "_pin_joint", _pin_joint_with_universal)
+    monkeypatch.setitem(interop_pinocchio._INFERRED, UniversalXY, {"JointModelComposite": "same"})
     model = build([-1, 0, 1, 1, 3], [FreeFlyer(), UniversalXY(), UserRevolute([0.3, 1.0, -0.2]),
                                       Spherical(), UniversalXY()], 5)
     bridge = to_pinocchio(model)
