@@ -1,0 +1,639 @@
+r"""Derivative kernels: first- and second-order partials of inverse dynamics (IDSVA, seed 002).
+
+Everything here is in the **ground frame** (seed 002 §V, trap 9): the forward pass turns the
+body-frame arrays of the compiled model into world quantities per DoF (rows of ``(nv, 6)``
+arrays) and per body,
+
+=============  ============================================================================
+``Sg[k]``      column :math:`\mathbf s_k` of :math:`\mathbf S_i` (joint ``i`` owning DoF ``k``)
+``Psid[k]``    :math:`\dot{\boldsymbol\psi}_k = \mathbf v_{\lambda(i)}\times\mathbf s_k` (eq. 5)
+``Psidd[k]``   :math:`\ddot{\boldsymbol\psi}_k = \mathbf a_{\lambda(i)}\times\mathbf s_k +
+               \mathbf v_{\lambda(i)}\times\dot{\boldsymbol\psi}_k`
+``Sd[k]``      :math:`\dot{\mathbf s}_k = \mathbf v_i\times\mathbf s_k`
+``IC[i]``      :math:`\mathbf I^C_i` (the body inertia until the backward pass adds the subtree)
+``BC[i]``      :math:`\mathbf B^C_i`, **unhalved** (Alg. 1 l.9: twice seed 002 eq. 6)
+``fC[i]``      :math:`\mathbf f^C_i` (net body force, minus the external wrench)
+=============  ============================================================================
+
+and the backward passes sweep the bodies from the leaves to the root, walking the ancestors
+of each one (regular numbering, ``parent[i] < i``). ∂/∂q is the derivative along
+``model.integrate`` (right perturbation :math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`,
+seed 002 §1.4), which moves the subtree of joint ``i`` by the ground-frame twist
+:math:`\mathbf s_k` (identity K1). External wrenches are body-fixed: they rotate with their
+body, so they enter only through :math:`\mathbf f^C` (K11–K12 hold with them).
+
+Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
+``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
+C order) or block-sparse (one "cube" per body, see :func:`sparse_layout`).
+
+References
+----------
+Seed 002 eqs. 5, 7–8 (first order, ref. [14]), Alg. 1 (IDSVA SO), App. B; digest §2, §5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody.kernels.dynamics import aba
+from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
+from geomech.multibody.kernels.spatial import (
+    congruence,
+    cross_force,
+    cross_motion,
+    transform_force_transpose,
+    transform_motion_transpose,
+)
+from geomech.multibody.kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    OK,
+    SINGULAR,
+    pack,
+)
+from geomech.multibody.kernels.tensor import (
+    coriolis_factor,
+    crbar_add,
+    crf_left,
+    crm_right,
+    dot6,
+    matTvec6_add,
+    matvec6_add,
+)
+
+__all__ = [
+    "workspace",
+    "forward_pass",
+    "first_order",
+    "second_order",
+    "slot",
+    "sparse_layout",
+    "dense_layout",
+    "rnea_derivatives_batch",
+    "rnea_second_derivatives_batch",
+    "aba_derivatives_batch",
+    "aba_second_derivatives_batch",
+]
+
+_JIT = dict(cache=True, nogil=True)
+
+
+# ----------------------------------------------------------------------------------------
+# layouts of the second-order outputs
+# ----------------------------------------------------------------------------------------
+def dense_layout(parent, iv):
+    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``."""
+    N, nv = len(parent), int(iv[-1])
+    return (np.arange(nv, dtype=np.int64), np.zeros(N, np.int64), np.full(N, nv, np.int64),
+            np.zeros(N, np.int64), nv ** 3)
+
+
+def sparse_layout(parent, iv):
+    r"""``(loc, base, m, a, size)`` of the block-sparse layout: one cube per body.
+
+    Every nonzero entry ``[x, y, z]`` of a second-order tensor has its three DoFs on one
+    root-to-leaf path (digest T13); it is stored with the deepest of their bodies, ``i``.
+    With the DoFs of the path root → ``i`` numbered ``0 .. m_i − 1`` (``loc[x]``, the same
+    for every descendant), of which the first ``a_i`` belong to strict ancestors, body
+    ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
+    :math:`\ge a_i`, in three C-ordered slabs: ``x ≥ a`` (:math:`n m^2`), then ``x < a ≤ y``
+    (:math:`a n m`), then ``x, y < a ≤ z`` (:math:`a^2 n`), from ``base[i]`` on.
+    """
+    parent = np.asarray(parent)
+    N = len(parent)
+    nvs = np.diff(np.asarray(iv))
+    pre = np.zeros(N, np.int64)
+    for i in range(N):
+        if parent[i] >= 0:
+            pre[i] = pre[parent[i]] + nvs[parent[i]]
+    m = pre + nvs
+    sizes = m ** 3 - pre ** 3
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    loc = np.concatenate([pre[i] + np.arange(nvs[i]) for i in range(N)] + [np.zeros(0)])
+    return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
+
+
+@njit(cache=True, nogil=True, inline="always")
+def slot(base, m, a, x, y, z):
+    """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
+    n = m - a
+    if x >= a:
+        return base + ((x - a) * m + y) * m + z
+    if y >= a:
+        return base + n * m * m + (x * n + (y - a)) * m + z
+    return base + n * m * m + a * n * m + (x * a + y) * n + (z - a)
+
+
+# ----------------------------------------------------------------------------------------
+# work arrays (allocated once per batch call)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def workspace(N, nv):
+    """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
+
+    ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6)``: ``W6`` (16, 6, 6)
+    and ``V6`` (16, 6) hold the 6×6 matrices and 6-vectors of the backward passes.
+    """
+    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
+            np.empty((N, 6)), np.empty((N, 6)),
+            np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)),
+            np.empty((N, 6, 6)), np.empty((N, 6, 6)), np.empty((N, 6)),
+            np.empty((16, 6, 6)), np.empty((16, 6)))
+
+
+# ----------------------------------------------------------------------------------------
+# forward pass (Alg. 1 l.1-11), in the ground frame
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
+    r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
+
+    ``S`` (nv, 6) holds the motion-subspace columns in body coordinates; the world pose of
+    body ``i`` is kept as the Plücker pair ``(E0[i], r0[i])`` of :math:`{}^i\mathbf X_0`, so
+    that a body-frame twist maps to the ground by :math:`{}^i\mathbf X_0^{-1}`, an inertia
+    by :math:`{}^i\mathbf X_0^\top\mathbf I\,{}^i\mathbf X_0` and a wrench by
+    :math:`{}^i\mathbf X_0^\top` (seed 002 trap 9).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
+            and all_finite(f_ext)):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vJ, h = V6[0], V6[1]
+    for i in range(N):
+        p = parent[i]
+        # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            for x in range(3):
+                r0[i, x] = r0[p, x] + (E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1]
+                                       + E0[p, 2, x] * r[i, 2])
+                for y in range(3):
+                    E0[i, x, y] = (E[i, x, 0] * E0[p, 0, y] + E[i, x, 1] * E0[p, 1, y]
+                                   + E[i, x, 2] * E0[p, 2, y])
+        # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
+        # l.3-4: v_i = v_λ + S_i qd_i, a_i = a_λ + S_i qdd_i + v_i × S_i qd_i
+        for c in range(6):
+            vJ[c] = 0.0
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                vJ[c] += Sg[k, c] * v[k]
+        for c in range(6):
+            vel[i, c] = vJ[c] if p < 0 else vel[p, c] + vJ[c]
+            acc[i, c] = a0[c] if p < 0 else acc[p, c]
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                acc[i, c] += Sg[k, c] * a[k]
+        cross_motion(vel[i], vJ, acc[i])
+        # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                Sd[k, c] = 0.0
+                Psid[k, c] = 0.0
+                Psidd[k, c] = 0.0
+            cross_motion(vel[i], Sg[k], Sd[k])
+            if p < 0:
+                cross_motion(a0, Sg[k], Psidd[k])  # v_0 = 0, a_0 = -a_g
+            else:
+                cross_motion(vel[p], Sg[k], Psid[k])
+                cross_motion(acc[p], Sg[k], Psidd[k])
+                cross_motion(vel[p], Psid[k], Psidd[k])
+        # l.8: I^C_i = I_i (in the ground frame)
+        for x in range(6):
+            for y in range(6):
+                IC[i, x, y] = 0.0
+        congruence(E0[i], r0[i], inertia[i], W6[0], IC[i])
+        # l.9: B^C_i = (v_i ×*) I_i − I_i (v_i ×) + (I_i v_i) ×̄*   (unhalved)
+        coriolis_factor(IC[i], vel[i], h, BC[i])
+        # l.10: f^C_i = I_i a_i + v_i ×* I_i v_i  (h = I_i v_i), minus the external wrench
+        for c in range(6):
+            fC[i, c] = 0.0
+        matvec6_add(IC[i], acc[i], 1.0, fC[i])
+        cross_force(vel[i], h, fC[i])
+        if f_ext.shape[0] > 0:
+            for c in range(6):
+                vJ[c] = 0.0
+            transform_force_transpose(E0[i], r0[i], f_ext[i], vJ)
+            for c in range(6):
+                fC[i, c] -= vJ[c]
+    return OK
+
+
+@njit(cache=True, nogil=True, inline="always")
+def _accumulate(parent, i, IC, BC, fC):
+    """Alg. 1 l.75-77: I^C_λ += I^C_i, B^C_λ += B^C_i, f^C_λ += f^C_i (ground frame: plain sums)."""
+    p = parent[i]
+    if p >= 0:
+        for x in range(6):
+            fC[p, x] += fC[i, x]
+            for y in range(6):
+                IC[p, x, y] += IC[i, x, y]
+                BC[p, x, y] += BC[i, x, y]
+
+
+# ----------------------------------------------------------------------------------------
+# first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def first_order(topo, ws, dq, dv, M):
+    r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
+
+    For DoF ``p`` of joint ``i`` and DoF ``t`` of an ancestor-or-self ``j ⪯ i``:
+
+    .. math::
+        \partial_{q_t}\tau_p = (\mathbf B^{C\top}_i\mathbf s_p)\cdot\dot{\boldsymbol\psi}_t
+        + (\mathbf I^C_i\mathbf s_p)\cdot\ddot{\boldsymbol\psi}_t,\quad
+        \partial_{\dot q_t}\tau_p = (\mathbf B^{C\top}_i\mathbf s_p)\cdot\mathbf s_t
+        + (\mathbf I^C_i\mathbf s_p)\cdot(\dot{\boldsymbol\psi}_t + \dot{\mathbf s}_t)
+
+    (7a, 8a) and, for ``j ≺ i``, :math:`\partial_{q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
+    \dot{\boldsymbol\psi}_p + \mathbf I^C_i\ddot{\boldsymbol\psi}_p + \mathbf s_p\times^*
+    \mathbf f^C_i)`, :math:`\partial_{\dot q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
+    \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
+    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16); unhalved
+    ``BC``. Blocks of unrelated joints are left untouched (the caller zeroes them).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    N = parent.shape[0]
+    u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
+    for i in range(N - 1, -1, -1):
+        for p in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                u_a[c] = 0.0
+                u_b[c] = 0.0
+                w1[c] = 0.0
+                w2[c] = 0.0
+                tmp[c] = Psid[p, c] + Sd[p, c]
+            matTvec6_add(BC[i], Sg[p], 1.0, u_a)  # B^Cᵀ s_p
+            matvec6_add(IC[i], Sg[p], 1.0, u_b)  # I^C s_p
+            matvec6_add(BC[i], Psid[p], 1.0, w1)  # 7b: B^C ψd_p + I^C ψdd_p + s_p ×* f^C
+            matvec6_add(IC[i], Psidd[p], 1.0, w1)
+            cross_force(Sg[p], fC[i], w1)
+            matvec6_add(BC[i], Sg[p], 1.0, w2)  # 8b: B^C s_p + I^C (ψd_p + sd_p)
+            matvec6_add(IC[i], tmp, 1.0, w2)
+            j = i
+            while j >= 0:
+                for t in range(iv[j], iv[j + 1]):
+                    dq[p, t] = dot6(u_a, Psid[t]) + dot6(u_b, Psidd[t])  # 7a
+                    dv[p, t] = (dot6(u_a, Sg[t]) + dot6(u_b, Psid[t])
+                                + dot6(u_b, Sd[t]))  # 8a
+                    m = dot6(Sg[t], u_b)
+                    M[t, p] = m
+                    M[p, t] = m
+                    if j != i:
+                        dq[t, p] = dot6(Sg[t], w1)  # 7b
+                        dv[t, p] = dot6(Sg[t], w2)  # 8b
+                j = parent[j]
+        _accumulate(parent, i, IC, BC, fC)
+
+
+# ----------------------------------------------------------------------------------------
+# second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
+    r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
+
+    ``T`` (4, L) receives ``d2tau_dq2``, ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq`` at the
+    positions given by :func:`slot` (``loc``, ``base``, ``mcube``, ``acube`` from
+    :func:`dense_layout` or :func:`sparse_layout`); it must be zeroed by the caller (the
+    structurally zero entries are not written, Alg. 1 note 5). Layouts (digest §1.7):
+    ``d2q[a, b, c]`` :math:`= X_c X_b\tau_a` (b differentiated first),
+    ``d2qv[a, b, c]`` :math:`= \partial^2\tau_a/\partial q_b\partial\dot q_c`,
+    ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)
+    receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    N = parent.shape[0]
+    BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (W6[0], W6[1], W6[2], W6[3], W6[4], W6[5],
+                                                   W6[6], W6[7], W6[8], W6[9])
+    h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
+    u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
+    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[5], V6[0]
+    # (u11 reuses tmp and u12 reuses h, both dead by then)
+    d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
+    for i in range(N - 1, -1, -1):  # l.12
+        bi, mi, ai = base[i], mcube[i], acube[i]
+        for ip in range(iv[i], iv[i + 1]):  # l.13-14
+            s_p, psid_p = Sg[ip], Psid[ip]
+            li = loc[ip]
+            # ---- the first-order vectors (seed 002 eqs. 7-8) -----------------------------
+            for c in range(6):
+                u_a[c] = 0.0
+                u_b[c] = 0.0
+                w1[c] = 0.0
+                w2[c] = 0.0
+                tmp[c] = psid_p[c] + Sd[ip, c]
+            matTvec6_add(BC[i], s_p, 1.0, u_a)  # B^Cᵀ s_p
+            matvec6_add(IC[i], s_p, 1.0, u_b)  # I^C s_p
+            matvec6_add(BC[i], psid_p, 1.0, w1)  # B^C ψd_p + I^C ψdd_p + s_p ×* f^C
+            matvec6_add(IC[i], Psidd[ip], 1.0, w1)
+            cross_force(s_p, fC[i], w1)
+            matvec6_add(BC[i], s_p, 1.0, w2)  # B^C s_p + I^C (ψd_p + sd_p)
+            matvec6_add(IC[i], tmp, 1.0, w2)
+            # ---- l.15-24: the p-dependent 6x6 matrices -----------------------------------
+            coriolis_factor(IC[i], s_p, h, BCsp)  # l.15: B^C_i(s_p)
+            coriolis_factor(IC[i], psid_p, h, BCpsp)  # l.16: B^C_i(ψd_p)
+            for x in range(6):
+                for y in range(6):
+                    A0[x, y] = 0.0
+                    A1[x, y] = 0.0
+                    A3[x, y] = BCpsp[x, y]
+                    A4[x, y] = 0.0
+                    A5[x, y] = 0.0
+                    A7[x, y] = 0.0
+            crbar_add(u_b, A0, 1.0)  # l.17: A0 = (I^C s_p) ×̄*
+            crf_left(s_p, IC[i], A1)  # l.18: A1 = s_p ×* I^C − I^C (s_p ×)
+            crm_right(IC[i], s_p, A1)
+            crf_left(s_p, BC[i], A3)  # l.20: A3 = B^C(ψd_p) + s_p ×* B^C − B^C (s_p ×)
+            crm_right(BC[i], s_p, A3)
+            crbar_add(u_a, A4, 1.0)  # l.21: A4 = (B^Cᵀ s_p) ×̄*
+            crbar_add(w1, A5, 1.0)  # l.22: A5 = (B^C ψd_p + I^C ψdd_p + s_p ×* f^C) ×̄*
+            crbar_add(w2, A7, 1.0)  # l.24: A7 = (B^C s_p + I^C (ψd_p + sd_p)) ×̄*
+            for x in range(6):
+                for y in range(6):
+                    A2[x, y] = 2.0 * A0[x, y] - BCsp[x, y]  # l.19
+                    A6[x, y] = A0[x, y]
+            crf_left(s_p, IC[i], A6)  # l.23: A6 = s_p ×* I^C + A0
+            j = i  # l.25
+            while j >= 0:  # l.26
+                for jt in range(iv[j], iv[j + 1]):  # l.27-28
+                    s_t, psid_t, psidd_t, sd_t = Sg[jt], Psid[jt], Psidd[jt], Sd[jt]
+                    lj = loc[jt]
+                    # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
+                    dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
+                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, psid_t) + dot6(u_b, sd_t)
+                    mval = dot6(s_t, u_b)
+                    M[jt, ip] = mval
+                    M[ip, jt] = mval
+                    if j != i:
+                        dq[jt, ip] = dot6(s_t, w1)
+                        dv[jt, ip] = dot6(s_t, w2)
+                    # l.29-36
+                    for c in range(6):
+                        u1[c] = 0.0
+                        u2[c] = 0.0
+                        u3[c] = 0.0
+                        u4[c] = 0.0
+                        u5[c] = 0.0
+                        u6[c] = 0.0
+                        u7[c] = 0.0
+                        u8[c] = 0.0
+                        u9[c] = 0.0
+                        u10[c] = 0.0
+                        u11[c] = 0.0
+                        u12[c] = 0.0
+                        h[c] = psid_t[c] + sd_t[c]  # (ψd_t + sd_t); u12 written last
+                    matTvec6_add(A3, s_t, 1.0, u1)
+                    matTvec6_add(A1, s_t, 1.0, u2)
+                    matvec6_add(A3, psid_t, 1.0, u3)
+                    matvec6_add(A1, psidd_t, 1.0, u3)
+                    matvec6_add(A5, s_t, 1.0, u3)
+                    matvec6_add(A6, s_t, 1.0, u4)
+                    matvec6_add(A2, psid_t, 1.0, u5)
+                    matvec6_add(A4, s_t, 1.0, u5)
+                    matvec6_add(BCsp, psid_t, 1.0, u6)
+                    matvec6_add(A7, s_t, 1.0, u6)
+                    matvec6_add(A3, s_t, 1.0, u7)
+                    matvec6_add(A1, h, 1.0, u7)
+                    matvec6_add(A4, s_t, 1.0, u8)
+                    matTvec6_add(BCsp, psid_t, -1.0, u8)
+                    matvec6_add(A0, s_t, 1.0, u9)
+                    matvec6_add(BCsp, s_t, 1.0, u10)
+                    matTvec6_add(BCsp, s_t, 1.0, u11)
+                    for c in range(6):
+                        h[c] = 0.0
+                    matvec6_add(A1, s_t, 1.0, u12)
+                    k = j  # l.37
+                    while k >= 0:  # l.38
+                        for kr in range(iv[k], iv[k + 1]):  # l.39-41
+                            s_r, psid_r, psidd_r, sd_r = Sg[kr], Psid[kr], Psidd[kr], Sd[kr]
+                            lk = loc[kr]
+                            p1 = dot6(u11, psid_r)  # l.42
+                            p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
+                            d2q[slot(bi, mi, ai, li, lj, lk)] = p2  # l.44
+                            d2qv[slot(bi, mi, ai, li, lk, lj)] = -p1
+                            if j != i:  # l.45-50
+                                val = dot6(u1, psid_r) + dot6(u2, psidd_r)
+                                d2q[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2q[slot(bi, mi, ai, lj, li, lk)] = val
+                                d2qv[slot(bi, mi, ai, lj, li, lk)] = (
+                                    dot6(u1, s_r) + dot6(u2, sd_r) + dot6(u2, psid_r))
+                                d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
+                                val = dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2v[slot(bi, mi, ai, lj, li, lk)] = val
+                                val = dot6(s_r, u12)
+                                dM[slot(bi, mi, ai, lk, lj, li)] = val
+                                dM[slot(bi, mi, ai, lj, lk, li)] = val
+                            if k != j:  # l.52-64
+                                d2q[slot(bi, mi, ai, li, lk, lj)] = p2
+                                val = dot6(s_r, u3)
+                                d2q[slot(bi, mi, ai, lk, li, lj)] = val
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6(u11, s_r)
+                                d2qv[slot(bi, mi, ai, li, lj, lk)] = (
+                                    dot6(s_r, u5) + dot6(u9, sd_r) + dot6(u9, psid_r))
+                                d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
+                                m9 = dot6(s_r, u9)
+                                dM[slot(bi, mi, ai, lk, li, lj)] = m9
+                                dM[slot(bi, mi, ai, li, lk, lj)] = m9
+                                if j != i:
+                                    d2q[slot(bi, mi, ai, lk, lj, li)] = val
+                                    d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, u7)
+                                    m10 = dot6(s_r, u10)
+                                    d2v[slot(bi, mi, ai, lk, li, lj)] = m10
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = m10
+                                else:
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u4)
+                            else:  # l.65-66
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
+                        k = parent[k]  # l.69
+                j = parent[j]  # l.72
+        _accumulate(parent, i, IC, BC, fC)  # l.75-77
+
+
+# ----------------------------------------------------------------------------------------
+# batch drivers
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _first_failure(status):
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+@njit(**_JIT)
+def _at(x, b):
+    return x[b] if x.shape[0] > 1 else x[0]
+
+
+@njit(**_JIT)
+def _zero(x):
+    for k in range(x.size):
+        x.flat[k] = 0.0
+
+
+@njit(**_JIT)
+def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext,
+                           DQ, DV, M, status):
+    """First-order partials of RNEA over a batch: ``DQ``, ``DV`` (and ``M``), each (B, nv, nv)."""
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    for b in range(status.shape[0]):
+        DQ[b] = 0.0
+        DV[b] = 0.0
+        M[b] = 0.0
+        st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
+                          _at(A, b), _at(A0, b), _at(F_ext, b), ws)
+        if st == OK:
+            first_order(topo, ws, DQ[b], DV[b], M[b])
+            if not (all_finite(DQ[b]) and all_finite(DV[b])):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, loc, base,
+                                  mcube, acube, Q, V, A, A0, F_ext, T, status):
+    """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``."""
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    for b in range(status.shape[0]):
+        _zero(T[b])
+        st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
+                          _at(A, b), _at(A0, b), _at(F_ext, b), ws)
+        if st == OK:
+            second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M)
+            if not all_finite(T[b]):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def _cholesky(M, L):
+    """Lower Cholesky factor of the SPD ``M`` into ``L``; False if a pivot is not positive."""
+    n = M.shape[0]
+    scale = 0.0
+    for i in range(n):
+        scale = max(scale, abs(M[i, i]))
+    for i in range(n):
+        for j in range(i + 1):
+            s = M[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > 1e-14 * scale:
+                    return False
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+        for j in range(i + 1, n):
+            L[i, j] = 0.0
+    return True
+
+
+@njit(**_JIT)
+def _cho_solve(L, X, c):
+    """``X ← c L⁻ᵀ L⁻¹ X`` in place (each column of ``X`` (n, m))."""
+    n, m = X.shape
+    for col in range(m):
+        for i in range(n):
+            s = X[i, col]
+            for k in range(i):
+                s -= L[i, k] * X[k, col]
+            X[i, col] = s / L[i, i]
+        for i in range(n - 1, -1, -1):
+            s = X[i, col]
+            for k in range(i + 1, n):
+                s -= L[k, i] * X[k, col]
+            X[i, col] = c * s / L[i, i]
+
+
+@njit(**_JIT)
+def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, ws,
+               qdd, dq, dv, M, L, Minv):
+    """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
+    st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
+    if st != OK:
+        return st
+    dq[:, :] = 0.0
+    dv[:, :] = 0.0
+    M[:, :] = 0.0
+    st = forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, ws)
+    if st != OK:
+        return st
+    first_order(topo, ws, dq, dv, M)
+    if not _cholesky(M, L):
+        return pack(SINGULAR, -1)
+    _cho_solve(L, dq, -1.0)
+    _cho_solve(L, dv, -1.0)
+    n = Minv.shape[0]
+    for x in range(n):
+        for y in range(n):
+            Minv[x, y] = 1.0 if x == y else 0.0
+    _cho_solve(L, Minv, 1.0)
+    if not (all_finite(dq) and all_finite(dv) and all_finite(Minv)):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0,
+                          F_ext, QDD, DQ, DV, MINV, status):
+    """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    M, L = np.empty((nv, nv)), np.empty((nv, nv))
+    for b in range(status.shape[0]):
+        status[b] = _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b),
+                               _at(V, b), _at(TAU, b), _at(A0, b), _at(F_ext, b), ws, QDD[b],
+                               DQ[b], DV[b], M, L, MINV[b])
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, loc,
+                                 base, mcube, acube, Q, V, TAU, A0, F_ext, QDD, DQ, DV, MINV,
+                                 T, status):
+    """Inverse-dynamics partials at q̈ = ABA for the chain rule: ``DQ``, ``DV`` (∂τ, not
+    ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L), ``QDD``."""
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    M, L = np.empty((nv, nv)), np.empty((nv, nv))
+    for b in range(status.shape[0]):
+        st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b), _at(V, b),
+                 _at(TAU, b), _at(A0, b), _at(F_ext, b), QDD[b])
+        if st == OK:
+            _zero(T[b])
+            st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b),
+                              _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
+        if st == OK:
+            second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
+            if not _cholesky(M, L):
+                st = pack(SINGULAR, -1)
+        if st == OK:
+            mi = MINV[b]
+            for x in range(nv):
+                for y in range(nv):
+                    mi[x, y] = 1.0 if x == y else 0.0
+            _cho_solve(L, mi, 1.0)
+            if not (all_finite(T[b]) and all_finite(mi)):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)
