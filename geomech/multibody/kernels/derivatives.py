@@ -83,7 +83,18 @@ _JIT = dict(cache=True, nogil=True)
 # layouts of the second-order outputs
 # ----------------------------------------------------------------------------------------
 def dense_layout(parent, iv):
-    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``."""
+    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``.
+
+    One cube (``m = nv``, ``a = 0``, ``base = 0``) shared by every body, so that
+    :func:`slot` gives the C-order position.
+
+    Examples
+    --------
+    >>> from geomech.multibody.kernels.derivatives import dense_layout, slot
+    >>> loc, base, m, a, size = dense_layout([-1, 0], [0, 1, 2])
+    >>> size, slot(base[1], m[1], a[1], 1, 0, 1)
+    (8, 5)
+    """
     N, nv = len(parent), int(iv[-1])
     return (np.arange(nv, dtype=np.int64), np.zeros(N, np.int64), np.full(N, nv, np.int64),
             np.zeros(N, np.int64), nv ** 3)
@@ -99,6 +110,15 @@ def sparse_layout(parent, iv):
     ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
     :math:`\ge a_i`, in three C-ordered slabs: ``x ≥ a`` (:math:`n m^2`), then ``x < a ≤ y``
     (:math:`a n m`), then ``x, y < a ≤ z`` (:math:`a^2 n`), from ``base[i]`` on.
+
+    Examples
+    --------
+    Two 1-DoF children of a 1-DoF root: cubes of 1, 2³ − 1 and 2³ − 1 entries.
+
+    >>> from geomech.multibody.kernels.derivatives import sparse_layout
+    >>> loc, base, m, a, size = sparse_layout([-1, 0, 0], [0, 1, 2, 3])
+    >>> loc.tolist(), base.tolist(), size
+    ([0, 1, 1], [0, 1, 8], 15)
     """
     parent = np.asarray(parent)
     N = len(parent)
@@ -526,8 +546,12 @@ def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, l
 
 
 @njit(**_JIT)
-def _cholesky(M, L):
-    """Lower Cholesky factor of the SPD ``M`` into ``L``; False if a pivot is not positive."""
+def _cholesky(M, L, iv):
+    """Lower Cholesky factor of the SPD ``M`` into ``L``; a status.
+
+    SINGULAR names the body of the first pivot that is not positive (relative to the
+    largest diagonal entry).
+    """
     n = M.shape[0]
     scale = 0.0
     for i in range(n):
@@ -539,13 +563,16 @@ def _cholesky(M, L):
                 s -= L[i, k] * L[j, k]
             if i == j:
                 if not s > 1e-14 * scale:
-                    return False
+                    body = 0
+                    while iv[body + 1] <= i:
+                        body += 1
+                    return pack(SINGULAR, body)
                 L[i, i] = np.sqrt(s)
             else:
                 L[i, j] = s / L[j, j]
         for j in range(i + 1, n):
             L[i, j] = 0.0
-    return True
+    return OK
 
 
 @njit(**_JIT)
@@ -562,7 +589,10 @@ def _cho_solve(L, X, c):
             s = X[i, col]
             for k in range(i + 1, n):
                 s -= L[k, i] * X[k, col]
-            X[i, col] = c * s / L[i, i]
+            X[i, col] = s / L[i, i]
+        if c != 1.0:
+            for i in range(n):
+                X[i, col] *= c
 
 
 @njit(**_JIT)
@@ -579,8 +609,9 @@ def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a
     if st != OK:
         return st
     first_order(topo, ws, dq, dv, M)
-    if not _cholesky(M, L):
-        return pack(SINGULAR, -1)
+    st = _cholesky(M, L, topo[:, 3])
+    if st != OK:
+        return st
     _cho_solve(L, dq, -1.0)
     _cho_solve(L, dv, -1.0)
     n = Minv.shape[0]
@@ -611,8 +642,10 @@ def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q
 def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, loc,
                                  base, mcube, acube, Q, V, TAU, A0, F_ext, QDD, DQ, DV, MINV,
                                  T, status):
-    """Inverse-dynamics partials at q̈ = ABA for the chain rule: ``DQ``, ``DV`` (∂τ, not
-    ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L), ``QDD``."""
+    """Inverse-dynamics partials at q̈ = ABA for the chain rule, over a batch.
+
+    Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L).
+    """
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
     M, L = np.empty((nv, nv)), np.empty((nv, nv))
@@ -621,12 +654,14 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
                  _at(TAU, b), _at(A0, b), _at(F_ext, b), QDD[b])
         if st == OK:
             _zero(T[b])
+            _zero(DQ[b])
+            _zero(DV[b])
+            _zero(M)
             st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b),
                               _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
-            if not _cholesky(M, L):
-                st = pack(SINGULAR, -1)
+            st = _cholesky(M, L, topo[:, 3])
         if st == OK:
             mi = MINV[b]
             for x in range(nv):

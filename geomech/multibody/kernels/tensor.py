@@ -42,7 +42,7 @@ _JIT = dict(cache=True, nogil=True, inline="always")
 
 @njit(**_JIT)
 def dot6(x, y):
-    """:math:`\\mathbf x^\\top\\mathbf y` of two 6-vectors."""
+    r""":math:`\mathbf x^\top\mathbf y` of two 6-vectors."""
     return (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
             + x[3] * y[3] + x[4] * y[4] + x[5] * y[5])
 
@@ -104,7 +104,8 @@ def crm_right(M, s, out):
 def crbar_add(f, out, c):
     r"""``out += c (f ×̄*)``: :math:`(\mathbf f\bar\times^*) = -\begin{bmatrix}\mathbf n\times &
     \mathbf f\times\\ \mathbf f\times & 0\end{bmatrix}` for :math:`\mathbf f = [\mathbf n;
-    \mathbf f]` (seed 002 §III)."""
+    \mathbf f]` (seed 002 §III).
+    """
     n0, n1, n2, g0, g1, g2 = c * f[0], c * f[1], c * f[2], c * f[3], c * f[4], c * f[5]
     # -[n×] and -[f×] blocks (upper left, upper right, lower left)
     out[0, 1] += n2
