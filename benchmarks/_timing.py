@@ -1,10 +1,45 @@
-"""Timing helpers shared by the benchmark scripts (not a benchmark: ``run.py`` runs ``bench_*``)."""
+"""Timing helpers shared by the benchmark scripts (not a benchmark: ``run.py`` runs ``bench_*``).
+
+The machine is noisy (other processes share its two cores): comparisons are measured
+*interleaved* in the same process — a block of calls of one contender, then a block of the
+other, repeated — and reported as medians over the rounds, so that a burst of load hits both.
+"""
 
 from __future__ import annotations
 
 import time
 
 import numpy as np
+
+
+def _block_size(fun, target: float) -> int:
+    t0 = time.perf_counter()
+    fun()
+    once = max(time.perf_counter() - t0, 1e-7)
+    return max(1, int(target / once))
+
+
+def _block(fun, n: int) -> float:
+    t0 = time.perf_counter()
+    for _ in range(n):
+        fun()
+    return (time.perf_counter() - t0) / n
+
+
+def interleaved(fun_a, fun_b, rounds: int = 15, block: float = 0.01):
+    """Median per-call times of ``fun_a`` and ``fun_b`` and the median of their ratio a/b.
+
+    Each round times a block of ``fun_a`` calls then a block of ``fun_b`` calls (about
+    ``block`` seconds each); the ratio is taken round by round before the median.
+    """
+    fun_a(), fun_b()  # warm up (compilation, caches)
+    na, nb = _block_size(fun_a, block), _block_size(fun_b, block)
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(_block(fun_a, na))
+        tb.append(_block(fun_b, nb))
+    ta, tb = np.array(ta), np.array(tb)
+    return float(np.median(ta)), float(np.median(tb)), float(np.median(ta / tb))
 
 
 def best_time(fun, repeat=5, min_total=0.2, budget=2.0):

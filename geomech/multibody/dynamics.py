@@ -53,15 +53,24 @@ def _a_world(gravity: np.ndarray) -> np.ndarray:
 
 
 def _inputs(model, gravity, f_ext, *named):
-    """Validated batch of ``named`` (name, value, trailing) inputs plus gravity and f_ext."""
-    gravity = model.gravity if gravity is None else gravity
-    extra = [("gravity", gravity, (3,))]
-    if f_ext is not None:
-        extra.append(("f_ext", f_ext, (model.n_bodies, 6)))
-    batch, B, arrays = states(*named, *extra)
-    k = len(named)
-    F = arrays[k + 1] if f_ext is not None else _NO_FORCES
-    return batch, B, arrays[:k], _a_world(arrays[k]), F
+    """Validated batch of ``named`` (name, value, trailing) inputs, a_0 = [0; −g] and f_ext."""
+    if gravity is None:
+        batch, B, arrays = states(*named, *(() if f_ext is None else (
+            ("f_ext", f_ext, (model.n_bodies, 6)),)))
+        A0 = model.compiled.a0
+    else:
+        extra = [("gravity", gravity, (3,))]
+        if f_ext is not None:
+            extra.append(("f_ext", f_ext, (model.n_bodies, 6)))
+        batch, B, arrays = states(*named, *extra)
+        A0 = _a_world(arrays.pop(len(named)))
+    F = arrays[len(named)] if f_ext is not None else _NO_FORCES
+    return batch, B, arrays[: len(named)], A0, F
+
+
+def _shaped(out, batch):
+    """A (B, ...) kernel output as (*batch, ...)."""
+    return out[0] if not batch else out.reshape(batch + out.shape[1:])
 
 
 # ----------------------------------------------------------------------------------------
@@ -133,7 +142,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     TAU = np.empty((B, cm.nv))
     call(K.rnea_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, A, A0, F, TAU), batch, model,
          names=("S", "S_ring", "T_user", "q", "v", "a", "gravity", "f_ext"), what="tau")
-    return TAU.reshape(batch + (cm.nv,))
+    return _shaped(TAU, batch)
 
 
 
@@ -185,7 +194,7 @@ def crba(model, q) -> np.ndarray:
     H = np.empty((B, cm.nv, cm.nv))
     call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model,
          names=("S", "S_ring", "T_user", "q"), what="H")
-    return H.reshape(batch + (cm.nv, cm.nv))
+    return _shaped(H, batch)
 
 
 
@@ -251,7 +260,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     A = np.empty((B, cm.nv))
     call(K.aba_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, TAU, A0, F, A), batch, model,
          names=("S", "S_ring", "T_user", "q", "v", "tau", "gravity", "f_ext"), what="the accelerations")
-    return A.reshape(batch + (cm.nv,))
+    return _shaped(A, batch)
 
 
 

@@ -129,6 +129,54 @@ def _check_placement(T, label: str) -> np.ndarray:
     return T
 
 
+def _as_6x6(inertia, name: str) -> np.ndarray:
+    try:
+        I = as_array(inertia, name, (6, 6))  # noqa: E741
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    if I.ndim != 2:
+        raise ModelError(f"Expected `{name}` to have shape (6, 6), got {I.shape}.")
+    return I
+
+
+def _as_4x4(T, label: str) -> np.ndarray:
+    try:
+        T = as_array(T, f"placement of {label}", (4, 4))
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    if T.ndim != 2:
+        raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
+    return T
+
+
+def _failing_inertias(I: np.ndarray) -> np.ndarray:  # noqa: E741
+    """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
+    if I.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    scale = np.maximum(1.0, np.max(np.abs(I), axis=(-1, -2)))
+    tol = MANIFOLD_TOL * scale
+    m = I[:, 5, 5]
+    bad = np.max(np.abs(I - np.swapaxes(I, -1, -2)), axis=(-1, -2)) > tol
+    bad |= m < 0
+    bad |= np.max(np.abs(I[:, 3:, 3:] - m[:, None, None] * np.eye(3)), axis=(-1, -2)) > tol
+    off = I[:, :3, 3:]
+    bad |= np.max(np.abs(off + np.swapaxes(off, -1, -2)), axis=(-1, -2)) > tol
+    lam = np.linalg.eigvalsh(0.5 * (I + np.swapaxes(I, -1, -2)))[:, 0]
+    bad |= lam < -1e-9 * scale
+    return np.flatnonzero(bad)
+
+
+def _failing_placements(T: np.ndarray) -> np.ndarray:
+    """Indices of the placements (N, 4, 4) that :func:`_check_placement` rejects (batched)."""
+    if T.shape[0] == 0:
+        return np.zeros(0, dtype=int)
+    R = T[:, :3, :3]
+    bad = np.max(np.abs(T[:, 3] - [0.0, 0.0, 0.0, 1.0]), axis=-1) > MANIFOLD_TOL
+    bad |= np.max(np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)), axis=(-1, -2)) > MANIFOLD_TOL
+    bad |= np.linalg.det(R) <= 0
+    return np.flatnonzero(bad)
+
+
 class MultibodyModel:
     r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``.
 
@@ -249,7 +297,7 @@ class MultibodyModel:
                     f"Body {node!r} has no 'inertia' attribute: every node except the base "
                     f"{self.root!r} needs a 6x6 spatial inertia (zeros for a massless body)."
                 )
-            inertias[i] = check_inertia(attrs["inertia"], f"inertia of body {node!r}")
+            inertias[i] = _as_6x6(attrs["inertia"], f"inertia of body {node!r}")
             edge = graph.edges[pnode, node]
             label = f"edge ({pnode!r}, {node!r})"
             joint = edge.get("joint")
@@ -262,7 +310,14 @@ class MultibodyModel:
             name = edge.get("name", joint.name if joint.name is not None else body_names[-1])
             joint_names.append(str(name))
             if edge.get("placement") is not None:
-                placements[i] = _check_placement(edge["placement"], label)
+                placements[i] = _as_4x4(edge["placement"], label)
+        # the numerical checks, vectorised over the bodies (the first failure is re-checked
+        # alone for its message): linear time for large models
+        for k in _failing_inertias(inertias):
+            check_inertia(inertias[k], f"inertia of body {order[k]!r}")
+        for k in _failing_placements(placements):
+            (pk,) = graph.predecessors(order[k])
+            _check_placement(placements[k], f"edge ({pk!r}, {order[k]!r})")
         for kind, names in (("body", body_names), ("joint", joint_names)):
             dup = [n for n, c in Counter(names).items() if c > 1]
             if dup:
@@ -291,12 +346,11 @@ class MultibodyModel:
         self.nq, self.nv = iq, iv
         self._joint_index = {name: i for i, name in enumerate(joint_names)}
 
-        # ---- supports κ(i) and subtree sizes
-        self._supports = []
+        # ---- depths and subtree sizes (supports κ(i) are walked on demand: memory O(N))
+        level = np.zeros(N, dtype=int)
         for i in range(N):
-            chain = [i] if parent[i] < 0 else self._supports[parent[i]] + [i]
-            self._supports.append(chain)
-        self.depth = max((len(s) for s in self._supports), default=0)
+            level[i] = 1 if parent[i] < 0 else level[parent[i]] + 1
+        self.depth = int(level.max(initial=0))
         size = np.ones(N, dtype=int)
         for i in range(N - 1, -1, -1):
             if parent[i] >= 0:
@@ -304,12 +358,27 @@ class MultibodyModel:
         self._subtree_size = size
 
         self.gravity = (
-            np.array([0.0, 0.0, -9.81]) if gravity is None else as_array(gravity, "gravity", (3,))
+            np.array([0.0, 0.0, -9.81]) if gravity is None
+            else as_array(gravity, "gravity", (3,)).copy()
         )
+        # the model is immutable once built (its compiled arrays are cached)
+        for array in (self.gravity, self.parent, self.placements, self.X_tree, self.inertias):
+            array.flags.writeable = False
 
     # ------------------------------------------------------------------------------------
     @staticmethod
     def _check_tree(graph: nx.DiGraph) -> None:
+        # fast path (linear): one root, every other node one parent, all reached from the root
+        roots = [n for n, d in graph.in_degree() if d == 0]
+        if len(roots) == 1 and all(d <= 1 for _, d in graph.in_degree()):
+            seen, stack = {roots[0]}, [roots[0]]
+            while stack:
+                for child in graph.successors(stack.pop()):
+                    if child not in seen:
+                        seen.add(child)
+                        stack.append(child)
+            if len(seen) == graph.number_of_nodes():
+                return
         try:
             cycle = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:
@@ -478,7 +547,12 @@ class MultibodyModel:
         >>> robots.binary_tree(7).supports(6)
         [0, 4, 6]
         """
-        return list(self._supports[self._check_body(i)])
+        i = self._check_body(i)
+        chain = []
+        while i >= 0:
+            chain.append(i)
+            i = int(self.parent[i])
+        return chain[::-1]
 
     def subtree(self, i: int) -> list[int]:
         r"""Subtree :math:`\nu(i)`: ``i`` and all its descendants (a contiguous index range).
@@ -688,15 +762,18 @@ class MultibodyModel:
         >>> m.integrate([0.1, 0.2], [1.0, -1.0], dt=0.5)
         array([ 0.6, -0.3])
         """
-        q, v = self._qv(q, v)
-        dt = as_array(dt, "dt")
-        v = v * dt[..., None]
-        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        out = np.empty(lead + (self.nq,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nq:
-                out[..., qs] = joint._integrate(q[..., qs], v[..., vs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
+        out = np.zeros((B, self.nq))
+        call(K.integrate_batch, (cm.topo,), (Q, V, DT, out), batch, self, names=("q", "v", "dt"),
+             what="q ⊕ v dt")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, qs] = joint._integrate(Q[:, qs], V[:, vs] * DT[:, None])
+        return out[0] if not batch else out.reshape(batch + (self.nq,))
 
     def difference(self, q0, q1) -> np.ndarray:
         r"""Speeds ``v`` with ``integrate(q0, v) = q1``, joint by joint.
@@ -724,14 +801,18 @@ class MultibodyModel:
         >>> robots.double_pendulum().difference([0.1, 0.2], [0.6, -0.3])
         array([ 0.5, -0.5])
         """
-        q0 = as_array(q0, "q0", (self.nq,))
-        q1 = as_array(q1, "q1", (self.nq,))
-        lead = np.broadcast_shapes(q0.shape[:-1], q1.shape[:-1])
-        out = np.empty(lead + (self.nv,))
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if joint.nv:
-                out[..., vs] = joint._difference(q0[..., qs], q1[..., qs])
-        return out
+        from geomech.multibody.kernels import joints as K
+        from geomech.multibody.kernels.driver import call, states
+
+        cm = self.compiled
+        batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
+        out = np.zeros((B, self.nv))
+        call(K.difference_batch, (cm.topo,), (Q0, Q1, out), batch, self, names=("q0", "q1"),
+             what="q1 ⊖ q0")
+        for i, joint in cm.user:  # two-stage path: user joints through their own hook
+            qs, vs = self.q_slices[i], self.v_slices[i]
+            out[:, vs] = joint._difference(Q0[:, qs], Q1[:, qs])
+        return out[0] if not batch else out.reshape(batch + (self.nv,))
 
     # ------------------------------------------------------------------------------------
     def joint_types(self) -> dict[str, int]:

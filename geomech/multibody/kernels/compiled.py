@@ -9,8 +9,12 @@ the number of bodies:
     holds ``nq`` and ``nv``).
 ``placement`` (N, 3, 4)
     ``[R_T | p_T]``: the joint frame in the parent body's frame.
-``jparam`` (N, 4)
-    Unit axis and pitch of 1-DoF joints.
+``jparam`` (N, 25)
+    For 1-DoF joints: unit axis ``a`` (3), pitch ``h`` (1), then the constant factors of
+    :math:`\mathbf E_{up}(\theta) = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top
+    + (1 - \cos\theta)\mathbf K^2\mathbf R_T^\top` (``K = â``, two 3×3 blocks, row-major)
+    and :math:`\mathbf R_T\mathbf a` (3), so that a revolute, prismatic or helical transform
+    costs one sine, one cosine and 18 products (Rodrigues folded into the placement).
 ``inertia`` (N, 6, 6)
     Body spatial inertias.
 ``S``, ``S_ring`` (1, nv, 6) and ``T_user`` (1, N, 3, 4)
@@ -75,23 +79,32 @@ class CompiledModel:
         topo[:N, 3] = [s.start for s in model.v_slices]
         topo[N, 2], topo[N, 3] = model.nq, nv
         self.topo = topo
-        self.placement = np.ascontiguousarray(model.placements[:, :3, :])
-        self.jparam = np.zeros((N, 4))
+        self.placement = model.placements[:, :3, :].copy()
+        self.jparam = np.zeros((N, 25))
         self.S = np.zeros((1, nv, 6))
         self.user = []  # (body index, joint) of user-defined joints
         for i, joint in enumerate(model.joints):
             axis = getattr(joint, "axis", None)
             if axis is not None and topo[i, 1] != codes.USER:
-                self.jparam[i, :3] = axis
+                a = np.asarray(axis, dtype=float)
+                K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+                RtT = model.placements[i, :3, :3].T
+                self.jparam[i, :3] = a
                 self.jparam[i, 3] = getattr(joint, "pitch", 0.0)
+                self.jparam[i, 4:13] = (-K @ RtT).ravel()
+                self.jparam[i, 13:22] = (K @ K @ RtT).ravel()
+                self.jparam[i, 22:25] = model.placements[i, :3, :3] @ a
             if topo[i, 1] == codes.USER:
                 self.user.append((i, joint))
             elif joint.nv:
                 self.S[0, model.v_slices[i]] = joint._Phi().T
-        self.inertia = np.ascontiguousarray(model.inertias)
+        self.inertia = model.inertias.copy()  # writable: one array type per kernel argument
         self.S_ring = np.zeros((1, nv, 6))
         self.T_user = np.zeros((1, N, 3, 4))
         self.nq, self.nv, self.n_bodies = model.nq, nv, N
+        #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
+        self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
+        self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
         self._model = model
 
     @property
@@ -128,4 +141,4 @@ class CompiledModel:
 
     def arrays(self):
         """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
-        return self.topo, self.placement, self.jparam, self.inertia
+        return self._arrays

@@ -27,6 +27,9 @@ from geomech.multibody.kernels.spatial import (
     congruence,
     cross_force,
     cross_motion,
+    force_to_parent,
+    inertia_congruence,
+    inertia_times,
     matvec6,
     transform_force_transpose,
     transform_motion,
@@ -92,8 +95,8 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             for c in range(6):
                 acc[i, c] += S[k, c] * a[k] + S_ring[k, c] * v[k]
         cross_motion(vel[i], vJ, acc[i])  # + (v_i ×) Φ_i ν_i  (Φ̇ = (v×)Φ + Φ̊)
-        matvec6(inertia[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
-        matvec6(inertia[i], vel[i], h)
+        inertia_times(inertia[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
+        inertia_times(inertia[i], vel[i], h)
         cross_force(vel[i], h, f[i])
         if f_ext.shape[0] > 0:
             for c in range(6):
@@ -150,7 +153,6 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     if status != OK:
         return status
     I_C = inertia.copy()  # seed 001 Alg. 1 l.5: I^C_i = I_i
-    W = np.empty((6, 6))
     F = np.empty((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
     G = np.empty((6, 6))
     H[:, :] = 0.0
@@ -159,7 +161,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     for j in range(N - 1, -1, -1):
         d = iv[j + 1] - iv[j]
         for k in range(d):
-            matvec6(I_C[j], S[iv[j] + k], F[k])  # l.10: F2 = I^C_j Φ_j
+            inertia_times(I_C[j], S[iv[j] + k], F[k])  # l.10: F2 = I^C_j Φ_j
         for k in range(d):  # l.13: M_jj = Φ_jᵀ F2
             for l in range(d):  # noqa: E741
                 s = 0.0
@@ -173,9 +175,8 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
         i = j
         while parent[i] >= 0 and d > 0:  # l.16: walk to the root
             for k in range(d):  # l.17: re-express F2 in frame p(i) before stepping
-                G[k, :] = 0.0
-                transform_force_transpose(E[i], r[i], F[k], G[k])
-                F[k, :] = G[k]
+                force_to_parent(E[i], r[i], F[k], G[k], False)
+            F, G = G, F
             i = parent[i]
             for m in range(iv[i], iv[i + 1]):  # l.21: M_ij = Φ_iᵀ F2, M_ji = M_ijᵀ
                 for k in range(d):
@@ -185,7 +186,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
                     H[m, iv[j] + k] = s
                     H[iv[j] + k, m] = s
         if parent[j] >= 0:  # l.24 (guarded): I^C_p(j) += X_jᵀ I^C_j X_j
-            congruence(E[j], r[j], I_C[j], W, I_C[parent[j]])
+            inertia_congruence(E[j], r[j], I_C[j], I_C[parent[j]])
     if not all_finite(H):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -275,7 +276,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         for k in range(iv[i], iv[i + 1]):
             for m in range(6):
                 c[i, m] += S_ring[k, m] * v[k]
-        matvec6(inertia[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+        inertia_times(inertia[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
         p_A[i, :] = 0.0
         cross_force(vel[i], h, p_A[i])
         if f_ext.shape[0] > 0:
@@ -395,7 +396,7 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
             transform_motion(E[i], r[i], vel[parent[i]], vel[i])
             for k in range(6):
                 vel[i, k] += vJ[k]
-        matvec6(inertia[i], vel[i], h)
+        inertia_times(inertia[i], vel[i], h)
         for k in range(6):
             T += vel[i, k] * h[k]
     out[0] = 0.5 * T

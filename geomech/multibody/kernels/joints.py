@@ -33,6 +33,14 @@ import math
 
 from numba import njit
 
+from geomech.multibody.kernels.status import (
+    NON_FINITE_RESULT,
+    NOT_ON_MANIFOLD,
+    OK,
+    SINGULAR_DIFFERENCE,
+    pack,
+)
+
 __all__ = [
     "FIXED",
     "REVOLUTE",
@@ -46,6 +54,10 @@ __all__ = [
     "joint_pose",
     "joint_integrate",
     "joint_difference",
+    "integrate",
+    "integrate_batch",
+    "difference",
+    "difference_batch",
 ]
 
 FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER, USER = range(9)
@@ -285,3 +297,70 @@ def joint_difference(code, q0, q1, out):
                 d2 + w * tz + (x * ty - y * tx))
         _so3_left_jacobian_apply(out[0], out[1], out[2], body, out[3:6], True)
     return True
+
+
+# ----------------------------------------------------------------------------------------
+# the whole configuration, joint by joint (MultibodyModel.integrate / difference)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _quaternion_ok(q):
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return abs(n - 1.0) <= UNIT_TOL
+
+
+@njit(**_JIT)
+def integrate(topo, q, v, dt, out):
+    """``out = q ⊕ v dt`` joint by joint for one state; USER joints are left to their hooks."""
+    N = topo.shape[0] - 1
+    for i in range(N):
+        code = topo[i, 1]
+        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        if code != USER and code != FIXED:
+            joint_integrate(code, q[iq0:iq1], v[iv0:iv1], dt, out[iq0:iq1])
+    for x in out:
+        if not math.isfinite(x):
+            return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def integrate_batch(topo, Q, V, DT, OUT, status):
+    """:func:`integrate` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = integrate(topo, Q[b if Q.shape[0] > 1 else 0], V[b if V.shape[0] > 1 else 0],
+                              DT[b if DT.shape[0] > 1 else 0], OUT[b])
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+@njit(**_JIT)
+def difference(topo, q0, q1, out):
+    """``out = q1 ⊖ q0`` joint by joint for one state; USER joints are left to their hooks."""
+    N = topo.shape[0] - 1
+    for i in range(N):
+        code = topo[i, 1]
+        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        if code == USER or code == FIXED:
+            continue
+        a, b = q0[iq0:iq1], q1[iq0:iq1]
+        if code == SPHERICAL and not (_quaternion_ok(a) and _quaternion_ok(b)):
+            return pack(NOT_ON_MANIFOLD, i)
+        if code == FREE_FLYER and not (_quaternion_ok(a[3:]) and _quaternion_ok(b[3:])):
+            return pack(NOT_ON_MANIFOLD, i)
+        if not joint_difference(code, a, b, out[iv0:iv1]):
+            return pack(SINGULAR_DIFFERENCE, i)
+    return OK
+
+
+@njit(**_JIT)
+def difference_batch(topo, Q0, Q1, OUT, status):
+    """:func:`difference` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = difference(topo, Q0[b if Q0.shape[0] > 1 else 0],
+                               Q1[b if Q1.shape[0] > 1 else 0], OUT[b])
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0

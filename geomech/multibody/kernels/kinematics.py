@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.joints import USER, joint_pose
+from geomech.multibody.kernels.joints import HELICAL, PRISMATIC, REVOLUTE, USER, joint_pose
 from geomech.multibody.kernels.spatial import (
     compose_pose,
     pose_to_transform,
@@ -45,31 +45,56 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
 
     ``placement[i] = [R_T | p_T]`` (3×4) is the joint frame in the parent; the joint pose
-    comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint.
-    Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit quaternion).
+    comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint. 1-DoF
+    joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
+    :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
+    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T +
+    d\,\mathbf R_T\mathbf a`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
+    quaternion).
     """
     R_work, p_work = np.empty((3, 3)), np.empty(3)  # the joint pose
     R_up, p_up = np.empty((3, 3)), np.empty(3)  # the pose of body i in its parent
     for i in range(jtype.shape[0]):
-        if jtype[i] == USER:
-            for a in range(3):
-                p_work[a] = T_user[i, a, 3]
+        code = jtype[i]
+        P, c = placement[i], jparam[i]
+        if code == REVOLUTE or code == HELICAL:
+            theta = q[iq[i]]
+            s, k = np.sin(theta), 1.0 - np.cos(theta)
+            for a in range(3):  # seed 001 §2.0: ^iX_p(i) = X_J(q_i) X_T(i), Rodrigues folded in
                 for b in range(3):
-                    R_work[a, b] = T_user[i, a, b]
-        elif not joint_pose(jtype[i], jparam[i], q[iq[i]:iq[i + 1]], R_work, p_work):
-            return pack(NOT_ON_MANIFOLD, i)
-        # seed 001 §2.0: ^iX_p(i) = X_J(q_i) X_T(i), composed as poses placement ∘ pose_J
-        compose_pose(placement[i, :, :3], placement[i, :, 3], R_work, p_work, R_up, p_up)
-        pose_to_transform(R_up, p_up, E[i], r[i])
+                    E[i, a, b] = P[b, a] + s * c[4 + 3 * a + b] + k * c[13 + 3 * a + b]
+                r[i, a] = P[a, 3] + c[3] * theta * c[22 + a]  # pitch 0 for revolute
+        elif code == PRISMATIC:
+            d = q[iq[i]]
+            for a in range(3):
+                for b in range(3):
+                    E[i, a, b] = P[b, a]
+                r[i, a] = P[a, 3] + d * c[22 + a]
+        else:
+            if code == USER:
+                for a in range(3):
+                    p_work[a] = T_user[i, a, 3]
+                    for b in range(3):
+                        R_work[a, b] = T_user[i, a, b]
+            elif not joint_pose(code, c, q[iq[i]:iq[i + 1]], R_work, p_work):
+                return pack(NOT_ON_MANIFOLD, i)
+            # pose of body i in its parent: placement ∘ pose_J
+            compose_pose(P[:, :3], P[:, 3], R_work, p_work, R_up, p_up)
+            pose_to_transform(R_up, p_up, E[i], r[i])
     return OK
 
 
 @njit(**_JIT)
 def joint_velocity(S, iv, i, v, out):
     r"""``out = Φ_i ν_i`` (the joint's relative twist in body ``i``'s coordinates)."""
+    k0, k1 = iv[i], iv[i + 1]
+    if k1 - k0 == 1:
+        for a in range(6):
+            out[a] = S[k0, a] * v[k0]
+        return
     for a in range(6):
         out[a] = 0.0
-    for k in range(iv[i], iv[i + 1]):
+    for k in range(k0, k1):
         for a in range(6):
             out[a] += S[k, a] * v[k]
 

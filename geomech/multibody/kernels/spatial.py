@@ -35,9 +35,11 @@ __all__ = [
     "cross_force",
     "transform_motion",
     "transform_force_transpose",
+    "force_to_parent",
     "transform_motion_transpose",
     "congruence",
     "inertia_times",
+    "inertia_congruence",
     "matvec6",
     "matTvec6",
     "pose_to_transform",
@@ -98,21 +100,36 @@ def transform_motion_transpose(E, r, m, out):
 
 
 @njit(**_JIT)
-def transform_force_transpose(E, r, f, out):
-    r"""``out += Xᵀ f`` (a wrench of frame i moved to frame p(i)):
-    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`."""
+def force_to_parent(E, r, f, out, accumulate):
+    r"""``out (+)= Xᵀ f`` (a wrench of frame i moved to frame p(i)):
+    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`.
+
+    Adds to ``out`` when ``accumulate``, else overwrites it (``out`` may not alias ``f``).
+    """
     n0 = E[0, 0] * f[0] + E[1, 0] * f[1] + E[2, 0] * f[2]
     n1 = E[0, 1] * f[0] + E[1, 1] * f[1] + E[2, 1] * f[2]
     n2 = E[0, 2] * f[0] + E[1, 2] * f[1] + E[2, 2] * f[2]
     g0 = E[0, 0] * f[3] + E[1, 0] * f[4] + E[2, 0] * f[5]
     g1 = E[0, 1] * f[3] + E[1, 1] * f[4] + E[2, 1] * f[5]
     g2 = E[0, 2] * f[3] + E[1, 2] * f[4] + E[2, 2] * f[5]
-    out[0] += n0 + r[1] * g2 - r[2] * g1
-    out[1] += n1 + r[2] * g0 - r[0] * g2
-    out[2] += n2 + r[0] * g1 - r[1] * g0
-    out[3] += g0
-    out[4] += g1
-    out[5] += g2
+    n0 += r[1] * g2 - r[2] * g1
+    n1 += r[2] * g0 - r[0] * g2
+    n2 += r[0] * g1 - r[1] * g0
+    if accumulate:
+        out[0] += n0
+        out[1] += n1
+        out[2] += n2
+        out[3] += g0
+        out[4] += g1
+        out[5] += g2
+    else:
+        out[0], out[1], out[2], out[3], out[4], out[5] = n0, n1, n2, g0, g1, g2
+
+
+@njit(**_JIT)
+def transform_force_transpose(E, r, f, out):
+    """``out += Xᵀ f`` (:func:`force_to_parent` accumulating)."""
+    force_to_parent(E, r, f, out, True)
 
 
 @njit(**_JIT)
@@ -137,8 +154,71 @@ def matTvec6(M, x, out):
 
 @njit(**_JIT)
 def inertia_times(I, v, out):  # noqa: E741
-    """``out = I v`` for a spatial inertia (or any 6×6 matrix) ``I``."""
-    matvec6(I, v, out)
+    r"""``out = I v`` for a matrix of spatial-inertia form (body and composite inertias).
+
+    Reads :math:`m`, :math:`\mathbf h` and :math:`\bar{\mathbf I}` from the entries of
+    :math:`\mathbf I = [[\bar{\mathbf I}, \mathbf h\times], [(\mathbf h\times)^\top, m\mathbf 1]]`:
+    :math:`\mathbf I\mathbf v = [\bar{\mathbf I}\boldsymbol\omega + \mathbf h\times
+    \mathbf v_v;\ m\mathbf v_v - \mathbf h\times\boldsymbol\omega]` (Featherstone 2008,
+    eq. 2.63). Not for articulated inertias (general symmetric matrices): use :func:`matvec6`.
+    """
+    m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    out[0] = I[0, 0] * w0 + I[0, 1] * w1 + I[0, 2] * w2 + (h1 * u2 - h2 * u1)
+    out[1] = I[1, 0] * w0 + I[1, 1] * w1 + I[1, 2] * w2 + (h2 * u0 - h0 * u2)
+    out[2] = I[2, 0] * w0 + I[2, 1] * w1 + I[2, 2] * w2 + (h0 * u1 - h1 * u0)
+    out[3] = m * u0 - (h1 * w2 - h2 * w1)
+    out[4] = m * u1 - (h2 * w0 - h0 * w2)
+    out[5] = m * u2 - (h0 * w1 - h1 * w0)
+
+
+@njit(**_JIT)
+def inertia_congruence(E, r, I, out):  # noqa: E741
+    r"""``out += Xᵀ I X`` for a matrix of spatial-inertia form (cheap parallel-axis form).
+
+    With :math:`\mathbf Y = \mathbf E^\top\bar{\mathbf I}\mathbf E`, :math:`\mathbf y =
+    \mathbf E^\top\mathbf h`: :math:`m' = m`, :math:`\mathbf h' = \mathbf y + m\mathbf r`,
+    :math:`\bar{\mathbf I}' = \mathbf Y - \mathbf r\times\mathbf y\times - (\mathbf y +
+    m\mathbf r)\times\mathbf r\times` (Featherstone 2008, eq. 2.66), using
+    :math:`\mathbf a\times\mathbf b\times = \mathbf b\mathbf a^\top - (\mathbf a\cdot
+    \mathbf b)\mathbf 1`. The result is written as a full 6×6 matrix of spatial-inertia form.
+    """
+    m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
+    y = (E[0, 0] * h0 + E[1, 0] * h1 + E[2, 0] * h2,
+         E[0, 1] * h0 + E[1, 1] * h1 + E[2, 1] * h2,
+         E[0, 2] * h0 + E[1, 2] * h1 + E[2, 2] * h2)
+    ry = r[0] * y[0] + r[1] * y[1] + r[2] * y[2]
+    rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
+    for a in range(3):
+        for b in range(a, 3):
+            Y = 0.0  # (Eᵀ Ī E)[a, b]
+            for k in range(3):
+                t = I[k, 0] * E[0, b] + I[k, 1] * E[1, b] + I[k, 2] * E[2, b]
+                Y += E[k, a] * t
+            # − (r×)(y×) − (y×)(r×) − m (r×)(r×) = −(y rᵀ + r yᵀ) + 2 (r·y) 1 − m (r rᵀ − (r·r) 1)
+            Y -= y[a] * r[b] + r[a] * y[b] + m * r[a] * r[b]
+            if a == b:
+                Y += 2.0 * ry + m * rr
+            out[a, b] += Y
+            if a != b:
+                out[b, a] += Y
+    g0, g1, g2 = y[0] + m * r[0], y[1] + m * r[1], y[2] + m * r[2]  # h' = y + m r
+    # h'× in the upper-right block, (h'×)ᵀ in the lower-left one
+    out[0, 4] -= g2
+    out[4, 0] -= g2
+    out[0, 5] += g1
+    out[5, 0] += g1
+    out[1, 3] += g2
+    out[3, 1] += g2
+    out[1, 5] -= g0
+    out[5, 1] -= g0
+    out[2, 3] -= g1
+    out[3, 2] -= g1
+    out[2, 4] += g0
+    out[4, 2] += g0
+    out[3, 3] += m
+    out[4, 4] += m
+    out[5, 5] += m
 
 
 @njit(**_JIT)

@@ -1,0 +1,171 @@
+"""geomech's compiled kernels vs Pinocchio: single calls, batches, compile and start-up time.
+
+For the built-in humanoid (nv = 30) and a 64-body random tree mixing every joint type, prints
+per algorithm (rnea, crba, aba, coriolis_matrix):
+
+* ``single``: one call with one state, geomech vs Pinocchio (C++ through its binding), and
+  their ratio;
+* ``batch``: one geomech call on 1000 states vs a Python loop of 1000 Pinocchio calls (inputs
+  pre-converted), per state, and the ratio;
+
+then ``christoffel_symbols`` against the route a Python user has today (Christoffel symbols
+by Koszul's formula from nv + 1 calls of ``pin.computeRNEADerivatives``), the cold compile
+time of all kernels (a fresh numba cache) and the first-call time in a second process,
+imports included. Every comparison is interleaved in the same process and reported as the
+median over rounds (``_timing.interleaved``); results are checked to agree before timing.
+
+Run: ``python benchmarks/bench_kernels.py`` (``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "multibody"))
+
+from _timing import interleaved  # noqa: E402
+from conftest import mixed_tree  # noqa: E402
+from pinocchio_bridge import to_pinocchio  # noqa: E402
+
+import geomech as gm  # noqa: E402
+from geomech.multibody import robots  # noqa: E402
+
+BATCH = 1000
+
+
+def koszul_christoffel(pm, pd, q, nv):
+    """Γ*_ijk of a model in coordinates from nv + 1 calls of ``pin.computeRNEADerivatives``.
+
+    ``∂τ/∂q`` at ``v = 0, a = e_k`` minus its value at ``a = 0`` (gravity) is ``∂(M e_k)/∂q``,
+    so ``D[i, k, j] = ∂M_ik/∂q_j``; then Γ_ijk = ½ (∂_k M_ij + ∂_j M_ik − ∂_i M_jk).
+    """
+    zero = np.zeros(nv)
+    g_q = pin.computeRNEADerivatives(pm, pd, q, zero, zero)[0].copy()
+    D = np.empty((nv, nv, nv))
+    for k in range(nv):
+        e = np.zeros(nv)
+        e[k] = 1.0
+        D[:, k, :] = pin.computeRNEADerivatives(pm, pd, q, zero, e)[0] - g_q
+    return 0.5 * (D + D.transpose(0, 2, 1) - D.transpose(2, 0, 1))
+
+
+def bench_model(name, model, rng, batch, rounds):
+    bridge = to_pinocchio(model)
+    pm, pd = bridge.pin_model, bridge.pin_data
+    Q = model.random_configuration(rng, size=batch)
+    V = rng.normal(size=(batch, model.nv))
+    A = rng.normal(size=(batch, model.nv))
+    TAU = gm.rnea(model, Q, V, A)
+    Qp, Vp, Ap, TAUp = bridge.q_to_pin(Q), bridge.v_to_pin(V), bridge.v_to_pin(A), bridge.v_to_pin(TAU)
+    q, v, a, tau = Q[0], V[0], A[0], TAU[0]
+    qp, vp, ap, taup = Qp[0], Vp[0], Ap[0], TAUp[0]
+    assert np.allclose(bridge.rnea(q, v, a), tau, rtol=1e-9, atol=1e-9)
+    assert np.allclose(bridge.crba(q), gm.crba(model, q), rtol=1e-9, atol=1e-9)
+    cases = {
+        "rnea": (lambda: gm.rnea(model, q, v, a), lambda: pin.rnea(pm, pd, qp, vp, ap),
+                 lambda: gm.rnea(model, Q, V, A),
+                 lambda: [pin.rnea(pm, pd, Qp[k], Vp[k], Ap[k]) for k in range(batch)]),
+        "crba": (lambda: gm.crba(model, q), lambda: pin.crba(pm, pd, qp),
+                 lambda: gm.crba(model, Q),
+                 lambda: [pin.crba(pm, pd, Qp[k]) for k in range(batch)]),
+        "aba": (lambda: gm.aba(model, q, v, tau), lambda: pin.aba(pm, pd, qp, vp, taup),
+                lambda: gm.aba(model, Q, V, TAU),
+                lambda: [pin.aba(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)]),
+        "coriolis": (lambda: gm.coriolis_matrix(model, q, v),
+                     lambda: pin.computeCoriolisMatrix(pm, pd, qp, vp),
+                     lambda: gm.coriolis_matrix(model, Q, V),
+                     lambda: [pin.computeCoriolisMatrix(pm, pd, Qp[k], Vp[k])
+                              for k in range(batch)]),
+    }
+    rows = []
+    for alg, (gm1, pin1, gmB, pinB) in cases.items():
+        t_gm1, t_pin1, r1 = interleaved(gm1, pin1, rounds)
+        t_gmB, t_pinB, rB = interleaved(gmB, pinB, max(3, rounds // 3), block=0.05)
+        rows.append((name, model.n_bodies, model.nv, alg, t_gm1, t_pin1, r1,
+                     t_gmB / batch, t_pinB / batch, rB))
+    return rows
+
+
+def bench_christoffel(model, rng, rounds):
+    bridge = to_pinocchio(model)
+    pm, pd = bridge.pin_model, bridge.pin_data
+    q = model.random_configuration(rng)
+    qp = bridge.q_to_pin(q)
+    P = bridge.v_to_pin(np.eye(model.nv)).T  # v_pin = P^T v... columns: pin coordinates of e_i
+    G = koszul_christoffel(pm, pd, qp, model.nv)
+    G_gm = np.einsum("ai,bj,ck,abc->ijk", P, P, P, G)
+    assert np.allclose(G_gm, gm.christoffel_symbols(model, q), atol=1e-9)
+    return interleaved(lambda: gm.christoffel_symbols(model, q),
+                       lambda: koszul_christoffel(pm, pd, qp, model.nv), rounds)
+
+
+_FIRST_CALL = """
+import time
+t0 = time.perf_counter()
+import numpy as np
+import geomech as gm
+m = gm.robots.humanoid()
+q, v = m.neutral(), np.zeros(m.nv)
+for f in (lambda: gm.rnea(m, q, v, v), lambda: gm.crba(m, q), lambda: gm.aba(m, q, v, v),
+          lambda: gm.coriolis_matrix(m, q, v), lambda: gm.christoffel_symbols(m, q),
+          lambda: m.integrate(q, v), lambda: m.difference(q, q)):
+    f()
+print(time.perf_counter() - t0)
+"""
+
+
+def compile_times():
+    """(cold compile of all kernels in a fresh cache, first calls in a second process) in s."""
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        run = [sys.executable, "-c", _FIRST_CALL]
+        cold = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout)
+        warm = float(subprocess.run(run, env=env, capture_output=True, text=True,
+                                    check=True).stdout)
+    return cold, warm
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(0)
+    batch, rounds = (100, 5) if args.quick else (BATCH, 15)
+    print(f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
+          "medians of interleaved rounds; ratio = geomech / Pinocchio")
+    header = (f"{'model':<9} {'N':>3} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} "
+              f"{'ratio':>6} {'gm/state':>9} {'pin/state':>9} {'ratio':>6}")
+    print(header)
+    print("-" * len(header))
+    models = [("humanoid", robots.humanoid()),
+              ("mixed-64", mixed_tree(64, np.random.default_rng(7), floating_base=True))]
+    for name, model in models:
+        for row in bench_model(name, model, rng, batch, rounds):
+            name_, n, nv, alg, t1, p1, r1, tb, pb, rb = row
+            print(f"{name_:<9} {n:>3} {nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} "
+                  f"{r1:>6.2f} {tb * 1e6:>9.2f} {pb * 1e6:>9.2f} {rb:>6.2f}", flush=True)
+    # Koszul's formula in coordinates needs a fixed base: the humanoid on a fixed pelvis
+    fixed = robots.humanoid(fixed_base=True)
+    t_gm, t_k, r = bench_christoffel(fixed, rng, rounds)
+    print(f"\nchristoffel_symbols (humanoid on a fixed pelvis, nv = {fixed.nv}): "
+          f"geomech {t_gm * 1e6:.1f} µs, Koszul from {fixed.nv + 1} pin.computeRNEADerivatives "
+          f"calls {t_k * 1e6:.1f} µs, ratio {r:.3f}")
+    cold, warm = compile_times()
+    print(f"cold compile + first calls of all kernels (fresh numba cache): {cold:.1f} s")
+    print(f"second process, imports + first call of every algorithm: {warm:.2f} s")
+
+
+if __name__ == "__main__":
+    main()
