@@ -305,15 +305,18 @@ _NO_FORCES = np.zeros((1, 0, 6))
 
 def _inputs(model, gravity, f_ext, *named):
     """Validated batch of ``named`` inputs, the world acceleration a_0 = [0; -g] and f_ext."""
-    gravity = model.gravity if gravity is None else gravity
-    extra = [("gravity", gravity, (3,))]
+    extra = [] if gravity is None else [("gravity", gravity, (3,))]
     if f_ext is not None:
         extra.append(("f_ext", f_ext, (model.n_bodies, 6)))
     batch, B, arrays = states(*named, *extra)
     k = len(named)
-    A0 = np.zeros((arrays[k].shape[0], 6))
-    A0[:, 3:] = -arrays[k]
-    return batch, B, arrays[:k], A0, (arrays[k + 1] if f_ext is not None else _NO_FORCES)
+    if gravity is None:
+        A0 = model.compiled.a0
+    else:
+        g = arrays.pop(k)
+        A0 = np.zeros((g.shape[0], 6))
+        A0[:, 3:] = -g
+    return batch, B, arrays[:k], A0, (arrays[k] if f_ext is not None else _NO_FORCES)
 
 
 def _model_args(cm):
