@@ -24,7 +24,6 @@ import os
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 import numpy as np
@@ -35,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
 from _timing import interleaved  # noqa: E402
-from conftest import mixed_tree  # noqa: E402
 from pinocchio_bridge import to_pinocchio  # noqa: E402
 
 import geomech as gm  # noqa: E402
+from conftest import mixed_tree  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
 
 BATCH = 1000

@@ -1,5 +1,6 @@
 """The code base passes ruff (style, imports, numpydoc docstring rules) as configured."""
 
+import importlib.util
 import shutil
 import subprocess
 import sys
@@ -11,11 +12,15 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_clean():
-    ruff = shutil.which("ruff")
-    if ruff is None:
+    # the interpreter's own ruff first (a venv's bin need not be on PATH), then PATH's
+    if importlib.util.find_spec("ruff") is not None:
+        ruff = [sys.executable, "-m", "ruff"]
+    elif shutil.which("ruff") is not None:
+        ruff = [shutil.which("ruff")]
+    else:
         pytest.skip("ruff is not installed (it is part of the `test` extra)")
     proc = subprocess.run(
-        [ruff, "check", "--output-format", "concise", str(ROOT)],
+        [*ruff, "check", "--output-format", "concise", str(ROOT)],
         capture_output=True,
         text=True,
         check=False,

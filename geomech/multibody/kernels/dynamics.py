@@ -24,7 +24,7 @@ from numba import njit
 
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.spatial import (
-    congruence,
+    congruence_sym,
     cross_force,
     cross_motion,
     force_to_parent,
@@ -45,7 +45,7 @@ from geomech.multibody.kernels.status import (
 __all__ = ["rnea", "rnea_batch", "crba", "crba_batch", "aba", "aba_batch",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 #: relative tolerance of the singular-articulated-inertia test of ABA (dynamics.SINGULAR_RTOL)
 SINGULAR_RTOL = 1e-12
@@ -258,7 +258,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     D_inv = np.empty((N, 6, 6))
     u = np.empty(nv)
     vJ, h = np.empty(6), np.empty(6)
-    W, I_a, L = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6))
+    W, I_a, L, W3 = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((4, 3, 3))
     p_a, UDu = np.empty(6), np.empty(6)
 
     # ---- forward pass 1: velocities, velocity-product accelerations, bias forces ---------
@@ -319,9 +319,11 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
                 I_a[k, m] = I_A[i, k, m]
         for k in range(d):
             for m in range(d):
+                w = D_inv[i, k, m]
                 for e in range(6):
+                    x = U[o + k, e] * w
                     for g in range(6):
-                        I_a[e, g] -= U[o + k, e] * D_inv[i, k, m] * U[o + m, g]
+                        I_a[e, g] -= x * U[o + m, g]
         matvec6(I_a, c[i], p_a)
         UDu[:] = 0.0
         for k in range(d):
@@ -332,7 +334,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
                 UDu[e] += U[o + k, e] * s
         for e in range(6):
             p_a[e] += p_A[i, e] + UDu[e]
-        congruence(E[i], r[i], I_a, W, I_A[p])  # I^A_p += X_upᵀ I^a X_up
+        congruence_sym(E[i], r[i], I_a, W3, I_A[p])  # I^A_p += X_upᵀ I^a X_up
         transform_force_transpose(E[i], r[i], p_a, p_A[p])  # p^A_p += X_upᵀ p^a
 
     # ---- forward pass 2: accelerations ----------------------------------------------------

@@ -65,7 +65,7 @@ FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER,
 #: tolerance on | |quaternion| - 1 | (geomech._validation.MANIFOLD_TOL)
 UNIT_TOL = 1e-6
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
@@ -160,7 +160,7 @@ def joint_pose(code, param, q, R, p):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def _quat_times_exp(q, w0, w1, w2, out):
-    """out = q ⊗ exp(ω/2) normalised (Spherical._integrate)."""
+    """Out = q ⊗ exp(ω/2) normalised (Spherical._integrate)."""
     th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
     k = 0.5 * _sinc(0.5 * th)
     ex, ey, ez, ew = k * w0, k * w1, k * w2, math.cos(0.5 * th)
@@ -175,7 +175,7 @@ def _quat_times_exp(q, w0, w1, w2, out):
 
 @njit(**_JIT)
 def _quat_log_between(q0, q1, out):
-    """out = log(q0⁻¹ ⊗ q1) as a rotation vector, angle in [0, π] (quat_log)."""
+    """Out = log(q0⁻¹ ⊗ q1) as a rotation vector, angle in [0, π] (quat_log)."""
     x, y, z, w = -q0[0], -q0[1], -q0[2], q0[3]
     dx = w * q1[0] + q1[3] * x + (y * q1[2] - z * q1[1])
     dy = w * q1[1] + q1[3] * y + (z * q1[0] - x * q1[2])
@@ -209,7 +209,7 @@ def _planar_difference(dtheta, theta0, dx, dy):
 
 @njit(**_JIT)
 def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
-    """out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
+    """Out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
     th2 = w0 * w0 + w1 * w1 + w2 * w2
     th = math.sqrt(th2)
     # w × x and w × (w × x)
@@ -235,7 +235,7 @@ def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
 
 @njit(**_JIT)
 def joint_integrate(code, q, v, dt, out):
-    """out = q ⊕ v dt for one joint (Joint._integrate); USER joints are not handled here."""
+    """Out = q ⊕ v dt for one joint (Joint._integrate); USER joints are not handled here."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
         out[0] = q[0] + v[0] * dt
     elif code == SPHERICAL:
@@ -269,7 +269,7 @@ def joint_integrate(code, q, v, dt, out):
 
 @njit(**_JIT)
 def joint_difference(code, q0, q1, out):
-    """out = q1 ⊖ q0 for one joint (Joint._difference); False where it is singular."""
+    """Out = q1 ⊖ q0 for one joint (Joint._difference); False where it is singular."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
         out[0] = q1[0] - q0[0]
     elif code == SPHERICAL:

@@ -28,7 +28,7 @@ from geomech.multibody.kernels.status import NOT_ON_MANIFOLD, OK, pack
 __all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses",
            "body_jacobians", "all_finite"]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)

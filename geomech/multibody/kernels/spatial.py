@@ -38,6 +38,7 @@ __all__ = [
     "force_to_parent",
     "transform_motion_transpose",
     "congruence",
+    "congruence_sym",
     "inertia_times",
     "inertia_congruence",
     "matvec6",
@@ -46,13 +47,14 @@ __all__ = [
     "compose_pose",
 ]
 
-_JIT = dict(cache=True, nogil=True, inline="always")
+_JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 
 
 @njit(**_JIT)
 def cross_motion(v, m, out):
     r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
-    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``)."""
+    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * m[2] - w2 * m[1]
     out[1] += w2 * m[0] - w0 * m[2]
@@ -65,7 +67,8 @@ def cross_motion(v, m, out):
 @njit(**_JIT)
 def cross_force(v, f, out):
     r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
-    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``)."""
+    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``).
+    """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * f[2] - w2 * f[1] + u1 * f[5] - u2 * f[4]
     out[1] += w2 * f[0] - w0 * f[2] + u2 * f[3] - u0 * f[5]
@@ -78,7 +81,8 @@ def cross_force(v, f, out):
 @njit(**_JIT)
 def transform_motion(E, r, m, out):
     r"""``out = X m``: :math:`[\mathbf E\boldsymbol\omega;\ \mathbf E(\mathbf v - \mathbf r
-    \times\boldsymbol\omega)]` (``out`` may not alias ``m``)."""
+    \times\boldsymbol\omega)]` (``out`` may not alias ``m``).
+    """
     t0 = m[3] - (r[1] * m[2] - r[2] * m[1])
     t1 = m[4] - (r[2] * m[0] - r[0] * m[2])
     t2 = m[5] - (r[0] * m[1] - r[1] * m[0])
@@ -90,7 +94,8 @@ def transform_motion(E, r, m, out):
 @njit(**_JIT)
 def transform_motion_transpose(E, r, m, out):
     r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
-    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`."""
+    \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`.
+    """
     for k in range(3):
         out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
         out[k + 3] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
@@ -261,6 +266,65 @@ def congruence(E, r, M, W, out):
         out[3, j] += y0
         out[4, j] += y1
         out[5, j] += y2
+
+
+@njit(**_JIT)
+def congruence_sym(E, r, M, W, out):
+    r"""``out += Xᵀ M X`` for a symmetric 6×6 ``M`` (articulated inertias), upper triangle first.
+
+    With :math:`\mathbf M = [[\mathbf A, \mathbf B], [\mathbf B^\top, \mathbf D]]`, primes
+    the blocks rotated by :math:`\mathbf E` (:math:`\mathbf A' = \mathbf E^\top\mathbf A
+    \mathbf E`, ...) and :math:`\mathbf S = \mathbf r\times`:
+
+    .. math:: \mathbf X^\top\mathbf M\mathbf X = \begin{bmatrix}\mathbf A' + \mathbf S
+              \mathbf B'^\top - \mathbf T\mathbf S & \mathbf T\\ \mathbf T^\top &
+              \mathbf D'\end{bmatrix}, \qquad \mathbf T = \mathbf B' + \mathbf S\mathbf D'
+
+    (rows of :math:`\mathbf T\mathbf S` are :math:`\mathbf T_{i,:}\times\mathbf r`; columns of
+    :math:`\mathbf S\mathbf B'^\top` are :math:`\mathbf r\times\mathbf B'_{j,:}`).
+    ``W`` is a (4, 3, 3) work array.
+    """
+    A, B, D, T = W[0], W[1], W[2], W[3]
+    for i in range(3):  # A' = Eᵀ A E, B' = Eᵀ B E, D' = Eᵀ D E
+        for j in range(3):
+            a = b = d = 0.0
+            for k in range(3):
+                ta = M[k, 0] * E[0, j] + M[k, 1] * E[1, j] + M[k, 2] * E[2, j]
+                tb = M[k, 3] * E[0, j] + M[k, 4] * E[1, j] + M[k, 5] * E[2, j]
+                td = M[3 + k, 3] * E[0, j] + M[3 + k, 4] * E[1, j] + M[3 + k, 5] * E[2, j]
+                a += E[k, i] * ta
+                b += E[k, i] * tb
+                d += E[k, i] * td
+            A[i, j], B[i, j], D[i, j] = a, b, d
+    r0, r1, r2 = r[0], r[1], r[2]
+    for j in range(3):  # T = B' + S D': column j gains r × D'[:, j]
+        T[0, j] = B[0, j] + r1 * D[2, j] - r2 * D[1, j]
+        T[1, j] = B[1, j] + r2 * D[0, j] - r0 * D[2, j]
+        T[2, j] = B[2, j] + r0 * D[1, j] - r1 * D[0, j]
+    for i in range(3):
+        # row i of T S is T[i, :] × r; column j of S B'ᵀ is r × B'[j, :]
+        ts0 = T[i, 1] * r2 - T[i, 2] * r1
+        ts1 = T[i, 2] * r0 - T[i, 0] * r2
+        ts2 = T[i, 0] * r1 - T[i, 1] * r0
+        ts = (ts0, ts1, ts2)
+        for j in range(i, 3):
+            if i == 0:
+                sb = r1 * B[j, 2] - r2 * B[j, 1]
+            elif i == 1:
+                sb = r2 * B[j, 0] - r0 * B[j, 2]
+            else:
+                sb = r0 * B[j, 1] - r1 * B[j, 0]
+            x = A[i, j] + sb - ts[j]
+            out[i, j] += x
+            if j != i:
+                out[j, i] += x
+        for j in range(3):
+            out[i, 3 + j] += T[i, j]
+            out[3 + j, i] += T[i, j]
+            if j >= i:
+                out[3 + i, 3 + j] += D[i, j]
+                if j != i:
+                    out[3 + j, 3 + i] += D[i, j]
 
 
 @njit(**_JIT)

@@ -1,0 +1,197 @@
+"""The compiled-kernel layer: primitives against dense references, statuses, batches, cache."""
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import geomech as gm
+from geomech.errors import DimensionError, NonFiniteError, NotOnManifoldError
+from geomech.lie import SO3
+from geomech.multibody import (
+    FreeFlyer,
+    Helical,
+    Planar,
+    Prismatic,
+    Revolute,
+    SchoenfliesJoint,
+    Spherical,
+    robots,
+)
+from geomech.multibody.kernels import driver
+from geomech.multibody.kernels import joints as KJ
+from geomech.multibody.kernels import spatial as KS
+from geomech.multibody.kernels.compiled import joint_code
+from geomech.spatial import crf, crm, plucker, spatial_inertia
+
+JOINTS = {
+    "revolute": lambda rng: Revolute(rng.normal(size=3)),
+    "prismatic": lambda rng: Prismatic(rng.normal(size=3)),
+    "helical": lambda rng: Helical(rng.normal(size=3), pitch=rng.uniform(-0.5, 0.5)),
+    "spherical": lambda rng: Spherical(),
+    "planar": lambda rng: Planar(),
+    "schoenflies": lambda rng: SchoenfliesJoint(),
+    "free_flyer": lambda rng: FreeFlyer(),
+}
+
+
+def _transform(rng):
+    return SO3.random(rng), rng.normal(size=3)
+
+
+# ---- spatial primitives against the dense 6x6 algebra of geomech.spatial ------------------
+
+
+def test_motion_and_force_primitives_match_dense_matrices(rng):
+    for _ in range(5):
+        E, r = _transform(rng)
+        X = plucker(E, r)
+        m, f = rng.normal(size=6), rng.normal(size=6)
+        out = np.zeros(6)
+        KS.transform_motion(E, r, m, out)
+        np.testing.assert_allclose(out, X @ m, atol=1e-14)
+        KS.transform_motion_transpose(E, r, m, out)
+        np.testing.assert_allclose(out, np.linalg.solve(X, m), atol=1e-13)
+        out[:] = 1.0
+        KS.transform_force_transpose(E, r, f, out)
+        np.testing.assert_allclose(out, 1.0 + X.T @ f, atol=1e-14)
+        KS.force_to_parent(E, r, f, out, False)
+        np.testing.assert_allclose(out, X.T @ f, atol=1e-14)
+        out[:] = 0.5
+        KS.cross_motion(m, f, out)
+        np.testing.assert_allclose(out, 0.5 + crm(m) @ f, atol=1e-14)
+        out[:] = 0.5
+        KS.cross_force(m, f, out)
+        np.testing.assert_allclose(out, 0.5 + crf(m) @ f, atol=1e-14)
+
+
+def test_congruences_match_dense_matrices(rng):
+    for _ in range(5):
+        E, r = _transform(rng)
+        X = plucker(E, r)
+        M = rng.normal(size=(6, 6))
+        out = np.ones((6, 6))
+        KS.congruence(E, r, M, np.empty((6, 6)), out)
+        np.testing.assert_allclose(out, 1.0 + X.T @ M @ X, atol=1e-12)
+        M = M + M.T
+        out = np.ones((6, 6))
+        KS.congruence_sym(E, r, M, np.empty((4, 3, 3)), out)
+        np.testing.assert_allclose(out, 1.0 + X.T @ M @ X, atol=1e-12)
+        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))  # noqa: E741
+        out = np.ones((6, 6))
+        KS.inertia_congruence(E, r, I, out)
+        np.testing.assert_allclose(out, 1.0 + X.T @ I @ X, atol=1e-12)
+        v = rng.normal(size=6)
+        KS.inertia_times(I, v, out[0])
+        np.testing.assert_allclose(out[0], I @ v, atol=1e-14)
+
+
+@pytest.mark.parametrize("kind", list(JOINTS))
+def test_joint_kernels_match_the_joint_classes(kind, rng):
+    """Poses, q ⊕ v and q1 ⊖ q0 of the kernels equal the joints' numpy methods."""
+    joint = JOINTS[kind](rng)
+    code = joint_code(joint)
+    param = np.zeros(25)
+    if hasattr(joint, "axis"):
+        param[:3], param[3] = joint.axis, getattr(joint, "pitch", 0.0)
+    for _ in range(4):
+        q, q1 = joint.random(rng), joint.random(rng)
+        v = rng.normal(size=joint.nv)
+        R, p = np.empty((3, 3)), np.empty(3)
+        assert KJ.joint_pose(code, param, q, R, p)
+        T = joint.pose(q)
+        np.testing.assert_allclose(R, T[:3, :3], atol=1e-14)
+        np.testing.assert_allclose(p, T[:3, 3], atol=1e-14)
+        out = np.empty(joint.nq)
+        KJ.joint_integrate(code, q, v, 0.7, out)
+        np.testing.assert_allclose(out, joint.integrate(q, v, 0.7), atol=1e-13)
+        dv = np.empty(joint.nv)
+        assert KJ.joint_difference(code, q, q1, dv)
+        np.testing.assert_allclose(dv, joint.difference(q, q1), atol=1e-12)
+
+
+# ---- statuses become named errors -------------------------------------------------------------
+
+
+def test_non_unit_quaternion_is_named():
+    model = robots.humanoid()
+    q = model.neutral()
+    q[3:7] *= 1.1
+    with pytest.raises(NotOnManifoldError, match="root_joint"):
+        gm.rnea(model, q, np.zeros(model.nv), np.zeros(model.nv))
+    with pytest.raises(NotOnManifoldError, match=r"batch element \(1,\)"):
+        gm.crba(model, np.stack([model.neutral(), q]))
+
+
+def test_overflow_is_a_named_error_not_nan():
+    model = robots.double_pendulum()
+    with pytest.raises(NonFiniteError, match="overflow"):
+        gm.rnea(model, [0.1, 0.2], [1e200, 1e200], [0.0, 0.0])
+    with pytest.raises(NonFiniteError, match="`v` to be finite"):
+        gm.aba(model, [0.1, 0.2], [np.inf, 0.0], [0.0, 0.0])
+
+
+def test_complex_and_object_inputs_are_refused():
+    model = robots.double_pendulum()
+    with pytest.raises(DimensionError, match="complex"):
+        gm.rnea(model, [0.1 + 1j, 0.2], [0.0, 0.0], [0.0, 0.0])
+    with pytest.raises(DimensionError, match="numeric"):
+        gm.crba(model, np.array([None, None]))
+
+
+# ---- batches ----------------------------------------------------------------------------------
+
+
+def test_partial_broadcasts_equal_the_loop(rng, mixed_tree, random_state):
+    model = mixed_tree(8, rng, floating_base=True)
+    q, v, a = random_state(model, rng, size=(3, 1))
+    v = rng.normal(size=(1, 4, model.nv))
+    tau = gm.rnea(model, q, v, a)
+    assert tau.shape == (3, 4, model.nv)
+    for i in range(3):
+        for j in range(4):
+            np.testing.assert_allclose(tau[i, j], gm.rnea(model, q[i, 0], v[0, j], a[i, 0]),
+                                       rtol=1e-13, atol=1e-12)
+
+
+def test_threaded_batches_equal_serial_ones(rng, mixed_tree, random_state):
+    model = mixed_tree(12, rng, floating_base=True)
+    q, v, a = random_state(model, rng, size=driver.PARALLEL_THRESHOLD + 17)
+    serial = gm.rnea(model, q, v, a), gm.crba(model, q)
+    driver.set_num_threads(2)
+    try:
+        threaded = gm.rnea(model, q, v, a), gm.crba(model, q)
+        q_bad = q.copy()
+        q_bad[-3] = np.nan
+        with pytest.raises(NonFiniteError, match="`q` to be finite"):
+            gm.crba(model, q_bad)
+    finally:
+        driver.set_num_threads(1)
+    for s, t in zip(serial, threaded, strict=True):
+        np.testing.assert_array_equal(s, t)
+
+
+def test_bad_thread_count():
+    with pytest.raises(DimensionError, match="threads"):
+        driver.set_num_threads(0)
+
+
+# ---- the numba cache: a second process loads instead of compiling --------------------------
+
+_SECOND = """
+import numpy as np
+import geomech as gm
+from geomech.multibody.kernels import dynamics as K
+m = gm.robots.double_pendulum()
+gm.rnea(m, [0.1, 0.2], [0.0, 0.0], [0.0, 0.0])
+print(sum(K.rnea_batch.stats.cache_hits.values()), sum(K.rnea_batch.stats.cache_misses.values()))
+"""
+
+
+def test_a_second_process_loads_the_kernels_from_the_cache():
+    gm.rnea(robots.double_pendulum(), [0.1, 0.2], [0.0, 0.0], [0.0, 0.0])  # cache written
+    out = subprocess.run([sys.executable, "-c", _SECOND], capture_output=True, text=True,
+                         check=True).stdout.split()
+    hits, misses = int(out[0]), int(out[1])
+    assert hits == 1 and misses == 0
