@@ -39,9 +39,10 @@ from numba import njit
 from geomech.multibody.kernels.dynamics import aba
 from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import (
-    congruence,
     cross_force,
     cross_motion,
+    inertia_congruence,
+    inertia_times,
     transform_force_transpose,
     transform_motion_transpose,
 )
@@ -76,7 +77,7 @@ __all__ = [
     "aba_second_derivatives_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True)
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # ----------------------------------------------------------------------------------------
@@ -231,13 +232,11 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
         for x in range(6):
             for y in range(6):
                 IC[i, x, y] = 0.0
-        congruence(E0[i], r0[i], inertia[i], W6[0], IC[i])
+        inertia_congruence(E0[i], r0[i], inertia[i], IC[i])
         # l.9: B^C_i = (v_i ×*) I_i − I_i (v_i ×) + (I_i v_i) ×̄*   (unhalved)
         coriolis_factor(IC[i], vel[i], h, BC[i])
         # l.10: f^C_i = I_i a_i + v_i ×* I_i v_i  (h = I_i v_i), minus the external wrench
-        for c in range(6):
-            fC[i, c] = 0.0
-        matvec6_add(IC[i], acc[i], 1.0, fC[i])
+        inertia_times(IC[i], acc[i], fC[i])
         cross_force(vel[i], h, fC[i])
         if f_ext.shape[0] > 0:
             for c in range(6):
@@ -263,6 +262,25 @@ def _accumulate(parent, i, IC, BC, fC):
 # ----------------------------------------------------------------------------------------
 # first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
 # ----------------------------------------------------------------------------------------
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1, w2, tmp):
+    """The four 6-vectors of DoF p that eqs. 7-8 dot with the ancestors' columns.
+
+    ``u_a = B^Cᵀ s_p``, ``u_b = I^C s_p`` (7a, 8a), ``w1 = B^C ψd_p + I^C ψdd_p + s_p ×* f^C``
+    (7b), ``w2 = B^C s_p + I^C (ψd_p + sd_p)`` (8b); ``tmp`` is work space.
+    """
+    for c in range(6):
+        u_a[c] = 0.0
+        tmp[c] = psid_p[c] + sd_p[c]
+    matTvec6_add(B_C, s_p, 1.0, u_a)
+    inertia_times(I_C, s_p, u_b)
+    inertia_times(I_C, psidd_p, w1)
+    matvec6_add(B_C, psid_p, 1.0, w1)
+    cross_force(s_p, f_C, w1)
+    inertia_times(I_C, tmp, w2)
+    matvec6_add(B_C, s_p, 1.0, w2)
+
+
 @njit(**_JIT)
 def first_order(topo, ws, dq, dv, M):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
@@ -288,19 +306,8 @@ def first_order(topo, ws, dq, dv, M):
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
     for i in range(N - 1, -1, -1):
         for p in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                u_a[c] = 0.0
-                u_b[c] = 0.0
-                w1[c] = 0.0
-                w2[c] = 0.0
-                tmp[c] = Psid[p, c] + Sd[p, c]
-            matTvec6_add(BC[i], Sg[p], 1.0, u_a)  # B^Cᵀ s_p
-            matvec6_add(IC[i], Sg[p], 1.0, u_b)  # I^C s_p
-            matvec6_add(BC[i], Psid[p], 1.0, w1)  # 7b: B^C ψd_p + I^C ψdd_p + s_p ×* f^C
-            matvec6_add(IC[i], Psidd[p], 1.0, w1)
-            cross_force(Sg[p], fC[i], w1)
-            matvec6_add(BC[i], Sg[p], 1.0, w2)  # 8b: B^C s_p + I^C (ψd_p + sd_p)
-            matvec6_add(IC[i], tmp, 1.0, w2)
+            _first_order_vectors(IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p],
+                                 u_a, u_b, w1, w2, tmp)
             j = i
             while j >= 0:
                 for t in range(iv[j], iv[j + 1]):
@@ -349,19 +356,8 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
             s_p, psid_p = Sg[ip], Psid[ip]
             li = loc[ip]
             # ---- the first-order vectors (seed 002 eqs. 7-8) -----------------------------
-            for c in range(6):
-                u_a[c] = 0.0
-                u_b[c] = 0.0
-                w1[c] = 0.0
-                w2[c] = 0.0
-                tmp[c] = psid_p[c] + Sd[ip, c]
-            matTvec6_add(BC[i], s_p, 1.0, u_a)  # B^Cᵀ s_p
-            matvec6_add(IC[i], s_p, 1.0, u_b)  # I^C s_p
-            matvec6_add(BC[i], psid_p, 1.0, w1)  # B^C ψd_p + I^C ψdd_p + s_p ×* f^C
-            matvec6_add(IC[i], Psidd[ip], 1.0, w1)
-            cross_force(s_p, fC[i], w1)
-            matvec6_add(BC[i], s_p, 1.0, w2)  # B^C s_p + I^C (ψd_p + sd_p)
-            matvec6_add(IC[i], tmp, 1.0, w2)
+            _first_order_vectors(IC[i], BC[i], fC[i], s_p, psid_p, Psidd[ip], Sd[ip],
+                                 u_a, u_b, w1, w2, tmp)
             # ---- l.15-24: the p-dependent 6x6 matrices -----------------------------------
             coriolis_factor(IC[i], s_p, h, BCsp)  # l.15: B^C_i(s_p)
             coriolis_factor(IC[i], psid_p, h, BCpsp)  # l.16: B^C_i(ψd_p)
@@ -546,17 +542,18 @@ def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, l
 
 
 @njit(**_JIT)
-def _cholesky(M, L, iv):
-    """Lower Cholesky factor of the SPD ``M`` into ``L``; a status.
+def _spd_inverse(M, L, Minv, iv):
+    """``Minv = M⁻¹`` for an SPD ``M`` by Cholesky (``L`` is work space); a status.
 
-    SINGULAR names the body of the first pivot that is not positive (relative to the
-    largest diagonal entry).
+    SINGULAR names the body of the first pivot that is not positive (relative to the largest
+    diagonal entry). Row-oriented loops (contiguous inner loops, no dependency chains):
+    ``M = L Lᵀ``, then ``L ← L⁻¹`` row by row, then ``M⁻¹ = L⁻ᵀ L⁻¹``.
     """
     n = M.shape[0]
     scale = 0.0
     for i in range(n):
         scale = max(scale, abs(M[i, i]))
-    for i in range(n):
+    for i in range(n):  # Cholesky, row i
         for j in range(i + 1):
             s = M[i, j]
             for k in range(j):
@@ -570,56 +567,64 @@ def _cholesky(M, L, iv):
                 L[i, i] = np.sqrt(s)
             else:
                 L[i, j] = s / L[j, j]
-        for j in range(i + 1, n):
-            L[i, j] = 0.0
+    for i in range(n):  # L⁻¹ into Minv's lower triangle, row i = (e_i − Σ L_ik row_k) / L_ii
+        d = 1.0 / L[i, i]
+        for c in range(i):
+            Minv[i, c] = 0.0
+        for k in range(i):
+            lik = L[i, k]
+            for c in range(k + 1):
+                Minv[i, c] -= lik * Minv[k, c]
+        for c in range(i):
+            Minv[i, c] *= d
+        Minv[i, i] = d
+    for i in range(n):  # L ← L⁻¹ (lower), then Minv = L⁻ᵀ L⁻¹ (Minv[a, b] = Σ_k L_ka L_kb)
+        for c in range(i + 1):
+            L[i, c] = Minv[i, c]
+    for a in range(n):
+        for b in range(n):
+            Minv[a, b] = 0.0
+    for k in range(n):
+        for a in range(k + 1):
+            lka = L[k, a]
+            for b in range(k + 1):
+                Minv[a, b] += lka * L[k, b]
     return OK
 
 
 @njit(**_JIT)
-def _cho_solve(L, X, c):
-    """``X ← c L⁻ᵀ L⁻¹ X`` in place (each column of ``X`` (n, m))."""
+def _product(A, X, c, out):
+    """``out = c A X`` for square ``A`` and ``X`` (row by row: axpy on contiguous rows)."""
     n, m = X.shape
-    for col in range(m):
-        for i in range(n):
-            s = X[i, col]
-            for k in range(i):
-                s -= L[i, k] * X[k, col]
-            X[i, col] = s / L[i, i]
-        for i in range(n - 1, -1, -1):
-            s = X[i, col]
-            for k in range(i + 1, n):
-                s -= L[k, i] * X[k, col]
-            X[i, col] = s / L[i, i]
-        if c != 1.0:
-            for i in range(n):
-                X[i, col] *= c
+    for i in range(n):
+        for j in range(m):
+            out[i, j] = 0.0
+        for k in range(n):
+            aik = c * A[i, k]
+            for j in range(m):
+                out[i, j] += aik * X[k, j]
 
 
 @njit(**_JIT)
 def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, ws,
-               qdd, dq, dv, M, L, Minv):
+               qdd, dq, dv, M, L, Minv, dqdd_dq, dqdd_dv):
     """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
     st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
     if st != OK:
         return st
-    dq[:, :] = 0.0
-    dv[:, :] = 0.0
-    M[:, :] = 0.0
     st = forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, ws)
     if st != OK:
         return st
+    _zero(dq)
+    _zero(dv)
+    _zero(M)
     first_order(topo, ws, dq, dv, M)
-    st = _cholesky(M, L, topo[:, 3])
+    st = _spd_inverse(M, L, Minv, topo[:, 3])
     if st != OK:
         return st
-    _cho_solve(L, dq, -1.0)
-    _cho_solve(L, dv, -1.0)
-    n = Minv.shape[0]
-    for x in range(n):
-        for y in range(n):
-            Minv[x, y] = 1.0 if x == y else 0.0
-    _cho_solve(L, Minv, 1.0)
-    if not (all_finite(dq) and all_finite(dv) and all_finite(Minv)):
+    _product(Minv, dq, -1.0, dqdd_dq)
+    _product(Minv, dv, -1.0, dqdd_dv)
+    if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -630,11 +635,11 @@ def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
-    M, L = np.empty((nv, nv)), np.empty((nv, nv))
+    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
         status[b] = _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b),
                                _at(V, b), _at(TAU, b), _at(A0, b), _at(F_ext, b), ws, QDD[b],
-                               DQ[b], DV[b], M, L, MINV[b])
+                               dq, dv, M, L, MINV[b], DQ[b], DV[b])
     return _first_failure(status)
 
 
@@ -661,14 +666,8 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
                               _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
-            st = _cholesky(M, L, topo[:, 3])
-        if st == OK:
-            mi = MINV[b]
-            for x in range(nv):
-                for y in range(nv):
-                    mi[x, y] = 1.0 if x == y else 0.0
-            _cho_solve(L, mi, 1.0)
-            if not (all_finite(T[b]) and all_finite(mi)):
-                st = pack(NON_FINITE_RESULT, -1)
+            st = _spd_inverse(M, L, MINV[b], topo[:, 3])
+        if st == OK and not (all_finite(T[b]) and all_finite(MINV[b])):
+            st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return _first_failure(status)

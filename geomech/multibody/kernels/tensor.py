@@ -37,7 +37,7 @@ __all__ = [
     "matTvec6_add",
 ]
 
-_JIT = dict(cache=True, nogil=True, inline="always")
+_JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 
 
 @njit(**_JIT)
