@@ -153,14 +153,15 @@ def slot(base, m, a, x, y, z):
 def workspace(N, nv):
     """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
 
-    ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6)``: ``W6`` (16, 6, 6)
-    and ``V6`` (16, 6) hold the 6×6 matrices and 6-vectors of the backward passes.
+    ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid)``: ``W6``
+    (16, 6, 6) and ``V6`` (16, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
+    ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
     """
     return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
             np.empty((N, 6)), np.empty((N, 6)),
             np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)),
             np.empty((N, 6, 6)), np.empty((N, 6, 6)), np.empty((N, 6)),
-            np.empty((16, 6, 6)), np.empty((16, 6)))
+            np.empty((16, 6, 6)), np.empty((16, 6)), np.empty((nv, 6)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -176,7 +177,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     by :math:`{}^i\mathbf X_0^\top\mathbf I\,{}^i\mathbf X_0` and a wrench by
     :math:`{}^i\mathbf X_0^\top` (seed 002 trap 9).
     """
-    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
@@ -300,7 +301,7 @@ def first_order(topo, ws, dq, dv, M):
     :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16); unhalved
     ``BC``. Blocks of unrelated joints are left untouched (the caller zeroes them).
     """
-    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
@@ -340,7 +341,7 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)
     receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
     """
-    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6 = ws
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
     BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (W6[0], W6[1], W6[2], W6[3], W6[4], W6[5],
@@ -350,6 +351,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[5], V6[0]
     # (u11 reuses tmp and u12 reuses h, both dead by then)
     d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
+    for k in range(iv[N]):
+        for c in range(6):
+            SdPsid[k, c] = Sd[k, c] + Psid[k, c]
     for i in range(N - 1, -1, -1):  # l.12
         bi, mi, ai = base[i], mcube[i], acube[i]
         for ip in range(iv[i], iv[i + 1]):  # l.13-14
@@ -385,11 +389,11 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
             j = i  # l.25
             while j >= 0:  # l.26
                 for jt in range(iv[j], iv[j + 1]):  # l.27-28
-                    s_t, psid_t, psidd_t, sd_t = Sg[jt], Psid[jt], Psidd[jt], Sd[jt]
+                    s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
                     lj = loc[jt]
                     # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
                     dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
-                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, psid_t) + dot6(u_b, sd_t)
+                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
                     mval = dot6(s_t, u_b)
                     M[jt, ip] = mval
                     M[ip, jt] = mval
@@ -410,7 +414,6 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                         u10[c] = 0.0
                         u11[c] = 0.0
                         u12[c] = 0.0
-                        h[c] = psid_t[c] + sd_t[c]  # (ψd_t + sd_t); u12 written last
                     matTvec6_add(A3, s_t, 1.0, u1)
                     matTvec6_add(A1, s_t, 1.0, u2)
                     matvec6_add(A3, psid_t, 1.0, u3)
@@ -422,19 +425,17 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                     matvec6_add(BCsp, psid_t, 1.0, u6)
                     matvec6_add(A7, s_t, 1.0, u6)
                     matvec6_add(A3, s_t, 1.0, u7)
-                    matvec6_add(A1, h, 1.0, u7)
+                    matvec6_add(A1, sdpsid_t, 1.0, u7)
                     matvec6_add(A4, s_t, 1.0, u8)
                     matTvec6_add(BCsp, psid_t, -1.0, u8)
                     matvec6_add(A0, s_t, 1.0, u9)
                     matvec6_add(BCsp, s_t, 1.0, u10)
                     matTvec6_add(BCsp, s_t, 1.0, u11)
-                    for c in range(6):
-                        h[c] = 0.0
                     matvec6_add(A1, s_t, 1.0, u12)
                     k = j  # l.37
                     while k >= 0:  # l.38
                         for kr in range(iv[k], iv[k + 1]):  # l.39-41
-                            s_r, psid_r, psidd_r, sd_r = Sg[kr], Psid[kr], Psidd[kr], Sd[kr]
+                            s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
                             lk = loc[kr]
                             p1 = dot6(u11, psid_r)  # l.42
                             p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
@@ -444,8 +445,8 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                                 val = dot6(u1, psid_r) + dot6(u2, psidd_r)
                                 d2q[slot(bi, mi, ai, lj, lk, li)] = val
                                 d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                                d2qv[slot(bi, mi, ai, lj, li, lk)] = (
-                                    dot6(u1, s_r) + dot6(u2, sd_r) + dot6(u2, psid_r))
+                                d2qv[slot(bi, mi, ai, lj, li, lk)] = (dot6(u1, s_r)
+                                                                      + dot6(u2, sdpsid_r))
                                 d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
                                 val = dot6(u11, s_r)
                                 d2v[slot(bi, mi, ai, lj, lk, li)] = val
@@ -457,10 +458,11 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                                 d2q[slot(bi, mi, ai, li, lk, lj)] = p2
                                 val = dot6(s_r, u3)
                                 d2q[slot(bi, mi, ai, lk, li, lj)] = val
-                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u11, s_r)
-                                d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6(u11, s_r)
-                                d2qv[slot(bi, mi, ai, li, lj, lk)] = (
-                                    dot6(s_r, u5) + dot6(u9, sd_r) + dot6(u9, psid_r))
+                                m11 = -dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = m11
+                                d2v[slot(bi, mi, ai, li, lk, lj)] = m11
+                                d2qv[slot(bi, mi, ai, li, lj, lk)] = (dot6(s_r, u5)
+                                                                      + dot6(u9, sdpsid_r))
                                 d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
                                 m9 = dot6(s_r, u9)
                                 dM[slot(bi, mi, ai, lk, li, lj)] = m9
