@@ -413,8 +413,8 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
     nv = cm.nv
-    DQ, DV, M = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
-    call(K.rnea_derivatives_batch, _model_args(cm), (Q, V, A, A0, F, DQ, DV, M), batch, model,
+    DQ, DV = np.empty((B, nv, nv)), np.empty((B, nv, nv))
+    call(K.rnea_derivatives_batch, _model_args(cm), (Q, V, A, A0, F, DQ, DV), batch, model,
          names=_NAMES, what="the derivatives")
     shape = batch + (nv, nv)
     return DQ.reshape(shape), DV.reshape(shape)

@@ -298,12 +298,14 @@ def first_order(topo, ws, dq, dv, M):
     \dot{\boldsymbol\psi}_p + \mathbf I^C_i\ddot{\boldsymbol\psi}_p + \mathbf s_p\times^*
     \mathbf f^C_i)`, :math:`\partial_{\dot q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
     \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
-    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16); unhalved
-    ``BC``. Blocks of unrelated joints are left untouched (the caller zeroes them).
+    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, skipped when
+    ``M`` has no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the
+    caller zeroes them).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
+    with_M = M.shape[0] > 0
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
     for i in range(N - 1, -1, -1):
         for p in range(iv[i], iv[i + 1]):
@@ -315,9 +317,10 @@ def first_order(topo, ws, dq, dv, M):
                     dq[p, t] = dot6(u_a, Psid[t]) + dot6(u_b, Psidd[t])  # 7a
                     dv[p, t] = (dot6(u_a, Sg[t]) + dot6(u_b, Psid[t])
                                 + dot6(u_b, Sd[t]))  # 8a
-                    m = dot6(Sg[t], u_b)
-                    M[t, p] = m
-                    M[p, t] = m
+                    if with_M:
+                        m = dot6(Sg[t], u_b)
+                        M[t, p] = m
+                        M[p, t] = m
                     if j != i:
                         dq[t, p] = dot6(Sg[t], w1)  # 7b
                         dv[t, p] = dot6(Sg[t], w2)  # 8b
@@ -506,18 +509,18 @@ def _zero(x):
 
 @njit(**_JIT)
 def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext,
-                           DQ, DV, M, status):
-    """First-order partials of RNEA over a batch: ``DQ``, ``DV`` (and ``M``), each (B, nv, nv)."""
+                           DQ, DV, status):
+    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv)."""
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
+    M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
-        DQ[b] = 0.0
-        DV[b] = 0.0
-        M[b] = 0.0
+        _zero(DQ[b])
+        _zero(DV[b])
         st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
                           _at(A, b), _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
-            first_order(topo, ws, DQ[b], DV[b], M[b])
+            first_order(topo, ws, DQ[b], DV[b], M)
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
@@ -543,19 +546,18 @@ def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, l
     return _first_failure(status)
 
 
-@njit(**_JIT)
-def _spd_inverse(M, L, Minv, iv):
-    """``Minv = M⁻¹`` for an SPD ``M`` by Cholesky (``L`` is work space); a status.
+@njit(cache=True, nogil=True, error_model="numpy", fastmath={"reassoc", "contract"})
+def _cholesky(M, L, iv):
+    """Lower Cholesky factor ``M = L Lᵀ`` of an SPD matrix; a status.
 
     SINGULAR names the body of the first pivot that is not positive (relative to the largest
-    diagonal entry). Row-oriented loops (contiguous inner loops, no dependency chains):
-    ``M = L Lᵀ``, then ``L ← L⁻¹`` row by row, then ``M⁻¹ = L⁻ᵀ L⁻¹``.
+    diagonal entry). ``fastmath`` reassociation lets the dot products vectorise.
     """
     n = M.shape[0]
     scale = 0.0
     for i in range(n):
         scale = max(scale, abs(M[i, i]))
-    for i in range(n):  # Cholesky, row i
+    for i in range(n):
         for j in range(i + 1):
             s = M[i, j]
             for k in range(j):
@@ -569,47 +571,52 @@ def _spd_inverse(M, L, Minv, iv):
                 L[i, i] = np.sqrt(s)
             else:
                 L[i, j] = s / L[j, j]
-    for i in range(n):  # L⁻¹ into Minv's lower triangle, row i = (e_i − Σ L_ik row_k) / L_ii
-        d = 1.0 / L[i, i]
-        for c in range(i):
-            Minv[i, c] = 0.0
-        for k in range(i):
-            lik = L[i, k]
-            for c in range(k + 1):
-                Minv[i, c] -= lik * Minv[k, c]
-        for c in range(i):
-            Minv[i, c] *= d
-        Minv[i, i] = d
-    for i in range(n):  # L ← L⁻¹ (lower), then Minv = L⁻ᵀ L⁻¹ (Minv[a, b] = Σ_k L_ka L_kb)
-        for c in range(i + 1):
-            L[i, c] = Minv[i, c]
-    for a in range(n):
-        for b in range(n):
-            Minv[a, b] = 0.0
-    for k in range(n):
-        for a in range(k + 1):
-            lka = L[k, a]
-            for b in range(k + 1):
-                Minv[a, b] += lka * L[k, b]
     return OK
 
 
 @njit(**_JIT)
-def _product(A, X, c, out):
-    """``out = c A X`` for square ``A`` and ``X`` (row by row: axpy on contiguous rows)."""
+def _cholesky_solve(L, X):
+    """``X ← L⁻ᵀ L⁻¹ X`` in place, row by row (axpy on contiguous rows of ``X`` (n, m))."""
     n, m = X.shape
+    for i in range(n):  # L Y = X
+        for k in range(i):
+            lik = L[i, k]
+            for c in range(m):
+                X[i, c] -= lik * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+    for i in range(n - 1, -1, -1):  # Lᵀ Z = Y
+        for k in range(i + 1, n):
+            lki = L[k, i]
+            for c in range(m):
+                X[i, c] -= lki * X[k, c]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+
+
+@njit(**_JIT)
+def _forward_partials(L, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
+    """``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``: one solve of [∂τ/∂q | ∂τ/∂ν | 1]."""
+    n = dq.shape[0]
     for i in range(n):
-        for j in range(m):
-            out[i, j] = 0.0
-        for k in range(n):
-            aik = c * A[i, k]
-            for j in range(m):
-                out[i, j] += aik * X[k, j]
+        for c in range(n):
+            X[i, c] = dq[i, c]
+            X[i, n + c] = dv[i, c]
+            X[i, 2 * n + c] = 0.0
+        X[i, 2 * n + i] = 1.0
+    _cholesky_solve(L, X)
+    for i in range(n):
+        for c in range(n):
+            dqdd_dq[i, c] = -X[i, c]
+            dqdd_dv[i, c] = -X[i, n + c]
+            Minv[i, c] = X[i, 2 * n + c]
 
 
 @njit(**_JIT)
 def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, ws,
-               qdd, dq, dv, M, L, Minv, dqdd_dq, dqdd_dv):
+               qdd, dq, dv, M, L, X, Minv, dqdd_dq, dqdd_dv):
     """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
     st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
     if st != OK:
@@ -621,11 +628,10 @@ def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a
     _zero(dv)
     _zero(M)
     first_order(topo, ws, dq, dv, M)
-    st = _spd_inverse(M, L, Minv, topo[:, 3])
+    st = _cholesky(M, L, topo[:, 3])
     if st != OK:
         return st
-    _product(Minv, dq, -1.0, dqdd_dq)
-    _product(Minv, dv, -1.0, dqdd_dv)
+    _forward_partials(L, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
     if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -638,10 +644,11 @@ def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    X = np.empty((nv, 3 * nv))
     for b in range(status.shape[0]):
         status[b] = _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b),
                                _at(V, b), _at(TAU, b), _at(A0, b), _at(F_ext, b), ws, QDD[b],
-                               dq, dv, M, L, MINV[b], DQ[b], DV[b])
+                               dq, dv, M, L, X, MINV[b], DQ[b], DV[b])
     return _first_failure(status)
 
 
@@ -668,8 +675,14 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
                               _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
-            st = _spd_inverse(M, L, MINV[b], topo[:, 3])
-        if st == OK and not (all_finite(T[b]) and all_finite(MINV[b])):
-            st = pack(NON_FINITE_RESULT, -1)
+            st = _cholesky(M, L, topo[:, 3])
+        if st == OK:
+            mi = MINV[b]
+            for x in range(nv):
+                for y in range(nv):
+                    mi[x, y] = 1.0 if x == y else 0.0
+            _cholesky_solve(L, mi)
+            if not (all_finite(T[b]) and all_finite(mi)):
+                st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return _first_failure(status)
