@@ -211,30 +211,31 @@ def casadi_rnea(model):
     return ca.Function("so", [q, v, a], [Hx, dM])
 
 
+def _casadi_row(n, rng, rounds):
+    model = robots.serial_chain(n, rng=n)
+    t0 = time.perf_counter()
+    fun = casadi_rnea(model)
+    build = time.perf_counter() - t0
+    q, v, a = _state(model, rng)
+    Hx, dM = (np.array(x) for x in fun(q, v, a))
+    # column-major vec: row c n + r of vec(J) is J[r, c], so Hx -> [τ, x, x]
+    H = Hx.reshape(2 * n, n, 2 * n).transpose(1, 0, 2)
+    d2 = gm.rnea_second_derivatives(model, q, v, a)
+    assert np.allclose(H[:, :n, :n], d2.d2tau_dq2, atol=1e-8)
+    assert np.allclose(H[:, n:, n:], d2.d2tau_dv2, atol=1e-8)
+    assert np.allclose(H[:, :n, n:], d2.d2tau_dqdv, atol=1e-8)
+    assert np.allclose(dM.reshape(n, n, n).transpose(1, 0, 2), d2.dM_dq, atol=1e-8)
+    t_gm, t_ad, r = interleaved(lambda: gm.rnea_second_derivatives(model, q, v, a),
+                                lambda: fun(q, v, a), rounds=rounds)
+    return n, build, t_gm, t_ad, r
+
+
 def casadi_comparison(rng, sizes, rounds):
     try:
         import casadi  # noqa: F401
     except ImportError:
         return None
-    rows = []
-    for n in sizes:
-        model = robots.serial_chain(n, rng=n)
-        t0 = time.perf_counter()
-        fun = casadi_rnea(model)
-        build = time.perf_counter() - t0
-        q, v, a = _state(model, rng)
-        Hx, dM = (np.array(x) for x in fun(q, v, a))
-        # column-major vec: row (c, r) of vec(J) is J[r, c]; Hx[(c * n + r), k]
-        H = Hx.reshape(2 * n, n, 2 * n, order="C").transpose(1, 0, 2)  # [τ, x, x]
-        d2 = gm.rnea_second_derivatives(model, q, v, a)
-        assert np.allclose(H[:, :n, :n], d2.d2tau_dq2, atol=1e-8)
-        assert np.allclose(H[:, n:, n:], d2.d2tau_dv2, atol=1e-8)
-        assert np.allclose(H[:, :n, n:], d2.d2tau_dqdv, atol=1e-8)
-        assert np.allclose(dM.reshape(n, n, n).transpose(1, 0, 2), d2.dM_dq, atol=1e-8)
-        t_gm, t_ad, r = interleaved(lambda: gm.rnea_second_derivatives(model, q, v, a),
-                                    lambda: fun(q, v, a), rounds=rounds)
-        rows.append((n, build, t_gm, t_ad, r))
-    return rows
+    return [_casadi_row(n, rng, rounds) for n in sizes]
 
 
 # ----------------------------------------------------------------------------------------
