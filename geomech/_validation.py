@@ -8,11 +8,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.errors import DimensionError, InertiaError, NonFiniteError, NotOnManifoldError
+from geomech.errors import (
+    DimensionError,
+    DTypeError,
+    InertiaError,
+    NonFiniteError,
+    NotOnManifoldError,
+)
 
 __all__ = [
     "as_array",
     "check_finite",
+    "check_result",
+    "check_size",
     "check_rotation",
     "check_spd",
     "check_symmetric",
@@ -34,8 +42,65 @@ def check_finite(x: np.ndarray, name: str) -> np.ndarray:
     return x
 
 
+#: dtype kinds accepted as real numbers (bool, signed and unsigned integers, floats).
+_REAL_KINDS = "biuf"
+_KIND_NAMES = {"c": "complex", "O": "object", "U": "text", "S": "bytes", "V": "void",
+               "M": "datetime", "m": "timedelta"}  # fmt: skip
+
+
+def check_result(x: np.ndarray, what: str, inputs: str) -> np.ndarray:
+    """Raise :class:`NonFiniteError` if a result computed from finite inputs overflowed.
+
+    Parameters
+    ----------
+    x : ndarray
+        The result.
+    what : str
+        What the result is (e.g. ``"SE3.exp(xi)"``).
+    inputs : str
+        The inputs to blame (e.g. ``"`xi`"``), named in the message.
+    """
+    if not np.all(np.isfinite(x)):
+        raise NonFiniteError(
+            f"{what} overflowed to inf or NaN: {inputs} too large in magnitude for float64."
+        )
+    return x
+
+
+def check_size(size, name: str = "size") -> tuple[int, ...]:
+    """``size`` (None, a nonnegative int or a sequence of them) as a shape tuple.
+
+    Raises
+    ------
+    DTypeError
+        If ``size`` (or an entry) is not an integer (bools and floats are refused).
+    DimensionError
+        If an entry is negative.
+    """
+    if size is None:
+        return ()
+    items = (size,) if isinstance(size, (int, np.integer)) else size
+    try:
+        items = tuple(items)
+    except TypeError as exc:
+        raise DTypeError(
+            f"Expected `{name}` to be None, an int or a tuple of ints, got {type(size).__name__}."
+        ) from exc
+    for s in items:
+        if isinstance(s, (bool, np.bool_)) or not isinstance(s, (int, np.integer)):
+            raise DTypeError(
+                f"Expected `{name}` to be None, an int or a tuple of ints, got {size!r}."
+            )
+        if s < 0:
+            raise DimensionError(f"Expected `{name}` to have nonnegative entries, got {size!r}.")
+    return tuple(int(s) for s in items)
+
+
 def as_array(x, name: str, trailing_shape: tuple[int, ...] = (), *, finite: bool = True) -> np.ndarray:
     """Convert ``x`` to a float array whose last dimensions are ``trailing_shape``.
+
+    Real inputs only: bool, integer and float dtypes are converted to float64; complex
+    (whose imaginary part would be dropped), object and text dtypes are refused.
 
     Parameters
     ----------
@@ -50,15 +115,33 @@ def as_array(x, name: str, trailing_shape: tuple[int, ...] = (), *, finite: bool
 
     Raises
     ------
+    DTypeError
+        If ``x`` is not an array of real numbers (complex, object, text; ragged sequences).
     DimensionError
         If the trailing dimensions differ from ``trailing_shape``.
     NonFiniteError
         If ``finite`` and ``x`` has a NaN or infinite entry.
     """
-    try:
-        arr = np.asarray(x, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise DimensionError(f"Expected `{name}` to be a numeric array, got {type(x).__name__}.") from exc
+    if type(x) is np.ndarray and x.dtype == np.float64:
+        arr = x  # the common case, without a conversion
+    else:
+        try:
+            arr = np.asarray(x)
+        except (TypeError, ValueError, OverflowError) as exc:
+            raise DTypeError(
+                f"Expected `{name}` to be a numeric array, got {type(x).__name__}."
+            ) from exc
+        kind = arr.dtype.kind
+        if kind not in _REAL_KINDS:
+            if kind in "US":  # numbers written as text are not numbers
+                raise DTypeError(
+                    f"Expected `{name}` to be a numeric array, got {type(x).__name__} of text."
+                )
+            raise DTypeError(
+                f"Expected `{name}` to be a real numeric array, got dtype "
+                f"{_KIND_NAMES.get(kind, str(arr.dtype))} ({arr.dtype})."
+            )
+        arr = arr.astype(float, copy=False)
     k = len(trailing_shape)
     if arr.ndim < k or tuple(arr.shape[arr.ndim - k :]) != tuple(trailing_shape):
         raise DimensionError(
@@ -105,7 +188,24 @@ def check_rotation(R: np.ndarray, name: str, tol: float = MANIFOLD_TOL) -> np.nd
 
 
 def default_rng(rng=None) -> np.random.Generator:
-    """Normalise ``rng`` (None, int seed or Generator) to a :class:`numpy.random.Generator`."""
+    """Normalise ``rng`` (None, int seed or Generator) to a :class:`numpy.random.Generator`.
+
+    Raises
+    ------
+    DTypeError
+        If ``rng`` is not None, a nonnegative int, a sequence of them, a
+        :class:`numpy.random.SeedSequence`, a bit generator or a Generator.
+    """
     if isinstance(rng, np.random.Generator):
         return rng
-    return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_, float, complex, str, bytes)):
+        raise DTypeError(
+            f"Expected `rng` to be None, an int seed or a numpy.random.Generator, got {rng!r}."
+        )
+    try:
+        return np.random.default_rng(rng)
+    except (TypeError, ValueError) as exc:
+        raise DTypeError(
+            f"Expected `rng` to be None, a nonnegative int seed or a numpy.random.Generator, "
+            f"got {type(rng).__name__} ({exc})."
+        ) from exc

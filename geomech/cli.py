@@ -1,9 +1,19 @@
-"""The ``geomech`` command-line interface.
+r"""The ``geomech`` command-line interface.
 
 ``geomech inspect [MODEL]`` reports on a multibody model (a built-in name, a shipped URDF
-name or a URDF path; default: the built-in humanoid) or on a Lie group (``SO3``, ``SE3``,
-``SE2``, ``Schoenflies``, ``R3``) and runs its self-consistency checks. The exit status is 0
-when every check passes, 1 when one fails and 2 on a usage error.
+name with or without ``.urdf``, or a URDF path; default: the built-in humanoid) or on a Lie
+group (``SO3``, ``SE3``, ``SE2``, ``Schoenflies``, ``R3``) and runs its self-consistency
+checks: for a model, RNEA/ABA/CRBA identities, the mass matrix's definiteness, timings, and
+the properties of every named body connection (a table, explained by a legend); for a group,
+exp/log and adjoint identities. Options: ``--floating-base``, ``--lenient`` (load defective
+URDF inertials as Pinocchio does), ``--connection NAME`` (one row of the table), ``--seed``
+(the random states), ``--json`` (the same figures, machine-readable).
+
+Exit status: 0 when every check passes, 1 when one fails (a singular mass matrix is a failed
+check), 2 on bad input (unknown model or file, unreadable or invalid URDF, bad options), with
+one line on stderr and never a traceback (an internal error, i.e. a bug, is one line too, with
+status 1). ``geomech`` alone prints the help. A closed output pipe (``geomech inspect | head
+-3``) ends the command quietly with the checks' status; Ctrl-C exits with 130.
 
 Examples
 --------
@@ -17,20 +27,52 @@ SO(3): dim 3, element shape (3, 3)
 from __future__ import annotations
 
 import argparse
+import json
+import math
+import os
 import sys
 import time
+import warnings
 
 import numpy as np
 
-__all__ = ["main", "build_parser", "DEFAULT_MODEL"]
+__all__ = ["main", "build_parser", "DEFAULT_MODEL", "EXIT_OK", "EXIT_FAILED", "EXIT_USAGE"]
 
 #: The model ``geomech inspect`` reports on when none is named.
 DEFAULT_MODEL = "humanoid"
 
+#: Exit status: every check passed.
+EXIT_OK = 0
+#: Exit status: a check failed.
+EXIT_FAILED = 1
+#: Exit status: bad input (unknown model or file, invalid URDF, bad options).
+EXIT_USAGE = 2
+
 #: Relative tolerance of the self-checks run by ``geomech inspect``.
 CHECK_TOL = 1e-9
 
+#: Largest ``nv`` for which ``inspect`` runs the connection report (its Christoffel tensors
+#: have ``nv³`` entries: 8 MB each at ``nv = 100``).
+MAX_NV_CONNECTIONS = 100
 
+#: Time budget of each timing in seconds: the best of up to 20 calls made within it.
+TIMING_BUDGET = 0.2
+
+
+class _UsageError(Exception):
+    """Bad input: printed as one line on stderr, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (exit status 2, no usage dump)."""
+
+    def error(self, message):
+        raise _UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ----------------------------------------------------------------------------------------
+# Groups
+# ----------------------------------------------------------------------------------------
 def _groups() -> dict:
     from geomech import lie
 
@@ -43,114 +85,399 @@ def _groups() -> dict:
     }
 
 
-def _report(label: str, err: float, out, tol: float = CHECK_TOL) -> bool:
-    passed = bool(err < tol)
-    print(f"  {label:<34} max error {err:.2e}  {'ok' if passed else 'FAILED'}", file=out)
-    return passed
-
-
 def _rel(a, b) -> float:
-    """Largest entry of |a - b| relative to max(1, |b|)."""
+    """Largest entry of |a - b| relative to max(1, |b|) (inf if either is not finite)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.size == 0:
+        return 0.0
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return math.inf
     return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
 
 
-def _inspect_group(group, out) -> bool:
-    """Print a group's facts and round-trip checks; return whether every check passed."""
+def _check(label: str, compute) -> dict:
+    """Run one self-check; an exception or a non-finite result is a failed check."""
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            err = float(compute())
+        note = None if math.isfinite(err) else "non-finite result"
+    except Exception as exc:  # noqa: BLE001 - any failure of the algorithms is reported
+        err, note = math.nan, f"{type(exc).__name__}: {_one_line(exc)}"
+    return {"name": label, "error": err, "tol": CHECK_TOL, "passed": bool(err < CHECK_TOL),
+            "note": note}  # fmt: skip
+
+
+def _one_line(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+def _inspect_group(group, seed: int) -> dict:
+    """Facts and round-trip checks of a group."""
     from scipy.linalg import expm
 
-    rng = np.random.default_rng(0)
-    print(f"{group.name}: dim {group.dim}, element shape {tuple(group.point_shape)}", file=out)
+    rng = np.random.default_rng(seed)
     g = group.random(rng, size=64)
     xi = rng.normal(size=(64, group.dim))
-    checks = {
-        "exp(log(g)) = g": _rel(group.exp(group.log(g)), g),
-        "Ad(a b) = Ad(a) Ad(b)": _rel(
-            group.Ad(group.compose(g[:32], g[32:])), group.Ad(g[:32]) @ group.Ad(g[32:])
+    checks = [
+        _check("exp(log(g)) = g", lambda: _rel(group.exp(group.log(g)), g)),
+        _check(
+            "Ad(a b) = Ad(a) Ad(b)",
+            lambda: _rel(
+                group.Ad(group.compose(g[:32], g[32:])), group.Ad(g[:32]) @ group.Ad(g[32:])
+            ),
         ),
-        "Ad(exp xi) = expm(ad xi)": _rel(group.Ad(group.exp(xi)), expm(group.ad(xi))),
+        _check("Ad(exp xi) = expm(ad xi)", lambda: _rel(group.Ad(group.exp(xi)), expm(group.ad(xi)))),
+    ]
+    return {
+        "kind": "group",
+        "summary": f"{group.name}: dim {group.dim}, element shape {tuple(group.point_shape)}",
+        "group": {"name": group.name, "dim": group.dim, "point_shape": list(group.point_shape)},
+        "checks": checks,
+        "passed": all(c["passed"] for c in checks),
     }
-    return all([_report(label, err, out) for label, err in checks.items()])
 
 
-def _timed(f, repeat: int = 20) -> float:
-    """Best time of one call of ``f`` in seconds over ``repeat`` calls."""
-    best = np.inf
+# ----------------------------------------------------------------------------------------
+# Models
+# ----------------------------------------------------------------------------------------
+def _timed(f, repeat: int = 20, budget: float = TIMING_BUDGET) -> float:
+    """Best time of one call of ``f`` in seconds, over up to ``repeat`` calls within ``budget``."""
+    best, start = math.inf, time.perf_counter()
     for _ in range(repeat):
         t0 = time.perf_counter()
         f()
         best = min(best, time.perf_counter() - t0)
+        if time.perf_counter() - start > budget:
+            break
     return best
 
 
-def _inspect_model(model, out) -> bool:
-    """Print a model's summary, dynamics self-checks and algorithm timings."""
+def _expected_properties(names: list[str]) -> dict:
+    """Each body connection's own properties on one free body (a generic inertia)."""
+    from geomech.multibody import robots
+    from geomech.multibody.body_connections import body_connection
+
+    inertia = robots.random_inertia(rng=0)
+    out = {}
+    for name in names:
+        p = body_connection(name).properties(inertia)
+        out[name] = {
+            "metric_compatible": bool(p.metric_compatible),
+            "correct_dynamics": bool(p.riemannian_geodesics),
+            "torsion_free": bool(p.torsion_free),
+        }
+    return out
+
+
+_PROPERTY_COLUMNS = {"metric_compatible": "skew", "correct_dynamics": "dyn", "torsion_free": "T=0"}
+
+
+def _connections(model, q, v, names: list[str]) -> dict:
+    """The connection report, each row checked against its body connection's properties.
+
+    A property the body connection has (on one free body) carries over to the model (seed
+    000 Props. V.1–V.3), so a "no" there is a failed check; a property it lacks may still
+    hold on a special model (e.g. no torsion at all when ``nv = 1``), so a "yes" there is
+    not a failure.
+    """
+    from geomech.multibody.system_connection import connection_report
+
+    if model.nv > MAX_NV_CONNECTIONS:
+        return {"rows": [], "skipped": f"nv = {model.nv} > {MAX_NV_CONNECTIONS} "
+                "(the Christoffel tensors have nv^3 entries)", "passed": True}  # fmt: skip
+    expected = _expected_properties(names)
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            reports = connection_report(model, q, v, connections=names, repeat=3)
+    except Exception as exc:  # noqa: BLE001 - reported as a failed check
+        return {"rows": [], "skipped": None, "passed": False,
+                "error": f"{type(exc).__name__}: {_one_line(exc)}"}  # fmt: skip
+    rows = []
+    for r in reports:
+        exp = expected[r.name]
+        missing = [_PROPERTY_COLUMNS[k] for k, yes in exp.items() if yes and not getattr(r, k)]
+        rows.append(
+            {
+                "name": r.name,
+                "skew_residual": r.skew_residual,
+                "dynamics_residual": r.dynamics_residual,
+                "torsion_norm": r.torsion_norm,
+                "metric_compatible": bool(r.metric_compatible),
+                "correct_dynamics": bool(r.correct_dynamics),
+                "torsion_free": bool(r.torsion_free),
+                "expected": exp,
+                "passed": not missing,
+                "missing": missing,
+                "time_ms": {
+                    "alg1": 1e3 * r.time_alg1,
+                    "dense": 1e3 * r.time_dense,
+                    "alg2": 1e3 * r.time_alg2,
+                    "differentiation": 1e3 * r.time_differentiation,
+                },
+            }
+        )
+    return {"rows": rows, "skipped": None, "passed": all(r["passed"] for r in rows),
+            "_reports": reports}  # fmt: skip
+
+
+def _inspect_model(model, seed: int, connection_names: list[str]) -> dict:
+    """Summary, dynamics self-checks, timings and the connection report of a model."""
     from geomech.multibody import aba, crba, gravity_forces, kinetic_energy, rnea
 
-    print(model.summary(), file=out)
-    rng = np.random.default_rng(0)
-    n = 8
+    result = {
+        "kind": "model",
+        "summary": model.summary(),
+        "model": {
+            "name": model.graph.graph.get("name"),
+            "n_bodies": model.n_bodies,
+            "nq": model.nq,
+            "nv": model.nv,
+            "depth": model.depth,
+            "joints": model.joint_types(),
+        },
+        "checks": [],
+        "mass_matrix": None,
+        "timings_ms": {},
+        "connections": None,
+        "passed": True,
+    }
+    if model.nv == 0:
+        result["note"] = "no degrees of freedom: nothing to check"
+        return result
+    rng = np.random.default_rng(seed)
+    n = 8 if model.nv <= MAX_NV_CONNECTIONS else 2  # fewer states where each costs seconds
     q = model.random_configuration(rng, size=n)
     v = rng.normal(size=(n, model.nv))
     a = rng.normal(size=(n, model.nv))
-    tau = rnea(model, q, v, a)
-    H = crba(model, q)
     zero = np.zeros_like(v)
-    checks = {
-        "ABA(RNEA(a)) = a": _rel(aba(model, q, v, tau), a),
-        "RNEA(ABA(tau)) = tau": _rel(rnea(model, q, v, aba(model, q, v, tau)), tau),
-        "RNEA(a) - RNEA(0) = H a": _rel(tau - rnea(model, q, v, zero), (H @ a[..., None])[..., 0]),
-        "H = H^T": _rel(H, np.swapaxes(H, -1, -2)),
-        "RNEA(q, 0, 0) = g(q)": _rel(rnea(model, q, zero, zero), gravity_forces(model, q)),
-        "T = 1/2 v^T H v": _rel(
-            kinetic_energy(model, q, v), 0.5 * np.einsum("...i,...ij,...j->...", v, H, v)
-        ),
+    cache = {}
+
+    def get(key, f):
+        if key not in cache:
+            cache[key] = f()
+        return cache[key]
+
+    def tau():
+        return get("tau", lambda: rnea(model, q, v, a))
+
+    def H():
+        return get("H", lambda: crba(model, q))
+
+    checks = [
+        _check("ABA(RNEA(a)) = a", lambda: _rel(aba(model, q, v, tau()), a)),
+        _check("RNEA(ABA(tau)) = tau",
+               lambda: _rel(rnea(model, q, v, aba(model, q, v, tau())), tau())),
+        _check("RNEA(a) - RNEA(0) = H a",
+               lambda: _rel(tau() - rnea(model, q, v, zero), (H() @ a[..., None])[..., 0])),
+        _check("H = H^T", lambda: _rel(H(), np.swapaxes(H(), -1, -2))),
+        _check("RNEA(q, 0, 0) = g(q)",
+               lambda: _rel(rnea(model, q, zero, zero), gravity_forces(model, q))),
+        _check("T = 1/2 v^T H v", lambda: _rel(
+            kinetic_energy(model, q, v), 0.5 * np.einsum("...i,...ij,...j->...", v, H(), v))),
+    ]  # fmt: skip
+    result["checks"] = checks
+    try:
+        with np.errstate(all="ignore"):
+            eig = float(np.min(np.linalg.eigvalsh(H())))
+        note = None if math.isfinite(eig) else "non-finite mass matrix"
+    except Exception as exc:  # noqa: BLE001 - reported as a failed check
+        eig, note = math.nan, f"{type(exc).__name__}: {_one_line(exc)}"
+    pd = bool(eig > 0)
+    result["mass_matrix"] = {
+        "min_eigenvalue": eig,
+        "positive_definite": pd,
+        "note": note if note else (None if pd else "singular or indefinite mass matrix"),
     }
-    ok = all([_report(label, err, out) for label, err in checks.items()])
-    eig = float(np.min(np.linalg.eigvalsh(H)))
-    pd = eig > 0
-    print(f"  {'H positive definite':<34} min eigenvalue {eig:.2e}  {'ok' if pd else 'FAILED'}", file=out)
-    timings = {
+    for name, f in {
         "rnea": lambda: rnea(model, q[0], v[0], a[0]),
         "crba": lambda: crba(model, q[0]),
-        "aba": lambda: aba(model, q[0], v[0], tau[0]),
-    }
-    print("  time per call (best of 20): " + ", ".join(
-        f"{name} {1e3 * _timed(f):.3f} ms" for name, f in timings.items()
-    ), file=out)
-    from geomech.multibody.system_connection import connection_report, format_connection_report
+        "aba": lambda: aba(model, q[0], v[0], a[0]),
+    }.items():
+        try:
+            with np.errstate(all="ignore"), warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                result["timings_ms"][name] = 1e3 * _timed(f)
+        except Exception:  # noqa: BLE001 - the check above already reports the failure
+            result["timings_ms"][name] = math.nan
+    result["connections"] = _connections(model, q[0], v[0], connection_names)
+    result["passed"] = bool(
+        all(c["passed"] for c in checks) and pd and result["connections"]["passed"]
+    )
+    return result
 
-    rows = connection_report(model, q[0], v[0], repeat=3)
-    print("  body connections (the same on every body):", file=out)
-    for line in format_connection_report(rows).splitlines():
-        print("    " + line, file=out)
-    lc = rows[0]
-    lc_ok = bool(lc.metric_compatible and lc.correct_dynamics and lc.torsion_free)
-    return ok and pd and lc_ok
+
+# ----------------------------------------------------------------------------------------
+# Rendering
+# ----------------------------------------------------------------------------------------
+def _legend(rows: list[dict]) -> list[str]:
+    lines = [
+        "legend (one row per body connection, the same on every body; seed 000):",
+        "  |Hdot-C-C^T|  largest entry of Hdot - C - C^T (Hdot: central differences of CRBA);",
+        "                zero <=> Hdot - 2C skew <=> metric compatible (column skew)",
+        "  |Cv-c|        largest entry of C v - (RNEA(q, v, 0) - g(q)); zero <=> correct",
+        "                dynamics, C v = C* v (column dyn)",
+        "  torsion       largest entry of the lowered torsion Gamma_ijk - Gamma_ikj - s_ijk;",
+        "                zero <=> torsion free (column T=0)",
+        "  skew dyn T=0  yes when the residual is below 1e-6, 1e-9, 1e-9 times max(1, max|H|)",
+        "  ms columns    time per call: coriolis_matrix (Alg. 1), the dense reference, and",
+        "                for levi-civita christoffel_symbols (Alg. 2) and the differentiation form",
+        "  a property of the body connection carries over to the model (Props. V.1-V.3): there",
+        "  a 'no' FAILS; the 'no's below are expected (a special model may still show 'yes'):",
+    ]
+    for r in rows:
+        nos = [_PROPERTY_COLUMNS[k] for k, yes in r["expected"].items() if not yes]
+        lines.append(f"    {r['name']:<16} {', '.join(nos) if nos else '(none: all yes)'}")
+    return lines
+
+
+def _render_text(name: str, result: dict, out) -> None:
+    def p(line: str = "") -> None:
+        print(line, file=out)
+
+    p(result["summary"])
+    if result.get("note"):
+        p(f"  {result['note']}")
+    for c in result["checks"]:
+        verdict = "ok" if c["passed"] else "FAILED"
+        err = f"{c['error']:.2e}" if math.isfinite(c["error"]) else f"{c['error']}"
+        tail = f"  ({c['note']})" if c["note"] and not c["passed"] else ""
+        p(f"  {c['name']:<34} max error {err}  {verdict}{tail}")
+    mm = result.get("mass_matrix")
+    if mm is not None:
+        verdict = "ok" if mm["positive_definite"] else "FAILED"
+        tail = f"  ({mm['note']})" if mm["note"] else ""
+        p(f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}  {verdict}{tail}")
+    if result.get("timings_ms"):
+        p("  time per call (best of up to 20): " + ", ".join(
+            f"{k} {t:.3f} ms" if math.isfinite(t) else f"{k} -"
+            for k, t in result["timings_ms"].items()))  # fmt: skip
+    conn = result.get("connections")
+    if conn is not None:
+        if conn.get("skipped"):
+            p(f"  body connections: skipped ({conn['skipped']})")
+        elif conn.get("error"):
+            p(f"  body connections: FAILED ({conn['error']})")
+        else:
+            from geomech.multibody.system_connection import format_connection_report
+
+            p("  body connections (the same on every body):")
+            for line in format_connection_report(conn["_reports"]).splitlines():
+                p("    " + line)
+            for r in conn["rows"]:
+                if not r["passed"]:
+                    p(f"    {r['name']}: expected yes in {', '.join(r['missing'])}, got no  FAILED")
+            for line in _legend(conn["rows"]):
+                p("  " + line)
+    p(f"checks {'passed' if result['passed'] else 'FAILED'} in {result['elapsed_s']:.2f} s")
+
+
+def _jsonable(x):
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items() if not str(k).startswith("_")}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, (int, np.integer)):
+        return int(x)
+    if isinstance(x, (float, np.floating)):
+        return float(x) if math.isfinite(x) else None
+    return x
+
+
+# ----------------------------------------------------------------------------------------
+# The command
+# ----------------------------------------------------------------------------------------
+def _no_such(name: str) -> str:
+    from geomech.multibody import robots
+
+    shown = repr(name)
+    shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+    return (
+        f"no such file or model {shown}: expected a URDF path, a model name "
+        f"({', '.join(robots.names())}; shipped URDFs also with .urdf) or a group "
+        f"({', '.join(_groups())})"
+    )
+
+
+def _exists(name: str) -> bool:
+    try:
+        return os.path.exists(name)
+    except (OSError, ValueError):
+        return False
+
+
+def _load_model(args):
+    """The model named by ``args``; raises :class:`_UsageError` with one line otherwise."""
+    from geomech.errors import GeomechError, ModelError, URDFWarning
+    from geomech.multibody import robots
+
+    name = args.model or DEFAULT_MODEL
+    floating_base = True if args.floating_base else None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always", URDFWarning)
+        try:
+            model = robots.load(name, floating_base, strict=not args.lenient)
+        except ModelError as exc:
+            stem = name[: -len(".urdf")] if name.endswith(".urdf") else name
+            if not _exists(name) and stem not in robots.names():
+                raise _UsageError(_no_such(name)) from exc
+            raise _UsageError(f"cannot load {name!r}: {_one_line(exc)}") from exc
+        except (GeomechError, OSError, MemoryError, RecursionError) as exc:
+            raise _UsageError(f"cannot load {name!r}: {_one_line(exc)}") from exc
+    for w in caught:
+        if issubclass(w.category, URDFWarning):
+            print(f"geomech inspect: warning: {w.message}", file=sys.stderr)
+    return model
 
 
 def _cmd_inspect(args, out) -> int:
-    from geomech.errors import GeomechError
-    from geomech.multibody import robots
+    from geomech.multibody.body_connections import body_connection_names
 
     start = time.perf_counter()
     name = args.model or DEFAULT_MODEL
+    if args.seed < 0:
+        raise _UsageError(f"--seed must be a nonnegative integer, got {args.seed}")
+    names = body_connection_names()
+    if args.connection is not None and args.connection not in names:
+        raise _UsageError(
+            f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
+        )
     groups = _groups()
     if name in groups:
-        ok = _inspect_group(groups[name], out)
+        used = [opt for opt, on in (("--floating-base", args.floating_base),
+                                    ("--lenient", args.lenient),
+                                    ("--connection", args.connection is not None)) if on]  # fmt: skip
+        if used:
+            raise _UsageError(f"{', '.join(used)} applies to models, not to the group {name!r}")
+        result = _inspect_group(groups[name], args.seed)
     else:
-        try:
-            model = robots.load(name)
-        except (GeomechError, OSError) as exc:
-            print(f"geomech inspect: cannot load model {name!r}: {exc}", file=sys.stderr)
-            print(
-                f"  expected a built-in model {robots.names()}, a URDF path, "
-                f"or a group {sorted(groups)}",
-                file=sys.stderr,
-            )
-            return 2
-        ok = _inspect_model(model, out)
-    print(f"checks {'passed' if ok else 'FAILED'} in {time.perf_counter() - start:.2f} s", file=out)
-    return 0 if ok else 1
+        model = _load_model(args)
+        conn_names = [args.connection] if args.connection else names
+        result = _inspect_model(model, args.seed, conn_names)
+    result = {"target": name, "seed": args.seed, **result,
+              "elapsed_s": time.perf_counter() - start}  # fmt: skip
+    try:
+        if args.json:
+            print(json.dumps(_jsonable(result), indent=2, allow_nan=False), file=out)
+        else:
+            _render_text(name, result, out)
+        out.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    return EXIT_OK if result["passed"] else EXIT_FAILED
+
+
+def _silence_stdout() -> None:
+    """After the reader closed the pipe: send further output (the exit-time flush) nowhere."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout without a fd
+        pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -163,20 +490,37 @@ def build_parser() -> argparse.ArgumentParser:
     Examples
     --------
     >>> from geomech.cli import build_parser
-    >>> build_parser().parse_args(["inspect", "ur5"]).model
-    'ur5'
+    >>> args = build_parser().parse_args(["inspect", "ur5", "--seed", "3"])
+    >>> args.model, args.seed, args.json
+    ('ur5', 3, False)
     """
-    parser = argparse.ArgumentParser(
-        prog="geomech", description="Geometric mechanics: inspect models and groups."
+    parser = _Parser(
+        prog="geomech",
+        description="Geometric mechanics: inspect multibody models and Lie groups.",
+        epilog="exit status: 0 all checks passed, 1 a check failed, 2 bad input",
     )
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("inspect", help="report on a model or group and run its self-checks")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    p = sub.add_parser(
+        "inspect",
+        help="report on a model or group and run its self-checks",
+        description="Report on a multibody model or a Lie group and run its self-checks.",
+        epilog="exit status: 0 all checks passed, 1 a check failed, 2 bad input",
+    )
     p.add_argument(
         "model",
         nargs="?",
         default=None,
-        help=f"built-in model, shipped URDF name, URDF path or group (default: {DEFAULT_MODEL})",
+        help=f"built-in model, shipped URDF name (with or without .urdf), URDF path or group "
+        f"(SO3, SE3, SE2, Schoenflies, R3); default: {DEFAULT_MODEL}",
     )
+    p.add_argument("--floating-base", action="store_true",
+                   help="attach the root link by a free-flyer joint")  # fmt: skip
+    p.add_argument("--lenient", action="store_true",
+                   help="load URDF inertial defects as written, as Pinocchio does (warns)")  # fmt: skip
+    p.add_argument("--connection", metavar="NAME", default=None,
+                   help="report only this body connection (levi-civita, cartan-minus, ...)")  # fmt: skip
+    p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
+    p.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser
 
 
@@ -190,7 +534,7 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 on success, 1 if a self-check failed, 2 on a usage error.
+        0 if every check passed, 1 if a check failed, 2 on bad input (one line on stderr).
 
     Examples
     --------
@@ -198,7 +542,28 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["inspect", "no-such-model"])
     2
     """
-    args = build_parser().parse_args(argv)
-    if args.command == "inspect":
+    parser = build_parser()
+    prog = "geomech"
+    try:
+        try:
+            args = parser.parse_args(argv)
+        except SystemExit as exc:  # --help / -h: argparse printed it
+            return int(exc.code or 0)
+        if args.command is None:
+            parser.print_help(sys.stdout)
+            return EXIT_OK
+        prog = f"geomech {args.command}"
         return _cmd_inspect(args, sys.stdout)
-    return 2  # pragma: no cover - argparse enforces the sub-command
+    except _UsageError as exc:
+        print(f"{prog}: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        _silence_stdout()
+        return EXIT_FAILED
+    except KeyboardInterrupt:
+        print(f"{prog}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a bug: still one line, never a traceback
+        print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} (please report it)",
+              file=sys.stderr)  # fmt: skip
+        return EXIT_FAILED

@@ -14,6 +14,7 @@ True
 __all__ = [
     "GeomechError",
     "DimensionError",
+    "DTypeError",
     "NonFiniteError",
     "NotOnManifoldError",
     "InertiaError",
@@ -23,6 +24,8 @@ __all__ = [
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "GeomechWarning",
+    "URDFWarning",
 ]
 
 
@@ -34,8 +37,17 @@ class DimensionError(GeomechError, ValueError):
     """An array has the wrong shape (the message gives the expected and received shapes)."""
 
 
+class DTypeError(DimensionError, TypeError):
+    """An input is not an array of real numbers (complex, object or text dtype) or not of the expected type.
+
+    It is a :class:`DimensionError` in the wide sense (the input is not a real array of the
+    expected shape; such inputs were reported as one before this class existed) and also a
+    ``TypeError``.
+    """
+
+
 class NonFiniteError(GeomechError, ValueError):
-    """An input contains NaN or infinite entries."""
+    """An input contains NaN or infinite entries, or a result overflowed to them."""
 
 
 class NotOnManifoldError(GeomechError, ValueError):
@@ -68,3 +80,11 @@ class ConnectionSpecError(GeomechError, ValueError):
 
 class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
+
+
+class GeomechWarning(UserWarning):
+    """Base class of the warnings geomech issues."""
+
+
+class URDFWarning(GeomechWarning):
+    """A URDF file was loaded leniently despite defects (the message names each link)."""

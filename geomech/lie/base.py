@@ -29,18 +29,10 @@ from typing import final
 
 import numpy as np
 
-from geomech._validation import MANIFOLD_TOL, as_array, default_rng
+from geomech._validation import MANIFOLD_TOL, as_array, check_result, check_size, default_rng
 from geomech.errors import SingularityError
 
 __all__ = ["LieGroup"]
-
-
-def _size_tuple(size) -> tuple[int, ...]:
-    if size is None:
-        return ()
-    if isinstance(size, (int, np.integer)):
-        return (int(size),)
-    return tuple(int(s) for s in size)
 
 
 class LieGroup(abc.ABC):
@@ -141,6 +133,18 @@ class LieGroup(abc.ABC):
     # ------------------------------------------------------------------------------------
     # Validation and construction
     # ------------------------------------------------------------------------------------
+    def _finite(self, method: str, inputs: str, f, *args) -> np.ndarray:
+        """``f(*args)``, named if it overflowed (finite inputs, inf or NaN result).
+
+        The overflow is reported as a :class:`~geomech.errors.NonFiniteError` naming
+        ``{group}.{method}`` and the inputs (one ``isfinite`` pass on the result: cheap next
+        to the operation itself).
+        """
+        out = f(*args)
+        if not np.isfinite(out).all():
+            check_result(out, f"{self!r}.{method}", inputs)
+        return out
+
     @final
     def validate(self, g, name: str = "g", tol: float = MANIFOLD_TOL) -> np.ndarray:
         """Check that ``g`` is a (batch of) group element(s) and return it as a float array.
@@ -228,6 +232,13 @@ class LieGroup(abc.ABC):
         ndarray, shape size + point_shape
             Random elements.
 
+        Raises
+        ------
+        DTypeError
+            If ``rng`` or ``size`` has the wrong type.
+        DimensionError
+            If ``size`` has a negative entry.
+
         Examples
         --------
         >>> import numpy as np
@@ -238,7 +249,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(R @ R.swapaxes(-1, -2), np.eye(3)))
         True
         """
-        return self._random(default_rng(rng), _size_tuple(size))
+        return self._random(default_rng(rng), check_size(size))
 
     # ------------------------------------------------------------------------------------
     # Group operations
@@ -262,7 +273,8 @@ class LieGroup(abc.ABC):
         Raises
         ------
         DimensionError, NonFiniteError
-            If ``a`` or ``b`` has the wrong trailing shape or non-finite entries.
+            If ``a`` or ``b`` has the wrong trailing shape or non-finite entries, or if the
+            product overflows.
 
         Examples
         --------
@@ -272,7 +284,8 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SO3.compose(a, a), SO3.exp([0.0, 0.0, np.pi / 2])))
         True
         """
-        return self._compose(self._point(a, "a"), self._point(b, "b"))
+        return self._finite("compose(a, b)", "`a` or `b`", self._compose, self._point(a, "a"),
+                            self._point(b, "b"))
 
     @final
     def inverse(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -303,7 +316,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.compose(g, SE3.inverse(g)), np.eye(4)))
         True
         """
-        return self._inverse(self.validate(g, "g", tol))
+        return self._finite("inverse(g)", "`g`", self._inverse, self.validate(g, "g", tol))
 
     @final
     def as_matrix(self, g) -> np.ndarray:
@@ -365,7 +378,9 @@ class LieGroup(abc.ABC):
         Raises
         ------
         DimensionError, NonFiniteError
-            If ``xi`` has the wrong trailing shape or non-finite entries.
+            If ``xi`` has the wrong trailing shape or non-finite entries, or if the result
+            is not representable in float64 (e.g. a translation near ``1e308``; on SO(3)
+            every finite ``xi`` whose norm is below ``1.8e308`` has a finite exp).
 
         References
         ----------
@@ -380,7 +395,7 @@ class LieGroup(abc.ABC):
                [ 1.,  0.,  0.],
                [ 0.,  0.,  1.]])
         """
-        return self._exp(self._algebra(xi))
+        return self._finite("exp(xi)", "`xi`", self._exp, self._algebra(xi))
 
     @final
     def log(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -524,7 +539,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(lhs, SE3.exp(SE3.Ad(g) @ xi)))
         True
         """
-        return self._Ad(self.validate(g, "g", tol))
+        return self._finite("Ad(g)", "`g`", self._Ad, self.validate(g, "g", tol))
 
     @cached_property
     def _structure_constants(self) -> np.ndarray:
@@ -624,7 +639,8 @@ class LieGroup(abc.ABC):
         """
         xi = self._algebra(xi)
         eta = self._algebra(eta, "eta")
-        return np.einsum("...i,...j,ijk->...k", xi, eta, self._structure_constants)
+        return self._finite("bracket(xi, eta)", "`xi` or `eta`", np.einsum, "...i,...j,ijk->...k",
+                            xi, eta, self._structure_constants)
 
     # ------------------------------------------------------------------------------------
     # Jacobians of exp
@@ -665,7 +681,7 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE3.left_jacobian(xi), SE3.Ad(SE3.exp(xi)) @ SE3.right_jacobian(xi)))
         True
         """
-        return self._left_jacobian(self._algebra(xi))
+        return self._finite("left_jacobian(xi)", "`xi`", self._left_jacobian, self._algebra(xi))
 
     @final
     def right_jacobian(self, xi) -> np.ndarray:
@@ -708,7 +724,7 @@ class LieGroup(abc.ABC):
                [-0.25199464,  0.94440031,  0.12895691],
                [-0.0723439 , -0.16166261,  0.97874129]])
         """
-        return self._left_jacobian(-self._algebra(xi))
+        return self._finite("right_jacobian(xi)", "`xi`", self._left_jacobian, -self._algebra(xi))
 
     @final
     def left_jacobian_inverse(self, xi) -> np.ndarray:
@@ -750,7 +766,9 @@ class LieGroup(abc.ABC):
         ...
         geomech.errors.SingularityError: The Jacobian of exp on SO(3) is singular at `xi` ...
         """
-        return self._left_jacobian_inverse(self._algebra(xi))
+        return self._finite(
+            "left_jacobian_inverse(xi)", "`xi`", self._left_jacobian_inverse, self._algebra(xi)
+        )
 
     @final
     def right_jacobian_inverse(self, xi) -> np.ndarray:
@@ -788,7 +806,9 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SE2.right_jacobian_inverse(xi) @ SE2.right_jacobian(xi), np.eye(3)))
         True
         """
-        return self._left_jacobian_inverse(-self._algebra(xi))
+        return self._finite(
+            "right_jacobian_inverse(xi)", "`xi`", self._left_jacobian_inverse, -self._algebra(xi)
+        )
 
     # ------------------------------------------------------------------------------------
     def __repr__(self) -> str:

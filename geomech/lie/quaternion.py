@@ -64,14 +64,15 @@ def quat_normalize(q) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., 4)
-        ``q / |q|``.
+        ``q / |q|``, for every finite nonzero ``q`` (also where ``|q|`` itself would
+        overflow or underflow: ``q`` is scaled by its largest entry first).
 
     Raises
     ------
     DimensionError, NonFiniteError
         If ``q`` has the wrong trailing shape or non-finite entries.
     NotOnManifoldError
-        If some ``q`` is zero (too small to normalise).
+        If some ``q`` is zero.
 
     Examples
     --------
@@ -80,10 +81,13 @@ def quat_normalize(q) -> np.ndarray:
     array([0., 0., 0., 1.])
     """
     q = as_array(q, "q", (4,))
-    norm = np.linalg.norm(q, axis=-1)
-    if np.any(norm < 1e-300):
+    # scale by the largest entry first: |q| itself overflows from ~1e154 and underflows below
+    # ~1e-154 (dividing by it would then return zeros or inf), q / max|q_i| does neither
+    scale = np.max(np.abs(q), axis=-1, keepdims=True)
+    if np.any(scale == 0.0):
         raise NotOnManifoldError("Expected `q` to be nonzero, got a zero quaternion.")
-    return q / norm[..., None]
+    q = q / scale
+    return q / np.linalg.norm(q, axis=-1, keepdims=True)
 
 
 def quat_to_matrix(q, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -284,8 +288,18 @@ def quat_exp(rotvec) -> np.ndarray:
     array([1., 0., 0., 0.])
     """
     phi = as_array(rotvec, "rotvec", (3,))
-    half = 0.5 * np.linalg.norm(phi, axis=-1)
-    return np.concatenate([0.5 * sinc(half)[..., None] * phi, np.cos(half)[..., None]], axis=-1)
+    # half angle without overflow: θ/2 = (s/2) |φ/s| with s = max|φ_i| (finite for every
+    # finite φ); above θ/2 = 1 the vector part is sin(θ/2) u, u = φ/θ, never forming sinc·φ
+    scale = np.max(np.abs(phi), axis=-1)
+    s = np.where(scale > 0.0, scale, 1.0)
+    unit = phi / s[..., None]
+    n = np.linalg.norm(unit, axis=-1)
+    half = 0.5 * s * n
+    big = half > 1.0
+    axis = unit / np.where(big, n, 1.0)[..., None]
+    coeff = np.where(big, np.sin(half), 0.5 * sinc(np.where(big, 1.0, half)))
+    vec = np.where(big[..., None], coeff[..., None] * axis, coeff[..., None] * phi)
+    return np.concatenate([vec, np.cos(half)[..., None]], axis=-1)
 
 
 def quat_log(q, tol: float = MANIFOLD_TOL) -> np.ndarray:

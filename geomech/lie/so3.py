@@ -33,16 +33,41 @@ def _unskew(S: np.ndarray) -> np.ndarray:
 
 
 def _angle(w: np.ndarray) -> np.ndarray:
-    return np.linalg.norm(w, axis=-1)
+    # |w| without overflow of the squares (np.linalg.norm is inf from |w| ~ 1.3e154)
+    return np.hypot(np.hypot(w[..., 0], w[..., 1]), w[..., 2])
+
+
+#: Above this angle the closed forms are evaluated on the unit axis ``u = ω/θ`` (so that no
+#: ``θ²ŵ²`` is formed: it overflows from ``θ ~ 1.3e154``); below, on ``ω`` itself.
+_UNIT_AXIS_ANGLE = 1.0
+
+
+def _axis_form(w: np.ndarray):
+    """``(theta, big, U)``: the angle, the unit-axis mask and ``û`` where big, else ``ŵ``.
+
+    So ``ŵ = s Û`` with ``s = θ`` where ``big`` and ``s = 1`` elsewhere, and a coefficient
+    ``c(θ)`` of ``ŵ^k`` becomes ``c(θ) θ^k`` of ``Û^k`` on the big entries.
+    """
+    theta = _angle(w)
+    big = theta > _UNIT_AXIS_ANGLE
+    s = np.where(big, theta, 1.0)
+    return theta, big, _skew(w / s[..., None])
 
 
 def _so3_exp(w: np.ndarray) -> np.ndarray:
-    # Rodrigues: R = I + sinc(θ) ŵ + (1 - cos θ)/θ² ŵ²   (coefficients without cancellation)
+    # Rodrigues: R = I + sinc(θ) ŵ + (1 - cos θ)/θ² ŵ²   (coefficients without cancellation),
+    # i.e. R = I + sin θ û + (1 - cos θ) û² on the unit axis for θ > 1
     theta = _angle(w)
-    W = _skew(w)
-    A = co.sinc(theta)[..., None, None]
-    B = co.one_minus_cos_over_x2(theta)[..., None, None]
-    return np.eye(3) + A * W + B * (W @ W)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        A = co.sinc(theta)[..., None, None]
+        B = co.one_minus_cos_over_x2(theta)[..., None, None]
+        return np.eye(3) + A * W + B * (W @ W)
+    theta, big, U = _axis_form(w)
+    t_small = np.where(big, 1.0, theta)
+    A = np.where(big, np.sin(theta), co.sinc(t_small))[..., None, None]
+    B = np.where(big, 1.0 - np.cos(theta), co.one_minus_cos_over_x2(t_small))[..., None, None]
+    return np.eye(3) + A * U + B * (U @ U)
 
 
 def _so3_log(R: np.ndarray) -> np.ndarray:
@@ -75,10 +100,17 @@ def _so3_log(R: np.ndarray) -> np.ndarray:
 def _so3_left_jacobian(w: np.ndarray) -> np.ndarray:
     # J_l(ω) = I + (1 - cos θ)/θ² ŵ + (θ - sin θ)/θ³ ŵ²   (= V of SE(3) exp)
     theta = _angle(w)
-    W = _skew(w)
-    B = co.one_minus_cos_over_x2(theta)[..., None, None]
-    C = co.x_minus_sin_over_x3(theta)[..., None, None]
-    return np.eye(3) + B * W + C * (W @ W)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        B = co.one_minus_cos_over_x2(theta)[..., None, None]
+        C = co.x_minus_sin_over_x3(theta)[..., None, None]
+        return np.eye(3) + B * W + C * (W @ W)
+    theta, big, U = _axis_form(w)
+    t_small = np.where(big, 1.0, theta)
+    t_big = np.where(big, theta, 1.0)
+    B = np.where(big, (1.0 - np.cos(t_big)) / t_big, co.one_minus_cos_over_x2(t_small))
+    C = np.where(big, 1.0 - np.sin(t_big) / t_big, co.x_minus_sin_over_x3(t_small))
+    return np.eye(3) + B[..., None, None] * U + C[..., None, None] * (U @ U)
 
 
 def _check_jacobian_invertible(theta: np.ndarray, group: str) -> None:
@@ -93,9 +125,17 @@ def _so3_left_jacobian_inverse(w: np.ndarray, group: str = "SO(3)") -> np.ndarra
     # J_l(ω)⁻¹ = I - ½ ŵ + (1 - (θ/2) cot(θ/2))/θ² ŵ²   (seed 003 §1.3 gives S⁻¹ = J_l(-ω)⁻¹)
     theta = _angle(w)
     _check_jacobian_invertible(theta, group)
-    W = _skew(w)
-    D = co.half_cot_coefficient(theta)[..., None, None]
-    return np.eye(3) - 0.5 * W + D * (W @ W)
+    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
+        W = _skew(w)
+        D = co.half_cot_coefficient(theta)[..., None, None]
+        return np.eye(3) - 0.5 * W + D * (W @ W)
+    theta, big, U = _axis_form(w)
+    s = np.where(big, theta, 1.0)
+    h = 0.5 * s
+    with np.errstate(divide="ignore", invalid="ignore"):
+        D_big = 1.0 - h * np.cos(h) / np.sin(h)  # (1 - (θ/2) cot(θ/2)) on the unit axis
+    D = np.where(big, D_big, co.half_cot_coefficient(np.where(big, 1.0, theta)))
+    return np.eye(3) - 0.5 * s[..., None, None] * U + D[..., None, None] * (U @ U)
 
 
 class SO3Group(LieGroup):

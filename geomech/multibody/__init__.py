@@ -16,16 +16,20 @@ Examples
 from geomech.multibody import (
     body_connections,
     christoffel,
+    closed_dynamics,
+    clusters,
     coriolis,
     derivatives,
     dynamics,
     joints,
     kinematics,
+    loops,
     model,
     regressor,
     robots,
     system_connection,
     urdf,
+    urdf_plus,
 )
 from geomech.multibody.body_connections import (
     NAMED_BODY_CONNECTIONS,
@@ -77,6 +81,7 @@ from geomech.multibody.kinematics import (
     joint_transforms,
     velocity_map,
 )
+from geomech.multibody.loops import ClosedMultibodyModel, ImplicitConstraint
 from geomech.multibody.model import MultibodyModel, check_inertia
 from geomech.multibody.regressor import slotine_li_regressor
 from geomech.multibody.system_connection import (
@@ -104,6 +109,12 @@ __all__ = [
     "FreeFlyer",
     "Fixed",
     "MultibodyModel",
+    "ClosedMultibodyModel",
+    "ImplicitConstraint",
+    "loops",
+    "clusters",
+    "closed_dynamics",
+    "urdf_plus",
     "check_inertia",
     "load_urdf",
     "to_urdf",

@@ -34,7 +34,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.multibody.kernels import dynamics as K
-from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kernels.driver import call, compiled, states
 
 __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 
@@ -136,7 +136,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     >>> rnea(model, [np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0])
     array([29.43,  9.81])
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
     TAU = np.empty((B, cm.nv))
@@ -189,7 +189,7 @@ def crba(model, q) -> np.ndarray:
     array([[5., 2.],
            [2., 1.]])
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
     call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model,
@@ -254,7 +254,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     >>> bool(np.allclose(aba(model, q, v, rnea(model, q, v, a)), a))
     True
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))
     A = np.empty((B, cm.nv))
@@ -343,7 +343,7 @@ def kinetic_energy(model, q, v) -> np.ndarray:
     >>> bool(np.isclose(kinetic_energy(model, q, v), 0.5 * v @ crba(model, q) @ v))
     True
     """
-    cm = model.compiled
+    cm = compiled(model)
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     T = np.empty((B, 1))
     call(K.kinetic_energy_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, T), batch, model,

@@ -129,9 +129,13 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
         raise ModelError(f"{label}: {exc}") from exc
     if a.ndim != 1:
         raise ModelError(f"{label}: expected `axis` of shape (3,), got {a.shape}.")
-    norm = float(np.linalg.norm(a))
-    if not norm > 1e-12:
+    big = float(np.max(np.abs(a)))
+    if not big > 0.0:
         raise ModelError(f"{label}: expected a nonzero `axis`, got {a.tolist()}.")
+    a = a / big  # entries in [-1, 1]: the norm cannot overflow (an axis of 1e308s is fine)
+    norm = float(np.linalg.norm(a))
+    if not big * norm > 1e-12:
+        raise ModelError(f"{label}: expected a nonzero `axis`, got {(a * big).tolist()}.")
     return a / norm
 
 

@@ -36,7 +36,7 @@ from geomech.spatial import plucker_from_pose
 __all__ = ["MultibodyModel", "check_inertia"]
 
 
-def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
+def check_inertia(inertia, name: str = "inertia", *, strict: bool = True) -> np.ndarray:
     r"""Validate a body's spatial inertia (massless bodies allowed) and return it as an array.
 
     Accepted are symmetric 6×6 matrices of spatial-inertia form
@@ -47,7 +47,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     with :math:`m \ge 0` and :math:`\mathbf I \succeq 0` (positive semi-definite, relative
     tolerance 1e-9). The zero matrix (a massless body) is accepted. Physical consistency
     (the triangle inequalities, :func:`geomech.spatial.is_physically_consistent`) is not
-    required, so that inertias from real URDFs load as Pinocchio loads them.
+    required, so that inertias from real URDFs load as Pinocchio loads them. A positive mass
+    below the smallest normal double (``2.2e-308``, a subnormal number: it has lost digits
+    and its reciprocal overflows) is refused. The eigenvalues are computed on ``I / max|I|``,
+    so entries up to ``1.8e308`` do not overflow.
 
     Parameters
     ----------
@@ -55,6 +58,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
         Spatial inertia about the body-frame origin.
     name : str
         Name used in error messages (e.g. ``"inertia of body 'thigh'"``).
+    strict : bool, optional
+        If False, a negative mass and an indefinite matrix are accepted (the form, symmetry
+        and finiteness are still required): the lenient loading of real files
+        (``load_urdf(..., strict=False)``), whose inertias are then kept as written.
 
     Returns
     -------
@@ -64,7 +71,8 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     ------
     ModelError
         If the matrix has the wrong shape, non-finite entries, is not symmetric, not of
-        spatial-inertia form, has a negative mass or is not positive semi-definite.
+        spatial-inertia form, has a subnormal mass, or (``strict``) has a negative mass or
+        is not positive semi-definite.
 
     References
     ----------
@@ -92,8 +100,13 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
     if asym > MANIFOLD_TOL * scale:
         raise ModelError(f"Expected `{name}` to be symmetric, got asymmetry {asym:.3g}.")
     m = I[5, 5]
-    if m < 0:
+    if m < 0 and strict:
         raise ModelError(f"Expected `{name}` to have a nonnegative mass, got {m:.3g}.")
+    if 0.0 < abs(m) < np.finfo(float).tiny:
+        raise ModelError(
+            f"Expected `{name}` to have a mass of 0 or at least {np.finfo(float).tiny:.3g} in "
+            f"magnitude (a normal double), got the subnormal {m:.3g}."
+        )
     lower = I[3:, 3:] - m * np.eye(3)
     off = I[:3, 3:]
     if np.max(np.abs(lower)) > MANIFOLD_TOL * scale or np.max(np.abs(off + off.T)) > (
@@ -103,7 +116,10 @@ def check_inertia(inertia, name: str = "inertia") -> np.ndarray:
             f"Expected `{name}` to be a spatial inertia [[I_O, S(h)], [S(h)ᵀ, m 1]], got "
             f"{np.round(I, 6).tolist()}."
         )
-    lam = float(np.linalg.eigvalsh(0.5 * (I + I.T))[0])
+    if not strict:
+        return I
+    J = I / scale  # entries in [-1, 1]: the eigenvalue solver cannot overflow
+    lam = scale * float(np.linalg.eigvalsh(0.5 * (J + J.T))[0])
     if lam < -1e-9 * scale:
         raise ModelError(
             f"Expected `{name}` to be positive semi-definite, got smallest eigenvalue {lam:.3g}."
@@ -149,7 +165,7 @@ def _as_4x4(T, label: str) -> np.ndarray:
     return T
 
 
-def _failing_inertias(I: np.ndarray) -> np.ndarray:  # noqa: E741
+def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
     """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
     if I.shape[0] == 0:
         return np.zeros(0, dtype=int)
@@ -157,12 +173,15 @@ def _failing_inertias(I: np.ndarray) -> np.ndarray:  # noqa: E741
     tol = MANIFOLD_TOL * scale
     m = I[:, 5, 5]
     bad = np.max(np.abs(I - np.swapaxes(I, -1, -2)), axis=(-1, -2)) > tol
-    bad |= m < 0
+    bad |= (0.0 < np.abs(m)) & (np.abs(m) < np.finfo(float).tiny)
     bad |= np.max(np.abs(I[:, 3:, 3:] - m[:, None, None] * np.eye(3)), axis=(-1, -2)) > tol
     off = I[:, :3, 3:]
     bad |= np.max(np.abs(off + np.swapaxes(off, -1, -2)), axis=(-1, -2)) > tol
-    lam = np.linalg.eigvalsh(0.5 * (I + np.swapaxes(I, -1, -2)))[:, 0]
-    bad |= lam < -1e-9 * scale
+    if strict:
+        bad |= m < 0
+        J = I / scale[:, None, None]  # entries in [-1, 1]: the eigenvalue solver cannot overflow
+        lam = np.linalg.eigvalsh(0.5 * (J + np.swapaxes(J, -1, -2)))[:, 0]
+        bad |= lam < -1e-9
     return np.flatnonzero(bad)
 
 
@@ -192,6 +211,11 @@ class MultibodyModel:
         identity) and ``name`` (default the joint's own name, else the child's name).
     gravity : array_like, shape (3,), optional
         Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
+    strict : bool, optional
+        Whether body inertias must be physical (nonnegative mass, positive semi-definite;
+        :func:`check_inertia`). Default: ``graph.graph.get("strict", True)``, so that a model
+        loaded leniently (``load_urdf(..., strict=False)`` sets the graph attribute) stays
+        lenient when rebuilt from its graph (e.g. by :meth:`with_inertias`).
 
     Attributes
     ----------
@@ -233,8 +257,9 @@ class MultibodyModel:
         ``inertia``, an edge has no :class:`Joint` or a bad ``placement``, or body or joint
         names repeat. Messages name the node or edge.
     NotATreeError
-        If the graph has a cycle (kinematic loops are not supported yet), a node with two
-        parents, or more than one root.
+        If the graph has a cycle, a node with two parents, or more than one root (the message
+        names the cycle). A graph whose edges declare loop joints, couplings or constraints
+        builds a :class:`~geomech.multibody.loops.ClosedMultibodyModel` instead.
 
     References
     ----------
@@ -259,7 +284,19 @@ class MultibodyModel:
     (2, 2, array([-1,  0]), ['shoulder', 'elbow'])
     """
 
-    def __init__(self, graph, *, gravity=None):
+    #: Whether the model has kinematic loops (see :class:`~geomech.multibody.loops.ClosedMultibodyModel`).
+    is_closed = False
+
+    def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
+        # a graph declaring loop joints, couplings or constraints builds a closed model
+        if cls is MultibodyModel:
+            from geomech.multibody import loops  # noqa: PLC0415 (loops subclasses this class)
+
+            if loops.declares_closures(graph):
+                cls = loops.ClosedMultibodyModel
+        return super().__new__(cls)
+
+    def __init__(self, graph, *, gravity=None, strict: bool | None = None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
             raise ModelError(
                 f"Expected `graph` to be a networkx.DiGraph, got {type(graph).__name__}."
@@ -267,6 +304,7 @@ class MultibodyModel:
         if graph.number_of_nodes() == 0:
             raise ModelError("Expected `graph` to have a base node and bodies, got an empty graph.")
         self.graph = graph
+        strict = bool(graph.graph.get("strict", True)) if strict is None else bool(strict)
         self._check_tree(graph)
         (self.root,) = [n for n, d in graph.in_degree() if d == 0]
 
@@ -313,8 +351,8 @@ class MultibodyModel:
                 placements[i] = _as_4x4(edge["placement"], label)
         # the numerical checks, vectorised over the bodies (the first failure is re-checked
         # alone for its message): linear time for large models
-        for k in _failing_inertias(inertias):
-            check_inertia(inertias[k], f"inertia of body {order[k]!r}")
+        for k in _failing_inertias(inertias, strict):
+            check_inertia(inertias[k], f"inertia of body {order[k]!r}", strict=strict)
         for k in _failing_placements(placements):
             (pk,) = graph.predecessors(order[k])
             _check_placement(placements[k], f"edge ({pk!r}, {order[k]!r})")
@@ -383,18 +421,23 @@ class MultibodyModel:
             cycle = nx.find_cycle(graph)
         except nx.NetworkXNoCycle:
             cycle = None
+        hint = (
+            "kinematic loops must be declared: mark one edge of the cycle as a loop joint "
+            "(edge attribute kind='loop') or a coupling (kind='coupling'), so that the other "
+            "edges form a spanning tree"
+        )
         if cycle:
             nodes = [u for u, _ in cycle]
-            raise NotATreeError(
-                f"The kinematic graph has a cycle through nodes {nodes!r}: kinematic loops are "
-                "not supported yet (loop closures come in a later issue); a tree is required."
-            )
+            raise NotATreeError(f"The kinematic graph has a cycle through nodes {nodes!r}: {hint}.")
         for node, deg in graph.in_degree():
             if deg > 1:
+                try:
+                    cycle = [u for u, _ in nx.find_cycle(graph.to_undirected(as_view=True), node)]
+                except nx.NetworkXNoCycle:  # pragma: no cover - two parents always close a cycle
+                    cycle = [node]
                 raise NotATreeError(
                     f"Node {node!r} has {deg} parents {list(graph.predecessors(node))!r}: the "
-                    "graph has a cycle (a kinematic loop), which is not supported yet; a tree "
-                    "is required."
+                    f"kinematic graph has a cycle through nodes {cycle!r}: {hint}."
                 )
         roots = [n for n, d in graph.in_degree() if d == 0]
         if len(roots) != 1:

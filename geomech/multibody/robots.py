@@ -29,6 +29,7 @@ benchmark topologies); seed 001 §5 (random trees).
 
 from __future__ import annotations
 
+import os
 from importlib import resources
 from pathlib import Path
 
@@ -574,18 +575,30 @@ def urdf_path(name: str) -> Path:
     return Path(str(resources.files("geomech.multibody") / "data" / _URDFS[name][0]))
 
 
-def load(name: str, floating_base: bool | None = None) -> MultibodyModel:
+def _existing_path(key: str) -> bool:
+    """Whether ``key`` names an existing filesystem entry (False for unusable paths)."""
+    try:
+        return Path(key).exists()
+    except (OSError, ValueError):  # a name too long, an embedded NUL byte, ...
+        return False
+
+
+def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -> MultibodyModel:
     """Load a built-in model by name, a shipped URDF, or a URDF file path.
 
     Parameters
     ----------
     name : str or os.PathLike
-        A name from :func:`names`, or a path to a ``.urdf`` file.
+        A name from :func:`names`; a shipped URDF name may carry the ``.urdf`` suffix
+        (``"ur5.urdf"``) unless a file of that name exists; or a path to a URDF file.
     floating_base : bool, optional
         For URDFs: attach the root link by a free flyer ``"root_joint"``. The default is the
         robot's natural base (floating for ``jvrc1``, fixed for ``stretch`` and ``ur5`` and
         for files). For generated models it is passed on where supported
         (``humanoid(fixed_base=not floating_base)``, ``serial_chain`` etc.).
+    strict : bool, optional
+        For URDFs: see :func:`~geomech.multibody.urdf.load_urdf` (``strict=False`` loads
+        files with defective inertials as Pinocchio does, with a warning).
 
     Returns
     -------
@@ -594,19 +607,27 @@ def load(name: str, floating_base: bool | None = None) -> MultibodyModel:
     Raises
     ------
     ModelError
-        If ``name`` is neither a known name nor an existing file.
+        If ``name`` is neither a known name nor an existing path (the message says "no such
+        model or file" and lists the names), or a generated model has no ``floating_base``
+        option.
     URDFError
-        If the file is not a valid URDF.
+        If the file is not a valid URDF (or not a regular file).
 
     Examples
     --------
     >>> from geomech.multibody import robots
     >>> robots.load("ur5").nv
     6
+    >>> robots.load("ur5.urdf").nv
+    6
     >>> robots.load("jvrc1").joint_names[0]
     'root_joint'
     """
-    key = str(name)
+    if not isinstance(name, (str, os.PathLike)):
+        raise ModelError(f"Expected `name` to be a str or a path, got {type(name).__name__}.")
+    key = os.fspath(name) if isinstance(name, os.PathLike) else name
+    if isinstance(key, bytes):
+        key = os.fsdecode(key)
     if key in _GENERATED:
         func = _GENERATED[key]
         if floating_base is None:
@@ -616,11 +637,18 @@ def load(name: str, floating_base: bool | None = None) -> MultibodyModel:
         if key in ("serial_chain", "binary_tree", "random_tree"):
             return func(floating_base=floating_base)
         raise ModelError(f"The built-in model {key!r} has no `floating_base` option.")
-    if key in _URDFS:
-        default = _URDFS[key][1]
-        return load_urdf(urdf_path(key), default if floating_base is None else floating_base)
-    if Path(key).is_file():
-        return load_urdf(Path(key), bool(floating_base))
+    shipped = key if key in _URDFS else None
+    if shipped is None and key.endswith(".urdf") and key[: -len(".urdf")] in _URDFS:
+        shipped = None if _existing_path(key) else key[: -len(".urdf")]
+    if shipped is not None:
+        default = _URDFS[shipped][1]
+        fb = default if floating_base is None else floating_base
+        return load_urdf(urdf_path(shipped), bool(fb), strict=strict)
+    if _existing_path(key):  # load_urdf refuses directories, devices and FIFOs by name
+        return load_urdf(Path(key), bool(floating_base), strict=strict)
+    shown = repr(key)
+    shown = shown if len(shown) <= 80 else shown[:76] + "...'"
     raise ModelError(
-        f"Expected a model name from {names()!r} or a URDF file path, got {key!r}."
+        f"No such model or file: expected a model name from {names()!r} (shipped URDFs also "
+        f"with .urdf) or a URDF file path, got {shown}."
     )

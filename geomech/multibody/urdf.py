@@ -1,9 +1,13 @@
 r"""URDF input and output: :func:`load_urdf` builds a :class:`MultibodyModel`, :func:`to_urdf` writes one.
 
-The parser uses the standard library's :mod:`xml.etree.ElementTree`: URDF is a small XML
-dialect, and the maintained PyPI parsers (``yourdfpy``, ``urchin``/``urdfpy``) add heavy
-dependencies (trimesh, lxml, networkx pins) for meshes and visuals that geomech ignores,
-while Pinocchio's parser (urdfdom) is C++ only and not exposed to Python.
+The reader is the standard library's expat parser (:mod:`xml.parsers.expat`), driven in one
+pass that keeps only the links and joints: URDF is a small XML dialect, and the maintained
+PyPI parsers (``yourdfpy``, ``urchin``/``urdfpy``) add heavy dependencies (trimesh, lxml,
+networkx pins) for meshes and visuals that geomech ignores, while Pinocchio's parser
+(urdfdom) is C++ only and not exposed to Python. Reading is linear in time and memory and
+bounded by :class:`URDFLimits` (file size, links, nesting depth, magnitude of numbers,
+smallest mass); only regular files are read, the XML declaration's encoding is honoured and
+entity declarations are refused. The writer uses :mod:`xml.etree.ElementTree`.
 
 Semantics (those of the URDF specification and of Pinocchio's loader):
 
@@ -40,19 +44,22 @@ from __future__ import annotations
 
 import math
 import os
+import stat
+import warnings
 import xml.etree.ElementTree as ET
-from pathlib import Path
+from dataclasses import dataclass
+from xml.parsers import expat as pyexpat
 
 import networkx as nx
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import URDFError
+from geomech.errors import GeomechError, URDFError, URDFWarning
 from geomech.multibody.joints import FreeFlyer, Planar, Prismatic, Revolute
 from geomech.multibody.model import MultibodyModel
 from geomech.spatial import plucker_from_pose, spatial_inertia
 
-__all__ = ["load_urdf", "to_urdf", "rpy_to_matrix", "matrix_to_rpy"]
+__all__ = ["load_urdf", "to_urdf", "URDFLimits", "rpy_to_matrix", "matrix_to_rpy"]
 
 #: Name of the free-flyer joint added by ``load_urdf(..., floating_base=True)``.
 ROOT_JOINT = "root_joint"
@@ -142,51 +149,359 @@ def matrix_to_rpy(R) -> np.ndarray:
 
 
 # ----------------------------------------------------------------------------------------
-# Parsing
+# Limits
 # ----------------------------------------------------------------------------------------
-def _floats(text: str | None, n: int, what: str, default=None) -> np.ndarray:
+@dataclass(frozen=True)
+class URDFLimits:
+    r"""Resource and value limits of :func:`load_urdf` (pass your own to raise them).
+
+    The defaults are far above real robots (the 69 URDFs of ``example-robot-data``: at most
+    0.21 MB, 130 links, XML nesting depth 7, numbers of magnitude at most 116, positive
+    masses of at least 1e-9 kg) and low enough that a hostile or broken file fails within
+    about a second and a few tens of MB: the parser reads at most ``max_bytes``, keeps only
+    the elements geomech uses, and stops at the first limit exceeded.
+
+    Parameters
+    ----------
+    max_bytes : int
+        Largest file (or XML string) accepted, in bytes (default 8 MiB).
+    max_links : int
+        Largest number of ``<link>`` elements, and of ``<joint>`` elements (default 1000;
+        the model's set-up cost grows with links × tree depth).
+    max_depth : int
+        Deepest XML element nesting (default 32; ``<robot><link><inertial><inertia>`` is 4).
+    max_magnitude : float
+        Largest magnitude of any number read (lengths, angles, axes, masses, inertias;
+        default 1e12, SI units). Nonzero numbers below the smallest normal double
+        (2.2e-308, subnormal: they have lost digits) are refused as well.
+    min_mass : float
+        Smallest positive mass (default 1e-12 kg; 0 stays allowed). ABA divides by masses
+        and articulated inertias, so a mass like 1e-320 would make it overflow.
+
+    Raises
+    ------
+    URDFError
+        If a limit is not a positive number (an int for the counts).
+
+    Examples
+    --------
+    >>> from geomech.multibody.urdf import URDFLimits, load_urdf
+    >>> URDFLimits().max_links
+    1000
+    >>> chain = "<robot name='c'><link name='a'/><link name='b'/><link name='c'/></robot>"
+    >>> load_urdf(chain, limits=URDFLimits(max_links=2))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+        ...
+    geomech.errors.URDFError: The URDF has more than 2 <link> elements (URDFLimits.max_links)...
+    """
+
+    max_bytes: int = 8 * 2**20
+    max_links: int = 1000
+    max_depth: int = 32
+    max_magnitude: float = 1e12
+    min_mass: float = 1e-12
+
+    def __post_init__(self):
+        for field in ("max_bytes", "max_links", "max_depth"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+                raise URDFError(f"Expected `URDFLimits.{field}` to be a positive int, got {value!r}.")
+        for field in ("max_magnitude", "min_mass"):
+            value = getattr(self, field)
+            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not (
+                0 < float(value) < math.inf
+            ):
+                raise URDFError(
+                    f"Expected `URDFLimits.{field}` to be a positive finite number, got {value!r}."
+                )
+
+
+# ----------------------------------------------------------------------------------------
+# Reading the XML
+# ----------------------------------------------------------------------------------------
+def _q(name) -> str:
+    """``repr`` of a name from the file, shortened for messages (one line, at most ~80 chars)."""
+    text = repr(name)
+    return text if len(text) <= 80 else text[:76] + "...'"
+
+
+def _read_file(path, limits: URDFLimits) -> bytes:
+    """The bytes of a regular file of at most ``limits.max_bytes``.
+
+    Devices (``/dev/zero``), FIFOs, sockets and directories are refused before they are
+    opened for reading (a FIFO would block, a device never end); the file is opened
+    non-blocking and checked again on the descriptor, and at most ``max_bytes + 1`` bytes
+    are read whatever its reported size.
+    """
+    shown = _q(os.fspath(path) if isinstance(path, os.PathLike) else path)
+    try:
+        st = os.stat(path)
+    except ValueError as exc:  # e.g. an embedded NUL byte
+        raise URDFError(f"Cannot read URDF file {shown}: {exc}.") from exc
+    except OSError as exc:
+        reason = "no such file" if isinstance(exc, FileNotFoundError) else exc.strerror or str(exc)
+        raise URDFError(f"Cannot read URDF file {shown}: {reason}.") from exc
+
+    def check_regular(mode) -> None:
+        if stat.S_ISDIR(mode):
+            raise URDFError(f"Cannot read URDF file {shown}: it is a directory.")
+        if not stat.S_ISREG(mode):
+            raise URDFError(
+                f"Cannot read URDF file {shown}: not a regular file (a device, FIFO or socket)."
+            )
+
+    def check_size(n: int) -> None:
+        if n > limits.max_bytes:
+            raise URDFError(
+                f"URDF file {shown} is larger than {limits.max_bytes} bytes "
+                "(URDFLimits.max_bytes); pass load_urdf(..., limits=URDFLimits(max_bytes=...)) "
+                "to read it."
+            )
+
+    check_regular(st.st_mode)
+    check_size(st.st_size)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise URDFError(f"Cannot read URDF file {shown}: {exc.strerror or exc}.") from exc
+    try:
+        check_regular(os.fstat(fd).st_mode)
+        chunks, total = [], 0
+        while total <= limits.max_bytes:
+            chunk = os.read(fd, min(1 << 20, limits.max_bytes + 1 - total))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            total += len(chunk)
+    except OSError as exc:
+        raise URDFError(f"Cannot read URDF file {shown}: {exc.strerror or exc}.") from exc
+    finally:
+        os.close(fd)
+    check_size(total)
+    return b"".join(chunks)
+
+
+_IGNORED = (None, None)
+
+
+class _Document:
+    """The part of a URDF document geomech uses, collected by an expat parser in one pass.
+
+    Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first
+    ``<origin>``, ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``,
+    ``<child>``, ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts, and
+    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at
+    most ``max_links`` of them); every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
+    dropped, so memory is proportional to the links and joints. Entity declarations (never
+    needed by URDF, the vehicle of "billion laughs" expansions) are refused.
+    """
+
+    _KEPT = ("link", "joint", "loop", "coupling")
+    _JOINT_CHILDREN = ("parent", "child", "origin", "axis", "limit")
+    _INERTIAL_CHILDREN = ("origin", "mass", "inertia")
+
+    def __init__(self, limits: URDFLimits):
+        self.limits = limits
+        self.robot: dict | None = None
+        self.links: list[dict] = []  # {"attrs": ..., "inertial": None | {"origin": ..., ...}}
+        self.joints: list[dict] = []  # {"attrs": ..., "parent": attrs, "child": attrs, ...}
+        self.closures: list = []  # URDF+ <loop> and <coupling> subtrees (ElementTree)
+        self._stack: list = []  # (kind, record) per open element
+
+    def start(self, tag: str, attrs: dict) -> None:
+        stack = self._stack
+        kind, rec = stack[-1] if stack else (None, None)
+        if stack and (kind is None or (kind == "robot" and tag not in self._KEPT)):
+            # an element geomech ignores (the common case, kept short)
+            if len(stack) >= self.limits.max_depth:
+                self._too_deep(tag)
+            stack.append(_IGNORED)
+            return
+        frame = _IGNORED
+        if not stack:
+            if tag != "robot":
+                raise URDFError(f"Expected a <robot> root element, got <{tag[:40]}>.")
+            self.robot = attrs
+            frame = ("robot", None)
+        elif len(stack) >= self.limits.max_depth:
+            self._too_deep(tag)
+        elif kind == "robot" and tag in ("loop", "coupling"):  # URDF+ closures, kept whole
+            if len(self.closures) >= self.limits.max_links:
+                raise URDFError(
+                    f"The URDF has more than {self.limits.max_links} <loop>/<coupling> elements "
+                    "(URDFLimits.max_links)."
+                )
+            el = ET.Element(tag, attrs)
+            self.closures.append(el)
+            frame = ("closure", el)
+        elif kind == "closure":
+            frame = ("closure", ET.SubElement(rec, tag, attrs))
+        elif kind == "robot" and tag in ("link", "joint"):
+            records = self.links if tag == "link" else self.joints
+            if len(records) >= self.limits.max_links:
+                raise URDFError(
+                    f"The URDF has more than {self.limits.max_links} <{tag}> elements "
+                    "(URDFLimits.max_links); pass load_urdf(..., "
+                    "limits=URDFLimits(max_links=...)) to load it."
+                )
+            rec = {"attrs": attrs, "inertial": None} if tag == "link" else {"attrs": attrs}
+            records.append(rec)
+            frame = (tag, rec)
+        elif kind == "link" and tag == "inertial" and rec["inertial"] is None:
+            rec["inertial"] = {}
+            frame = ("inertial", rec["inertial"])
+        elif kind == "inertial" and tag in self._INERTIAL_CHILDREN:
+            rec.setdefault(tag, attrs)
+        elif kind == "joint" and tag in self._JOINT_CHILDREN:
+            rec.setdefault(tag, attrs)
+        stack.append(frame)
+
+    def end(self, tag: str) -> None:
+        self._stack.pop()
+
+    def urdf_plus_element(self):
+        """A ``<robot>`` element with what URDF+ reads: joint names and marks, the closures."""
+        robot = ET.Element("robot")
+        for rec in self.joints:
+            ET.SubElement(robot, "joint", rec["attrs"])
+        robot.extend(self.closures)
+        return robot
+
+    def _too_deep(self, tag: str) -> None:
+        raise URDFError(
+            f"The URDF nests elements deeper than {self.limits.max_depth} levels "
+            f"(URDFLimits.max_depth), at <{tag[:40]}>."
+        )
+
+    @staticmethod
+    def refuse_entity(name, *args) -> None:
+        raise URDFError(
+            f"The URDF declares an XML entity {_q(name)}: entity declarations are not accepted "
+            "(URDF never needs them)."
+        )
+
+
+def _parse_xml(path_or_string, limits: URDFLimits) -> _Document:
+    encoding = None  # bytes and files: the XML declaration's encoding (default UTF-8)
+    if isinstance(path_or_string, (bytes, bytearray, memoryview)):
+        data = bytes(path_or_string)
+        if len(data) > limits.max_bytes:
+            raise URDFError(
+                f"The URDF text is larger than {limits.max_bytes} bytes (URDFLimits.max_bytes)."
+            )
+    elif isinstance(path_or_string, str) and path_or_string.lstrip("\ufeff \t\r\n").startswith("<"):
+        if len(path_or_string) > limits.max_bytes:
+            raise URDFError(
+                f"The URDF text is larger than {limits.max_bytes} bytes (URDFLimits.max_bytes)."
+            )
+        try:
+            data = path_or_string.lstrip("\ufeff").encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise URDFError(f"The URDF text is not valid Unicode: {exc}.") from exc
+        encoding = "utf-8"  # already decoded: a declared encoding no longer applies
+    elif isinstance(path_or_string, (str, os.PathLike)):
+        data = _read_file(path_or_string, limits)
+    else:
+        raise URDFError(
+            "Expected `path_or_string` to be a file path or a URDF XML string, got "
+            f"{type(path_or_string).__name__}."
+        )
+    doc = _Document(limits)
+    parser = pyexpat.ParserCreate(encoding)
+    parser.StartElementHandler = doc.start
+    parser.EndElementHandler = doc.end
+    parser.EntityDeclHandler = doc.refuse_entity
+    try:
+        parser.Parse(data, True)
+    except pyexpat.ExpatError as exc:
+        raise URDFError(f"Malformed URDF XML: {exc}.") from exc
+    except (LookupError, UnicodeError) as exc:  # an unknown or unusable declared encoding
+        raise URDFError(f"Malformed URDF XML: {exc}.") from exc
+    if doc.robot is None:  # pragma: no cover - expat rejects a document without an element
+        raise URDFError("Expected a <robot> root element, got an empty document.")
+    return doc
+
+
+# ----------------------------------------------------------------------------------------
+# Values
+# ----------------------------------------------------------------------------------------
+_TINY = float(np.finfo(float).tiny)
+
+
+def _floats(text: str | None, n: int, what: str, limits: URDFLimits, default=None) -> np.ndarray:
+    """``n`` numbers from an attribute, each finite, 0 or normal, and within the magnitude limit.
+
+    Plain Python on purpose: a file has thousands of these short attributes, and numpy's
+    per-call overhead on 1- to 3-element arrays would dominate the parse.
+    """
     if text is None:
         if default is None:
             raise URDFError(f"{what}: missing attribute (expected {n} numbers).")
         return np.asarray(default, dtype=float)
     try:
-        vals = np.array([float(t) for t in text.split()])
+        vals = [float(t) for t in text.split()]
     except ValueError as exc:
-        raise URDFError(f"{what}: expected {n} numbers, got {text!r}.") from exc
-    if vals.shape != (n,) or not np.all(np.isfinite(vals)):
-        raise URDFError(f"{what}: expected {n} finite numbers, got {text!r}.")
-    return vals
+        raise URDFError(f"{what}: expected {n} numbers, got {_q(text)}.") from exc
+    if len(vals) != n or not all(math.isfinite(x) for x in vals):
+        raise URDFError(f"{what}: expected {n} finite numbers, got {_q(text)}.")
+    for x in vals:
+        if abs(x) > limits.max_magnitude:
+            raise URDFError(
+                f"{what}: expected numbers of magnitude at most {limits.max_magnitude:g} "
+                f"(URDFLimits.max_magnitude), got {_q(text)}."
+            )
+        if 0.0 < abs(x) < _TINY:
+            raise URDFError(
+                f"{what}: expected 0 or numbers of magnitude at least {_TINY:.3g} (normal "
+                f"doubles), got the subnormal {_q(text)}."
+            )
+    return np.array(vals)
 
 
-def _origin(elem: ET.Element | None, what: str) -> np.ndarray:
+def _origin(attrs: dict | None, what: str, limits: URDFLimits) -> np.ndarray:
     """Pose ``[[R(rpy), xyz], [0, 1]]`` of an ``<origin>`` element (identity if absent)."""
     T = np.eye(4)
-    if elem is None:
+    if attrs is None:
         return T
-    T[:3, 3] = _floats(elem.get("xyz"), 3, f"{what} <origin xyz>", default=np.zeros(3))
-    T[:3, :3] = rpy_to_matrix(_floats(elem.get("rpy"), 3, f"{what} <origin rpy>", np.zeros(3)))
+    T[:3, 3] = _floats(attrs.get("xyz"), 3, f"{what} <origin xyz>", limits, np.zeros(3))
+    rpy = _floats(attrs.get("rpy"), 3, f"{what} <origin rpy>", limits, np.zeros(3))
+    T[:3, :3] = rpy_to_matrix(rpy)
     return T
 
 
-def _inertial(link: ET.Element, name: str) -> np.ndarray | None:
-    """Spatial inertia of a link in its own frame, or None without ``<inertial>``."""
-    elem = link.find("inertial")
+def _inertial(link: dict, name: str, limits: URDFLimits, strict: bool, defects: list):
+    """Spatial inertia of a link in its own frame, or None without ``<inertial>``.
+
+    In lenient mode a negative mass or an indefinite rotational inertia is kept as written
+    and described in ``defects``.
+    """
+    elem = link["inertial"]
     if elem is None:
         return None
-    what = f"link {name!r}"
-    mass_el = elem.find("mass")
-    if mass_el is None:
+    what = f"link {_q(name)}"
+    if "mass" not in elem:
         raise URDFError(f"{what}: <inertial> has no <mass>.")
-    mass = float(_floats(mass_el.get("value"), 1, f"{what} <mass value>")[0])
+    mass = float(_floats(elem["mass"].get("value"), 1, f"{what} <mass value>", limits)[0])
+    if 0.0 < mass < limits.min_mass:
+        raise URDFError(
+            f"{what}: expected a mass of 0 or at least {limits.min_mass:g} "
+            f"(URDFLimits.min_mass), got {mass:g}."
+        )
     if mass < 0:
-        raise URDFError(f"{what}: expected a nonnegative mass, got {mass:g}.")
-    T = _origin(elem.find("origin"), f"{what} <inertial>")
-    in_el = elem.find("inertia")
+        if strict:
+            raise URDFError(f"{what}: expected a nonnegative mass, got {mass:g}.")
+        defects.append(f"{what}: negative mass {mass:g}")
+    T = _origin(elem.get("origin"), f"{what} <inertial>", limits)
     keys = ("ixx", "ixy", "ixz", "iyy", "iyz", "izz")
+    in_el = elem.get("inertia")
     if in_el is None:
         vals = dict.fromkeys(keys, 0.0)
     else:
-        vals = {k: float(_floats(in_el.get(k, "0"), 1, f"{what} <inertia {k}>")[0]) for k in keys}
+        vals = {
+            k: float(_floats(in_el.get(k, "0"), 1, f"{what} <inertia {k}>", limits)[0])
+            for k in keys
+        }
     Ic = np.array(
         [
             [vals["ixx"], vals["ixy"], vals["ixz"]],
@@ -196,74 +511,103 @@ def _inertial(link: ET.Element, name: str) -> np.ndarray | None:
     )
     lam = float(np.linalg.eigvalsh(Ic)[0])
     if lam < -1e-9 * max(1.0, float(np.max(np.abs(Ic)))):
-        raise URDFError(
-            f"{what}: expected a positive semi-definite rotational inertia, got smallest "
-            f"eigenvalue {lam:.3g}."
+        if strict:
+            raise URDFError(
+                f"{what}: expected a positive semi-definite rotational inertia, got smallest "
+                f"eigenvalue {lam:.3g}."
+            )
+        defects.append(
+            f"{what}: rotational inertia not positive semi-definite (smallest eigenvalue "
+            f"{lam:.3g})"
         )
     R = T[:3, :3]
     return spatial_inertia(mass, T[:3, 3], R @ Ic @ R.T)
 
 
-def _parse_xml(path_or_string) -> ET.Element:
-    if isinstance(path_or_string, bytes):
-        text = path_or_string.decode()
-    elif isinstance(path_or_string, str) and path_or_string.lstrip().startswith("<"):
-        text = path_or_string
-    elif isinstance(path_or_string, (str, os.PathLike)):
-        try:
-            text = Path(path_or_string).read_text()
-        except OSError as exc:
-            raise URDFError(f"Cannot read URDF file {str(path_or_string)!r}: {exc}") from exc
-    else:
-        raise URDFError(
-            "Expected `path_or_string` to be a file path or a URDF XML string, got "
-            f"{type(path_or_string).__name__}."
-        )
-    try:
-        root = ET.fromstring(text)
-    except ET.ParseError as exc:
-        raise URDFError(f"Malformed URDF XML: {exc}.") from exc
-    if root.tag != "robot":
-        raise URDFError(f"Expected a <robot> root element, got <{root.tag}>.")
-    return root
-
-
-def _make_joint(elem: ET.Element, name: str, jtype: str):
-    axis_el = elem.find("axis")
+def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits):
+    axis_el = rec.get("axis")
+    what = f"joint {_q(name)}"
     axis = _floats(
-        None if axis_el is None else axis_el.get("xyz"), 3, f"joint {name!r} <axis xyz>", [1, 0, 0]
+        None if axis_el is None else axis_el.get("xyz"), 3, f"{what} <axis xyz>", limits, [1, 0, 0]
     )
-    if jtype in ("revolute", "continuous", "prismatic") and not np.linalg.norm(axis) > 1e-12:
-        raise URDFError(f"joint {name!r}: expected a nonzero <axis>, got {axis.tolist()}.")
+    norm = float(np.linalg.norm(axis))  # no overflow: |entries| <= max_magnitude
+    if jtype in ("revolute", "continuous", "prismatic") and not norm > 1e-12:
+        raise URDFError(f"{what}: expected a nonzero <axis>, got {axis.tolist()}.")
     if jtype in ("revolute", "continuous"):
-        return Revolute(axis, name=name)
+        return Revolute(axis / norm, name=name)
     if jtype == "prismatic":
-        return Prismatic(axis, name=name)
+        return Prismatic(axis / norm, name=name)
     if jtype == "floating":
         return FreeFlyer(name=name)
     if jtype == "planar":
-        n = np.linalg.norm(axis)
-        if axis_el is not None and not (n > 0 and np.allclose(axis / n, [0, 0, 1])):
+        if axis_el is not None and not (norm > 0 and np.allclose(axis / norm, [0, 0, 1])):
             raise URDFError(
-                f"joint {name!r}: planar joints must move in the joint frame's xy-plane "
+                f"{what}: planar joints must move in the joint frame's xy-plane "
                 f"(<axis xyz='0 0 1'>), got axis {axis.tolist()}."
             )
         return Planar(name=name)
     raise AssertionError(jtype)  # pragma: no cover - filtered by the caller
 
 
-def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
+def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[str, str],
+                   order: dict[str, int]):  # fmt: skip
+    """Links and joints of the cycle reached by following parents from ``start``.
+
+    Listed in the joints' direction (joint ``k`` goes from link ``k`` to link ``k + 1``),
+    starting from the cycle's link that comes first in the file.
+    """
+    seen: dict[str, int] = {}
+    path = []
+    link = start
+    while link not in seen:
+        seen[link] = len(path)
+        path.append(link)
+        link = parent_link[link]
+    forward = path[seen[link]:][::-1]
+    k = min(range(len(forward)), key=lambda i: order[forward[i]])
+    forward = forward[k:] + forward[:k]
+    return forward, [parent_joint[forward[(i + 1) % len(forward)]] for i in range(len(forward))]
+
+
+def _names(items) -> str:
+    shown = [_q(x) for x in items[:10]] + (["..."] if len(items) > 10 else [])
+    return "[" + ", ".join(shown) + "]"
+
+
+# ----------------------------------------------------------------------------------------
+# Loading
+# ----------------------------------------------------------------------------------------
+def load_urdf(
+    path_or_string,
+    floating_base: bool = False,
+    *,
+    strict: bool = True,
+    limits: URDFLimits | None = None,
+) -> MultibodyModel:
     """Build a :class:`MultibodyModel` from a URDF file or string.
 
     Parameters
     ----------
     path_or_string : str, bytes or os.PathLike
-        A path to a ``.urdf`` file, or the XML text itself (a string starting with ``<``).
+        A path to a ``.urdf`` file (a regular file), or the XML text itself (a string
+        starting with ``<``, or bytes). Files and bytes are decoded as their XML declaration
+        says (UTF-8 by default; e.g. ``encoding="ISO-8859-1"`` is honoured).
     floating_base : bool
         If True, add a :class:`~geomech.multibody.joints.FreeFlyer` joint named
         ``"root_joint"`` between a world node ``"universe"`` and the root link (as
         ``pinocchio.buildModelFromUrdf(path, pinocchio.JointModelFreeFlyer())`` does);
         otherwise the root link is the fixed base.
+    strict : bool
+        If True (default), a moved body without any ``<inertial>``, a negative mass or a
+        rotational inertia that is not positive semi-definite is an error. If False, such
+        files load as Pinocchio loads them, with the file's values as written (a moved body
+        without ``<inertial>`` gets zero inertia, an indefinite inertia is kept), and one
+        :class:`~geomech.errors.URDFWarning` names each defective link and its defect; the
+        model is then built with ``strict=False`` (its mass matrix may be singular or
+        indefinite: algorithms that need a regular one say so).
+    limits : URDFLimits, optional
+        Resource and value limits (default ``URDFLimits()``): file size, number of links
+        and joints, XML nesting depth, magnitude of numbers, smallest positive mass.
 
     Returns
     -------
@@ -276,11 +620,21 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
     Raises
     ------
     URDFError
-        On malformed XML, a missing ``<robot>`` element, links or joints without names or
-        with duplicate names, unknown joint types, joints naming undefined links, a link with
-        two parent joints or a graph with several root links, a zero axis, a moving body
-        without any ``<inertial>``, a negative mass, a rotational inertia that is not
-        positive semi-definite, or non-numeric attributes. Messages name the link or joint.
+        On a path that is not a readable regular file (missing, a directory, a device or a
+        FIFO), a limit exceeded, malformed XML or an XML entity declaration, a missing
+        ``<robot>`` element or one without links, links or joints without names or with
+        duplicate names, unknown joint types, joints naming undefined links, a joint whose
+        parent is its child, a link with two parent joints, a graph with several root links
+        or with a cycle (connected to the root or not: no link is silently dropped), a zero
+        axis, a non-numeric, non-finite, subnormal or too large number, a positive mass
+        below ``limits.min_mass``, and (``strict``) a moving body without any
+        ``<inertial>``, a negative mass, or a rotational inertia that is not positive
+        semi-definite. Messages name the link or joint.
+
+    Warns
+    -----
+    URDFWarning
+        With ``strict=False``, once, naming every defective link that was loaded as written.
 
     References
     ----------
@@ -307,62 +661,108 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
     Traceback (most recent call last):
         ...
     geomech.errors.URDFError: link 'base' is moved by joint 'root_joint' but has no <inertial>...
-    """
-    robot = _parse_xml(path_or_string)
 
-    links: dict[str, ET.Element] = {}
-    for el in robot.findall("link"):
-        name = el.get("name")
+    Leniently, the base gets zero inertia and one warning says so:
+
+    >>> import warnings
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     model = load_urdf(urdf, floating_base=True, strict=False)
+    >>> model.nv, str(caught[0].message).splitlines()[1]
+    (7, "  link 'base': moved by joint 'root_joint' but has no <inertial> (zero inertia)")
+    """
+    if not isinstance(floating_base, (bool, np.bool_)):
+        raise URDFError(f"Expected `floating_base` to be a bool, got {floating_base!r}.")
+    if not isinstance(strict, (bool, np.bool_)):
+        raise URDFError(f"Expected `strict` to be a bool, got {strict!r}.")
+    if limits is None:
+        limits = URDFLimits()
+    elif not isinstance(limits, URDFLimits):
+        raise URDFError(f"Expected `limits` to be a URDFLimits, got {type(limits).__name__}.")
+    doc = _parse_xml(path_or_string, limits)
+    try:
+        return _build_model(doc, floating_base, strict, limits)
+    except URDFError:
+        raise
+    except GeomechError as exc:  # a check of the model layer: still the file's fault
+        raise URDFError(f"The URDF does not make a valid model: {exc}") from exc
+
+
+def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDFLimits):
+    """The model of a parsed document (see :func:`load_urdf`)."""
+    robot_name = doc.robot.get("name", "robot")
+    if not doc.links:
+        named = f" {_q(robot_name)}" if "name" in doc.robot else ""
+        raise URDFError(
+            f"The <robot>{named} has no <link>: an empty robot description (nothing to load)."
+        )
+
+    links: dict[str, dict] = {}
+    for rec in doc.links:
+        name = rec["attrs"].get("name")
         if not name:
             raise URDFError("Found a <link> without a name.")
         if name in links:
-            raise URDFError(f"link {name!r} is defined more than once.")
-        links[name] = el
+            raise URDFError(f"link {_q(name)} is defined more than once.")
+        links[name] = rec
 
-    joints: dict[str, ET.Element] = {}
-    parent_joint: dict[str, str] = {}
+    joints: dict[str, dict] = {}
+    parent_joint: dict[str, str] = {}  # child link -> joint
+    parent_link: dict[str, str] = {}  # child link -> parent link
     child_joints: dict[str, list[str]] = {name: [] for name in links}
-    for el in robot.findall("joint"):
-        name = el.get("name")
+    for rec in doc.joints:
+        name = rec["attrs"].get("name")
         if not name:
             raise URDFError("Found a <joint> without a name.")
         if name in joints:
-            raise URDFError(f"joint {name!r} is defined more than once.")
-        jtype = el.get("type")
+            raise URDFError(f"joint {_q(name)} is defined more than once.")
+        jtype = rec["attrs"].get("type")
         if jtype not in _KNOWN_TYPES:
             raise URDFError(
-                f"joint {name!r}: unknown joint type {jtype!r}; expected one of {_KNOWN_TYPES}."
+                f"joint {_q(name)}: unknown joint type {_q(jtype)}; expected one of {_KNOWN_TYPES}."
             )
         ends = {}
         for tag in ("parent", "child"):
-            sub = el.find(tag)
-            link = None if sub is None else sub.get("link")
+            link = rec.get(tag, {}).get("link")
             if link is None:
-                raise URDFError(f"joint {name!r}: missing <{tag} link=...>.")
+                raise URDFError(f"joint {_q(name)}: missing <{tag} link=...>.")
             if link not in links:
-                raise URDFError(f"joint {name!r}: {tag} link {link!r} is not defined.")
+                raise URDFError(f"joint {_q(name)}: {tag} link {_q(link)} is not defined.")
             ends[tag] = link
+        if ends["parent"] == ends["child"]:
+            raise URDFError(
+                f"joint {_q(name)} connects link {_q(ends['child'])} to itself (a self-loop)."
+            )
         if ends["child"] in parent_joint:
             raise URDFError(
-                f"link {ends['child']!r} is the child of two joints "
-                f"({parent_joint[ends['child']]!r} and {name!r}): kinematic loops are not "
+                f"link {_q(ends['child'])} is the child of two joints "
+                f"({_q(parent_joint[ends['child']])} and {_q(name)}): kinematic loops are not "
                 "supported yet."
             )
         parent_joint[ends["child"]] = name
+        parent_link[ends["child"]] = ends["parent"]
         child_joints[ends["parent"]].append(name)
-        joints[name] = el
+        joints[name] = rec
 
+    order = {name: i for i, name in enumerate(links)}
     roots = [name for name in links if name not in parent_joint]
+    if not roots:
+        cycle, cjoints = _cycle_through(next(iter(links)), parent_link, parent_joint, order)
+        raise URDFError(
+            "Expected exactly one root link (a link that is no joint's child), got 0: the "
+            f"joints form a cycle (links {_names(cycle)}, joints {_names(cjoints)})."
+        )
     if len(roots) != 1:
         raise URDFError(
             f"Expected exactly one root link (a link that is no joint's child), got "
-            f"{len(roots)}: {roots!r}" + (" (the joints form a cycle)." if not roots else ".")
+            f"{len(roots)}: {_names(roots)}."
         )
     (root_link,) = roots
-    robot_name = robot.get("name", "robot")
 
     # ---- walk the tree depth-first, children in joint-name order (as urdfdom); merge fixed
     G = nx.DiGraph(name=robot_name)
+    if not strict:
+        G.graph["strict"] = False  # the model, and models rebuilt from its graph, stay lenient
     base = WORLD if floating_base else root_link
     if floating_base and WORLD in links:
         raise URDFError(f"link {WORLD!r}: the name is reserved for the world of a floating base.")
@@ -371,16 +771,20 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
     inertia: dict[str, np.ndarray] = {}
     has_inertial: dict[str, bool] = {}
     members: dict[str, list] = {}
+    defects: list[str] = []
 
     def add_link(link: str) -> None:
         body = body_of[link]
-        I_link = _inertial(links[link], link)
+        I_link = _inertial(links[link], link, limits, strict, defects)
         if body not in inertia:
             inertia[body], has_inertial[body], members[body] = np.zeros((6, 6)), False, []
         members[body].append((link, pose_in_body[link]))
         if I_link is not None:
-            X = plucker_from_pose(pose_in_body[link])  # ^link X_body
-            inertia[body] += X.T @ I_link @ X  # congruence to body coordinates
+            if link == body:  # the body's own link: its frame is the body frame
+                inertia[body] += I_link
+            else:
+                X = plucker_from_pose(pose_in_body[link])  # ^link X_body
+                inertia[body] += X.T @ I_link @ X  # congruence to body coordinates
             has_inertial[body] = True
 
     if floating_base:
@@ -394,27 +798,38 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
     stack = [(root_link, jname) for jname in sorted(child_joints[root_link], reverse=True)]
     while stack:
         link, jname = stack.pop()
-        el = joints[jname]
-        child = el.find("child").get("link")
-        jtype = el.get("type")
-        T = pose_in_body[link] @ _origin(el.find("origin"), f"joint {jname!r}")
+        rec = joints[jname]
+        child = rec["child"]["link"]
+        jtype = rec["attrs"]["type"]
+        T = pose_in_body[link] @ _origin(rec.get("origin"), f"joint {_q(jname)}", limits)
         if jtype == "fixed":
             body_of[child], pose_in_body[child] = body_of[link], T
         else:
             body_of[child], pose_in_body[child] = child, np.eye(4)
-            limits = el.find("limit")
+            limit_el = rec.get("limit")
             G.add_node(child)
             G.add_edge(
                 body_of[link],
                 child,
-                joint=_make_joint(el, jname, jtype),
+                joint=_make_joint(rec, jname, jtype, limits),
                 placement=T,
                 name=jname,
                 urdf_type=jtype,
-                limits=None if limits is None else dict(limits.attrib),
+                limits=None if limit_el is None else dict(limit_el),
             )
         add_link(child)
         stack.extend((child, j) for j in sorted(child_joints[child], reverse=True))
+
+    if len(body_of) != len(links):
+        # every unreached link has a parent, so following parents from one ends in a cycle
+        # that the root does not reach: name it rather than drop its links silently
+        start = next(link for link in links if link not in body_of)
+        cycle, cjoints = _cycle_through(start, parent_link, parent_joint, order)
+        raise URDFError(
+            f"{len(links) - len(body_of)} link(s) are not connected to the root link "
+            f"{_q(root_link)}: the joints form a cycle (links {_names(cycle)}, joints "
+            f"{_names(cjoints)})."
+        )
 
     # ---- bodies: inertia and the links merged into them
     for body in members:
@@ -422,15 +837,31 @@ def load_urdf(path_or_string, floating_base: bool = False) -> MultibodyModel:
         if body == base:
             continue
         if not has_inertial[body]:
-            raise URDFError(
-                f"link {body!r} is moved by joint "
-                f"{ROOT_JOINT if body == root_link else parent_joint[body]!r} but has no "
-                "<inertial> (nor has any link welded to it)."
+            moved_by = ROOT_JOINT if body == root_link else parent_joint[body]
+            if strict:
+                raise URDFError(
+                    f"link {_q(body)} is moved by joint {_q(moved_by)} but has no "
+                    "<inertial> (nor has any link welded to it)."
+                )
+            defects.append(
+                f"link {_q(body)}: moved by joint {_q(moved_by)} but has no <inertial> "
+                "(zero inertia)"
             )
         G.nodes[body]["inertia"] = inertia[body]
     if not floating_base and root_link in inertia:
         G.nodes[root_link]["base_inertia"] = inertia[root_link]
-    return MultibodyModel(G)
+    if defects:
+        warnings.warn(
+            f"load_urdf(strict=False) kept {len(defects)} defect(s) of robot "
+            f"{_q(robot_name)} as written:\n" + "\n".join("  " + d for d in defects),
+            URDFWarning,
+            stacklevel=3,
+        )
+    from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+    # URDF+: <loop>, <coupling> and the joints' `independent` marks
+    urdf_plus.add_closures(G, doc.urdf_plus_element(), body_of, pose_in_body)
+    return MultibodyModel(G, strict=strict)
 
 
 # ----------------------------------------------------------------------------------------
@@ -469,6 +900,42 @@ def _inertial_el(link: ET.Element, I: np.ndarray) -> None:  # noqa: E741
     )
 
 
+def _ordering_links(model: MultibodyModel, robot: ET.Element) -> list[str]:
+    """The parent link of each joint, adding ordering links where siblings are out of name order.
+
+    Readers visit a link's child joints sorted by name (urdfdom's ``std::map``); where the
+    model's order of a body's children differs, each child joint ``k`` is hung from a
+    massless link ``<body>__order<k>`` welded to the body, so that the reader's order is
+    the model's. Returns, for body ``i``, the name of the link its joint is attached to.
+    """
+    root = str(model.root)
+    link_names = {root, *model.body_names}
+    joint_names = set(model.joint_names)
+    parent_name = [root if p < 0 else model.body_names[p] for p in model.parent]
+    siblings: dict[int, list[int]] = {}
+    for i, p in enumerate(model.parent):
+        siblings.setdefault(int(p), []).append(i)  # in body order: the model's sibling order
+    for kids in siblings.values():
+        names = [model.joint_names[k] for k in kids]
+        if names == sorted(names):
+            continue
+        width = len(str(len(kids) - 1))
+        prefix = f"{parent_name[kids[0]]}__order"
+        while any(
+            f"{prefix}{k:0{width}d}" in link_names | joint_names for k in range(len(kids))
+        ):
+            prefix += "_"
+        for k, child in enumerate(kids):
+            wrapper = f"{prefix}{k:0{width}d}"
+            ET.SubElement(robot, "link", name=wrapper)
+            el = ET.SubElement(robot, "joint", name=wrapper, type="fixed")
+            ET.SubElement(el, "parent", link=parent_name[child])
+            ET.SubElement(el, "child", link=wrapper)
+            link_names.add(wrapper)
+            parent_name[child] = wrapper
+    return parent_name
+
+
 def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     """Write a model as URDF text (links, joints, origins, axes, inertials; no visuals).
 
@@ -499,9 +966,13 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
 
     Notes
     -----
-    ``load_urdf(to_urdf(model))`` reproduces inertias, placements and joints, except that
-    bodies attached by :class:`~geomech.multibody.joints.Fixed` joints are merged into their
-    parents, and that sibling joints are reordered by name (urdfdom's order).
+    ``load_urdf(to_urdf(model))`` reproduces inertias, placements and joints in the same
+    order (so the same ``q`` and ``v`` layout), except that bodies attached by
+    :class:`~geomech.multibody.joints.Fixed` joints are merged into their parents. Readers
+    (urdfdom, hence Pinocchio, and :func:`load_urdf`) visit sibling joints in name order;
+    where a body's children are not in name order in the model, each of them is attached
+    through a massless link welded to the body by a fixed joint (both named
+    ``<body>__order<k>``, ``k`` zero-padded), which sorts them in the model's order.
 
     Examples
     --------
@@ -512,7 +983,14 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     '<robot name="double_pendulum">'
     >>> load_urdf(text).joint_names
     ['joint1', 'joint2']
+    >>> stretch = robots.load("stretch")  # siblings not in name order: kept in the model's
+    >>> load_urdf(to_urdf(stretch)).joint_names == stretch.joint_names
+    True
     """
+    if model.is_closed:  # URDF+: the spanning tree, then <loop>, <coupling>, independent
+        from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
+
+        return urdf_plus.closures_to_urdf(model, to_urdf(model.spanning_tree, name))
     robot = ET.Element("robot", name=name or model.graph.graph.get("name", "geomech_model"))
     ET.SubElement(robot, "link", name=str(model.root))
     types = {"revolute": "revolute", "prismatic": "prismatic", "fixed": "fixed",
@@ -525,6 +1003,7 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     for i in range(model.n_bodies):
         link = ET.SubElement(robot, "link", name=model.body_names[i])
         _inertial_el(link, model.inertias[i])
+    parent_link = _ordering_links(model, robot)
     for i, joint in enumerate(model.joints):
         node = model.nodes[i]
         parent_node = next(iter(model.graph.predecessors(node)))
@@ -534,8 +1013,7 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
             jtype = "continuous"
         el = ET.SubElement(robot, "joint", name=model.joint_names[i], type=jtype)
         _origin_el(el, model.placements[i])
-        parent = str(model.root) if model.parent[i] < 0 else model.body_names[model.parent[i]]
-        ET.SubElement(el, "parent", link=parent)
+        ET.SubElement(el, "parent", link=parent_link[i])
         ET.SubElement(el, "child", link=model.body_names[i])
         if jtype in ("revolute", "continuous", "prismatic"):
             ET.SubElement(el, "axis", xyz=_fmt(joint.axis))

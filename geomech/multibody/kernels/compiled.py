@@ -51,7 +51,16 @@ _CODES = {
 
 
 def joint_code(joint) -> int:
-    """Type code of a joint; ``USER`` for any other class (subclasses of built-ins included)."""
+    """Type code of a joint; ``USER`` for any other class (subclasses of built-ins included).
+
+    Examples
+    --------
+    >>> from geomech.multibody import Revolute
+    >>> from geomech.multibody.kernels import joints
+    >>> from geomech.multibody.kernels.compiled import joint_code
+    >>> joint_code(Revolute([0, 0, 1])) == joints.REVOLUTE
+    True
+    """
     return _CODES.get(type(joint), codes.USER)
 
 

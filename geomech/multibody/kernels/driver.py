@@ -16,8 +16,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from geomech._validation import as_array
 from geomech.errors import (
     DimensionError,
+    ModelError,
     NonFiniteError,
     NotOnManifoldError,
     SingularityError,
@@ -31,7 +33,8 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["states", "call", "set_num_threads", "get_num_threads", "PARALLEL_THRESHOLD"]
+__all__ = ["compiled", "states", "call", "set_num_threads", "get_num_threads",
+           "PARALLEL_THRESHOLD"]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
@@ -63,31 +66,45 @@ def set_num_threads(n: int | None) -> None:
 
 
 def get_num_threads() -> int:
-    """The number of threads allowed for large batches (:func:`set_num_threads`)."""
+    """The number of threads allowed for large batches (:func:`set_num_threads`).
+
+    Examples
+    --------
+    >>> from geomech.multibody.kernels.driver import get_num_threads
+    >>> get_num_threads()
+    1
+    """
     return _threads
+
+
+def compiled(model):
+    """``model.compiled``, or a :class:`ModelError` naming what was passed instead of a model.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels.driver import compiled
+    >>> compiled(robots.double_pendulum()).nv
+    2
+    >>> compiled(None)
+    Traceback (most recent call last):
+        ...
+    geomech.errors.ModelError: Expected `model` to be a MultibodyModel, got NoneType.
+    """
+    try:
+        return model.compiled
+    except AttributeError:
+        raise ModelError(
+            f"Expected `model` to be a MultibodyModel, got {type(model).__name__}.") from None
 
 
 def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
     """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
-        arr = x
-    else:
-        try:
-            arr = np.asarray(x)
-        except (TypeError, ValueError) as exc:
-            raise DimensionError(
-                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.") from exc
-        if arr.dtype.kind == "c":
-            raise DimensionError(f"Expected `{name}` to be a real array, got complex entries.")
-        if arr.dtype.kind not in "biuf":
-            raise DimensionError(
-                f"Expected `{name}` to be a numeric array, got {type(x).__name__}.")
-        arr = arr.astype(np.float64, copy=False)
-    k = len(trailing)
-    if arr.ndim < k or arr.shape[arr.ndim - k:] != trailing:
-        shown = "(..., " + ", ".join(str(s) for s in trailing) + ")" if k else "(...)"
-        raise DimensionError(f"Expected `{name}` to have shape {shown}, got {arr.shape}.")
-    return arr
+        k = len(trailing)
+        if x.ndim >= k and x.shape[x.ndim - k:] == trailing:
+            return x
+    return as_array(x, name, trailing, finite=False)
 
 
 def states(*inputs):
@@ -95,6 +112,14 @@ def states(*inputs):
 
     Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
     row when it is shared by the whole batch) and is C-contiguous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.driver import states
+    >>> batch, B, (q, v) = states(("q", np.zeros((4, 1, 2)), (2,)), ("v", np.ones(2), (2,)))
+    >>> batch, B, q.shape, v.shape
+    ((4, 1), 4, (4, 2), (1, 2))
     """
     # fast path: one state given as float64 arrays of exactly the trailing shapes
     out = []
@@ -134,6 +159,21 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     ``batch_args`` are the per-state inputs then the outputs (each with 1 or B rows);
     ``batch`` is the batch shape (``()`` for one state), ``names`` are the inputs' names,
     for messages. Large batches run in threads when :func:`set_num_threads` allows it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels import dynamics as K
+    >>> from geomech.multibody.kernels.driver import call, states
+    >>> model = robots.double_pendulum()
+    >>> cm = model.compiled
+    >>> batch, B, (Q,) = states(("q", [0.3, 0.0], (2,)))
+    >>> H = np.empty((B, 2, 2))
+    >>> call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model)
+    >>> H[0]
+    array([[5., 2.],
+           [2., 1.]])
     """
     B = math.prod(batch)
     status = np.empty(B, dtype=np.int64)

@@ -26,5 +26,12 @@ def pack(code, index):
 
 
 def unpack(status: int) -> tuple[int, int]:
-    """``(code, index)`` of a packed status."""
+    """``(code, index)`` of a packed status.
+
+    Examples
+    --------
+    >>> from geomech.multibody.kernels.status import SINGULAR, pack, unpack
+    >>> unpack(pack(SINGULAR, 4)) == (SINGULAR, 4)
+    True
+    """
     return status % 8, status // 8 - 1
