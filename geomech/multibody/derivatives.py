@@ -284,11 +284,11 @@ def _check_model(model):
     """The compiled model, or a named error for what the derivatives do not support."""
     if not isinstance(model, MultibodyModel):
         raise ModelError(f"Expected `model` to be a MultibodyModel, got {type(model).__name__}.")
-    loops = getattr(model, "loops", None) or getattr(model, "loop_joints", None)
-    if loops:
+    if getattr(model, "is_closed", False):
         raise NotATreeError(
-            "Expected a kinematic tree: the derivatives of the dynamics of a model with "
-            f"kinematic loops ({len(loops)} loop(s)) are not available yet.")
+            "Expected a kinematic tree: the derivatives of the dynamics of a closed model (in "
+            "its independent speeds) are not available yet; model.spanning_tree gives those "
+            "of its spanning tree.")
     cm = model.compiled
     if cm.has_user_joints:
         i, joint = cm.user[0]
@@ -389,7 +389,7 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
         If the model has a user-defined joint class (see the module), or is not a
         :class:`~geomech.multibody.MultibodyModel`.
     NotATreeError
-        If the model has kinematic loops.
+        If the model is closed (kinematic loops, couplings): not supported yet.
 
     References
     ----------

@@ -420,11 +420,15 @@ def test_user_joint_is_refused():
         rnea_second_derivatives(model, np.zeros(2), np.zeros(2), np.zeros(2))
 
 
-def test_model_with_loops_is_refused():
-    model = robots.double_pendulum()
-    model.loops = [("link2", "world")]  # what a closed-chain model will carry
-    with pytest.raises(NotATreeError, match="loop"):
-        rnea_derivatives(model, np.zeros(2), np.zeros(2), np.zeros(2))
+def test_closed_model_is_refused():
+    from geomech.multibody.urdf_plus import load_example
+
+    model = load_example("four_bar")
+    assert model.is_closed
+    for fun in (rnea_derivatives, rnea_second_derivatives, aba_derivatives,
+                aba_second_derivatives):
+        with pytest.raises(NotATreeError, match="closed model"):
+            fun(model, np.zeros(model.nq), np.zeros(model.nv), np.zeros(model.nv))
 
 
 def test_singular_mass_matrix():
