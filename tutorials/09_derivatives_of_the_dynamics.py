@@ -208,7 +208,7 @@ plt.show()
 # :meth:`~geomech.multibody.derivatives.BlockSparseTensor.contract` computes.
 #
 # With revolute joints the coordinates are a chart in which the second derivatives commute,
-# so :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical and free-flyer joints the
+# so :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer joints the
 # partials are iterated Lie derivatives along ``model.integrate`` and not symmetric (their
 # difference is the bracket of the fields, digest T7): a Newton step in the exponential chart
 # uses the symmetric part, as above.

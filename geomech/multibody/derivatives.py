@@ -22,8 +22,9 @@ Conventions (where they bite)
   :math:`T_J(q)\exp(\hat\delta)`), so every tensor is ``nv``-dimensional in every index
   (Pinocchio's convention, angular-first twists).
 * **Second derivatives are iterated Lie derivatives**, the second index differentiated
-  first: ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\,\tau_a)`. Fields of one multi-DoF joint do
-  not commute, so that block is *not* symmetric in ``(b, c)``:
+  first: ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\,\tau_a)`. The fields of one spherical,
+  planar, Schönflies or free-flyer joint do not commute (body-frame speeds), so that block
+  is *not* symmetric in ``(b, c)``:
   ``d2tau_dq2[:, b, c] - d2tau_dq2[:, c, b]`` :math:`= -s^\ell_{bc}\,\partial\tau/\partial q_\ell`
   (``s`` the structure constants, :func:`~geomech.multibody.christoffel.joint_structure_constants`).
   A Newton or DDP step in the exponential chart wants the symmetric part (digest T8).
@@ -456,7 +457,7 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     RNEASecondDerivatives
         ``(d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq)``, each (..., nv, nv, nv), torque index
         first: ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\tau_a)` (b differentiated first; not
-        symmetric within a spherical or free-flyer joint), ``d2tau_dqdv[a, b, c]``
+        symmetric within a spherical, planar, Schönflies or free-flyer joint), ``d2tau_dqdv[a, b, c]``
         :math:`= \partial^2\tau_a/\partial q_b\partial\nu_c`, ``dM_dq[a, b, c]``
         :math:`= \partial M_{ab}/\partial q_c` (Pinocchio's C++ layout).
 

@@ -166,16 +166,31 @@ def test_T6_euler_homogeneity(case):
 
 
 def test_T7_configuration_hessian_asymmetry_is_the_bracket(case):
-    """d2q[:, b, c] − d2q[:, c, b] = −s^l_bc ∂τ/∂q_l: nonzero only within spherical and
-    free-flyer joints (their fields do not commute)."""
+    """d2q[:, b, c] − d2q[:, c, b] = −s^l_bc ∂τ/∂q_l: nonzero only within spherical,
+    planar, Schönflies and free-flyer joints (their body-frame fields do not commute)."""
     model, q, v, a, f_ext = case
     d2q = rnea_second_derivatives(model, q, v, a, f_ext=f_ext).d2tau_dq2
     dq = rnea_derivatives(model, q, v, a, f_ext=f_ext)[0]
     s = joint_structure_constants(model, q)  # s[b, c, l] = s^l_bc
     expected = -np.einsum("bcl,al->abc", s, dq)
     assert rel_err(d2q - d2q.transpose(0, 2, 1), expected) < EXACT
-    multi = any(j.kind in ("spherical", "free_flyer") for j in model.joints)
+    multi = any(j.kind in ("spherical", "planar", "schoenflies", "free_flyer")
+                for j in model.joints)
     assert (np.max(np.abs(expected)) > 1e-3) == multi
+
+
+@pytest.mark.parametrize("kind", ["revolute", "prismatic", "helical", "spherical", "planar",
+                                  "schoenflies", "free_flyer"])
+def test_T7_per_joint_type(kind, mixed_tree, rng):
+    model = mixed_tree(4, rng, kinds=[kind], floating_base=False)
+    q = model.random_configuration(rng)
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    d2q = rnea_second_derivatives(model, q, v, a).d2tau_dq2
+    dq = rnea_derivatives(model, q, v, a)[0]
+    expected = -np.einsum("bcl,al->abc", joint_structure_constants(model, q), dq)
+    assert rel_err(d2q - d2q.transpose(0, 2, 1), expected) < EXACT
+    commuting = kind in ("revolute", "prismatic", "helical")
+    assert (np.max(np.abs(expected)) < 1e-12) == commuting
 
 
 def test_T9_velocity_hessian_is_twice_the_christoffel_symbols(case):
