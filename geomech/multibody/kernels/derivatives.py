@@ -155,14 +155,14 @@ def workspace(N, nv):
     """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
 
     ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid)``: ``W6``
-    (16, 6, 6) and ``V6`` (16, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
+    (16, 6, 6) and ``V6`` (18, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
     ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
     """
     return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
             np.empty((N, 6)), np.empty((N, 6)),
             np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)),
             np.empty((N, 6, 6)), np.empty((N, 6, 6)), np.empty((N, 6)),
-            np.empty((16, 6, 6)), np.empty((16, 6)), np.empty((nv, 6)))
+            np.empty((16, 6, 6)), np.empty((18, 6)), np.empty((nv, 6)))
 
 
 # ----------------------------------------------------------------------------------------
@@ -352,8 +352,7 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                                                    W6[6], W6[7], W6[8], W6[9])
     h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
     u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
-    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[5], V6[0]
-    # (u11 reuses tmp and u12 reuses h, both dead by then)
+    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[16], V6[17]
     d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
     for k in range(iv[N]):
         for c in range(6):
