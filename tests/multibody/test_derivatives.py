@@ -468,3 +468,26 @@ def test_contract_errors(rng):
         S.contract(np.ones(3), axis=3)
     with pytest.raises(DimensionError, match=r"`w` to have shape \(\.\.\., 3\)"):
         S.contract(np.ones(4))
+
+
+def test_threaded_batches_equal_serial(rng):
+    """Large batches may run in threads (kernels.set_num_threads): the same results."""
+    from geomech.multibody.kernels import get_num_threads, set_num_threads
+    from geomech.multibody.kernels.driver import PARALLEL_THRESHOLD
+
+    model = robots.random_tree(5, rng=rng, floating_base=True)
+    B = PARALLEL_THRESHOLD + 5
+    q = model.random_configuration(rng, size=B)
+    v, a = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
+    serial = (rnea_derivatives(model, q, v, a), aba_derivatives(model, q, v, a),
+              rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values)
+    before = get_num_threads()
+    set_num_threads(2)
+    try:
+        threaded = (rnea_derivatives(model, q, v, a), aba_derivatives(model, q, v, a),
+                    rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values)
+    finally:
+        set_num_threads(before)
+    for x, y in zip(serial[0] + serial[1], threaded[0] + threaded[1], strict=True):
+        np.testing.assert_array_equal(x, y)
+    np.testing.assert_array_equal(serial[2], threaded[2])
