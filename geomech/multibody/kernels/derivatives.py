@@ -136,7 +136,7 @@ def sparse_layout(parent, iv):
     return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
 def slot(base, m, a, x, y, z):
     """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
     n = m - a
@@ -249,7 +249,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     return OK
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**_JIT)
 def _accumulate(parent, i, IC, BC, fC):
     """Alg. 1 l.75-77: I^C_λ += I^C_i, B^C_λ += B^C_i, f^C_λ += f^C_i (ground frame: plain sums)."""
     p = parent[i]
@@ -264,7 +264,7 @@ def _accumulate(parent, i, IC, BC, fC):
 # ----------------------------------------------------------------------------------------
 # first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
 # ----------------------------------------------------------------------------------------
-@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@njit(**_JIT)
 def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1, w2, tmp):
     """The four 6-vectors of DoF p that eqs. 7-8 dot with the ancestors' columns.
 

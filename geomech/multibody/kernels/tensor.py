@@ -37,17 +37,20 @@ __all__ = [
     "matTvec6_add",
 ]
 
-_JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+#: the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
+#: the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
+_INLINE = dict(_JIT, inline="always")
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def dot6(x, y):
     r""":math:`\mathbf x^\top\mathbf y` of two 6-vectors."""
     return (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
             + x[3] * y[3] + x[4] * y[4] + x[5] * y[5])
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def matvec6_add(M, x, c, out):
     """``out += c M x`` for a 6×6 ``M``."""
     for k in range(6):
@@ -57,7 +60,7 @@ def matvec6_add(M, x, c, out):
         out[k] += c * s
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def matTvec6_add(M, x, c, out):
     """``out += c Mᵀ x`` for a 6×6 ``M``."""
     for k in range(6):
