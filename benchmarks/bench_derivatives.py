@@ -80,6 +80,17 @@ def first_order(name, model, rng, batch, rounds):
     ours = gm.aba_derivatives(model, q, v, tau)
     theirs = _copy(pin.computeABADerivatives(pm, pd, qp, vp, taup))
     assert np.allclose(ours[0], P.T @ theirs[0] @ P, rtol=1e-7, atol=1e-7)
+    def kept(fun, args, n_out):
+        """A Pinocchio loop that keeps its results (each call overwrites the same buffers)."""
+        def loop():
+            out = np.empty((n_out, batch, model.nv, model.nv))
+            for k in range(batch):
+                res = fun(pm, pd, *(x[k] for x in args))
+                for m in range(n_out):
+                    out[m, k] = res[m]
+            return out
+        return loop
+
     rows = []
     cases = {
         "rnea_derivatives": (
@@ -87,18 +98,23 @@ def first_order(name, model, rng, batch, rounds):
             lambda: pin.computeRNEADerivatives(pm, pd, qp, vp, ap),
             lambda: gm.rnea_derivatives(model, Q, V, A),
             lambda: [pin.computeRNEADerivatives(pm, pd, Qp[k], Vp[k], Ap[k]) for k in range(batch)],
+            kept(pin.computeRNEADerivatives, (Qp, Vp, Ap), 2),
         ),
         "aba_derivatives": (
             lambda: gm.aba_derivatives(model, q, v, tau),
             lambda: pin.computeABADerivatives(pm, pd, qp, vp, taup),
             lambda: gm.aba_derivatives(model, Q, V, TAU),
             lambda: [pin.computeABADerivatives(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)],
+            kept(pin.computeABADerivatives, (Qp, Vp, TAUp), 3),
         ),
     }
-    for alg, (gm1, pin1, gmB, pinB) in cases.items():
+    for alg, (gm1, pin1, gmB, pinB, pinK) in cases.items():
         t_gm1, t_pin1, r1 = interleaved(gm1, pin1, rounds=rounds)
-        t_gmB, t_pinB, rB = interleaved(gmB, pinB, rounds=max(3, rounds // 3), block=0.05)
-        rows.append((name, model.nv, alg, t_gm1, t_pin1, r1, t_gmB / batch, t_pinB / batch, rB))
+        r = max(3, rounds // 3)
+        t_gmB, t_pinB, rB = interleaved(gmB, pinB, rounds=r, block=0.05)
+        _, t_pinK, rK = interleaved(gmB, pinK, rounds=r, block=0.05)
+        rows.append((name, model.nv, alg, t_gm1, t_pin1, r1, t_gmB / batch, t_pinB / batch, rB,
+                     t_pinK / batch, rK))
     return rows
 
 
@@ -294,8 +310,11 @@ def main(argv=None):
 
     print("\n1. First order: one call | per state in one call on "
           f"{batch} states vs a loop of {batch} Pinocchio calls  (target: ratio <= 1.5)")
+    print("   'pin loop' returns views of Pinocchio's data buffers, overwritten by the next call;"
+          " 'pin kept' copies them out, as a batch user must")
     head = (f"{'model':<12} {'nv':>3} {'function':<17} {'gm single':>10} {'pin single':>10} "
-            f"{'ratio':>6} {'gm batch':>9} {'pin loop':>9} {'ratio':>6}")
+            f"{'ratio':>6} {'gm batch':>9} {'pin loop':>9} {'ratio':>6} {'pin kept':>9} "
+            f"{'ratio':>6}")
     print(head)
     print("-" * len(head))
     models = [("humanoid", robots.humanoid()),
@@ -304,9 +323,10 @@ def main(argv=None):
         models.append(("chain-32", robots.serial_chain(32, rng=0)))
     for name, model in models:
         for row in first_order(name, model, rng, batch, rounds):
-            n, nv, alg, t1, p1, r1, tB, pB, rB = row
+            n, nv, alg, t1, p1, r1, tB, pB, rB, pK, rK = row
             print(f"{n:<12} {nv:>3} {alg:<17} {t1 * US:>10.1f} {p1 * US:>10.1f} {r1:>6.2f} "
-                  f"{tB * US:>9.1f} {pB * US:>9.1f} {rB:>6.2f}", flush=True)
+                  f"{tB * US:>9.1f} {pB * US:>9.1f} {rB:>6.2f} {pK * US:>9.1f} {rK:>6.2f}",
+                  flush=True)
 
     print("\n2. Second order on the humanoid vs central differences of "
           "pin.computeRNEADerivatives  (target: ratio <= 0.25)")

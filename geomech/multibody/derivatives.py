@@ -414,7 +414,7 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
     nv = cm.nv
-    DQ, DV = np.empty((B, nv, nv)), np.empty((B, nv, nv))
+    DQ, DV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv))  # zeroed: see the kernel
     call(K.rnea_derivatives_batch, _model_args(cm), (Q, V, A, A0, F, DQ, DV), batch, model,
          names=_NAMES, what="the derivatives")
     shape = batch + (nv, nv)
@@ -497,7 +497,7 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
         layout_args, size = lay.kernel_args(), lay.size
     else:
         *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
-    T = np.empty((B, 4, size))
+    T = np.zeros((B, 4, size))
     call(K.rnea_second_derivatives_batch, (*_model_args(cm), *layout_args),
          (Q, V, A, A0, F, T), batch, model, names=_NAMES, what="the derivatives")
     if sparse:
@@ -661,8 +661,8 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     nv = cm.nv
     *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
     QDD = np.empty((B, nv))
-    DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
-    T = np.empty((B, 4, size))
+    DQ, DV, MINV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv)), np.empty((B, nv, nv))
+    T = np.zeros((B, 4, size))
     call(K.aba_second_derivatives_batch,
          (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0], *layout_args),
          (*args, QDD, DQ, DV, MINV, T), batch, model, names=_ABA_NAMES, what="the derivatives")

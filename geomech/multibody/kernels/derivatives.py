@@ -510,13 +510,15 @@ def _zero(x):
 @njit(**_JIT)
 def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext,
                            DQ, DV, status):
-    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv)."""
+    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv).
+
+    ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
+    written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
+    """
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
-        _zero(DQ[b])
-        _zero(DV[b])
         st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
                           _at(A, b), _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
@@ -530,12 +532,14 @@ def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A,
 @njit(**_JIT)
 def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, loc, base,
                                   mcube, acube, Q, V, A, A0, F_ext, T, status):
-    """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``."""
+    """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``.
+
+    ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
+    """
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
     dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
-        _zero(T[b])
         st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
                           _at(A, b), _at(A0, b), _at(F_ext, b), ws)
         if st == OK:
@@ -699,7 +703,8 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
                                  T, status):
     """Inverse-dynamics partials at q̈ = ABA for the chain rule, over a batch.
 
-    Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L).
+    Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L);
+    ``DQ``, ``DV`` and ``T`` must come zeroed.
     """
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
@@ -709,9 +714,6 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
         st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b), _at(V, b),
                  _at(TAU, b), _at(A0, b), _at(F_ext, b), QDD[b])
         if st == OK:
-            _zero(T[b])
-            _zero(DQ[b])
-            _zero(DV[b])
             _zero(M)
             st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b),
                               _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
