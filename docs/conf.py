@@ -3,9 +3,15 @@
 import os
 import re
 import sys
+from pathlib import Path
 
 sys.path.insert(0, os.path.abspath(".."))
+sys.path.insert(0, os.path.abspath("_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
+# tutorial 09 starts a dask cluster: keep its INFO logging out of the build output
+os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
+
+from offline_inventories import intersphinx_mapping as _inventories  # noqa: E402
 
 import geomech  # noqa: E402
 
@@ -22,15 +28,43 @@ extensions = [
     "sphinx.ext.viewcode",
     "numpydoc",
     "sphinx_gallery.gen_gallery",
+    # MathJax 3 copied into _static: the math renders without network access
+    "sphinx-mathjax-offline",
 ]
 
 autosummary_generate = True
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
-numpydoc_xref_param_type = False
+# Link the types of Parameters/Returns that have a page (here or in a linked project) and
+# leave every other word ("array_like", "shape", "optional", ...) as plain text.
+numpydoc_xref_param_type = True
+numpydoc_xref_ignore = "all"
+numpydoc_xref_aliases = {
+    "ndarray": "numpy.ndarray",
+    "numpy.ndarray": "numpy.ndarray",
+    "numpy.random.Generator": "numpy.random.Generator",
+    "networkx.DiGraph": "networkx.DiGraph",
+    "matplotlib.animation.FuncAnimation": "matplotlib.animation.FuncAnimation",
+    "mpl_toolkits.mplot3d.axes3d.Axes3D": "mpl_toolkits.mplot3d.axes3d.Axes3D",
+    "MultibodyModel": "geomech.multibody.model.MultibodyModel",
+    "MechanicalSystem": "geomech.geometry.system.MechanicalSystem",
+    "AffineConnection": "geomech.geometry.connection.AffineConnection",
+    "SimulationResult": "geomech.simulation.SimulationResult",
+    "Trajectory": "geomech.geometry.geodesics.Trajectory",
+    "geomstats.geometry.connection.Connection": "geomstats.geometry.connection.Connection",
+    "geomstats.geometry.riemannian_metric.RiemannianMetric":
+        "geomstats.geometry.riemannian_metric.RiemannianMetric",
+}
 
-intersphinx_mapping = {}
+# Intersphinx without network: inventories generated from the installed packages (see
+# _ext/offline_inventories.py for why and how); GEOMECH_DOCS_INTERSPHINX=online fetches the
+# projects' own inventories instead.
+intersphinx_mapping = _inventories(
+    Path(__file__).parent / "_build" / "intersphinx",
+    online=os.environ.get("GEOMECH_DOCS_INTERSPHINX") == "online",
+)
+intersphinx_timeout = 5
 
 sphinx_gallery_conf = {
     "examples_dirs": "../tutorials",
@@ -42,6 +76,10 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "download_all_examples": False,
     "show_signature": False,
+    # only what a tutorial prints or draws appears on the page (no stray Text(...) reprs)
+    "capture_repr": (),
+    # animations (geomech.plot.animate) are embedded as JavaScript players
+    "matplotlib_animations": (True, "jshtml"),
 }
 
 templates_path = []

@@ -17,8 +17,19 @@ array([0., 1., 0.])
 (2, 2)
 """
 
-from geomech import control, errors, geometry, lie, multibody, rigidbody, simulation, spatial
+from geomech import (
+    control,
+    errors,
+    geometry,
+    interop,
+    lie,
+    multibody,
+    rigidbody,
+    simulation,
+    spatial,
+)
 from geomech.errors import GeomechError
+from geomech.interop.pinocchio import from_pinocchio, to_pinocchio
 from geomech.multibody import (
     MultibodyModel,
     aba,
@@ -49,6 +60,9 @@ from geomech.simulation import SimulationResult, simulate
 __all__ = [
     "control",
     "errors",
+    "interop",
+    "to_pinocchio",
+    "from_pinocchio",
     "geometry",
     "lie",
     "multibody",

@@ -19,6 +19,7 @@ from geomech.errors import (
 __all__ = [
     "as_array",
     "check_finite",
+    "check_real",
     "check_result",
     "check_size",
     "check_rotation",
@@ -46,6 +47,24 @@ def check_finite(x: np.ndarray, name: str) -> np.ndarray:
 _REAL_KINDS = "biuf"
 _KIND_NAMES = {"c": "complex", "O": "object", "U": "text", "S": "bytes", "V": "void",
                "M": "datetime", "m": "timedelta"}  # fmt: skip
+
+
+def check_real(x, name: str):
+    """Refuse complex data (a float conversion would drop its imaginary part); return ``x``.
+
+    For inputs that are converted later, or not at all (``None`` passes).
+
+    Raises
+    ------
+    DTypeError
+        If ``x`` has a complex dtype.
+    """
+    if np.iscomplexobj(x):
+        raise DTypeError(
+            f"Expected `{name}` to be real, got complex values (their imaginary part would be "
+            "dropped)."
+        )
+    return x
 
 
 def check_result(x: np.ndarray, what: str, inputs: str) -> np.ndarray:

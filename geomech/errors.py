@@ -1,8 +1,9 @@
 """Exceptions raised by geomech.
 
 Every error geomech raises on purpose is a :class:`GeomechError`. Each subclass also derives
-from the matching built-in exception (``ValueError`` or ``ArithmeticError``) so that code
-written against the standard library keeps working.
+from the matching built-in exception (``ValueError``, ``TypeError``, ``ArithmeticError`` or
+``RuntimeError``) so that code written against the standard library keeps working; the test
+``tests/test_architecture.py`` scans the source so that no public code raises anything else.
 
 Examples
 --------
@@ -19,13 +20,19 @@ __all__ = [
     "NotOnManifoldError",
     "InertiaError",
     "SingularityError",
+    "ConvergenceError",
     "ModelError",
     "NotATreeError",
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
+    "ParameterError",
+    "SimulationBudgetError",
+    "StepSizeError",
     "GeomechWarning",
     "URDFWarning",
+    "StepSizeWarning",
+    "OptionalDependencyError",
 ]
 
 
@@ -62,6 +69,10 @@ class SingularityError(GeomechError, ArithmeticError):
     """A quantity is evaluated on its singular set (chart singularity, singular inertia)."""
 
 
+class ConvergenceError(GeomechError, ArithmeticError):
+    """An iterative solve (Newton's method, a shooting method) did not converge."""
+
+
 class ModelError(GeomechError, ValueError):
     """A multibody model is malformed (the message names the offending node or edge)."""
 
@@ -82,9 +93,31 @@ class SimulationError(GeomechError, ValueError):
     """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
 
 
+class ParameterError(GeomechError, ValueError):
+    """A parameter or option is outside its valid values (gains that are not positive definite, a
+    negative order, a group a chart does not cover, an unknown option).
+    """
+
+
+class SimulationBudgetError(SimulationError, RuntimeError):
+    """A simulation would exceed, or has exceeded, its step, wall-time or output-size budget."""
+
+
+class StepSizeError(SimulationError):
+    """A fixed step is too large for the requested accuracy (``on_inaccuracy="raise"``)."""
+
+
 class GeomechWarning(UserWarning):
     """Base class of the warnings geomech issues."""
 
 
 class URDFWarning(GeomechWarning):
     """A URDF file was loaded leniently despite defects (the message names each link)."""
+
+
+class StepSizeWarning(GeomechWarning, RuntimeWarning):
+    """A fixed step is too large for the requested accuracy (the estimated error exceeds it)."""
+
+
+class OptionalDependencyError(GeomechError, ImportError):
+    """An optional dependency (Pinocchio, dask, ...) is missing; the message names the extra."""

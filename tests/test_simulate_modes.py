@@ -152,7 +152,12 @@ def test_option_errors():
         ({"dt": "a"}, "to be floats"),
         ({"method": "euler"}, "`method` to be one of"),
         ({"method": 3}, "`method` to be one of"),
-        ({"rtol": 1e-6}, "apply to the adaptive methods"),
+        ({"rtol": -1e-6}, "`rtol` > 0"),  # fixed step: the accuracy the step is checked against
+        ({"on_inaccuracy": "loud"}, "`on_inaccuracy` to be one of"),
+        ({"max_steps": 0}, "`max_steps` > 0"),
+        ({"max_steps": 10.5}, "`max_steps` to be a positive integer"),
+        ({"max_wall_time": -1.0}, "`max_wall_time` > 0"),
+        ({"max_wall_time": "1 s"}, "`max_wall_time` to be a positive number"),
         ({"method": "RK45", "rtol": 0.0}, "`rtol` > 0"),
         ({"method": "RK45", "atol": -1.0}, "`atol` >= 0"),
         ({"method": "RK45", "rtol": "tight"}, "`rtol` to be a float"),

@@ -37,15 +37,19 @@ def _body_twist(T, T_dot):
 # ----------------------------------------------------------------------------------------
 # the joint chart rate δ̇ of q = q_c ⊕ δ, against central differences of the joint pose
 # ----------------------------------------------------------------------------------------
+def _unused():
+    raise AssertionError("the structure constants were evaluated although the chart rate is exact")
+
+
 @pytest.mark.parametrize("joint", JOINTS, ids=lambda j: j.kind)
 @pytest.mark.parametrize("scale", [0.05, 1.0, 2.5])
 def test_chart_rate_reproduces_body_speeds(joint, scale, rng):
-    """Moving δ at the rate δ̇ = joint._chart_rate(δ, v) gives the child the twist Φ v."""
+    """Moving δ at the rate δ̇ = joint._chart_rate(δ, v, ·) gives the child the twist Φ v."""
     for _ in range(3):
         q_c = joint.random(rng)
         delta = scale * rng.uniform(-1.0, 1.0, joint.nv)
         v = rng.standard_normal(joint.nv)
-        d_dot = joint._chart_rate(delta, v)
+        d_dot = joint._chart_rate(delta, v, _unused)  # built-in joints: exact, no series
 
         def pose(s, q_c=q_c, delta=delta, d_dot=d_dot):
             return joint.pose(joint.integrate(q_c, delta + s * d_dot))
@@ -58,12 +62,101 @@ def test_chart_rate_reproduces_body_speeds(joint, scale, rng):
 def test_chart_rate_batches_and_fixed_joint(rng):
     j = gj.FreeFlyer()
     delta, v = rng.standard_normal((4, 2, 6)), rng.standard_normal((4, 2, 6))
-    batched = j._chart_rate(delta, v)
+    batched = j._chart_rate(delta, v, _unused)
     assert batched.shape == (4, 2, 6)
-    np.testing.assert_allclose(batched[3, 1], j._chart_rate(delta[3, 1], v[3, 1]), atol=1e-15)
-    assert gj.Fixed()._chart_rate(np.zeros((5, 0)), np.zeros((5, 0))).shape == (5, 0)
+    np.testing.assert_allclose(batched[3, 1], j._chart_rate(delta[3, 1], v[3, 1], _unused), atol=1e-15)
+    assert gj.Fixed()._chart_rate(np.zeros((5, 0)), np.zeros((5, 0)), _unused).shape == (5, 0)
     # identity at δ = 0 (dexp⁻¹_0 = I)
-    np.testing.assert_allclose(gj.Spherical()._chart_rate(np.zeros(3), v[0, 0, :3]), v[0, 0, :3])
+    np.testing.assert_allclose(gj.Spherical()._chart_rate(np.zeros(3), v[0, 0, :3], _unused), v[0, 0, :3])
+
+
+class _ParentFrameSpherical(gj.Joint):
+    """A user spherical joint with the angular velocity in the parent frame as speeds: q ⊕ δ =
+    exp(δ) q (left multiplication), so the default J_r⁻¹ of the group would be wrong; the
+    chart rate comes from the series with the joint's structure constants (those of
+    right-invariant fields, s = -ε)."""
+
+    kind = "spherical_parent"
+    nq, nv = 4, 3
+
+    def __init__(self):
+        super().__init__()
+        self.manifold = gj.SO3
+
+    def _pose(self, q):
+        return gj.Spherical()._pose(q)
+
+    def _Phi(self):
+        raise NotImplementedError
+
+    def _motion_subspace(self, q):
+        R = gj.Spherical()._pose(q)[..., :3, :3]
+        Phi = np.zeros(q.shape[:-1] + (6, 3))
+        Phi[..., :3, :] = np.swapaxes(R, -1, -2)  # ω_body = Rᵀ ω_parent
+        return Phi
+
+    def _motion_subspace_rate(self, q, v):
+        RT = np.swapaxes(gj.Spherical()._pose(q)[..., :3, :3], -1, -2)
+        w = np.einsum("...ij,...j->...i", RT, v)
+        W = np.zeros(w.shape[:-1] + (3, 3))
+        W[..., 0, 1], W[..., 0, 2], W[..., 1, 2] = -w[..., 2], w[..., 1], -w[..., 0]
+        W = W - np.swapaxes(W, -1, -2)
+        out = np.zeros(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (6, 3))
+        out[..., :3, :] = -W @ RT
+        return out
+
+    def _integrate(self, q, v):
+        from geomech.lie.quaternion import quat_exp, quat_multiply
+
+        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+        q1 = quat_multiply(quat_exp(np.broadcast_to(v, lead + (3,))), np.broadcast_to(q, lead + (4,)))
+        return q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
+
+    def _difference(self, q0, q1):
+        from geomech.lie.quaternion import quat_log, quat_multiply
+
+        return quat_log(quat_multiply(q1, q0 * np.array([-1.0, -1.0, -1.0, 1.0])))
+
+    def _neutral(self):
+        return np.array([0.0, 0.0, 0.0, 1.0])
+
+    def _random(self, rng, shape):
+        return gj.Spherical()._random(rng, shape)
+
+
+def test_one_chart_rate_per_joint_for_a_user_joint(rng):
+    """The model's frame (geodesics) and simulate take a user joint's chart rate from its hook:
+    for q ⊕ δ = exp(δ) q the exact rate is J_l(δ)⁻¹ v (a closed form, independent of the
+    code), and the hook's default series matches it to O(|δ|³)."""
+    from geomech.multibody.christoffel import joint_structure_constants
+
+    joint = _ParentFrameSpherical()
+    model = MultibodyModel.from_bodies([-1, 0], [joint, gj.Revolute([0.0, 0.0, 1.0])],
+                                       [spatial_inertia(1.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3]))] * 2)
+    frame = model.connection().system.frame
+    q0 = model.random_configuration(rng)
+    v = rng.standard_normal(model.nv)
+    s = joint_structure_constants(model, q0)[:3, :3, :3]
+    np.testing.assert_allclose(s[0, 1], [0.0, 0.0, -1.0], atol=1e-12)  # right-invariant fields
+    errors = []
+    for scale in (0.1, 0.05):
+        phi = scale * np.array([0.3, -0.5, 0.8, 0.0])
+        rate = frame.chart_velocity(q0, phi, v)
+        np.testing.assert_allclose(rate[:3], joint._chart_rate(phi[:3], v[:3], lambda: s), atol=1e-15)
+        np.testing.assert_allclose(rate[3], v[3])  # the revolute joint: δ̇ = v
+        exact = np.linalg.inv(gj.SO3.left_jacobian(phi[:3])) @ v[:3]
+        errors.append(np.abs(rate[:3] - exact).max())
+    # truncated after ad²: error O(|δ|⁴) (B₃ = 0); measured ratio 16.0, error 3e-7 at |δ| = 0.05
+    assert np.log2(errors[0] / errors[1]) == pytest.approx(4.0, abs=0.3)
+    assert errors[1] < 1e-6
+    # the group's J_r⁻¹ (what simulate used for every multi-DoF joint before) is wrong here
+    wrong = np.linalg.inv(gj.SO3.right_jacobian(phi[:3])) @ v[:3]
+    assert np.abs(wrong - exact).max() > 1e3 * errors[1]
+    # simulate integrates the model in that chart (the same hook): energy is conserved
+    res = simulate(model, q0, v, 0.5, dt=2e-3)
+    H = model.connection().system.mass_matrix(res.q)
+    E = 0.5 * np.einsum("ti,tij,tj->t", res.v, H, res.v) + model.connection().system.potential(res.q)
+    assert np.abs(E - E[0]).max() < 1e-6 * max(1.0, abs(E[0]))
 
 
 # ----------------------------------------------------------------------------------------

@@ -6,7 +6,7 @@ A multibody system is a kinematic tree: bodies are the nodes, joints the edges, 
 fixed base is the root. geomech stores it as exactly that, a :class:`networkx.DiGraph`, and
 :class:`~geomech.multibody.MultibodyModel` derives from the graph what the recursive
 algorithms need: the *regular numbering* (every body after its parent, ``parent[i] < i``), the
-parent array, the depth ``d`` and the supports and subtrees, following seed 001 §1.2
+parent array, the depth :math:`d` and the supports and subtrees, following seed 001 §1.2
 (S. Echeandia and P. M. Wensing, *Numerical Methods to Compute the Coriolis Matrix and
 Christoffel Symbols for Rigid-Body Systems*) and R. Featherstone, *Rigid Body Dynamics
 Algorithms* (2008), ch. 4.
@@ -15,9 +15,10 @@ This tutorial
 
 1. builds a small branched robot from a networkx graph by hand and draws the graph;
 2. loads a real humanoid from a URDF shipped with geomech and draws its tree;
-3. computes the mass matrix ``H`` (CRBA), inverse dynamics (RNEA) and forward dynamics
-   (ABA), shows the sparsity of ``H`` that the tree implies (``H_ij = 0`` unless ``i`` and
-   ``j`` lie on a common root-to-leaf path, seed 001 eq. 17), and simulates the hand-built
+3. computes the mass matrix :math:`H` (CRBA), inverse dynamics (RNEA) and forward dynamics
+   (ABA), shows the sparsity of :math:`H` that the tree implies (:math:`H_{ij} = 0` unless
+   :math:`i` and :math:`j` lie on a common root-to-leaf path, seed 001 eq. 17), and simulates
+   the hand-built
    robot for two seconds.
 
 Units are SI throughout (m, kg, s, N, N·m).
@@ -27,7 +28,7 @@ Units are SI throughout (m, kg, s, N, N·m).
 # A robot drawn as a graph
 # ------------------------
 # A torso turns about the vertical on a fixed base and carries two 2-link arms. Each node
-# (except the base) carries a 6×6 spatial inertia about its body frame; each edge carries a
+# (except the base) carries a :math:`6\times 6` spatial inertia about its body frame; each edge carries a
 # joint and the *placement* of the joint frame in the parent body frame.
 import matplotlib.pyplot as plt
 import networkx as nx
@@ -91,7 +92,7 @@ print("v layout      :", {name: model.v_slice(name) for name in model.joint_name
 # Drawing the tree
 # ----------------
 # A layered layout: depth downwards, leaves spread left to right in the regular (depth-first)
-# order, each parent centred over its children. Node labels give the regular index ``i``;
+# order, each parent centred over its children. Node labels give the regular index :math:`i`;
 # edge labels the joint.
 def tree_layout(model):
     pos, leaf = {}, [0]
@@ -148,11 +149,28 @@ ax.set_title("JVRC-1 humanoid (URDF): floating base, 45 bodies")
 plt.show()
 
 # %%
+# The same two robots in space, with :func:`geomech.plot.draw_robot`: each body is drawn from
+# its parent's frame origin through its joint frame to its own frame origin, and the body
+# frames are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue). The humanoid
+# stands in its neutral configuration; the hand-built robot has its left shoulder raised.
+from geomech.plot import draw_robot
+
+fig = plt.figure(figsize=(10, 5))
+q_arms = model.neutral()
+q_arms[model.q_slice("left_shoulder")] = -1.2
+draw_robot(model, q_arms, ax=fig.add_subplot(1, 2, 1, projection="3d"),
+           title="hand-built robot")
+draw_robot(jvrc, jvrc.neutral(), ax=fig.add_subplot(1, 2, 2, projection="3d"),
+           frame_scale=0.06, title="JVRC-1, neutral configuration")
+fig.tight_layout()
+plt.show()
+
+# %%
 # Mass matrix, inverse and forward dynamics
 # -----------------------------------------
-# ``crba`` gives ``H(q)``; ``rnea`` the torques for given accelerations
-# (``τ = H a + c(q, v) + g(q)``); ``aba`` the accelerations for given torques. They are
-# inverse to each other, and ``H`` is symmetric positive definite.
+# ``crba`` gives :math:`H(q)`; ``rnea`` the torques for given accelerations
+# (:math:`\tau = H a + c(q, v) + g(q)`); ``aba`` the accelerations for given torques. They are
+# inverse to each other, and :math:`H` is symmetric positive definite.
 rng = np.random.default_rng(0)
 q = model.random_configuration(rng)
 v = rng.normal(size=model.nv)
@@ -165,20 +183,20 @@ print("aba(rnea(a)) - a:", np.abs(aba(model, q, v, tau) - a).max())
 print("gravity-compensation torques at rest:", np.round(rnea(model, q, 0 * v, 0 * a), 3) + 0.0)
 
 # %%
-# The tree shows in the sparsity of ``H``: ``H_ij = Φ_iᵀ I^C_⌈ij⌉ Φ_j`` is zero unless one
-# of the bodies supports the other (seed 001 eq. 17): the two arms do not couple. Some
-# related entries vanish by geometry as well (the mast slides along the waist axis, so
-# ``H[0, 5] = 0``). For the humanoid the two legs, the arms and the head are unrelated
+# The tree shows in the sparsity of :math:`H`: :math:`H_{ij} = \Phi_i^\top I^C_{\lceil ij\rceil}
+# \Phi_j` is zero unless one of the bodies supports the other (seed 001 eq. 17): the two arms
+# do not couple. Some related entries vanish by geometry as well (the mast slides along the
+# waist axis, so ``H[0, 5] = 0``). For the humanoid the two legs, the arms and the head are unrelated
 # branches.
 Hj = crba(jvrc, jvrc.random_configuration(rng))
 fig, axes = plt.subplots(1, 2, figsize=(9, 4))
 axes[0].imshow(np.abs(H) > 1e-12, cmap="Greys")
-axes[0].set_title("hand-built robot: H ≠ 0")
+axes[0].set_title(r"hand-built robot: $H_{ij} \neq 0$")
 axes[1].imshow(np.abs(Hj) > 1e-12, cmap="Greys")
 axes[1].set_title(f"JVRC-1: {np.mean(np.abs(Hj) > 1e-12):.0%} of H nonzero")
 for axis in axes:
-    axis.set_xlabel("j")
-    axis.set_ylabel("i")
+    axis.set_xlabel("column j (joint speed index)")
+    axis.set_ylabel("row i (joint speed index)")
 plt.tight_layout()
 plt.show()
 
@@ -186,8 +204,9 @@ plt.show()
 # A short simulation
 # ------------------
 # Forward dynamics with semi-implicit Euler steps on the configuration manifold,
-# ``v ← v + h·aba(q, v, τ)``, ``q ← q ⊕ h v`` (``model.integrate``). Only the mast is
-# actuated, by its gravity-compensation force ``g(q)`` (``gravity_forces``); the arms swing
+# :math:`v \leftarrow v + h\,\mathrm{aba}(q, v, \tau)`, :math:`q \leftarrow q \oplus h v`
+# (``model.integrate``). Only the mast is
+# actuated, by its gravity-compensation force :math:`g(q)` (``gravity_forces``); the arms swing
 # freely under gravity and set the waist turning by reaction.
 h, steps = 1e-3, 2000
 q, v = model.neutral(), np.zeros(model.nv)
@@ -206,8 +225,8 @@ t = h * np.arange(steps + 1)
 fig, ax = plt.subplots(figsize=(7, 3.5))
 for name in ("waist", "left_shoulder", "left_elbow", "right_shoulder", "mast_lift"):
     ax.plot(t, history[:, model.q_slice(name)], label=name)
-ax.set_xlabel("t [s]")
-ax.set_ylabel("q [rad or m]")
+ax.set_xlabel(r"$t$ (s)")
+ax.set_ylabel(r"joint position $q$ (rad; m for the mast)")
 ax.legend(fontsize=8)
 ax.set_title("free motion of the hand-built robot")
 plt.tight_layout()

@@ -1,18 +1,21 @@
-"""
+r"""
 A rigid body on a Lie group
 ===========================
 
 This tutorial follows seed 003 (P. J. From, *An Explicit Formulation of Singularity-Free
 Dynamic Equations of Mechanical Systems in Lagrangian Form — Part one: Single Rigid Bodies*).
-A rigid body whose configuration space is a Lie group ``G`` has the state ``(g, v)``: the pose
-``g`` (a matrix) and the body velocity ``v = (g⁻¹ġ)^∨`` (the paper's quasi-velocities). Its
-Boltzmann–Hamel equations
+A rigid body whose configuration space is a Lie group :math:`G` has the state
+:math:`(g, v)`: the pose :math:`g` (a matrix) and the body velocity
+:math:`v = (g^{-1}\dot g)^\vee` (the paper's quasi-velocities). Its Boltzmann–Hamel equations
 
-    M v̇ + C(v) v + n(g) = τ,   C(v) = ad~_{Mv},   C(v) v = -ad_vᵀ M v
+.. math::
+
+    M\dot v + C(v)\,v + n(g) = \tau, \qquad C(v) = \widetilde{\mathrm{ad}}_{Mv}, \qquad
+    C(v)\,v = -\mathrm{ad}_v^\top M v
 
 (Prop. 3.1 and Prop. 5.1, with the paper's errata corrected) have a constant mass matrix and
 no singularity anywhere on the group; the pose is advanced with a Lie-group integrator
-(RKMK4), which keeps ``g`` exactly on the group. We show, with :mod:`geomech.rigidbody` and
+(RKMK4), which keeps :math:`g` exactly on the group. We show, with :mod:`geomech.rigidbody` and
 :func:`geomech.simulate`:
 
 1. a free body on SO(3) tumbling about its intermediate axis for 60 s: energy and spatial
@@ -23,13 +26,15 @@ no singularity anywhere on the group; the pose is advanced with a Lie-group inte
 3. a planar body on SE(2) thrown in a vertical plane (gravity, centre of mass off the origin);
 4. a SCARA-type body on the Schönflies group X(z), falling while it spins.
 
-Twists are angular first, ``[ω; v]`` (the paper writes ``[v; ω]``); units are SI.
+Twists are angular first, :math:`[\omega; v]` (the paper writes :math:`[v; \omega]`); units
+are SI.
 """
 
 # %%
 # A free body on SO(3)
 # --------------------
-# The body has principal inertias ``diag(1, 2, 3)`` kg m² and starts spinning about its
+# The body has principal inertias :math:`\mathrm{diag}(1, 2, 3)\ \mathrm{kg\,m^2}` and starts
+# spinning about its
 # intermediate (y) axis with a small perturbation: the Dzhanibekov effect makes it flip over
 # periodically. 12 000 RKMK4 steps of 5 ms take a few seconds.
 import time
@@ -64,10 +69,11 @@ print(f"max relative energy drift  = {np.max(np.abs(E / E[0] - 1)):.1e}")
 print(f"max relative momentum drift = {np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0]):.1e}")
 
 # %%
-# The same motion in ZYX Euler angles ``(ψ, θ, φ)``. Rotating about the body y axis sweeps
-# the pitch ``θ`` through ``±π/2`` twice per turn: gimbal lock, where ``ω = S_E(η) η̇`` has
-# ``det S_E = -cos θ = 0``. There the yaw and roll jump, and the mass matrix of the Lagrangian
-# in Euler angles, ``M̄ = S_Eᵀ M S_E``, is singular, while the body's ``M`` never changes.
+# The same motion in ZYX Euler angles :math:`(\psi, \theta, \phi)`. Rotating about the body
+# :math:`y` axis sweeps the pitch :math:`\theta` through :math:`\pm\pi/2` twice per turn: gimbal
+# lock, where :math:`\omega = S_E(\eta)\dot\eta` has :math:`\det S_E = -\cos\theta = 0`. There
+# the yaw and roll jump, and the mass matrix of the Lagrangian in Euler angles,
+# :math:`\bar M = S_E^\top M S_E`, is singular, while the body's :math:`M` never changes.
 chart = EulerZYX(SO3)
 eta = chart.from_group(res.q, tol=0.0)
 cond = np.linalg.cond(local_mass_matrix(body, chart, eta))
@@ -77,23 +83,24 @@ axes[0].plot(res.t, eta, lw=1)
 axes[0].axhline(np.pi / 2, color="k", lw=0.5, ls=":")
 axes[0].axhline(-np.pi / 2, color="k", lw=0.5, ls=":")
 axes[0].set_ylabel("ZYX angles (rad)")
-axes[0].legend(["yaw ψ", "pitch θ", "roll φ"], loc="upper right", fontsize=8)
-axes[1].semilogy(res.t, cond, label="cond M̄(η) (Euler angles)")
-axes[1].semilogy(res.t, np.full_like(res.t, np.linalg.cond(body.inertia)), label="cond M (body velocity)")
-axes[1].set_ylabel("condition number")
+axes[0].legend([r"yaw $\psi$", r"pitch $\theta$", r"roll $\phi$"], loc="upper right", fontsize=8)
+axes[1].semilogy(res.t, cond, label=r"cond $\bar M(\eta)$ (Euler angles)")
+axes[1].semilogy(res.t, np.full_like(res.t, np.linalg.cond(body.inertia)), label=r"cond $M$ (body velocity)")
+axes[1].set_ylabel("condition number (-)")
 axes[1].legend(fontsize=8)
 axes[2].semilogy(res.t, np.abs(E / E[0] - 1) + 1e-17, label="energy")
 axes[2].semilogy(res.t, np.linalg.norm(L - L[0], axis=1) / np.linalg.norm(L[0]) + 1e-17, label="spatial momentum")
-axes[2].set_ylabel("relative drift")
-axes[2].set_xlabel("t (s)")
+axes[2].set_ylabel("relative drift (-)")
+axes[2].set_xlabel(r"$t$ (s)")
 axes[2].legend(fontsize=8)
 fig.suptitle("Free body on SO(3): conserved quantities vs. Euler-angle singularities")
 fig.tight_layout()
 
 # %%
 # The classical equations in Euler angles cannot even be evaluated at gimbal lock, and their
-# accelerations grow like ``1/ε²`` as the pitch approaches ``π/2`` for the *same* physical
-# motion; the body acceleration ``v̇`` does not depend on the configuration at all.
+# accelerations grow like :math:`1/\varepsilon^2` as the pitch approaches :math:`\pi/2` for the
+# *same* physical motion; the body acceleration :math:`\dot v` does not depend on the
+# configuration at all.
 for eps in (1e-2, 1e-4, 1e-6):
     x = np.array([0.3, np.pi / 2 - eps, 0.7])
     x_dot = chart.velocity_map_inverse(x) @ omega0
@@ -107,10 +114,10 @@ except SingularityError as err:
 # %%
 # The Duindam–Stramigioli error
 # -----------------------------
-# Duindam & Stramigioli (2008) print the Coriolis matrix ``-ad_{Mv}ᵀ`` (seed 003 eq. 36)
-# instead of ``ad~_{Mv}``. On SO(3) this flips the sign of the gyroscopic term: the energy is
-# still conserved, but the spatial angular momentum is not (seed 003 §2.3; digest: drift ≈ 1.9
-# over 30 s for ``ω0 = (0.1, -0.2, 0.3)``).
+# Duindam & Stramigioli (2008) print the Coriolis matrix :math:`-\mathrm{ad}_{Mv}^\top` (seed 003
+# eq. 36) instead of :math:`\widetilde{\mathrm{ad}}_{Mv}`. On SO(3) this flips the sign of the
+# gyroscopic term: the energy is still conserved, but the spatial angular momentum is not
+# (seed 003 §2.3; digest: drift of about 1.9 over 30 s for :math:`\omega_0 = (0.1, -0.2, 0.3)`).
 cmp = compare_with_duindam_stramigioli(body, np.eye(3), [0.1, -0.2, 0.3], 30.0, dt=1e-2)
 drift = cmp.drift()
 print({k: f"{v:.2e}" for k, v in drift.items()})
@@ -118,8 +125,8 @@ fig, ax = plt.subplots(figsize=(7, 3.2))
 for i, name in enumerate("xyz"):
     ax.plot(cmp.t, cmp.momentum[:, i], color=f"C{i}", lw=1.5, label=f"{name}, corrected C")
     ax.plot(cmp.t, cmp.momentum_ds[:, i], color=f"C{i}", ls="--", lw=1, label=f"{name}, Duindam–Stramigioli")
-ax.set_xlabel("t (s)")
-ax.set_ylabel("R M ω (kg m²/s)")
+ax.set_xlabel(r"$t$ (s)")
+ax.set_ylabel(r"$R M \omega$ (kg m$^2$/s)")
 ax.legend(fontsize=7, ncol=3, loc="lower left")
 ax.set_title("Spatial angular momentum (world frame)")
 fig.tight_layout()
@@ -128,9 +135,10 @@ fig.tight_layout()
 # A planar body on SE(2)
 # ----------------------
 # A stick of mass 1.5 kg, thrown in a vertical plane (the plane's y axis points up, so gravity is
-# ``[0, -9.81, 0]``). Its body frame sits at one end and the centre of mass 0.4 m along the
-# stick: the origin traces loops, while the centre of mass follows a parabola.
-# ``from_spatial_inertia`` reduces the 6×6 spatial inertia to ``M = Hᵀ I_b H`` (eq. 60).
+# :math:`[0, -9.81, 0]\ \mathrm{m/s^2}`). Its body frame sits at one end and the centre of mass
+# 0.4 m along the stick: the origin traces loops, while the centre of mass follows a parabola.
+# ``from_spatial_inertia`` reduces the :math:`6\times 6` spatial inertia to
+# :math:`M = H^\top I_b H` (eq. 60).
 com = np.array([0.4, 0.0, 0.0])  # m, body frame
 I_b = spatial_inertia(1.5, com, np.diag([0.001, 0.08, 0.08]))
 stick = RigidBody.from_spatial_inertia(SE2, I_b, gravity=[0.0, -9.81, 0.0])
@@ -158,7 +166,7 @@ fig.tight_layout()
 # %%
 # The parabola is exact: the centre of mass of a free body in uniform gravity moves with
 # constant acceleration whatever the rotation, which checks gravity, the CoM offset and the
-# coupling in ``M`` at once.
+# coupling in :math:`M` at once.
 c0, a = com_path[0], np.array([0.0, -9.81])
 vc0 = (com_path[1] - com_path[0]) / 1e-3 - 0.5 * a * 1e-3
 parabola = c0 + throw.t[:, None] * vc0 + 0.5 * throw.t[:, None] ** 2 * a
@@ -168,9 +176,9 @@ print(f"max |CoM - parabola| = {np.max(np.abs(com_path - parabola)):.1e} m")
 # A body on the Schönflies group
 # ------------------------------
 # The Schönflies group X(z) (SCARA motions: translations in x, y, z and rotations about the
-# vertical z axis) is ``SE(2) × R``. A disc-shaped body with its centre of mass 0.2 m off the
-# origin spins about z while it falls: the z-translation is central in the Lie algebra, so it
-# decouples (``m ẇ = τ_w``, eq. 96) and the body falls freely, while the horizontal motion of
+# vertical z axis) is :math:`\mathrm{SE}(2)\times\mathbb R`. A disc-shaped body with its centre
+# of mass 0.2 m off the origin spins about z while it falls: the z-translation is central in the
+# Lie algebra, so it decouples (:math:`m\dot w = \tau_w`, eq. 96) and the body falls freely, while the horizontal motion of
 # the origin is an epicycle around the straight path of the centre of mass.
 disc = RigidBody.from_spatial_inertia(
     Schoenflies, spatial_inertia(2.0, [0.2, 0.0, 0.0], np.diag([0.05, 0.05, 0.1]))
@@ -192,8 +200,8 @@ ax.set_ylabel("y (m)")
 ax.legend(fontsize=8)
 ax = fig.add_subplot(1, 2, 2)
 ax.plot(scara.t, p[:, 2])
-ax.set_xlabel("t (s)")
-ax.set_ylabel("z (m)")
+ax.set_xlabel(r"$t$ (s)")
+ax.set_ylabel(r"$z$ (m)")
 fig.suptitle("A spinning, falling body on the Schönflies group")
 fig.tight_layout()
 plt.show()

@@ -81,7 +81,7 @@ print("max distance from the great-circle planes:",
 def draw_surface(ax, X, Y, Z):
     ax.plot_wireframe(X, Y, Z, color="0.8", linewidth=0.4, rstride=3, cstride=3)
     ax.set_box_aspect((np.ptp(X), np.ptp(Y), np.ptp(Z)))
-    ax.set_axis_off()
+    ax.set(xlabel=r"$x$ (m)", ylabel=r"$y$ (m)", zlabel=r"$z$ (m)")
 
 
 th, ph = np.meshgrid(np.linspace(0, np.pi, 31), np.linspace(0, 2 * np.pi, 61))
@@ -158,8 +158,8 @@ for name, conn in [("Levi-Civita", sphere), ("with torsion", spinning)]:
     ax.plot(t, np.degrees(np.arccos(np.clip(cos_angle, -1, 1))), label=name)
     print(f"{name:>12}: torsion free {bool(conn.is_torsion_free(q0))}, metric compatible "
           f"{bool(conn.is_metric_compatible(q0))}, |w| drift {np.ptp(norm_w):.1e}")
-ax.set_xlabel("t [s]")
-ax.set_ylabel("angle(w, velocity) [deg]")
+ax.set_xlabel(r"$t$ (s)")
+ax.set_ylabel(r"angle between $w$ and $\dot q$ (deg)")
 ax.set_title("parallel transport along the equator")
 ax.legend()
 fig.tight_layout()
@@ -213,10 +213,13 @@ for q in qs[::12]:
 ax1.plot([0, 2.0], [0, 0], "k-", linewidth=3)
 ax1.set_aspect("equal")
 ax1.set_title("four-bar configurations")
+ax1.set_xlabel(r"$x$ (m)")
+ax1.set_ylabel(r"$y$ (m)")
 ax2.plot(alphas, H_bar, label=r"$\bar H$")
 ax2.plot(alphas, C_bar, label=r"$\bar C(\bar v = 1)$")
 ax2.plot(alphas, H_dot / 2, "k:", label=r"$\dot{\bar H}/2$ (differences)")
-ax2.set_xlabel("crank angle [rad]")
+ax2.set_xlabel(r"crank angle $\alpha$ (rad)")
+ax2.set_ylabel(r"kg m$^2$; kg m$^2$/s for $\bar C$")
 ax2.legend()
 fig.tight_layout()
 

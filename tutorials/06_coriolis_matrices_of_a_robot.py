@@ -1,20 +1,22 @@
-"""
+r"""
 Coriolis matrices of a robot
 ============================
 
-A robot is ``N`` free rigid bodies on ``SE(3)^N`` held together by its joints. Choose a
-connection on each body's SE(3) — a body-level Coriolis matrix ``C_i(v_i)`` — and the joints
-induce the robot's Coriolis matrix through the transformation law
+A robot is :math:`N` free rigid bodies on :math:`\mathrm{SE}(3)^N` held together by its
+joints. Choose a connection on each body's SE(3) — a body-level Coriolis matrix
+:math:`C_i(v_i)` — and the joints induce the robot's Coriolis matrix through the
+transformation law
 
-    ``C̄ = Aᵀ C A + Aᵀ H Ȧ``,  ``A = XΦ`` (the stacked body Jacobians),
+.. math:: \bar C = A^\top C A + A^\top H \dot A, \qquad A = X\Phi \ \text{(the stacked body Jacobians)},
 
 which carries the properties of the body connections over to the robot (seed 000: P. M.
 Wensing, J. Englsberger and J.-J. E. Slotine, *Coriolis Factorizations and their Connections to
 Riemannian Geometry*, 2023, Thm. V.1 and Props. V.1–V.3). The recursive Algorithm 1 of seed
-000 (a CRBA-like pass, after Echeandia and Wensing, seed 001) evaluates it in ``O(Nd)``, and
-Algorithm 2 gives all generalized Christoffel symbols in ``O(Nd²)`` (``d``: depth of the tree).
+000 (a CRBA-like pass, after Echeandia and Wensing, seed 001) evaluates it in :math:`O(Nd)`,
+and Algorithm 2 gives all generalized Christoffel symbols in :math:`O(Nd^2)` (:math:`d`: depth
+of the tree).
 
-This tutorial, on the built-in floating-base humanoid (nv = 30), shows
+This tutorial, on the built-in floating-base humanoid (:math:`n_v = 30`), shows
 
 1. the six named body connections and their measured properties;
 2. per-body choices, and a user-supplied connection (Levi-Civita plus a totally antisymmetric
@@ -22,18 +24,17 @@ This tutorial, on the built-in floating-base humanoid (nv = 30), shows
 3. the Christoffel symbols and their asymmetry with generalized speeds (eq. 9);
 4. the robot as an :class:`~geomech.geometry.AffineConnection` (contorsion of the admissible
    choices);
-5. the cost of Alg. 1 and Alg. 2 on chains (``d = N``) and binary trees (``d ≈ log₂ N``).
-
-Speeds are the model's: the body twist ``[ω; v]`` of the pelvis, then joint rates.
+5. the cost of Alg. 1 and Alg. 2 on chains (:math:`d = N`) and binary trees
+   (:math:`d \approx \log_2 N`).
 """
 
 # %%
 # The named body connections on the humanoid
 # -------------------------------------------
 # :func:`~geomech.multibody.system_connection.connection_report` measures, for each named body
-# connection used on every body, the skew residual ``|Ḣ − C − Cᵀ|`` (``Ḣ`` by central
-# differences of the CRBA along the flow), the dynamics residual ``|Cv − (RNEA(q, v, 0) − g)|``,
-# the torsion, and the time of each algorithm.
+# connection used on every body, the skew residual :math:`|\dot H - C - C^\top|` (:math:`\dot H`
+# by central differences of the CRBA along the flow), the dynamics residual
+# :math:`|Cv - (\mathrm{RNEA}(q, v, 0) - g)|`, the torsion, and the time of each algorithm.
 import time
 
 import matplotlib.pyplot as plt
@@ -61,7 +62,7 @@ print(format_connection_report(connection_report(model, q, v, repeat=3)))
 
 # %%
 # The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
-# ``momentum-cross``) give ``Ḣ = C + Cᵀ`` to finite-difference accuracy; those with the
+# ``momentum-cross``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with the
 # Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the
 # right bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
 # ``computeCoriolisMatrix``. The matrices themselves differ a lot:
@@ -71,12 +72,14 @@ from matplotlib.colors import SymLogNorm
 fig, axes = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
 norm = SymLogNorm(linthresh=1e-2, vmin=-100.0, vmax=100.0)
 diff = Cs["velocity-cross"] - Cs["levi-civita"]
-panels = [(Cs["levi-civita"], "levi-civita (C★)"), (Cs["velocity-cross"], "velocity-cross"),
+panels = [(Cs["levi-civita"], r"levi-civita ($C^\star$)"), (Cs["velocity-cross"], "velocity-cross"),
           (diff, "difference")]
 for ax, (M, title) in zip(axes, panels, strict=True):
     im = ax.imshow(M, cmap="RdBu_r", norm=norm)
     ax.set_title(title)
-fig.colorbar(im, ax=axes, shrink=0.8, label="entry (symmetric log scale)")
+    ax.set_xlabel("column k (joint speed index)")
+axes[0].set_ylabel("row i (joint speed index)")
+fig.colorbar(im, ax=axes, shrink=0.8, label=r"$C_{ik}$ (kg m$^2$/s; symmetric log scale)")
 print("|C_velocity-cross - C_levi-civita| =", np.abs(diff).max())
 print("... but the same bias forces:", np.abs(diff @ v).max())
 
@@ -84,7 +87,7 @@ print("... but the same bias forces:", np.abs(diff @ v).max())
 # Per-body choices and user connections
 # -------------------------------------
 # ``connection`` may map body names to connections (other bodies use ``levi-civita``). A
-# Cartan (−) connection on the feet keeps ``Ḣ − 2C`` skew (it is metric compatible) but breaks
+# Cartan (−) connection on the feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks
 # the dynamics (its geodesics are one-parameter subgroups, not rigid-body motions).
 H_dot = mass_matrix_derivative(model, q, v)
 bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
@@ -110,10 +113,11 @@ print("differs from C*:", np.abs(C_tw - Cs["levi-civita"]).max())
 # %%
 # Christoffel symbols
 # -------------------
-# Alg. 2 returns ``Γ[i, j, k] = ⟨X_i, ∇★_{X_j} X_k⟩`` (first kind, middle index the direction),
-# so that ``C★ = Γ · v`` on the middle index. With generalized speeds (the pelvis twist) ``Γ``
-# is not symmetric in ``(j, k)``: ``Γ_ijk − Γ_ikj = s_ijk = H_il s^l_jk`` (eq. 9), nonzero only
-# inside the free-flyer block.
+# Alg. 2 returns :math:`\Gamma_{ijk} = \langle X_i, \nabla^\star_{X_j} X_k\rangle` (first kind,
+# middle index the direction), so that :math:`C^\star_{ik} = \Gamma_{ijk} v^j`. With generalized
+# speeds (the pelvis twist) :math:`\Gamma` is not symmetric in :math:`(j, k)`:
+# :math:`\Gamma_{ijk} - \Gamma_{ikj} = s_{ijk} = H_{il} s^l_{jk}` (eq. 9), nonzero only inside
+# the free-flyer block.
 t0 = time.perf_counter()
 Gamma = christoffel_symbols(model, q)
 print(f"christoffel_symbols: {1e3 * (time.perf_counter() - t0):.1f} ms, shape {Gamma.shape}")
@@ -125,16 +129,16 @@ print("nonzero entries:", np.count_nonzero(Gamma), "of", Gamma.size,
 
 fig, ax = plt.subplots(figsize=(5, 4.5))
 ax.imshow(np.abs(Gamma).sum(axis=1) > 0, cmap="Greys")
-ax.set_title("(i, k) with some Γ[i, :, k] ≠ 0")
-ax.set_xlabel("k")
-ax.set_ylabel("i")
+ax.set_title(r"$(i, k)$ with some $\Gamma_{ijk} \neq 0$")
+ax.set_xlabel(r"$k$ (joint speed index)")
+ax.set_ylabel(r"$i$ (joint speed index)")
 
 # %%
 # The robot as an affine connection
 # ---------------------------------
 # :func:`~geomech.multibody.system_connection.model_connection` returns the induced connection
 # on the robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints'
-# structure constants), so the geometry layer applies: the contorsion ``D = Γ★ − Γ`` of the
+# structure constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
 # two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).
 for name in ("velocity-cross", "cartan-minus"):
     D = Contorsion(model_connection(model, name).contorsion(q))
@@ -145,8 +149,8 @@ for name in ("velocity-cross", "cartan-minus"):
 # %%
 # Cost: O(Nd) and O(Nd²)
 # ----------------------
-# On serial chains the depth is ``d = N`` (expect slopes 2 and 3 on a log-log plot), on binary
-# trees ``d = ⌊log₂ N⌋ + 1`` (slopes a little above 1). A small range keeps this tutorial fast;
+# On serial chains the depth is :math:`d = N` (expect slopes 2 and 3 on a log-log plot), on binary
+# trees :math:`d = \lfloor\log_2 N\rfloor + 1` (slopes a little above 1). A small range keeps this tutorial fast;
 # ``benchmarks/bench_coriolis.py`` runs N = 16 … 256.
 
 
@@ -172,20 +176,21 @@ for ax, kind in zip(axes, ("chain", "binary tree"), strict=True):
         depth.append(m.depth)
     N, d = np.array(sizes, float), np.array(depth, float)
     ax.loglog(N, t1, "o-", label="Alg. 1: C")
-    ax.loglog(N, t2, "s-", label="Alg. 2: Γ")
-    ax.loglog(N, t1[-1] * (N * d) / (N[-1] * d[-1]), "k--", lw=0.8, label="∝ N d")
-    ax.loglog(N, t2[-1] * (N * d**2) / (N[-1] * d[-1] ** 2), "k:", lw=0.8, label="∝ N d²")
+    ax.loglog(N, t2, "s-", label=r"Alg. 2: $\Gamma$")
+    ax.loglog(N, t1[-1] * (N * d) / (N[-1] * d[-1]), "k--", lw=0.8, label=r"$\propto N d$")
+    ax.loglog(N, t2[-1] * (N * d**2) / (N[-1] * d[-1] ** 2), "k:", lw=0.8,
+              label=r"$\propto N d^2$")
     s1 = np.polyfit(np.log(N), np.log(t1), 1)[0]
     s2 = np.polyfit(np.log(N), np.log(t2), 1)[0]
     ax.set_title(f"{kind}: slopes {s1:.2f} (Alg. 1), {s2:.2f} (Alg. 2)")
-    ax.set_xlabel("N (bodies)")
+    ax.set_xlabel(r"$N$ (bodies)")
     ax.legend()
-axes[0].set_ylabel("time per evaluation [s]")
+axes[0].set_ylabel("time per evaluation (s)")
 plt.tight_layout()
 
 # %%
 # Each numpy call in the inner loops has a fixed overhead, so the timings count the inner
-# iterations of the pseudocode — ``N d`` for Alg. 1 and ``N d²`` for Alg. 2 — plus ``O(N)``
+# iterations of the pseudocode — :math:`N d` for Alg. 1 and :math:`N d^2` for Alg. 2 — plus :math:`O(N)`
 # passes that flatten the small-N end. The loops are vectorised over a leading batch instead:
 # ``coriolis_matrix(model, q, v)`` with ``q`` of shape ``(1000, nq)`` costs a small fraction of
 # a thousand single calls.

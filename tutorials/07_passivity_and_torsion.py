@@ -14,13 +14,10 @@ following seed 000 Section IV-A (Figs. 4–7) with the corrected reference veloc
 # Run both closed loops with :func:`geomech.simulate` (adaptive DOP853, rtol 1e-11,
 # output every millisecond). Each run is a :class:`~geomech.simulation.SimulationResult` whose
 # ``signals`` hold the logged Lyapunov function ``V`` and desired position ``q_d``.
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from geomech.control import torsion_experiment  # noqa: E402
+from geomech.control import torsion_experiment
 
 res = torsion_experiment(beta=-5.0, t_final=20.0)
 a, b = res.torsion_free, res.torsion
@@ -30,25 +27,25 @@ a, b = res.torsion_free, res.torsion
 # runs keep a small error along :math:`x` (the mass is under-estimated by 10 %); the torsion
 # run rings in :math:`y` and :math:`z` during the transient.
 fig, axes = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
-for ax, r, title in zip(axes, (a, b), ("C = 0", "C = -5 (v x)"), strict=True):
+for ax, r, title in zip(axes, (a, b), (r"$C = 0$", r"$C = -5\,(v\times)$"), strict=True):
     ax.plot(r.t, r.q - r.signals["q_d"], label=["x", "y", "z"])
     ax.set_title(title)
-    ax.set_ylabel("q - q_d [m]")
+    ax.set_ylabel(r"$q - q_d$ (m)")
 axes[0].legend(loc="lower right")
-axes[-1].set_xlabel("t [s]")
+axes[-1].set_xlabel(r"$t$ (s)")
 fig.tight_layout()
 
 # %%
 # Control effort on the first 5 s: the torsion run's torque carries the high-frequency
 # content the paper warns about (undesirable on hardware).
 fig, axes = plt.subplots(2, 1, sharex=True, sharey=True, figsize=(7, 4.5))
-for ax, r, title in zip(axes, (a, b), ("C = 0", "C = -5 (v x)"), strict=True):
+for ax, r, title in zip(axes, (a, b), (r"$C = 0$", r"$C = -5\,(v\times)$"), strict=True):
     w = r.t <= 5.0
     ax.plot(r.t[w], r.tau[w], label=["x", "y", "z"])
     ax.set_title(title)
-    ax.set_ylabel("tau [N]")
+    ax.set_ylabel(r"force $\tau$ (N)")
 axes[0].legend(loc="upper right")
-axes[-1].set_xlabel("t [s]")
+axes[-1].set_xlabel(r"$t$ (s)")
 fig.tight_layout()
 
 # %%
@@ -57,20 +54,20 @@ fig.tight_layout()
 # torsion, :math:`-5(v\times)\dot q_r` first accelerates it upward (+z), away from the
 # target, and the path corkscrews out of the :math:`z = 0` plane.
 fig = plt.figure(figsize=(9, 4))
-for k, (r, title) in enumerate(((a, "C = 0"), (b, "C = -5 (v x)"))):
+for k, (r, title) in enumerate(((a, r"$C = 0$"), (b, r"$C = -5\,(v\times)$"))):
     ax = fig.add_subplot(1, 2, k + 1, projection="3d")
     ax.plot(*r.q[r.t <= 5].T)
     ax.scatter(*r.q[0], color="k")
-    ax.set(title=title, xlabel="x", ylabel="y", zlabel="z")
+    ax.set(title=title, xlabel=r"$x$ (m)", ylabel=r"$y$ (m)", zlabel=r"$z$ (m)")
 fig.tight_layout()
 
 # %%
 # Lyapunov functions (Fig. 7): nearly identical.
 fig, ax = plt.subplots(figsize=(7, 3))
-ax.semilogy(a.t, a.signals["V"], label="C = 0")
-ax.semilogy(b.t, b.signals["V"], "--", label="C = -5 (v x)")
+ax.semilogy(a.t, a.signals["V"], label=r"$C = 0$")
+ax.semilogy(b.t, b.signals["V"], "--", label=r"$C = -5\,(v\times)$")
 ax.legend()
-ax.set(xlabel="t [s]", ylabel="V = m s's / 2")
+ax.set(xlabel=r"$t$ (s)", ylabel=r"$V = \frac{1}{2} m\, s^\top s$ (J)")
 fig.tight_layout()
 
 # %%
@@ -81,7 +78,7 @@ fig.tight_layout()
 # same length, but the torsion run's path turns more and leaves the plane: total turning
 # :math:`\int\kappa\,ds` and total geometric torsion :math:`\int|\tau_g|\,ds` on [0, 5] s,
 # from :math:`\dot q = v`, :math:`\ddot q = \tau/m` (m = 1, no gravity, :math:`C^\star = 0`).
-from scipy.integrate import trapezoid  # noqa: E402
+from scipy.integrate import trapezoid
 
 V_a, V_b = a.signals["V"], b.signals["V"]
 print(f"max |V_0 - V_5| = {np.abs(V_a - V_b).max():.2e} (V(0) = {V_a[0]})")
@@ -112,12 +109,12 @@ for r, name in ((a, "C = 0"), (b, "C = -5 (v x)")):
 # parameters both runs obey :math:`V(t) - V(0) = -\int_0^t s^\top K_D s`; the torsion only
 # nudges the transient, since the two torques differ by
 # :math:`(\hat C - C^\star)\dot q_r = -(\hat C - C^\star)s`, which vanishes with :math:`s`.
-from scipy.integrate import cumulative_simpson  # noqa: E402
+from scipy.integrate import cumulative_simpson
 
-from geomech import simulate  # noqa: E402
-from geomech.control import SlotineLi  # noqa: E402
-from geomech.geometry import Contorsion  # noqa: E402
-from geomech.geometry.examples_induced import four_bar_linkage  # noqa: E402
+from geomech import simulate
+from geomech.control import SlotineLi
+from geomech.geometry import Contorsion
+from geomech.geometry.examples_induced import four_bar_linkage
 
 chain = four_bar_linkage(mobile_base=True)
 twisted = chain.with_connection(chain.tree + Contorsion.totally_antisymmetric(
@@ -153,7 +150,7 @@ for conn, name, style in ((chain.connection, "induced C*", "-"),
           f"V(2) / V(0) = {V[-1] / V[0]:.1e}")
     axes[0].semilogy(r.t, V, style, label=name)
     axes[1].plot(r.t, r.v[:, 2], style, label=name)
-axes[0].set(xlabel="t [s]", ylabel="V = s'Hs/2")
-axes[1].set(xlabel="t [s]", ylabel="crank speed [rad/s]")
+axes[0].set(xlabel=r"$t$ (s)", ylabel=r"$V = \frac{1}{2} s^\top H s$ (J)")
+axes[1].set(xlabel=r"$t$ (s)", ylabel=r"crank speed $\dot y_3$ (rad/s)")
 axes[0].legend()
 fig.tight_layout()

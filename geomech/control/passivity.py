@@ -7,7 +7,7 @@ import warnings
 import numpy as np
 
 from .._validation import as_array
-from ..errors import DimensionError, GeomechError
+from ..errors import DimensionError, DTypeError, NonFiniteError, ParameterError
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.induced import LoopClosureFrame
@@ -22,12 +22,12 @@ def _gain(K, n: int, name: str) -> np.ndarray:
     if K.ndim == 0:
         K = K * np.eye(n)
     if K.shape != (n, n):
-        raise GeomechError(f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}.")
+        raise DimensionError(f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}.")
     if not np.all(np.isfinite(K)):
-        raise GeomechError(f"Expected `{name}` to be finite.")
+        raise NonFiniteError(f"Expected `{name}` to be finite.")
     sym = 0.5 * (K + K.T)
     if np.linalg.eigvalsh(sym).min() <= 0.0:
-        raise GeomechError(
+        raise ParameterError(
             f"Expected `{name}` to be positive definite, got eigenvalues of its symmetric part "
             f"{np.linalg.eigvalsh(sym)}."
         )
@@ -156,7 +156,7 @@ class SlotineLi:
             return
         self.multibody = False
         if not isinstance(system, MechanicalSystem):
-            raise GeomechError(
+            raise DTypeError(
                 f"Expected `system` to be a MechanicalSystem, got {type(system).__name__}."
             )
         # error in the frame's own terms: q - q_d in coordinates, log of the group error with
@@ -169,12 +169,12 @@ class SlotineLi:
         elif isinstance(frame, LoopClosureFrame):  # closed chain: the independent coordinates
             self._coordinates = frame.independent
         elif not isinstance(frame, CoordinateFrame):
-            raise GeomechError(
+            raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
                 f"RightInvariantFrame or LoopClosureFrame, got {type(frame).__name__}."
             )
         if not isinstance(connection, AffineConnection):
-            raise GeomechError(
+            raise DTypeError(
                 f"Expected `connection` to be an AffineConnection, got {type(connection).__name__}."
             )
         if connection.dim != system.dim:
@@ -183,15 +183,15 @@ class SlotineLi:
                 f"{connection.dim}."
             )
         if not callable(reference):
-            raise GeomechError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
+            raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
         if adaptation is not None:
-            raise GeomechError("Expected `adaptation=None` for a MechanicalSystem (no regressor).")
+            raise ParameterError("Expected `adaptation=None` for a MechanicalSystem (no regressor).")
         self.system = system
         self.estimate = system if estimate is None else estimate
         if (not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim
                 or type(self.estimate.frame) is not type(frame)
                 or tuple(self.estimate.frame.point_shape) != tuple(frame.point_shape)):
-            raise GeomechError(
+            raise DTypeError(
                 "Expected `estimate` to be a MechanicalSystem with the same dimension and frame "
                 f"type as `system` ({type(frame).__name__}, dim {system.dim})."
             )
@@ -212,7 +212,7 @@ class SlotineLi:
             msg = ("The connection is " + " and ".join(bad)
                    + ": the passivity guarantee V' = -s^T K_D s does not hold.")
             if require_passivity:
-                raise GeomechError(msg)
+                raise ParameterError(msg)
             warnings.warn(msg, UserWarning, stacklevel=2)
 
     def _init_multibody(self, model, connection, reference, Lambda, K_D, estimate, adaptation,
@@ -223,17 +223,17 @@ class SlotineLi:
         from ..multibody.model import MultibodyModel
 
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
-            raise GeomechError(
+            raise ParameterError(
                 "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
                 "or AdaptiveSlotineLi directly."
             )
         if not callable(reference):
-            raise GeomechError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
+            raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
         self.multibody = True
         self.system = model
         self.estimate = model if estimate is None else estimate
         if not isinstance(self.estimate, MultibodyModel) or self.estimate.nv != model.nv:
-            raise GeomechError("Expected `estimate` to be a MultibodyModel with the same nv.")
+            raise DTypeError("Expected `estimate` to be a MultibodyModel with the same nv.")
         self.connection = connection
         self.reference = reference
         self.n = model.nv
@@ -257,7 +257,7 @@ class SlotineLi:
             msg = (f"The connection {connection!r} is " + " and ".join(bad)
                    + ": the passivity guarantee V' = -s^T K_D s does not hold.")
             if require_passivity:
-                raise GeomechError(msg)
+                raise ParameterError(msg)
             warnings.warn(msg, UserWarning, stacklevel=3)
 
     def _vec(self, x, name, n=None):
@@ -272,7 +272,7 @@ class SlotineLi:
     def _reference(self, t):
         ref = tuple(self.reference(t))
         if len(ref) != 3:
-            raise GeomechError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+            raise ParameterError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
         return ref
 
     def _frame_signals(self, t, q, v):
@@ -406,35 +406,35 @@ class SlotineLi:
 def _adaptation_gain(Gamma, n: int) -> np.ndarray:
     """Validate the adaptation gain: a positive scalar or a symmetric positive-definite (n, n)."""
     if isinstance(Gamma, str):
-        raise GeomechError(
+        raise DimensionError(
             f"Adaptation gain `adaptation` must be a positive scalar or an SPD matrix of shape "
             f"{(n, n)}, got {Gamma!r}."
         )
     try:
         G = np.asarray(Gamma, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise GeomechError(
+        raise DimensionError(
             f"Adaptation gain `adaptation` must be a positive scalar or an SPD matrix of shape "
             f"{(n, n)}, got {type(Gamma).__name__}."
         ) from exc
     if G.ndim == 0:
         G = G * np.eye(n)
     if G.shape != (n, n):
-        raise GeomechError(
+        raise DimensionError(
             f"Adaptation gain `adaptation` must be a scalar or of shape {(n, n)} (10 parameters "
             f"per body), got {G.shape}."
         )
     if not np.all(np.isfinite(G)):
-        raise GeomechError("Adaptation gain `adaptation` must be finite.")
+        raise NonFiniteError("Adaptation gain `adaptation` must be finite.")
     scale = max(1.0, float(np.abs(G).max()))
     if np.abs(G - G.T).max() > 1e-12 * scale:
-        raise GeomechError(
+        raise ParameterError(
             f"Adaptation gain `adaptation` must be symmetric, got asymmetry "
             f"{float(np.abs(G - G.T).max()):.3g}."
         )
     lam = np.linalg.eigvalsh(G)
     if lam[0] <= 0.0:
-        raise GeomechError(
+        raise ParameterError(
             f"Adaptation gain `adaptation` must be positive definite, got smallest eigenvalue "
             f"{lam[0]:.3g}."
         )
@@ -458,7 +458,7 @@ def _check_same_kinematics(model, estimate) -> None:
         same = np.allclose(joint_transforms(estimate, q)[0], joint_transforms(model, q)[0],
                            rtol=0.0, atol=1e-12)
     if not same:
-        raise GeomechError(
+        raise ParameterError(
             "Expected `estimate` to differ from `system` in its inertias only (same tree, "
             "joints, placements and gravity), e.g. system.with_inertias(...)."
         )
@@ -561,12 +561,12 @@ class AdaptiveSlotineLi(SlotineLi):
         from ..spatial import dynamic_parameters
 
         if not isinstance(system, MultibodyModel):
-            raise GeomechError(
+            raise ParameterError(
                 "Adaptation needs the regressor of a MultibodyModel, got "
                 f"{type(system).__name__}."
             )
         if adaptation is None:
-            raise GeomechError(
+            raise ParameterError(
                 "Adaptation gain `adaptation` must be given (a positive scalar or an SPD matrix)."
             )
         super().__init__(system, connection, reference, Lambda, K_D, estimate=estimate,

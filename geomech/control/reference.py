@@ -71,7 +71,7 @@ from typing import NamedTuple
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import DimensionError, GeomechError
+from geomech.errors import DimensionError, DTypeError, ParameterError
 from geomech.lie import LieGroup
 
 __all__ = ["GroupTrackingError", "group_tracking_error", "multibody_tracking_error"]
@@ -210,11 +210,11 @@ def group_tracking_error(group, q, v, q_d, v_d, a_d, Lambda, side="left") -> Gro
     True
     """
     if not isinstance(group, LieGroup):
-        raise GeomechError(
+        raise DTypeError(
             f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}."
         )
     if side not in ("left", "right"):
-        raise GeomechError(f"Expected `side` to be 'left' or 'right', got {side!r}.")
+        raise ParameterError(f"Expected `side` to be 'left' or 'right', got {side!r}.")
     n = group.dim
     k = len(group.point_shape)
     q = group.validate(q, "q")
@@ -301,7 +301,7 @@ class _JointwiseError:
         blocks = {}
         for joint, qs, vs in multi:
             if not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv:
-                raise GeomechError(
+                raise ParameterError(
                     f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
                     f"nv = {joint.nv} (its speeds in the group's Lie algebra), got "
                     f"{joint.manifold!r}."
@@ -432,7 +432,7 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
     from geomech.multibody.model import MultibodyModel
 
     if not isinstance(model, MultibodyModel):
-        raise GeomechError(
+        raise DTypeError(
             f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
         )
     q, q_d = (as_array(x, name, (model.nq,)) for x, name in ((q, "q"), (q_d, "q_d")))

@@ -77,6 +77,10 @@ class AffineConnection:
            [0., 0.]])
     """
 
+    #: marks connections for the arithmetic of :class:`~geomech.geometry.Contorsion`
+    #: (``contorsion + connection`` defers to the connection), which cannot import this module
+    _is_connection = True
+
     def __init__(self, system: MechanicalSystem, coefficients):
         if not isinstance(system, MechanicalSystem):
             raise ConnectionSpecError(
@@ -339,22 +343,14 @@ class AffineConnection:
         -2.0
         """
         q = self._point(q)
-        ref = self._reference(reference)
-        return ref._Gamma(q) - self._Gamma(q)
-
-    def _reference(self, reference):
-        if reference is None:
-            from geomech.geometry.levi_civita import LeviCivitaConnection
-
-            if isinstance(self, LeviCivitaConnection):
-                return self
-            return LeviCivitaConnection(self.system)
+        if reference is None:  # the metric's own Levi-Civita coefficients (Koszul formula)
+            return self.system._koszul(q) - self._Gamma(q)
         if not isinstance(reference, AffineConnection) or reference.dim != self.dim:
             raise ConnectionSpecError(
                 f"Expected `reference` to be an AffineConnection of dimension {self.dim}, "
                 f"got {reference!r}."
             )
-        return reference
+        return reference._Gamma(q) - self._Gamma(q)
 
     # ------------------------------------------------------------------------------------
     # predicates

@@ -316,25 +316,19 @@ class Contorsion:
         return Contorsion(lambda q: op(self(q), other(q)), self.dim)
 
     def __add__(self, other):
-        from geomech.geometry.connection import AffineConnection
-
-        if isinstance(other, AffineConnection):
+        if getattr(other, "_is_connection", False):  # connection ± contorsion: the connection's
             return NotImplemented
         return self._combine(other, np.add)
 
     __radd__ = __add__
 
     def __sub__(self, other):
-        from geomech.geometry.connection import AffineConnection
-
-        if isinstance(other, AffineConnection):
+        if getattr(other, "_is_connection", False):  # connection ± contorsion: the connection's
             return NotImplemented
         return self._combine(other, np.subtract)
 
     def __rsub__(self, other):
-        from geomech.geometry.connection import AffineConnection
-
-        if isinstance(other, AffineConnection):
+        if getattr(other, "_is_connection", False):  # connection ± contorsion: the connection's
             return NotImplemented
         return (-self)._combine(other, np.add)
 

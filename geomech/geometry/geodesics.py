@@ -8,13 +8,15 @@ A curve :math:`\gamma` with :math:`\dot\gamma = X_i v^i` is a geodesic of :math:
     \dot v^i = -\Gamma^i_{jk}(q)\, v^j v^k, \qquad
     \dot w^i = -\Gamma^i_{jk}(q)\, v^j w^k .
 
-The configuration is never updated by adding to coordinates: each step integrates, with
-:func:`scipy.integrate.solve_ivp` (DOP853), in the chart :math:`\phi \mapsto
-\mathrm{flow}(q_c, \phi, 1)` centred at the current point :math:`q_c` (:math:`q_c
-\exp(\hat\phi)` on a group, :math:`q_c + \phi` on :math:`\mathbb R^n`), with
-:math:`\dot\phi` from the frame's ``chart_velocity`` (:math:`J_r(\phi)^{-1} v` on a group),
-and the chart is re-centred at the end of the step. Steps are short enough that
-:math:`|\phi| \le` ``max_chart_step`` (away from chart singularities).
+The configuration is never updated by adding to coordinates: the geodesic is integrated by
+the integration core (:func:`geomech.integration.integrate_adaptive`, DOP853) in the frame's
+chart :math:`\phi \mapsto \mathrm{flow}(q_c, \phi, 1)` centred at a point :math:`q_c` of
+the curve (:math:`q_c \exp(\hat\phi)` on a group, :math:`q_c + \phi` on
+:math:`\mathbb R^n`; :func:`geomech.integration.frame_chart`), with :math:`\dot\phi` from
+the frame's ``chart_velocity`` (:math:`J_r(\phi)^{-1} v` on a group), and the chart is
+re-centred at the end of a step once :math:`|\phi|_\infty` exceeds ``max_chart_step`` (away
+from chart singularities). Parallel transport integrates the linear ODE for :math:`w` along
+the curve's dense output with the same core.
 """
 
 from __future__ import annotations
@@ -22,10 +24,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy.integrate import solve_ivp
 
 from geomech._validation import as_array
-from geomech.errors import DimensionError, GeomechError
+from geomech.errors import DimensionError, SimulationError
+from geomech.integration import frame_chart, integrate_adaptive, vector_chart
 
 __all__ = ["Trajectory", "integrate_geodesic", "integrate_parallel_transport"]
 
@@ -68,8 +70,7 @@ class Trajectory:
     t: np.ndarray
     q: np.ndarray
     v: np.ndarray
-    _segments: list = field(default_factory=list, repr=False, compare=False)
-    _frame: object = field(default=None, repr=False, compare=False)
+    _dense: object = field(default=None, repr=False, compare=False)
     _batch: tuple = field(default=(), repr=False, compare=False)
 
     def state(self, s):
@@ -87,7 +88,7 @@ class Trajectory:
 
         Raises
         ------
-        GeomechError
+        SimulationError
             If ``s`` is outside the integration interval or the trajectory has no dense output.
 
         Examples
@@ -100,22 +101,16 @@ class Trajectory:
         array([0. , 0.5, 0. ])
         """
         s = float(s)
-        if not self._segments or not (self.t[0] <= s <= self.t[-1]):
-            raise GeomechError(
+        if self._dense is None or not (self.t[0] <= s <= self.t[-1]):
+            raise SimulationError(
                 f"Expected a time in [{self.t[0]}, {self.t[-1]}] of a dense trajectory, got {s}."
             )
-        for segment in self._segments:
-            if s <= segment[1]:
-                break
-        _a, _b, qc, sol = segment
-        N, n = qc.shape[0], self.v.shape[-1]
-        phi, v = sol.sol(s).reshape(2, N, n)
-        q = self._frame.flow(qc, phi, 1.0)
+        q, v = self._dense(s)
         return (q.reshape(self._batch + q.shape[1:]), v.reshape(self._batch + v.shape[1:]))
 
 
 def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_chart_step=0.5):
-    """Integrate the geodesic of ``connection`` from ``(q0, v0)``; see the module docstring.
+    r"""Integrate the geodesic of ``connection`` from ``(q0, v0)``; see the module docstring.
 
     Parameters
     ----------
@@ -129,7 +124,7 @@ def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_cha
     rtol, atol : float
         Tolerances of DOP853.
     max_chart_step : float
-        Largest ``|v|_inf * dt`` per chart (re-centring interval).
+        Largest chart coordinate :math:`|\phi|_\infty` before the chart is re-centred.
 
     Returns
     -------
@@ -139,6 +134,9 @@ def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_cha
     ------
     DimensionError
         If an input has the wrong shape or ``t`` is not strictly increasing.
+    SimulationBudgetError, NonFiniteError, SimulationError
+        If the integration exceeds its budget (:class:`geomech.integration.Budget`), blows
+        up or fails.
 
     Examples
     --------
@@ -158,35 +156,17 @@ def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_cha
     ps = tuple(frame.point_shape)
     batch = np.broadcast_shapes(q0.shape[: q0.ndim - len(ps)], v0.shape[:-1])
     N = int(np.prod(batch, dtype=int))
-    qc = np.broadcast_to(q0, batch + ps).reshape((N,) + ps).copy()
+    q = np.broadcast_to(q0, batch + ps).reshape((N,) + ps).copy()
     v = np.broadcast_to(v0, batch + (n,)).reshape(N, n).copy()
 
-    def rhs(s, y, qc=None):
-        phi, vv = y.reshape(2, N, n)
-        q = frame.flow(qc, phi, 1.0)
-        G2 = connection._second_kind(q)
-        phi_dot = frame.chart_velocity(qc, phi, vv)
-        v_dot = -np.einsum("nijk,nj,nk->ni", G2, vv, vv)  # nabla_v v = 0
-        return np.concatenate([phi_dot.ravel(), v_dot.ravel()])
+    def field_(s, q, v):  # q̇ = X_i v^i, v̇^i = -Γ^i_jk v^j v^k (∇_v v = 0)
+        return v, -np.einsum("nijk,nj,nk->ni", connection._second_kind(q), v, v)
 
-    qs, vs, segments = [qc.copy()], [v.copy()], []
-    for a, b in zip(t[:-1], t[1:], strict=True):
-        m = max(1, int(np.ceil((b - a) * np.max(np.abs(v), initial=0.0) / max_chart_step)))
-        edges = np.linspace(a, b, m + 1)
-        for a_, b_ in zip(edges[:-1], edges[1:], strict=True):
-            y0 = np.concatenate([np.zeros(N * n), v.ravel()])
-            sol = solve_ivp(rhs, (a_, b_), y0, method="DOP853", rtol=rtol, atol=atol,
-                            dense_output=True, args=(qc,))
-            if not sol.success:
-                raise GeomechError(f"Geodesic integration failed at t = {a_}: {sol.message}")
-            segments.append((a_, b_, qc, sol))
-            phi, v = sol.y[:, -1].reshape(2, N, n)
-            qc = frame.flow(qc, phi, 1.0)  # re-centre the chart
-        qs.append(qc.copy())
-        vs.append(v.copy())
-    q_out = np.stack(qs, 1).reshape(batch + (t.size,) + ps)
-    v_out = np.stack(vs, 1).reshape(batch + (t.size, n))
-    return Trajectory(t, q_out, v_out, segments, frame, batch)
+    run = integrate_adaptive(frame_chart(frame), field_, "DOP853", t, q, v, rtol=rtol, atol=atol,
+                             chart_limit=max_chart_step, dense=True)
+    q_out = np.moveaxis(run.q, 0, 1).reshape(batch + (t.size,) + ps)
+    v_out = np.moveaxis(run.y, 0, 1).reshape(batch + (t.size, n))
+    return Trajectory(t, q_out, v_out, run.dense, batch)
 
 
 def integrate_parallel_transport(connection, curve, w0, t=None, *, rtol=1e-10, atol=1e-12):
@@ -215,6 +195,9 @@ def integrate_parallel_transport(connection, curve, w0, t=None, *, rtol=1e-10, a
     ------
     DimensionError
         If ``w0`` has the wrong trailing shape or ``t`` is not increasing.
+    SimulationBudgetError, NonFiniteError, SimulationError
+        If the integration exceeds its budget (:class:`geomech.integration.Budget`), blows
+        up or fails.
 
     Examples
     --------
@@ -235,16 +218,11 @@ def integrate_parallel_transport(connection, curve, w0, t=None, *, rtol=1e-10, a
     wshape = np.broadcast_shapes(w0.shape, v_a.shape)
     w0 = np.broadcast_to(w0, wshape)
 
-    def rhs(s, y):
-        q, v = curve.state(s)
-        G2 = connection._second_kind(q)
-        w = y.reshape(wshape)
-        return -np.einsum("...ijk,...j,...k->...i", G2, v, w).ravel()
+    empty = np.zeros(wshape[:-1] + (0,))  # no configuration: a plain ODE for w (vector_chart(0))
 
-    if t.size == 1:
-        return w0[..., None, :].copy()
-    sol = solve_ivp(rhs, (t[0], t[-1]), w0.ravel(), method="DOP853", t_eval=t, rtol=rtol,
-                    atol=atol)
-    if not sol.success:
-        raise GeomechError(f"Parallel transport failed: {sol.message}")
-    return np.moveaxis(sol.y.reshape(wshape + (t.size,)), -1, -2)
+    def field_(s, _, w):  # ẇ^i = -Γ^i_jk(q) v^j w^k along the curve (q, v)(s)
+        q, v = curve.state(s)
+        return empty, -np.einsum("...ijk,...j,...k->...i", connection._second_kind(q), v, w)
+
+    run = integrate_adaptive(vector_chart(0), field_, "DOP853", t, empty, w0.copy(), rtol=rtol, atol=atol)
+    return np.moveaxis(run.y, 0, -2)

@@ -12,8 +12,6 @@ this is the classical first-kind Christoffel symbol (eq. 5).
 
 from __future__ import annotations
 
-import numpy as np
-
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.system import MechanicalSystem
 
@@ -58,16 +56,5 @@ class LeviCivitaConnection(AffineConnection):
     def __init__(self, system: MechanicalSystem):
         super().__init__(system, self._koszul)
 
-    def _koszul(self, q: np.ndarray) -> np.ndarray:
-        system = self.system
-        dH = system._dH(q)  # dH[k, i, j] = L_{X_k} H_ij
-        s = np.einsum("...il,...jkl->...ijk", system._H(q), system._s(q))  # s_ijk, lowered
-        # seed 000 eq. (8)
-        return 0.5 * (
-            np.einsum("...kij->...ijk", dH)  # L_{X_k} H_ij
-            + np.einsum("...jik->...ijk", dH)  # L_{X_j} H_ik
-            - dH  # L_{X_i} H_jk
-            + np.einsum("...kij->...ijk", s)  # s_kij = <X_k, [X_i, X_j]>
-            + np.einsum("...jik->...ijk", s)  # s_jik = <X_j, [X_i, X_k]>
-            + s  # s_ijk = <X_i, [X_j, X_k]>
-        )
+    def _koszul(self, q):
+        return self.system._koszul(q)  # MechanicalSystem._koszul: seed 000 eq. (8)

@@ -157,6 +157,27 @@ class MechanicalSystem:
             return np.zeros(self._batch(q) + (n, n, n))
         return self.lie_derivative(self._H, q)
 
+    def _koszul(self, q: np.ndarray) -> np.ndarray:
+        r"""Unvalidated Levi-Civita coefficients of the metric in the frame (Koszul formula).
+
+        .. math:: 2\Gamma^\star_{ijk} = \mathscr L_{X_k} H_{ij} + \mathscr L_{X_j} H_{ik}
+                  - \mathscr L_{X_i} H_{jk} + s_{kij} + s_{jik} + s_{ijk}
+
+        (seed 000 eq. 8, :math:`s_{ijk} = H_{i\ell} s^\ell_{jk}`): the coefficients of
+        :class:`~geomech.geometry.LeviCivitaConnection` and the reference of every contorsion.
+        """
+        dH = self._dH(q)  # dH[k, i, j] = L_{X_k} H_ij
+        s = np.einsum("...il,...jkl->...ijk", self._H(q), self._s(q))  # s_ijk, lowered
+        # seed 000 eq. (8)
+        return 0.5 * (
+            np.einsum("...kij->...ijk", dH)  # L_{X_k} H_ij
+            + np.einsum("...jik->...ijk", dH)  # L_{X_j} H_ik
+            - dH  # L_{X_i} H_jk
+            + np.einsum("...kij->...ijk", s)  # s_kij = <X_k, [X_i, X_j]>
+            + np.einsum("...jik->...ijk", s)  # s_jik = <X_j, [X_i, X_k]>
+            + s  # s_ijk = <X_i, [X_j, X_k]>
+        )
+
     # ------------------------------------------------------------------------------------
     def mass_matrix(self, q) -> np.ndarray:
         r"""Mass matrix :math:`H_{ij}(q) = \langle\!\langle X_i, X_j\rangle\!\rangle_q`.

@@ -30,9 +30,9 @@ from typing import final
 import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, check_result, check_size, default_rng
-from geomech.errors import SingularityError
+from geomech.errors import DTypeError, SingularityError
 
-__all__ = ["LieGroup"]
+__all__ = ["LieGroup", "as_lie_group"]
 
 
 class LieGroup(abc.ABC):
@@ -813,3 +813,37 @@ class LieGroup(abc.ABC):
     # ------------------------------------------------------------------------------------
     def __repr__(self) -> str:
         return f"<Lie group {self.name}: dim={self.dim}, point_shape={self.point_shape}>"
+
+
+def as_lie_group(group, name: str = "group") -> LieGroup:
+    """``group`` if it is a :class:`LieGroup`, else a :class:`~geomech.errors.DTypeError`.
+
+    Parameters
+    ----------
+    group : object
+    name : str
+        Name used in the message.
+
+    Returns
+    -------
+    LieGroup
+
+    Raises
+    ------
+    DTypeError
+        If ``group`` is not a LieGroup.
+
+    Examples
+    --------
+    >>> from geomech.lie import SO3
+    >>> from geomech.lie.base import as_lie_group
+    >>> as_lie_group(SO3).name
+    'SO(3)'
+    >>> as_lie_group("SO3")
+    Traceback (most recent call last):
+        ...
+    geomech.errors.DTypeError: Expected `group` to be a geomech.lie.LieGroup, got str.
+    """
+    if not isinstance(group, LieGroup):
+        raise DTypeError(f"Expected `{name}` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
+    return group

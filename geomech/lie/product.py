@@ -7,7 +7,7 @@ from math import prod
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import DimensionError
+from geomech.errors import DimensionError, DTypeError
 from geomech.lie.base import LieGroup
 
 __all__ = ["ProductGroup"]
@@ -64,10 +64,10 @@ class ProductGroup(LieGroup):
 
     def __init__(self, *groups: LieGroup):
         if not groups:
-            raise TypeError("Expected at least one factor group, got none.")
+            raise DTypeError("Expected at least one factor group, got none.")
         for i, G in enumerate(groups):
             if not isinstance(G, LieGroup):
-                raise TypeError(f"Expected factor {i} to be a LieGroup, got {type(G).__name__}.")
+                raise DTypeError(f"Expected factor {i} to be a LieGroup, got {type(G).__name__}.")
         self.factors = tuple(groups)
         self.name = " × ".join(G.name for G in groups)
         self._sizes = [prod(G.point_shape) for G in groups]

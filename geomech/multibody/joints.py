@@ -32,11 +32,13 @@ batched arrays; a joint whose Φ moves in the child frame overrides the hooks
 ``_motion_subspace(q)`` and ``_motion_subspace_rate(q, v)`` instead of ``_Phi``. The public
 methods (validation, ``dt`` scaling, batching) live once in :class:`Joint`, and the
 algorithms call the unvalidated ``_transform`` (``X_J`` from ``_pose``) on their hot path.
-The hook ``_chart_rate(delta, v)`` gives the rate of the chart coordinates
-:math:`\boldsymbol\delta` of :math:`\mathbf q = \mathbf q_c \oplus \boldsymbol\delta` (used by
-:func:`geomech.simulate`); its default is the right-Jacobian inverse of the joint's
-group, which fits a joint whose ``_integrate`` is ``q ⊕ δ = q exp(δ)`` with speeds in the
-group's Lie-algebra coordinates.
+The hook ``_chart_rate(delta, v, structure_constants)`` gives the rate of the chart
+coordinates :math:`\boldsymbol\delta` of :math:`\mathbf q = \mathbf q_c \oplus \boldsymbol\delta`
+(the one chart rate of the joint, used by the model's frame and :func:`geomech.simulate`);
+its default is the truncated :math:`\operatorname{dexp}^{-1}` series with the joint's
+structure constants, and a joint whose ``_integrate`` is ``q ⊕ δ = q exp(δ)`` with speeds in
+its group's Lie-algebra coordinates sets ``_exp_chart = True`` for the exact right-Jacobian
+inverse.
 
 References
 ----------
@@ -52,6 +54,7 @@ import numpy as np
 
 from geomech._validation import as_array, default_rng
 from geomech.errors import ModelError, SingularityError
+from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
 from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
@@ -219,24 +222,38 @@ class Joint(abc.ABC):
         lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         return np.zeros(lead + (6, self.nv))
 
-    def _chart_rate(self, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
+    #: Whether ``_integrate(q, δ)`` is :math:`q\exp(\delta)` on :attr:`manifold` with the speeds in
+    #: its Lie-algebra coordinates (then :meth:`_chart_rate` is the exact :math:`J_r(\delta)^{-1}`).
+    _exp_chart = False
+
+    def _chart_rate(self, delta: np.ndarray, v: np.ndarray, structure_constants) -> np.ndarray:
         r"""Hook: chart rate δ̇ of ``q = _integrate(q_c, δ)`` at joint speeds ``v`` (..., nv).
 
-        With ``q_c ⊕ δ = q_c exp(δ)`` the body speeds are :math:`v = J_r(\delta)\dot\delta`
-        (:meth:`geomech.lie.LieGroup.right_jacobian`, seed 003's :math:`S(\delta)`), so
+        The one chart rate of the joint, used by the model's joint frame (geodesics, parallel
+        transport) and by :func:`geomech.simulate`. ``structure_constants()`` returns the
+        structure constants ``s[..., a, b, l]`` of the joint's speed fields at the chart centre
+        ``q_c`` (computed only if called). With :math:`\mathrm{flow}` the joint's ``_integrate``,
 
-        .. math:: \dot{\boldsymbol\delta} = J_r(\boldsymbol\delta)^{-1}\mathbf v
-                  = \operatorname{dexp}^{-1}_{-\boldsymbol\delta}\mathbf v
+        .. math:: \dot{\boldsymbol\delta} = \operatorname{dexp}^{-1}_{-\boldsymbol\delta}\mathbf v
                   = \mathbf v + \tfrac12[\boldsymbol\delta, \mathbf v]
                   + \tfrac1{12}[\boldsymbol\delta, [\boldsymbol\delta, \mathbf v]] + \dots
 
-        (Munthe-Kaas 1999). Exact for the spherical, planar, Schönflies and free-flyer joints,
-        whose speeds are Lie-algebra coordinates of their group (checked by finite
-        differences in the tests); the identity for 1-DoF joints. Singular where the rotation
-        angle of ``δ`` is a nonzero multiple of 2π (``SingularityError``).
+        (Munthe-Kaas 1999), :math:`[\delta, v]^l = s^l_{ab}\delta^a v^b`. Default: this series
+        to second order (:func:`geomech.integration.dexpinv_series`; exact for commuting speeds,
+        accurate to :math:`O(|\delta|^3)` for constant structure constants); a joint with
+        ``_exp_chart = True`` (spherical, planar, Schönflies, free-flyer: ``q_c ⊕ δ =
+        q_c exp(δ)`` with speeds in Lie-algebra coordinates) gets the exact
+        :math:`J_r(\delta)^{-1}\mathbf v` (:meth:`geomech.lie.LieGroup.right_jacobian`, seed
+        003's :math:`S(\delta)`; checked by finite differences in the tests), singular where
+        the rotation angle of ``δ`` is a nonzero multiple of 2π (``SingularityError``); 1-DoF
+        joints give ``v``.
         """
-        Jinv = self.manifold._left_jacobian_inverse(-delta)  # J_r(δ)⁻¹ = J_l(−δ)⁻¹
-        return np.einsum("...ij,...j->...i", Jinv, v)
+        if self._exp_chart:
+            Jinv = self.manifold._left_jacobian_inverse(-delta)  # J_r(δ)⁻¹ = J_l(−δ)⁻¹
+            return np.einsum("...ij,...j->...i", Jinv, v)
+        if self.nv < 2:  # one field commutes with itself
+            return np.broadcast_to(v, np.broadcast_shapes(delta.shape, v.shape)).copy()
+        return dexpinv_series(structure_constants(), delta, v, order=4)
 
     def _transform(self, q: np.ndarray) -> np.ndarray:
         """Unvalidated X_J(q) = plucker(Rᵀ, p) from the pose (hot path for the algorithms)."""
@@ -535,7 +552,7 @@ class _OneDoF(Joint):
     def _integrate(self, q, v):
         return q + v
 
-    def _chart_rate(self, delta, v):
+    def _chart_rate(self, delta, v, structure_constants=None):
         # q = q_c + δ: the chart is the coordinate itself, δ̇ = v
         return np.broadcast_to(v, np.broadcast_shapes(delta.shape, v.shape)).copy()
 
@@ -744,6 +761,7 @@ class Spherical(Joint):
     """
 
     kind = "spherical"
+    _exp_chart = True  # q ⊕ δ = q exp(δ): exact chart rate J_r(δ)⁻¹
     nq = 4
     nv = 3
 
@@ -832,6 +850,7 @@ class Planar(Joint):
     """
 
     kind = "planar"
+    _exp_chart = True  # q ⊕ δ = q exp(δ): exact chart rate J_r(δ)⁻¹
     nq = 3
     nv = 3
 
@@ -896,6 +915,7 @@ class SchoenfliesJoint(Joint):
     """
 
     kind = "schoenflies"
+    _exp_chart = True  # q ⊕ δ = q exp(δ): exact chart rate J_r(δ)⁻¹
     nq = 4
     nv = 4
 
@@ -963,6 +983,7 @@ class FreeFlyer(Joint):
     """
 
     kind = "free_flyer"
+    _exp_chart = True  # q ⊕ δ = q exp(δ): exact chart rate J_r(δ)⁻¹
     nq = 7
     nv = 6
 
@@ -1038,7 +1059,7 @@ class Fixed(Joint):
     def _integrate(self, q, v):
         return np.zeros(np.broadcast_shapes(q.shape[:-1], v.shape[:-1]) + (0,))
 
-    def _chart_rate(self, delta, v):
+    def _chart_rate(self, delta, v, structure_constants=None):
         return np.zeros(np.broadcast_shapes(delta.shape[:-1], v.shape[:-1]) + (0,))
 
     def _difference(self, q0, q1):

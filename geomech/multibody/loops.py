@@ -418,7 +418,7 @@ def _path(parent, top: int, b: int) -> list[int]:
         out.append(b)
         b = int(parent[b])
     if b != top:
-        raise AssertionError("not an ancestor")  # pragma: no cover
+        raise ModelError("not an ancestor")  # pragma: no cover
     return out[::-1]
 
 
@@ -1604,3 +1604,7 @@ class ClosedMultibodyModel(MultibodyModel):
             f"<ClosedMultibodyModel: {self.n_bodies} bodies, nq={self.nq}, nv={self.nv}, "
             f"{len(self.constraints)} constraints, {len(self.clusters)} clusters>"
         )
+
+
+# MultibodyModel(graph) builds a ClosedMultibodyModel for graphs that declare closures
+MultibodyModel._closed_variant = (declares_closures, ClosedMultibodyModel)

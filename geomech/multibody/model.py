@@ -286,14 +286,15 @@ class MultibodyModel:
 
     #: Whether the model has kinematic loops (see :class:`~geomech.multibody.loops.ClosedMultibodyModel`).
     is_closed = False
+    #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
+    #: (which builds on this module): the class built for graphs that declare closures.
+    _closed_variant = None
 
     def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
         # a graph declaring loop joints, couplings or constraints builds a closed model
-        if cls is MultibodyModel:
-            from geomech.multibody import loops  # noqa: PLC0415 (loops subclasses this class)
-
-            if loops.declares_closures(graph):
-                cls = loops.ClosedMultibodyModel
+        variant = MultibodyModel._closed_variant
+        if cls is MultibodyModel and variant is not None and variant[0](graph):
+            cls = variant[1]
         return super().__new__(cls)
 
     def __init__(self, graph, *, gravity=None, strict: bool | None = None):

@@ -18,6 +18,15 @@ Shipped URDFs (in ``geomech/multibody/data``, visuals and meshes stripped; see t
 ``README.md`` there for sources and licences) are listed by :func:`names` and loaded by
 :func:`load`, which also accepts the names of the generated models and URDF file paths.
 
+When the ``example-robot-data`` package is installed (``pip install 'geomech[robots]'``),
+:func:`load` also finds its robots by name (:func:`example_robot_data_names`): the URDF's
+file name without ``.urdf`` (``"solo12"``, ``"talos_reduced"``, ``"panda"``), or
+``"<package>/<file name>"`` (``"anymal_c_simple_description/anymal"``), which is the only
+form for the few file names that are ambiguous or that name a generated model here
+(``double_pendulum``, ``quadruped``, ``anymal``). Legged, humanoid and flying robots get a
+floating base by default (:func:`example_robot_data_floating`); arms, hands and mobile
+manipulators are fixed.
+
 Every generated model can be written with :func:`~geomech.multibody.urdf.to_urdf` and loaded
 by Pinocchio.
 
@@ -29,8 +38,9 @@ benchmark topologies); seed 001 §5 (random trees).
 
 from __future__ import annotations
 
+import functools
 import os
-from importlib import resources
+from importlib import metadata, resources
 from pathlib import Path
 
 import networkx as nx
@@ -56,6 +66,9 @@ __all__ = [
     "load",
     "urdf_path",
     "random_inertia",
+    "example_robot_data_names",
+    "example_robot_data_path",
+    "example_robot_data_floating",
 ]
 
 #: Shipped URDF files: name -> (file, floating base by default).
@@ -575,6 +588,164 @@ def urdf_path(name: str) -> Path:
     return Path(str(resources.files("geomech.multibody") / "data" / _URDFS[name][0]))
 
 
+# ----------------------------------------------------------------------------------------
+# example-robot-data
+# ----------------------------------------------------------------------------------------
+#: Packages of example-robot-data whose robots move freely (legged, humanoid and flying
+#: robots): their models get a free-flyer root by default. The other packages are arms,
+#: hands, grippers, pendulums and wheeled manipulators, fixed to the world by default.
+_ERD_FLOATING_PACKAGES = frozenset({
+    "a1", "alexander", "anymal_b_simple", "anymal_c_simple", "b1", "bolt", "borinot",
+    "cassie", "centauro", "g1", "go1", "go2", "hector", "hextilt", "human", "hyq", "icub",
+    "iris", "laikago", "quadruped", "romeo", "simple_humanoid", "solo", "talos",
+})  # fmt: skip
+#: Single-arm files in otherwise floating packages.
+_ERD_FIXED_FILES = frozenset({"talos_left_arm"})
+
+
+def _erd_package(path: Path) -> str:
+    """``talos_data/robots/x.urdf`` -> ``talos``; ``ur_description/urdf/x.urdf`` -> ``ur``."""
+    package = path.parent.parent.name
+    for suffix in ("_description", "_data"):
+        package = package.removesuffix(suffix)
+    return package
+
+
+@functools.lru_cache(maxsize=1)
+def _erd_urdfs() -> dict[str, Path]:
+    """``{"<package dir>/<stem>": path}`` of the installed example-robot-data URDFs."""
+    files: list[Path] = []
+    try:  # the cmeel wheels on PyPI install the robots under cmeel.prefix/share
+        dist = metadata.distribution("example-robot-data")
+        files = [Path(str(dist.locate_file(f))) for f in (dist.files or [])
+                 if str(f).endswith(".urdf") and "example-robot-data/robots/" in str(f)]  # fmt: skip
+    except metadata.PackageNotFoundError:
+        pass
+    if not files:  # older wheels or source installs: the Python module knows the directory
+        try:
+            from example_robot_data.path import EXAMPLE_ROBOT_DATA_MODEL_DIR
+        except ImportError:
+            return {}
+        files = sorted(Path(EXAMPLE_ROBOT_DATA_MODEL_DIR).glob("*/*/*.urdf"))
+    return {f"{f.parent.parent.name}/{f.stem}": f for f in sorted(files) if f.is_file()}
+
+
+@functools.lru_cache(maxsize=1)
+def _erd_aliases() -> dict[str, str]:
+    """Every accepted name -> qualified name (bare file names only where unambiguous)."""
+    qualified = _erd_urdfs()
+    stems: dict[str, list[str]] = {}
+    for key in qualified:
+        stems.setdefault(key.split("/", 1)[1], []).append(key)
+    out = {key: key for key in qualified}
+    for stem, keys in stems.items():
+        if len(keys) == 1 and stem not in _GENERATED and stem not in _URDFS:
+            out[stem] = keys[0]
+    return out
+
+
+def example_robot_data_names(qualified: bool = False) -> list[str]:
+    """Names of the example-robot-data robots :func:`load` finds (empty if not installed).
+
+    Parameters
+    ----------
+    qualified : bool
+        If True, the ``"<package>/<file name>"`` form of every robot; otherwise the short
+        names (the file name, where it is unambiguous) and the qualified names of the rest.
+
+    Returns
+    -------
+    list of str
+        Sorted; one entry per URDF file of the package.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> names = robots.example_robot_data_names()
+    >>> not names or "solo12" in names  # empty without example-robot-data
+    True
+    """
+    aliases = _erd_aliases()
+    if qualified:
+        return sorted(_erd_urdfs())
+    short = {q: a for a, q in aliases.items() if a != q}
+    return sorted(short.get(q, q) for q in _erd_urdfs())
+
+
+def example_robot_data_path(name: str) -> Path:
+    """Path of an example-robot-data URDF, by short or qualified name.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`example_robot_data_names` (either form).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ModelError
+        If example-robot-data is not installed or has no robot of that name.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> if robots.example_robot_data_names():
+    ...     print(robots.example_robot_data_path("solo12").name)
+    ... else:
+    ...     print("solo12.urdf")
+    solo12.urdf
+    """
+    aliases = _erd_aliases()
+    if not aliases:
+        raise ModelError(
+            f"Expected an example-robot-data robot name, got {name!r}, but example-robot-data "
+            "is not installed (pip install 'geomech[robots]')."
+        )
+    if name not in aliases:
+        raise ModelError(
+            f"Expected an example-robot-data robot name from {example_robot_data_names()!r}, "
+            f"got {name!r}."
+        )
+    return _erd_urdfs()[aliases[name]]
+
+
+def example_robot_data_floating(name: str) -> bool:
+    """Whether an example-robot-data robot gets a floating base by default in :func:`load`.
+
+    Legged, humanoid and flying robots float (a free flyer ``"root_joint"`` between the
+    world and the URDF's root link); arms, hands and wheeled manipulators are fixed.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`example_robot_data_names` (either form).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ModelError
+        As :func:`example_robot_data_path`.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> if robots.example_robot_data_names():
+    ...     print(robots.example_robot_data_floating("solo12"),
+    ...           robots.example_robot_data_floating("panda"))
+    ... else:
+    ...     print(True, False)
+    True False
+    """
+    path = example_robot_data_path(name)
+    return _erd_package(path) in _ERD_FLOATING_PACKAGES and path.stem not in _ERD_FIXED_FILES
+
+
 def _existing_path(key: str) -> bool:
     """Whether ``key`` names an existing filesystem entry (False for unusable paths)."""
     try:
@@ -583,22 +754,27 @@ def _existing_path(key: str) -> bool:
         return False
 
 
-def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -> MultibodyModel:
+def load(name: str, floating_base: bool | None = None, **urdf_options) -> MultibodyModel:
     """Load a built-in model by name, a shipped URDF, or a URDF file path.
 
     Parameters
     ----------
     name : str or os.PathLike
-        A name from :func:`names`; a shipped URDF name may carry the ``.urdf`` suffix
-        (``"ur5.urdf"``) unless a file of that name exists; or a path to a URDF file.
+        A name from :func:`names` (a shipped URDF name may carry the ``.urdf`` suffix,
+        ``"ur5.urdf"``, unless a file of that name exists), an example-robot-data robot name
+        (:func:`example_robot_data_names`, when that package is installed), or a path to a
+        URDF file.
     floating_base : bool, optional
         For URDFs: attach the root link by a free flyer ``"root_joint"``. The default is the
-        robot's natural base (floating for ``jvrc1``, fixed for ``stretch`` and ``ur5`` and
-        for files). For generated models it is passed on where supported
-        (``humanoid(fixed_base=not floating_base)``, ``serial_chain`` etc.).
-    strict : bool, optional
-        For URDFs: see :func:`~geomech.multibody.urdf.load_urdf` (``strict=False`` loads
-        files with defective inertials as Pinocchio does, with a warning).
+        robot's natural base (floating for ``jvrc1`` and for the legged, humanoid and flying
+        robots of example-robot-data, fixed for ``stretch``, ``ur5``, the other
+        example-robot-data robots and files). For generated models it is passed on where
+        supported (``humanoid(fixed_base=not floating_base)``, ``serial_chain`` etc.).
+    **urdf_options
+        Further keyword arguments of :func:`~geomech.multibody.urdf.load_urdf` for URDF
+        robots and files (``strict=False`` loads files with defective inertials as
+        Pinocchio does, with a warning; ``strict`` is accepted and has no effect for the
+        generated models, valid by construction).
 
     Returns
     -------
@@ -608,8 +784,8 @@ def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -
     ------
     ModelError
         If ``name`` is neither a known name nor an existing path (the message says "no such
-        model or file" and lists the names), or a generated model has no ``floating_base``
-        option.
+        model or file" and lists the names), ``urdf_options`` are given for a generated
+        model, or a generated model has no ``floating_base`` option.
     URDFError
         If the file is not a valid URDF (or not a regular file).
 
@@ -629,6 +805,12 @@ def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -
     if isinstance(key, bytes):
         key = os.fsdecode(key)
     if key in _GENERATED:
+        urdf_options.pop("strict", None)  # generated models are valid by construction
+        if urdf_options:
+            raise ModelError(
+                f"The built-in model {key!r} is not read from a URDF: options "
+                f"{sorted(urdf_options)!r} apply to URDF robots and files only."
+            )
         func = _GENERATED[key]
         if floating_base is None:
             return func()
@@ -643,9 +825,13 @@ def load(name: str, floating_base: bool | None = None, *, strict: bool = True) -
     if shipped is not None:
         default = _URDFS[shipped][1]
         fb = default if floating_base is None else floating_base
-        return load_urdf(urdf_path(shipped), bool(fb), strict=strict)
+        return load_urdf(urdf_path(shipped), bool(fb), **urdf_options)
+    if key in _erd_aliases():
+        default = example_robot_data_floating(key)
+        return load_urdf(example_robot_data_path(key),
+                         default if floating_base is None else floating_base, **urdf_options)
     if _existing_path(key):  # load_urdf refuses directories, devices and FIFOs by name
-        return load_urdf(Path(key), bool(floating_base), strict=strict)
+        return load_urdf(Path(key), bool(floating_base), **urdf_options)
     shown = repr(key)
     shown = shown if len(shown) <= 80 else shown[:76] + "...'"
     raise ModelError(

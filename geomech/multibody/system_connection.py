@@ -54,7 +54,6 @@ from geomech.multibody.coriolis import (
     coriolis_matrix_differentiation,
 )
 from geomech.multibody.dynamics import crba, gravity_forces, rnea
-from geomech.multibody.joints import FreeFlyer, Planar, SchoenfliesJoint, Spherical
 from geomech.multibody.kinematics import forward_kinematics
 
 __all__ = [
@@ -65,36 +64,30 @@ __all__ = [
     "format_connection_report",
 ]
 
-#: Joints whose ``integrate`` is :math:`q\exp(v)` on their Lie group (exact chart rates).
-_GROUP_JOINTS = (Spherical, FreeFlyer, Planar, SchoenfliesJoint)
-
-
 # ----------------------------------------------------------------------------------------
 # the model as a MechanicalSystem
 # ----------------------------------------------------------------------------------------
 def _chart_velocity(model):
-    """phi_dot for q = integrate(q0, phi): J_r(phi_i)^-1 v_i per group joint, series otherwise."""
+    """phi_dot for q = integrate(q0, phi), joint by joint from the joints' hook Joint._chart_rate."""
+    _, iv, multi = model._one_dof_split()
 
     def chart_velocity(q0, phi, v):
         q0 = np.asarray(q0, dtype=float)
         phi, v = np.asarray(phi, dtype=float), np.asarray(v, dtype=float)
         lead = np.broadcast_shapes(q0.shape[:-1], phi.shape[:-1], v.shape[:-1])
-        out = np.array(np.broadcast_to(v, lead + (model.nv,)))
-        s = None
-        for i, joint in enumerate(model.joints):
-            sl = model.v_slices[i]
-            if joint.nv < 2:
-                continue  # 1-DoF joints are coordinates: phi_dot = v
-            if isinstance(joint, _GROUP_JOINTS):
-                Jinv = joint.manifold.right_jacobian_inverse(phi[..., sl])
-                out[..., sl] = np.einsum("...ij,...j->...i", Jinv, v[..., sl])
-            else:  # dexp^-1 series with the joint's structure constants (exact if they vanish)
-                if s is None:
-                    s = _model_structure_constants(model, q0)
-                s_i = s[..., sl, sl, sl]
-                ad_v = np.einsum("...ijk,...i,...j->...k", s_i, phi[..., sl], v[..., sl])
-                ad2_v = np.einsum("...ijk,...i,...j->...k", s_i, phi[..., sl], ad_v)
-                out[..., sl] = v[..., sl] + 0.5 * ad_v + ad2_v / 12.0
+        out = np.empty(lead + (model.nv,))
+        out[..., iv] = np.broadcast_to(v, lead + (model.nv,))[..., iv]  # the 1-DoF joints' hook: v
+        cache = []  # the structure constants at q0, computed once if a joint asks for them
+
+        def structure_constants(sl):
+            def s():
+                if not cache:
+                    cache.append(_model_structure_constants(model, q0))
+                return cache[0][..., sl, sl, sl]
+            return s
+
+        for joint, _, sl in multi:
+            out[..., sl] = joint._chart_rate(phi[..., sl], v[..., sl], structure_constants(sl))
         return out
 
     return chart_velocity
@@ -114,25 +107,40 @@ def _first_moments(model) -> tuple[np.ndarray, np.ndarray]:
     return m, h
 
 
+class _ModelSystem(MechanicalSystem):
+    """The model as a :class:`MechanicalSystem` (frame of its speeds, CRBA metric, gravity).
+
+    Its Levi-Civita coefficients are the Christoffel symbols of seed 000 Alg. 2, the fast
+    override of the Koszul formula (and the reference of every contorsion on the model).
+    """
+
+    def __init__(self, model):
+        m, h = _first_moments(model)
+        g = np.asarray(model.gravity, dtype=float)
+
+        def potential(q):
+            # V = -g . sum_i m_i c_i, with m_i c_i = R_i h_i + m_i p_i in the world
+            T = forward_kinematics(model, q)
+            mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
+            return -np.einsum("...ni,i->...", mc, g)
+
+        frame = CustomFrame(
+            model.nv,
+            (model.nq,),
+            lambda q, w, t: model.integrate(q, w, t),
+            structure_constants=lambda q: _model_structure_constants(model, q),
+            chart_velocity=_chart_velocity(model),
+            random_point=lambda rng, size: model.random_configuration(rng, size),
+        )
+        super().__init__(None, lambda q: crba(model, q), frame=frame, potential=potential)
+        self.model = model
+
+    def _koszul(self, q):
+        return christoffel_symbols(self.model, q)  # seed 000 Alg. 2
+
+
 def _system(model) -> MechanicalSystem:
-    m, h = _first_moments(model)
-    g = np.asarray(model.gravity, dtype=float)
-
-    def potential(q):
-        # V = -g . sum_i m_i c_i, with m_i c_i = R_i h_i + m_i p_i in the world
-        T = forward_kinematics(model, q)
-        mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
-        return -np.einsum("...ni,i->...", mc, g)
-
-    frame = CustomFrame(
-        model.nv,
-        (model.nq,),
-        lambda q, w, t: model.integrate(q, w, t),
-        structure_constants=lambda q: _model_structure_constants(model, q),
-        chart_velocity=_chart_velocity(model),
-        random_point=lambda rng, size: model.random_configuration(rng, size),
-    )
-    return MechanicalSystem(None, lambda q: crba(model, q), frame=frame, potential=potential)
+    return _ModelSystem(model)
 
 
 class MultibodyConnection(AffineConnection):
@@ -196,13 +204,6 @@ class MultibodyConnection(AffineConnection):
         kin = _Kinematics(model, qj, E)
         C = _coriolis(model, kin, E, self.body_connections, q.shape[:-1] + (n,))
         return np.moveaxis(C, -3, -2)
-
-    def _reference(self, reference):
-        if reference is None:
-            if self.is_levi_civita:
-                return self
-            return MultibodyConnection(self.model, "levi-civita")
-        return super()._reference(reference)
 
     def __repr__(self):
         names = sorted({c.name for c in self.body_connections})

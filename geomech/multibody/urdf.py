@@ -33,10 +33,15 @@ Semantics (those of the URDF specification and of Pinocchio's loader):
   issue will honour them as constraints. ``<visual>``, ``<collision>``, ``<transmission>``,
   ``<gazebo>`` and meshes are ignored.
 - Links with zero mass are accepted (their inertia is zero; ``H`` may then be singular).
+- URDF+ (robots with kinematic loops, Chignoli et al., arXiv 2411.19753): ``<loop>``,
+  ``<coupling>`` and the ``independent`` attribute of ``<joint>`` are read into loop and
+  coupling edges of the graph (a :class:`~geomech.multibody.loops.ClosedMultibodyModel`)
+  and written back by :func:`to_urdf`; :mod:`geomech.multibody.urdf_plus` describes the
+  elements and holds the shipped examples.
 
 References
 ----------
-URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link"); anchors §1 (Pinocchio's
+URDF+ (arXiv 2411.19753) §III; URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link"); anchors §1 (Pinocchio's
 ``buildModelFromUrdf``); seed 001 §1.3 (spatial inertia).
 """
 
@@ -55,7 +60,15 @@ import numpy as np
 
 from geomech._validation import as_array
 from geomech.errors import GeomechError, URDFError, URDFWarning
-from geomech.multibody.joints import FreeFlyer, Planar, Prismatic, Revolute
+from geomech.multibody.joints import (
+    Fixed,
+    FreeFlyer,
+    Helical,
+    Planar,
+    Prismatic,
+    Revolute,
+    Spherical,
+)
 from geomech.multibody.model import MultibodyModel
 from geomech.spatial import plucker_from_pose, spatial_inertia
 
@@ -360,13 +373,6 @@ class _Document:
     def end(self, tag: str) -> None:
         self._stack.pop()
 
-    def urdf_plus_element(self):
-        """A ``<robot>`` element with what URDF+ reads: joint names and marks, the closures."""
-        robot = ET.Element("robot")
-        for rec in self.joints:
-            ET.SubElement(robot, "joint", rec["attrs"])
-        robot.extend(self.closures)
-        return robot
 
     def _too_deep(self, tag: str) -> None:
         raise URDFError(
@@ -524,9 +530,9 @@ def _inertial(link: dict, name: str, limits: URDFLimits, strict: bool, defects: 
     return spatial_inertia(mass, T[:3, 3], R @ Ic @ R.T)
 
 
-def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits):
+def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits, element: str = "joint"):
     axis_el = rec.get("axis")
-    what = f"joint {_q(name)}"
+    what = f"{element} {_q(name)}"
     axis = _floats(
         None if axis_el is None else axis_el.get("xyz"), 3, f"{what} <axis xyz>", limits, [1, 0, 0]
     )
@@ -539,6 +545,10 @@ def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits):
         return Prismatic(axis / norm, name=name)
     if jtype == "floating":
         return FreeFlyer(name=name)
+    if jtype == "spherical":  # URDF+ loop joints only (a geomech extension)
+        return Spherical(name=name)
+    if jtype == "fixed":  # URDF+ loop joints only (tree fixed joints are merged)
+        return Fixed(name=name)
     if jtype == "planar":
         if axis_el is not None and not (norm > 0 and np.allclose(axis / norm, [0, 0, 1])):
             raise URDFError(
@@ -546,7 +556,7 @@ def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits):
                 f"(<axis xyz='0 0 1'>), got axis {axis.tolist()}."
             )
         return Planar(name=name)
-    raise AssertionError(jtype)  # pragma: no cover - filtered by the caller
+    raise URDFError(f"{what}: unknown joint type {_q(jtype)}.")  # pragma: no cover (callers filter)
 
 
 def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[str, str],
@@ -857,10 +867,8 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
             URDFWarning,
             stacklevel=3,
         )
-    from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
-
     # URDF+: <loop>, <coupling> and the joints' `independent` marks
-    urdf_plus.add_closures(G, doc.urdf_plus_element(), body_of, pose_in_body)
+    _add_closures(G, doc, body_of, pose_in_body, limits)
     return MultibodyModel(G, strict=strict)
 
 
@@ -988,9 +996,7 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     True
     """
     if model.is_closed:  # URDF+: the spanning tree, then <loop>, <coupling>, independent
-        from geomech.multibody import urdf_plus  # noqa: PLC0415 (urdf_plus builds on this module)
-
-        return urdf_plus.closures_to_urdf(model, to_urdf(model.spanning_tree, name))
+        return _closures_to_urdf(model, to_urdf(model.spanning_tree, name))
     robot = ET.Element("robot", name=name or model.graph.graph.get("name", "geomech_model"))
     ET.SubElement(robot, "link", name=str(model.root))
     types = {"revolute": "revolute", "prismatic": "prismatic", "fixed": "fixed",
@@ -1027,5 +1033,139 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
             limits.setdefault("effort", "1000.0")
             limits.setdefault("velocity", "100.0")
             ET.SubElement(el, "limit", **{k: str(v) for k, v in limits.items()})
+    ET.indent(robot)
+    return ET.tostring(robot, encoding="unicode") + "\n"
+
+
+# ----------------------------------------------------------------------------------------
+# URDF+: loops, couplings and independent coordinates
+# ----------------------------------------------------------------------------------------
+_LOOP_TYPES = ("revolute", "continuous", "prismatic", "fixed", "planar", "spherical", "floating")
+
+
+def _bool(text: str, what: str) -> bool:
+    t = text.strip().lower()
+    if t in ("true", "1"):
+        return True
+    if t in ("false", "0"):
+        return False
+    raise URDFError(f"{what}: expected independent=\"true\" or \"false\", got {_q(text)}.")
+
+
+def _add_closures(G, doc: _Document, body_of: dict, pose_in_body: dict,
+                  limits: URDFLimits) -> None:  # fmt: skip
+    """Add a document's URDF+ elements to the spanning-tree graph ``G`` (in place).
+
+    Sets the edge attribute ``independent`` of each moving joint that has the attribute,
+    and adds one edge per ``<loop>`` (``kind="loop"``, ``joint``, ``placement``,
+    ``successor_placement``) and per ``<coupling>`` (``kind="coupling"``, ``ratio``), from
+    the predecessor's body to the successor's; ``body_of`` maps links to bodies (links
+    welded by fixed joints share one) and ``pose_in_body`` gives each link's pose in its
+    body. Raises :class:`URDFError` on a malformed, unnamed, duplicated or unrepresentable
+    element (naming it).
+    """
+    edges_by_name = {d.get("name"): (u, v) for u, v, d in G.edges(data=True)}
+    for rec in doc.joints:
+        mark = rec["attrs"].get("independent")
+        if mark is None:
+            continue
+        name = rec["attrs"].get("name")
+        value = _bool(mark, f"joint {_q(name)}")
+        if name in edges_by_name:  # fixed joints are merged and have no coordinates
+            G.edges[edges_by_name[name]]["independent"] = value
+
+    def link_of(el, tag: str, what: str):
+        sub = el.find(tag)
+        link = None if sub is None else sub.get("link")
+        if link is None:
+            raise URDFError(f"{what}: missing <{tag} link=...>.")
+        if link not in body_of:
+            raise URDFError(f"{what}: {tag} link {_q(link)} is not defined (or not connected).")
+        return link, sub
+
+    def origin_of(el, what):
+        o = el.find("origin")
+        return _origin(None if o is None else o.attrib, what, limits)
+
+    names = set()
+    for el in doc.closures:
+        tag, name = el.tag, el.get("name")
+        if not name:
+            raise URDFError(f"Found a <{tag}> without a name.")
+        if name in names:
+            raise URDFError(f"{tag} {_q(name)} is defined more than once.")
+        names.add(name)
+        what = f"{tag} {_q(name)}"
+        (p_link, p_el), (s_link, s_el) = link_of(el, "predecessor", what), link_of(el, "successor", what)
+        u, v = body_of[p_link], body_of[s_link]
+        if u == v:
+            raise URDFError(f"{what}: links {_q(p_link)} and {_q(s_link)} belong to one body.")
+        if G.has_edge(u, v):
+            raise URDFError(
+                f"{what}: bodies {_q(u)} and {_q(v)} are already joined by an edge of the "
+                "graph; a loop or coupling between them cannot be represented."
+            )
+        if tag == "loop":
+            jtype = el.get("type")
+            if jtype not in _LOOP_TYPES:
+                raise URDFError(f"{what}: expected a type from {_LOOP_TYPES}, got {_q(jtype)}.")
+            axis = el.find("axis")
+            joint = _make_joint({"axis": None if axis is None else axis.attrib}, name, jtype,
+                                limits, "loop")  # fmt: skip
+            G.add_edge(
+                u, v, kind="loop", name=name, urdf_type=jtype, joint=joint,
+                placement=pose_in_body[p_link] @ origin_of(p_el, what),
+                successor_placement=pose_in_body[s_link] @ origin_of(s_el, what),
+            )  # fmt: skip
+        else:
+            ratio = el.find("ratio")
+            ratio = _floats(None if ratio is None else ratio.get("value"), 1,
+                            f"{what} <ratio value>", limits, [1.0])[0]  # fmt: skip
+            G.add_edge(u, v, kind="coupling", name=name, ratio=float(ratio))
+
+
+_LOOP_TYPE_OF = {Revolute: "revolute", Prismatic: "prismatic", Fixed: "fixed", Planar: "planar",
+                 Spherical: "spherical", FreeFlyer: "floating"}  # fmt: skip
+
+
+def _closures_to_urdf(model, tree_text: str) -> str:
+    """The URDF+ text of a closed model: its spanning tree's URDF plus the closure elements.
+
+    Every moving joint gets ``independent="true"`` or ``"false"`` (the model's choice), and
+    each loop joint and coupling becomes a ``<loop>`` or ``<coupling>`` element. Raises
+    :class:`URDFError` for implicit constraints and loop joints without a URDF+ equivalent
+    (helical, Schönflies).
+    """
+    robot = ET.fromstring(tree_text)
+    indep = set(model.independent_joints)
+    for el in robot.findall("joint"):
+        name = el.get("name")
+        if name in model.joint_names and model.joints[model.joint_names.index(name)].nv:
+            el.set("independent", "true" if name in indep else "false")
+    link_of = {-1: str(model.root)} | dict(enumerate(model.body_names))
+    for con in model.constraints:
+        if con.kind == "implicit":
+            raise URDFError(
+                f"constraint {_q(con.name)}: implicit constraints have no URDF+ equivalent."
+            )
+        if con.kind == "loop":
+            jtype = _LOOP_TYPE_OF.get(type(con.joint))
+            if jtype is None or isinstance(con.joint, Helical):
+                raise URDFError(
+                    f"loop {_q(con.name)}: a {con.joint.kind} loop joint has no URDF+ equivalent."
+                )
+            el = ET.SubElement(robot, "loop", name=con.name, type=jtype)
+            for tag, body, T in (("predecessor", con.pred, con.Tp), ("successor", con.succ, con.Ts)):
+                sub = ET.SubElement(el, tag, link=link_of[body])
+                ET.SubElement(sub, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(matrix_to_rpy(T[:3, :3])))
+            if jtype in ("revolute", "prismatic"):
+                ET.SubElement(el, "axis", xyz=_fmt(con.joint.axis))
+            elif jtype == "planar":
+                ET.SubElement(el, "axis", xyz="0 0 1")
+        else:
+            el = ET.SubElement(robot, "coupling", name=con.name)
+            ET.SubElement(el, "predecessor", link=link_of[con.pred])
+            ET.SubElement(el, "successor", link=link_of[con.succ])
+            ET.SubElement(el, "ratio", value=repr(con.ratio))
     ET.indent(robot)
     return ET.tostring(robot, encoding="unicode") + "\n"

@@ -26,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech._validation import as_array, check_spd
-from geomech.errors import ConnectionSpecError, DimensionError, GeomechError
+from geomech.errors import ConnectionSpecError, DimensionError, DTypeError, GeomechError
 from geomech.geometry import (
     AffineConnection,
     CartanSchoutenConnection,
@@ -34,6 +34,7 @@ from geomech.geometry import (
     MechanicalSystem,
 )
 from geomech.lie import LieGroup
+from geomech.lie.base import as_lie_group
 from geomech.rigidbody.embedding import selection_matrix
 from geomech.rigidbody.potential import GRAVITY, Potential, UniformGravity
 from geomech.spatial import inertia_parameters
@@ -66,12 +67,6 @@ def _selection_or_none(group):
         return selection_matrix(group)
     except GeomechError:
         return None
-
-
-def _check_group(group) -> LieGroup:
-    if not isinstance(group, LieGroup):
-        raise TypeError(f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
-    return group
 
 
 def ad_tilde(group, p) -> np.ndarray:
@@ -116,7 +111,7 @@ def ad_tilde(group, p) -> np.ndarray:
            [-2.,  0.,  0.],
            [ 1.,  0.,  0.]])
     """
-    group = _check_group(group)
+    group = as_lie_group(group)
     p = as_array(p, "p", (group.dim,))
     return np.einsum("ijk,...k->...ij", group._structure_constants, p)
 
@@ -186,7 +181,7 @@ class RigidBody:
     """
 
     def __init__(self, group: LieGroup, inertia, *, potential: Potential | None = None):
-        self.group = _check_group(group)
+        self.group = as_lie_group(group)
         self.dim = group.dim
         M = as_array(inertia, "inertia")
         H = _selection_or_none(group)
@@ -205,7 +200,7 @@ class RigidBody:
         self._M_inv = np.linalg.inv(self._M)
         if potential is not None:
             if not isinstance(potential, Potential):
-                raise TypeError(
+                raise DTypeError(
                     f"Expected `potential` to be a geomech.rigidbody.potential.Potential, "
                     f"got {type(potential).__name__}."
                 )
@@ -266,7 +261,7 @@ class RigidBody:
                [0. , 3. , 0. ],
                [0. , 0. , 3. ]])
         """
-        group = _check_group(group)
+        group = as_lie_group(group)
         H = selection_matrix(group)
         I_b = as_array(spatial_inertia, "spatial_inertia", (6, 6))
         if I_b.ndim != 2:

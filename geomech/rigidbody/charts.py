@@ -32,8 +32,9 @@ import numpy as np
 from scipy.linalg import expm
 
 from geomech._validation import as_array
-from geomech.errors import GeomechError, SingularityError
+from geomech.errors import ParameterError, SingularityError
 from geomech.lie import LieGroup
+from geomech.lie.base import as_lie_group
 from geomech.lie.schoenflies import SchoenfliesGroup
 from geomech.lie.se2 import SE2Group
 from geomech.lie.se3 import SE3Group
@@ -91,7 +92,7 @@ def dexp_series(group, phi, order: int = 20) -> np.ndarray:
     True
     """
     if int(order) < 0:
-        raise ValueError(f"Expected `order` to be a non-negative integer, got {order}.")
+        raise ParameterError(f"Expected `order` to be a non-negative integer, got {order}.")
     minus_ad = -group.ad(phi)
     term = np.broadcast_to(np.eye(group.dim), minus_ad.shape).copy()
     S = term.copy()
@@ -429,9 +430,7 @@ class ExponentialChart(Chart):
     _singular_set = "S(x) = J_r(x) is singular at rotation angle 2πk, k ≥ 1"
 
     def __init__(self, group: LieGroup, g_bar=None):
-        if not isinstance(group, LieGroup):
-            raise TypeError(f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
-        self.group = group
+        self.group = as_lie_group(group)
         self.dim = group.dim
         self.g_bar = group.identity() if g_bar is None else group.validate(g_bar, "g_bar")
         self._g_bar_inv = group._inverse(self.g_bar)
@@ -565,7 +564,7 @@ class EulerZYX(Chart):
     def __init__(self, group: LieGroup):
         if not isinstance(group, (SO3Group, SE3Group)):
             name = getattr(group, "name", type(group).__name__)
-            raise GeomechError(f"EulerZYX charts SO(3) or SE(3), got {name}.")
+            raise ParameterError(f"EulerZYX charts SO(3) or SE(3), got {name}.")
         self.group = group
         self.dim = group.dim
         self._se3 = isinstance(group, SE3Group)
@@ -660,7 +659,7 @@ class PlanarChart(Chart):
     def __init__(self, group: LieGroup):
         if not isinstance(group, (SE2Group, SchoenfliesGroup)):
             name = getattr(group, "name", type(group).__name__)
-            raise GeomechError(f"PlanarChart charts SE(2) or Schoenflies, got {name}.")
+            raise ParameterError(f"PlanarChart charts SE(2) or Schoenflies, got {name}.")
         self.group = group
         self.dim = group.dim
         self._n = group.matrix_size - 1  # 2 (SE(2)) or 3 (X(z))

@@ -29,8 +29,9 @@ from __future__ import annotations
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import GeomechError
-from geomech.lie import LieGroup, ProductGroup
+from geomech.errors import ParameterError
+from geomech.lie import ProductGroup
+from geomech.lie.base import as_lie_group
 from geomech.lie.euclidean import Euclidean
 from geomech.lie.schoenflies import SchoenfliesGroup
 from geomech.lie.se2 import SE2Group
@@ -46,12 +47,6 @@ __all__ = [
     "selection_matrix",
     "embed_in_se3",
 ]
-
-
-def _check_group(group) -> LieGroup:
-    if not isinstance(group, LieGroup):
-        raise TypeError(f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
-    return group
 
 
 def paper_permutation(group) -> np.ndarray:
@@ -89,7 +84,7 @@ def paper_permutation(group) -> np.ndarray:
     >>> paper_permutation(SE3)
     array([3, 4, 5, 0, 1, 2])
     """
-    group = _check_group(group)
+    group = as_lie_group(group)
     if isinstance(group, (SO3Group, Euclidean)):
         return np.arange(group.dim)
     if isinstance(group, SE3Group):
@@ -104,7 +99,7 @@ def paper_permutation(group) -> np.ndarray:
             parts.append(paper_permutation(G) + offset)
             offset += G.dim
         return np.concatenate(parts)
-    raise GeomechError(f"Seed 003 defines no coordinate order for the group {group.name}.")
+    raise ParameterError(f"Seed 003 defines no coordinate order for the group {group.name}.")
 
 
 def twist_from_paper(group, x) -> np.ndarray:
@@ -247,7 +242,7 @@ def _columns(group) -> list[int]:
         return [2, 3, 4, 5]
     if isinstance(group, Euclidean) and group.n <= 3:
         return [3 + i for i in range(group.n)]
-    raise GeomechError(
+    raise ParameterError(
         f"The group {group.name} is not one of seed 003's subgroups of SE(3) "
         "(SO(3), SE(3), SE(2), Schoenflies, R^n with n <= 3)."
     )
@@ -295,7 +290,7 @@ def selection_matrix(group) -> np.ndarray:
            [0., 0., 1.],
            [0., 0., 0.]])
     """
-    group = _check_group(group)
+    group = as_lie_group(group)
     cols = _columns(group)
     H = np.zeros((6, group.dim))
     H[cols, np.arange(group.dim)] = 1.0
@@ -361,6 +356,6 @@ def embed_in_se3(group, g) -> np.ndarray:
            [0., 0., 1., 0.],
            [0., 0., 0., 1.]])
     """
-    group = _check_group(group)
+    group = as_lie_group(group)
     _columns(group)
     return _embed(group, as_array(g, "g", group.point_shape))

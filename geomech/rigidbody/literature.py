@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geomech.errors import DTypeError, SimulationError
 from geomech.rigidbody.body import RigidBody
 from geomech.rigidbody.charts import SINGULAR_TOL, ExponentialChart
 from geomech.rigidbody.integrators import get_integrator, integrate
@@ -45,7 +46,7 @@ __all__ = [
 
 def _check_body(body) -> RigidBody:
     if not isinstance(body, RigidBody):
-        raise TypeError(f"Expected `body` to be a RigidBody, got {type(body).__name__}.")
+        raise DTypeError(f"Expected `body` to be a RigidBody, got {type(body).__name__}.")
     return body
 
 
@@ -300,9 +301,9 @@ def compare_with_duindam_stramigioli(body: RigidBody, g0, v0, t_final: float, dt
     v0 = body._v(v0, "v0")
     t_final, dt = float(t_final), float(dt)
     if not (np.isfinite(t_final) and t_final > 0.0):
-        raise ValueError(f"Expected `t_final` > 0, got {t_final}.")
+        raise SimulationError(f"Expected `t_final` > 0, got {t_final}.")
     if not (np.isfinite(dt) and dt > 0.0):
-        raise ValueError(f"Expected `dt` > 0, got {dt}.")
+        raise SimulationError(f"Expected `dt` > 0, got {dt}.")
     integrator = get_integrator(method)
     n_steps = max(1, int(np.ceil(t_final / dt - 1e-9)))
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.errors import DTypeError
 from geomech.rigidbody.body import RigidBody
 from geomech.rigidbody.charts import SINGULAR_TOL, Chart
 
@@ -47,11 +48,11 @@ __all__ = [
 
 def _check(body, chart) -> None:
     if not isinstance(body, RigidBody):
-        raise TypeError(f"Expected `body` to be a RigidBody, got {type(body).__name__}.")
+        raise DTypeError(f"Expected `body` to be a RigidBody, got {type(body).__name__}.")
     if not isinstance(chart, Chart):
-        raise TypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
+        raise DTypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
     if chart.group is not body.group and chart.group != body.group:
-        raise TypeError(f"The chart is on {chart.group.name} but the body on {body.group.name}.")
+        raise DTypeError(f"The chart is on {chart.group.name} but the body on {body.group.name}.")
 
 
 def local_mass_matrix(body: RigidBody, chart: Chart, x) -> np.ndarray:
@@ -381,7 +382,7 @@ def boltzmann_hamel_coefficients(chart: Chart, x, tol: float = SINGULAR_TOL) -> 
     True
     """
     if not isinstance(chart, Chart):
-        raise TypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
+        raise DTypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
     x = chart._x(x)
     S_inv = chart.velocity_map_inverse(x, tol)
     dS = chart._dS(x)  # dS[..., j, l, m] = ∂S_jl/∂x_m

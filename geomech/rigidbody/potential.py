@@ -29,6 +29,7 @@ import numpy as np
 from geomech._validation import as_array
 from geomech.errors import InertiaError
 from geomech.lie import LieGroup
+from geomech.lie.base import as_lie_group
 from geomech.rigidbody.embedding import _columns, _embed
 
 __all__ = ["Potential", "UniformGravity", "GRAVITY"]
@@ -64,9 +65,7 @@ class Potential(abc.ABC):
     """
 
     def __init__(self, group: LieGroup):
-        if not isinstance(group, LieGroup):
-            raise TypeError(f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
-        self.group = group
+        self.group = as_lie_group(group)
 
     @abc.abstractmethod
     def _energy(self, g: np.ndarray) -> np.ndarray: ...

@@ -148,15 +148,10 @@ def test_rnea_of_none_is_a_named_error():
 
 
 # ---- simulation inputs (simulation.py belongs to the simulation-budget work) ---------------
-SIMULATE = pytest.mark.xfail(strict=True, reason="simulation.py step/time budgets: issue 18 item 7")
-
-
-@SIMULATE
 def test_simulate_with_a_subnormal_step_is_a_named_error():
     assert_bounded(run_case(lambda: gm.simulate(M, Q, V, 1.0, dt=1e-300)), SimulationError)
 
 
-@SIMULATE
 def test_simulate_over_1e9_seconds_is_a_named_error():
     assert_bounded(run_case(lambda: gm.simulate(M, Q, V, 1e9, dt=0.01)), SimulationError)
 

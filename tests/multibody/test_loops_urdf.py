@@ -130,7 +130,7 @@ def test_loop_on_a_welded_link_is_composed_into_the_body():
         ("<loop name='L' type='revolute'><predecessor link='crank'/><successor link='rocker'/>"
          "<axis xyz='0 0 0'/></loop>", "loop 'L': expected a nonzero <axis>"),
         ("<loop name='L' type='planar'><predecessor link='crank'/><successor link='rocker'/>"
-         "<axis xyz='1 0 0'/></loop>", "planar loop joints move"),
+         "<axis xyz='1 0 0'/></loop>", "planar joints must move"),
         ("<loop name='L' type='revolute'><predecessor link='crank'><origin xyz='1 2'/>"
          "</predecessor><successor link='rocker'/></loop>", "loop 'L' <origin xyz>: expected 3"),
         ("<loop name='L' type='fixed'><predecessor link='crank'/><successor link='coupler'/></loop>",
