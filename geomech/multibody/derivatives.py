@@ -58,7 +58,7 @@ from typing import NamedTuple
 import numpy as np
 import scipy.sparse as sp
 
-from geomech.errors import DimensionError, ModelError, NotATreeError
+from geomech.errors import DimensionError, ModelError, NotATreeError, ParameterError
 from geomech.multibody.kernels import derivatives as K
 from geomech.multibody.kernels.driver import call, states
 from geomech.multibody.model import MultibodyModel
@@ -259,12 +259,14 @@ class BlockSparseTensor:
 
         Raises
         ------
+        ParameterError
+            If ``axis`` is not 0, 1 or 2.
         DimensionError
-            On a bad ``axis`` or a ``w`` of the wrong shape.
+            If ``w`` does not have shape (..., nv).
         """
         nv = self._layout.nv
         if axis not in (0, 1, 2):
-            raise DimensionError(f"Expected `axis` in (0, 1, 2), got {axis!r}.")
+            raise ParameterError(f"Expected `axis` in (0, 1, 2), got {axis!r}.")
         w = np.asarray(w, dtype=float)
         if w.ndim < 1 or w.shape[-1] != nv:
             raise DimensionError(f"Expected `w` to have shape (..., {nv}), got {w.shape}.")

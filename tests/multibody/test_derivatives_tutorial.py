@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-TUTORIAL = Path(__file__).resolve().parents[2] / "tutorials" / "09_derivatives_of_the_dynamics.py"
+TUTORIAL = Path(__file__).resolve().parents[2] / "tutorials" / "10_derivatives_of_the_dynamics.py"
 
 
 def _number(out: str, label: str) -> float:
@@ -17,7 +17,7 @@ def _number(out: str, label: str) -> float:
     return float(match.group(1))
 
 
-def test_tutorial_09_runs(monkeypatch, capsys):
+def test_tutorial_10_runs(monkeypatch, capsys):
     plt = pytest.importorskip("matplotlib.pyplot")
     monkeypatch.setenv("MPLBACKEND", "Agg")
     plt.switch_backend("Agg")
