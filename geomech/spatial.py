@@ -27,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, check_rotation
-from geomech.errors import InertiaError
+from geomech.errors import DimensionError, InertiaError
 
 __all__ = [
     "skew",
@@ -49,6 +49,14 @@ __all__ = [
     "validate_inertia",
     "dynamic_parameters",
     "inertia_from_dynamic_parameters",
+    "crm_tensor",
+    "crf_tensor",
+    "crbar_tensor",
+    "tensor_matmul",
+    "matmul_tensor",
+    "tensor_transpose",
+    "tensor_rotate",
+    "coriolis_tensor",
 ]
 
 
@@ -858,3 +866,348 @@ def inertia_from_dynamic_parameters(pi) -> np.ndarray:
     True
     """
     return _inertia_from_dynamic_parameters(as_array(pi, "pi", (10,)))
+
+
+# ----------------------------------------------------------------------------------------
+# The tensor extension of spatial vector algebra (seed 002 §III, Table I)
+# ----------------------------------------------------------------------------------------
+# A spatial matrix U (..., 6, n) has one motion (or force) vector per column; a third-order
+# tensor A (..., a, b, c) has "pages" A[..., :, :, k]. The cross-product operators of a
+# spatial matrix stack the 6x6 operators of its columns as pages.
+
+
+def _matrix(U, name: str) -> np.ndarray:
+    U = as_array(U, name)
+    if U.ndim < 2 or U.shape[-2] != 6:
+        raise DimensionError(f"Expected `{name}` to have shape (..., 6, n), got {U.shape}.")
+    return U
+
+
+def _tensor(A, name: str) -> np.ndarray:
+    A = as_array(A, name)
+    if A.ndim < 3:
+        raise DimensionError(f"Expected `{name}` to be a tensor of shape (..., a, b, c), got {A.shape}.")
+    return A
+
+
+def crm_tensor(U) -> np.ndarray:
+    r"""Motion cross-product tensor :math:`\mathbf U\tilde\times` of a spatial motion matrix.
+
+    .. math:: (\mathbf U\tilde\times)_{:,:,k} = (\mathbf u_k\times)
+
+    (seed 002 §III), so that :math:`((\mathbf U\tilde\times)\mathbf V)_{:,j,k} = \mathbf u_k
+    \times\mathbf v_j` (with :func:`tensor_matmul`).
+
+    Parameters
+    ----------
+    U : array_like, shape (..., 6, n)
+        Columns are motion vectors.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6, n)
+
+    Raises
+    ------
+    DimensionError
+        If ``U`` is not of shape (..., 6, n).
+
+    References
+    ----------
+    Seed 002 §III (the ``\tilde\times`` operator), Table I.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import crm, crm_tensor
+    >>> U = np.arange(12.0).reshape(6, 2)
+    >>> bool(np.allclose(crm_tensor(U)[:, :, 1], crm(U[:, 1])))
+    True
+    """
+    U = _matrix(U, "U")
+    return np.moveaxis(_crm(np.swapaxes(U, -1, -2)), -3, -1)
+
+
+def crf_tensor(U) -> np.ndarray:
+    r"""Force cross-product tensor :math:`\mathbf U\tilde\times^*`: pages :math:`(\mathbf u_k\times^*)`.
+
+    .. math:: (\mathbf U\tilde\times^*)_{:,:,k} = (\mathbf u_k\times^*)
+              = -(\mathbf u_k\times)^\top,
+              \qquad \mathbf U\tilde\times^* = -(\mathbf U\tilde\times)^{\tilde\top}\ \text{(M1)}
+
+    Parameters
+    ----------
+    U : array_like, shape (..., 6, n)
+        Columns are motion vectors.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6, n)
+
+    Raises
+    ------
+    DimensionError
+        If ``U`` is not of shape (..., 6, n).
+
+    References
+    ----------
+    Seed 002 §III, Table I (M1).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import crf_tensor, crm_tensor, tensor_transpose
+    >>> U = np.random.default_rng(0).normal(size=(6, 3))
+    >>> bool(np.allclose(crf_tensor(U), -tensor_transpose(crm_tensor(U))))   # M1
+    True
+    """
+    return -tensor_transpose(crm_tensor(U))
+
+
+def crbar_tensor(F) -> np.ndarray:
+    r"""The tensor :math:`\mathbf F\tilde{\bar\times}^*` of a spatial force matrix: pages :math:`(\mathbf f_k\bar\times^*)`.
+
+    .. math:: (\mathbf F\tilde{\bar\times}^*)_{:,:,k} = (\mathbf f_k\bar\times^*),\qquad
+              (\mathbf f\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f
+
+    Parameters
+    ----------
+    F : array_like, shape (..., 6, n)
+        Columns are force vectors.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6, n)
+
+    Raises
+    ------
+    DimensionError
+        If ``F`` is not of shape (..., 6, n).
+
+    References
+    ----------
+    Seed 002 §III, Table I.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import crbar, crbar_tensor
+    >>> F = np.arange(12.0).reshape(6, 2)
+    >>> bool(np.allclose(crbar_tensor(F)[:, :, 0], crbar(F[:, 0])))
+    True
+    """
+    F = _matrix(F, "F")
+    f = np.swapaxes(F, -1, -2)
+    Sn, Sf = _skew(f[..., :3]), _skew(f[..., 3:])
+    return np.moveaxis(-_blocks(Sn, Sf, Sf, np.zeros_like(Sn)), -3, -1)
+
+
+def tensor_matmul(A, B) -> np.ndarray:
+    r"""Tensor-matrix product :math:`\mathcal Z = \mathcal A\mathbf B` (seed 002 eq. 9), page by page.
+
+    .. math:: \mathcal Z_{ijk} = \sum_\ell\mathcal A_{i\ell k}B_{\ell j}
+
+    A vector ``B`` of shape (..., l) is a one-column matrix: the result has shape
+    (..., a, 1, c).
+
+    Parameters
+    ----------
+    A : array_like, shape (..., a, l, c)
+    B : array_like, shape (..., l, b) or (..., l)
+
+    Returns
+    -------
+    ndarray, shape (..., a, b, c)
+
+    Raises
+    ------
+    DimensionError
+        If the inner dimensions differ.
+
+    References
+    ----------
+    Seed 002 eq. 9.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import crm, crm_tensor, tensor_matmul
+    >>> rng = np.random.default_rng(0)
+    >>> U, V = rng.normal(size=(6, 2)), rng.normal(size=(6, 3))
+    >>> Z = tensor_matmul(crm_tensor(U), V)   # (U ×~) V: page k, column j is u_k × v_j
+    >>> bool(np.allclose(Z[:, 2, 1], crm(U[:, 1]) @ V[:, 2]))
+    True
+    """
+    A = _tensor(A, "A")
+    B = as_array(B, "B")
+    if B.ndim == 1:
+        B = B[:, None]
+    if B.shape[-2] != A.shape[-2]:
+        raise DimensionError(
+            f"Expected `B` to have {A.shape[-2]} rows (the second dimension of `A`), got "
+            f"shape {B.shape}.")
+    return np.einsum("...ilk,...lj->...ijk", A, B)
+
+
+def matmul_tensor(B, A) -> np.ndarray:
+    r"""Matrix-tensor product :math:`\mathcal Y = \mathbf B\mathcal A` (seed 002 eq. 10), page by page.
+
+    .. math:: \mathcal Y_{ijk} = \sum_\ell B_{i\ell}\mathcal A_{\ell jk}
+
+    Parameters
+    ----------
+    B : array_like, shape (..., m, a)
+    A : array_like, shape (..., a, b, c)
+
+    Returns
+    -------
+    ndarray, shape (..., m, b, c)
+
+    Raises
+    ------
+    DimensionError
+        If the inner dimensions differ.
+
+    References
+    ----------
+    Seed 002 eq. 10.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import crf_tensor, matmul_tensor
+    >>> rng = np.random.default_rng(0)
+    >>> B, U = rng.normal(size=(2, 6)), rng.normal(size=(6, 3))
+    >>> Y = matmul_tensor(B, crf_tensor(U))
+    >>> Y.shape
+    (2, 6, 3)
+    """
+    A = _tensor(A, "A")
+    B = as_array(B, "B")
+    if B.ndim < 2 or B.shape[-1] != A.shape[-3]:
+        raise DimensionError(
+            f"Expected `B` to have {A.shape[-3]} columns (the first dimension of `A`), got "
+            f"shape {B.shape}.")
+    return np.einsum("...il,...ljk->...ijk", B, A)
+
+
+def tensor_transpose(A) -> np.ndarray:
+    r"""Tensor transpose :math:`\mathcal A^{\tilde\top}`: each page transposed (dimensions 1-2).
+
+    .. math:: (\mathcal A^{\tilde\top})_{ijk} = \mathcal A_{jik}
+
+    Parameters
+    ----------
+    A : array_like, shape (..., a, b, c)
+
+    Returns
+    -------
+    ndarray, shape (..., b, a, c)
+
+    Raises
+    ------
+    DimensionError
+        If ``A`` has fewer than three dimensions.
+
+    References
+    ----------
+    Seed 002 §III (the tensor transpose).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import tensor_transpose
+    >>> tensor_transpose(np.zeros((2, 3, 4))).shape
+    (3, 2, 4)
+    """
+    return np.swapaxes(_tensor(A, "A"), -3, -2)
+
+
+def tensor_rotate(A) -> np.ndarray:
+    r"""Tensor rotation :math:`\mathcal A^{\tilde R}`: dimensions 2 and 3 exchanged.
+
+    .. math:: (\mathcal A^{\tilde R})_{ijk} = \mathcal A_{ikj}
+
+    It turns a second derivative :math:`\partial^2\tau/\partial x\partial y` (layout
+    [τ, x, y]) into :math:`\partial^2\tau/\partial y\partial x` where these commute (seed
+    002 eq. 19). :math:`\mathcal A^{\tilde R,\tilde\top}` is ``tensor_transpose(tensor_rotate(A))``.
+
+    Parameters
+    ----------
+    A : array_like, shape (..., a, b, c)
+
+    Returns
+    -------
+    ndarray, shape (..., a, c, b)
+
+    Raises
+    ------
+    DimensionError
+        If ``A`` has fewer than three dimensions.
+
+    References
+    ----------
+    Seed 002 §III (the tensor rotation), eq. 19.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.spatial import tensor_rotate
+    >>> A = np.arange(8.0).reshape(2, 2, 2)
+    >>> float(tensor_rotate(A)[0, 1, 0]), float(A[0, 0, 1])
+    (1.0, 1.0)
+    """
+    return np.swapaxes(_tensor(A, "A"), -2, -1)
+
+
+def coriolis_tensor(inertia, U) -> np.ndarray:
+    r"""The Coriolis-factor tensor :math:`\mathcal B(\mathbf I, \mathbf U)` (seed 002 eq. 15).
+
+    .. math::
+        \mathcal B(\mathbf I, \mathbf U) = \tfrac12\big[(\mathbf U\tilde\times^*)\mathbf I
+        - \mathbf I(\mathbf U\tilde\times) + (\mathbf I\mathbf U)\tilde{\bar\times}^*\big]
+
+    page :math:`p` is the body-level factor :math:`\mathbf B(\mathbf I, \mathbf u_p) =
+    \tfrac12[(\mathbf u_p\times^*)\mathbf I - \mathbf I(\mathbf u_p\times) + (\mathbf I
+    \mathbf u_p)\bar\times^*]` (eq. 6, halved as in the paper's App. B; Alg. 1 uses twice
+    it). Linear in :math:`\mathbf I`, so composites add: :math:`\mathcal B^C_k[\mathbf U] =
+    \mathcal B(\mathbf I^C_k, \mathbf U)`.
+
+    Parameters
+    ----------
+    inertia : array_like, shape (..., 6, 6)
+    U : array_like, shape (..., 6, n)
+        Columns are motion vectors.
+
+    Returns
+    -------
+    ndarray, shape (..., 6, 6, n)
+
+    Raises
+    ------
+    DimensionError
+        On wrong trailing shapes.
+
+    References
+    ----------
+    Seed 002 eqs. 6, 15; seed 001 eq. 10 (the same body factor).
+
+    Examples
+    --------
+    :math:`\mathcal B(\mathbf I, \mathbf U)` contracted with the velocity it was built from is
+    the gyroscopic force, :math:`\mathbf B(\mathbf I, \mathbf v)\mathbf v = \mathbf v
+    \times^*\mathbf I\mathbf v` (the middle term vanishes and the outer two agree).
+
+    >>> import numpy as np
+    >>> from geomech.spatial import coriolis_tensor, crf, spatial_inertia
+    >>> I = spatial_inertia(2.0, [0.1, 0.0, 0.3], np.diag([0.1, 0.2, 0.3]))
+    >>> v = np.array([0.3, -0.2, 0.5, 1.0, 0.0, -1.0])
+    >>> B = coriolis_tensor(I, v[:, None])[:, :, 0]
+    >>> bool(np.allclose(B @ v, crf(v) @ I @ v))
+    True
+    """
+    inertia = as_array(inertia, "inertia", (6, 6))
+    U = _matrix(U, "U")
+    left = tensor_matmul(crf_tensor(U), inertia)  # (U ×~*) I, eq. 9
+    right = matmul_tensor(inertia, crm_tensor(U))  # I (U ×~), eq. 10
+    return 0.5 * (left - right + crbar_tensor(inertia @ U))

@@ -19,6 +19,7 @@ from geomech.multibody import (
     closed_dynamics,
     clusters,
     coriolis,
+    derivatives,
     dynamics,
     joints,
     kinematics,
@@ -51,6 +52,15 @@ from geomech.multibody.coriolis import (
     coriolis_transpose_product,
     mass_matrix_derivative,
     slotine_li_torques,
+)
+from geomech.multibody.derivatives import (
+    ABASecondDerivatives,
+    BlockSparseTensor,
+    RNEASecondDerivatives,
+    aba_derivatives,
+    aba_second_derivatives,
+    rnea_derivatives,
+    rnea_second_derivatives,
 )
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
 from geomech.multibody.joints import (
@@ -118,6 +128,14 @@ __all__ = [
     "aba",
     "gravity_forces",
     "kinetic_energy",
+    "derivatives",
+    "rnea_derivatives",
+    "rnea_second_derivatives",
+    "aba_derivatives",
+    "aba_second_derivatives",
+    "RNEASecondDerivatives",
+    "ABASecondDerivatives",
+    "BlockSparseTensor",
     "body_connections",
     "christoffel",
     "coriolis",

@@ -1,0 +1,117 @@
+"""First-order derivatives of inverse and forward dynamics against Pinocchio (the reference).
+
+``rnea_derivatives`` against ``pin.computeRNEADerivatives`` and ``aba_derivatives`` against
+``pin.computeABADerivatives``, with and without external wrenches, on
+
+(a) the URDFs shipped in ``geomech/multibody/data`` (fixed and floating base), loaded by
+    both libraries and paired joint by joint by name (continuous joints: Pinocchio's
+    ``[cos, sin]`` chart has the same one-dimensional tangent);
+(b) random trees of 1–40 bodies mixing every joint type, converted by
+    ``pinocchio_bridge.to_pinocchio``.
+
+Both libraries differentiate along their ``integrate`` (the right perturbation of each
+joint), so their tangent spaces agree up to the permutation ``P`` of the speeds (angular
+vs linear first, planar ordering): ``D_gm = Pᵀ D_pin P``. The bar is 1e-9 relative (max
+error over max |reference|, floored at 1).
+"""
+
+import numpy as np
+import pinocchio as pin
+import pytest
+from pinocchio_bridge import match_by_name, to_pinocchio
+
+from geomech.multibody import robots
+from geomech.multibody.derivatives import aba_derivatives, rnea_derivatives
+from geomech.multibody.dynamics import rnea
+from geomech.multibody.urdf import load_urdf
+
+RTOL = 1e-9
+
+
+def rel_err(actual, expected):
+    """Max abs error relative to the size of the reference (floored at 1)."""
+    actual, expected = np.asarray(actual), np.asarray(expected)
+    return float(np.max(np.abs(actual - expected)) / max(1.0, float(np.max(np.abs(expected)))))
+
+
+def copies(arrays):
+    return [np.array(x) for x in arrays]
+
+
+def compare(bridge, rng, n_states=6):
+    """geomech (one batched call per function) vs Pinocchio (a loop) on random states."""
+    model, P = bridge.gm, bridge.P
+    pm, pd = bridge.pin_model, bridge.pin_data
+    q = model.random_configuration(rng, size=n_states)
+    v = rng.normal(size=(n_states, model.nv))
+    a = rng.normal(size=(n_states, model.nv))
+    f_ext = rng.normal(size=(n_states, model.n_bodies, 6))
+    tau = rnea(model, q, v, a)
+    results = {
+        "rnea": rnea_derivatives(model, q, v, a),
+        "rnea f_ext": rnea_derivatives(model, q, v, a, f_ext=f_ext),
+        "aba": aba_derivatives(model, q, v, tau),
+        "aba f_ext": aba_derivatives(model, q, v, tau, f_ext=f_ext),
+    }
+    worst = {}
+    for k in range(n_states):
+        qp, vp, ap, taup = (bridge.q_to_pin(q[k]), bridge.v_to_pin(v[k]), bridge.v_to_pin(a[k]),
+                            bridge.v_to_pin(tau[k]))
+        fp = bridge.f_ext_to_pin(f_ext[k])
+        # Pinocchio returns views of its data buffers: copy before the next call
+        refs = {
+            "rnea": copies(pin.computeRNEADerivatives(pm, pd, qp, vp, ap)[:2]),
+            "rnea f_ext": copies(pin.computeRNEADerivatives(pm, pd, qp, vp, ap, fp)[:2]),
+            "aba": copies(pin.computeABADerivatives(pm, pd, qp, vp, taup)),
+            "aba f_ext": copies(pin.computeABADerivatives(pm, pd, qp, vp, taup, fp)),
+        }
+        for key, ref in refs.items():
+            for name, ours, theirs in zip(("dq", "dv", "dtau"), results[key], ref, strict=False):
+                err = rel_err(ours[k], P.T @ np.asarray(theirs) @ P)
+                worst[f"{key} {name}"] = max(worst.get(f"{key} {name}", 0.0), err)
+    for key, err in worst.items():
+        assert err <= RTOL, f"{key}: relative error {err:.3g} > {RTOL:g}"
+    return worst
+
+
+SHIPPED = [("ur5", False), ("stretch", False), ("stretch", True), ("jvrc1", False),
+           ("jvrc1", True)]
+
+
+@pytest.mark.parametrize(("name", "floating_base"), SHIPPED,
+                         ids=[f"{n}-{'floating' if f else 'fixed'}" for n, f in SHIPPED])
+def test_shipped_urdf_derivatives_match_pinocchio(name, floating_base, rng):
+    path = str(robots.urdf_path(name))
+    model = load_urdf(path, floating_base=floating_base)
+    pm = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating_base
+          else pin.buildModelFromUrdf(path))
+    assert pm.nv == model.nv
+    compare(match_by_name(model, pm, lambda i: model.joint_names[i]), rng)
+
+
+@pytest.mark.parametrize("name", ["humanoid", "quadruped", "scara", "double_pendulum"])
+def test_builtin_robot_derivatives_match_pinocchio(name, rng):
+    compare(to_pinocchio(robots.load(name)), rng, n_states=4)
+
+
+@pytest.mark.parametrize("n", [1, 3, 12, 40])
+@pytest.mark.parametrize("floating_base", [False, True])
+def test_random_tree_derivatives_match_pinocchio(n, floating_base, mixed_tree):
+    rng = np.random.default_rng([n, int(floating_base)])
+    compare(to_pinocchio(mixed_tree(n, rng, floating_base=floating_base)), rng)
+
+
+@pytest.mark.parametrize("kind", ["revolute", "prismatic", "helical", "spherical", "planar",
+                                  "schoenflies", "free_flyer", "fixed"])
+def test_each_joint_type_derivatives_match_pinocchio(kind, mixed_tree, rng):
+    """Chains of one joint type (a revolute root when that type is fixed)."""
+    compare(to_pinocchio(mixed_tree(6, rng, kinds=[kind], floating_base=False)), rng)
+
+
+def test_random_trees_cover_every_joint_type(mixed_tree):
+    """Sanity check of the parametrisation: the 40-body trees above use all eight types."""
+    kinds = set()
+    for fb in (False, True):
+        kinds |= {j.kind for j in mixed_tree(40, np.random.default_rng([40, int(fb)]),
+                                             floating_base=fb).joints}
+    assert len(kinds) == 8, kinds
