@@ -70,6 +70,7 @@ __all__ = [
     "cluster_rnea",
     "cluster_aba",
     "inverse_operational_space_inertia",
+    "reflected_inertia",
 ]
 
 
@@ -769,3 +770,124 @@ def closed_aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.nd
     True
     """
     return _method("aba", method)(model, q, v, tau, gravity, f_ext)
+
+
+# ----------------------------------------------------------------------------------------
+# the reflected-inertia approximation (seed 004 §2.4, "approximate" methods)
+# ----------------------------------------------------------------------------------------
+def reflected_inertia(model):
+    r"""The reflected-inertia approximation of a geared model: a tree without its rotors.
+
+    Every rotor (a leaf body on a revolute joint driven through couplings,
+    :math:`\dot q_r = \sum_j N_{rj}\dot y_j`, constant :math:`N_{rj}` from :math:`G`) is
+    removed: its spatial inertia (at its zero angle) is added to its parent body, and each
+    driving link :math:`j` absorbs the rotor's axial inertia times the squared ratio,
+
+    .. math::
+        \mathbf I_j \mathrel{+}= N_{rj}^2\,I_{r}\,\boldsymbol\Phi_j\boldsymbol\Phi_j^\top,
+        \qquad I_r = \boldsymbol\Phi_r^\top\mathbf I_r\boldsymbol\Phi_r,
+
+    a rotational inertia about the joint axis. The diagonal term of the rotor is then exact,
+    :math:`\tilde H_{jj} \ni N_{rj}^2 I_r` as in :math:`G^\top HG`, and the rotor's coupling is
+    not: for an axisymmetric rotor with its centre of mass on its axis :math:`\mathbf a_r`,
+    driven by link :math:`l` of axis :math:`\mathbf a_l` hanging from the same parent
+    :math:`p` (:math:`\boldsymbol\omega_p = \sum_j \mathbf w_j\dot y_j`), the approximation
+    changes the kinetic energy by
+
+    .. math::
+        \tfrac12 N^2 I_r(\mathbf a_l\cdot\boldsymbol\omega_p)^2
+        + \dot y_l\,I_r\big(N^2\,\mathbf a_l - N\,\mathbf a_r\big)\cdot\boldsymbol\omega_p,
+
+    i.e. :math:`\tilde H - G^\top HG` has the entries :math:`N^2 I_r (\mathbf a_l\cdot\mathbf
+    w_j)(\mathbf a_l\cdot\mathbf w_k)` among the joints supporting :math:`p`, :math:`I_r(N^2
+    \mathbf a_l - N\mathbf a_r)\cdot\mathbf w_j` between them and :math:`l` (the gyroscopic
+    coupling of the spinning rotor with the parent's rotation, which the approximation gets
+    wrong), and 0 on :math:`(l, l)`. This is seed 004's "approximate" model (reflected
+    inertia, ``DIAGONAL``): cheap, exact for rotors on a fixed base about one axis, and
+    the more wrong the faster the parent turns about the rotor axis.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+        A model whose constraints are couplings whose successors are rotors.
+
+    Returns
+    -------
+    MultibodyModel
+        The tree of the remaining bodies; its ``q`` is the closed model's without the rotors'
+        coordinates and its ``v`` is the closed model's ``v``.
+
+    Raises
+    ------
+    ModelError
+        If the model has loop joints or implicit constraints, or a coupling's successor is
+        not a leaf body on a dependent revolute joint driven by revolute joints.
+
+    References
+    ----------
+    Seed 004 §2.4 (approximate RNEA/ABA, :math:`\tilde H = \mathrm{diag}(N_k^2 I_k^{\rm rot})`),
+    §5 identity 15, §6 trap 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import reflected_inertia
+    >>> from geomech.multibody.dynamics import crba
+    >>> model = load_example("geared_chain")
+    >>> approx = reflected_inertia(model)
+    >>> approx.n_bodies, approx.nv == model.nv
+    (3, True)
+    >>> H_bar, H_approx = crba(model, model.neutral()), crba(approx, approx.neutral())
+    >>> bool(np.isclose(H_approx[2, 2], H_bar[2, 2]))  # the last joint: exact
+    True
+    """
+    from geomech.multibody.joints import Revolute
+    from geomech.multibody.model import MultibodyModel
+    from geomech.spatial import plucker_from_pose
+
+    if not getattr(model, "is_closed", False):
+        raise ModelError(f"Expected a closed model (ClosedMultibodyModel), got {type(model).__name__}.")
+    kinds = sorted({c.kind for c in model.constraints} - {"coupling"})
+    if kinds:
+        raise ModelError(
+            f"Expected a model whose constraints are couplings (geared rotors), got {kinds[0]} "
+            "constraints.")
+    st = model.spanning_tree
+    G, _ = model.constraint_matrices(model.neutral(), np.zeros(model.nv))
+    rotors = sorted({c.succ for c in model.constraints})
+    inertia = {i: st.inertias[i].copy() for i in range(st.n_bodies)}
+    col_body = {}  # independent column -> body of its joint
+    for i in range(st.n_bodies):
+        for c in range(model.v_slices[i].start, model.v_slices[i].stop):
+            col_body[c] = i
+    for r in rotors:
+        name = st.body_names[r]
+        joint = st.joints[r]
+        if st.children(r) or not isinstance(joint, Revolute) or st.joint_names[r] not in model.dependent_joints:
+            raise ModelError(
+                f"Expected the coupled body {name!r} to be a rotor: a leaf body on a dependent "
+                "revolute joint.")
+        Phi_r = joint.motion_subspace(joint.neutral())
+        I_ax = float(Phi_r[:, 0] @ st.inertias[r] @ Phi_r[:, 0])
+        p = int(st.parent[r])
+        if p >= 0:  # the rotor's mass and inertia ride on its parent
+            X = plucker_from_pose(st.placements[r] @ joint.pose(joint.neutral()))
+            inertia[p] += X.T @ st.inertias[r] @ X
+        row = G[np.arange(st.nv)[st.v_slices[r]][0]]
+        for c in np.flatnonzero(np.abs(row) > 0):
+            j = col_body[int(c)]
+            link = st.joints[j]
+            if not isinstance(link, Revolute):
+                raise ModelError(
+                    f"Expected the rotor {name!r} to be driven by revolute joints, got the "
+                    f"{link.kind} joint {st.joint_names[j]!r}.")
+            Phi = link.motion_subspace(link.neutral())[:, 0]
+            inertia[j] += row[c] ** 2 * I_ax * np.outer(Phi, Phi)
+    graph = st.graph.copy()
+    graph.remove_nodes_from(st.body_names[r] for r in rotors)
+    for i in range(st.n_bodies):
+        if i not in rotors:
+            graph.nodes[st.body_names[i]]["inertia"] = inertia[i]
+    graph.graph["name"] = f"{graph.graph.get('name') or 'model'}_reflected"
+    return MultibodyModel(graph, gravity=model.gravity)

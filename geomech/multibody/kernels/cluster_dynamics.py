@@ -73,7 +73,8 @@ _SINGULAR_RTOL = 1e-12
 @njit(**_JIT)
 def _compose(E1, r1, E2, r2, E, r):
     r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`: :math:`E = E_1E_2`,
-    :math:`r = r_2 + E_2^\top r_1`."""
+    :math:`r = r_2 + E_2^\top r_1`.
+    """
     for a in range(3):
         r[a] = r2[a] + E2[0, a] * r1[0] + E2[1, a] * r1[1] + E2[2, a] * r1[2]
         for b in range(3):
@@ -241,7 +242,8 @@ def c_rnea_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring
 def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
     r"""``out += Xᵢᵀ M Xⱼ`` for a general 6×6 ``M`` (a block of eq. 32's
     :math:`{}^{\lambda}\mathsf X^*_k\,\mathsf I^a\,{}^k\mathsf X_{\lambda}`); ``W`` 6×6 and
-    ``col`` (2, 6) are work arrays."""
+    ``col`` (2, 6) are work arrays.
+    """
     for a in range(6):  # W = M Xⱼ: row a of M times Xⱼ is Xⱼᵀ applied to that row
         force_to_parent(Ej, rj, M[a], W[a], False)
     for b in range(6):  # out[:, b] += Xᵢᵀ W[:, b]
@@ -255,7 +257,8 @@ def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
 @njit(**_JIT)
 def _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
-    :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular."""
+    :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
+    """
     for c in range(m):  # l.26: U_k = I^A_k S_k
         for s in range(n):
             i = cbody[b0 + s, 3]
@@ -286,7 +289,8 @@ def _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
 @njit(**_JIT)
 def _reduce(IAk, U, Dinv, cbody, b0, n, m, Ia, UD):
     r"""l.30: :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top`
-    into ``Ia`` (6n × 6n); ``UD`` (6n, m) gets :math:`\mathsf U_k\mathsf D_k^{-1}`."""
+    into ``Ia`` (6n × 6n); ``UD`` (6n, m) gets :math:`\mathsf U_k\mathsf D_k^{-1}`.
+    """
     for s in range(n):
         i = cbody[b0 + s, 3]
         for e in range(6):
@@ -310,7 +314,8 @@ def _reduce(IAk, U, Dinv, cbody, b0, n, m, Ia, UD):
 def _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col):
     r"""l.32: :math:`\mathsf I^A_{\lambda(k)} \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\,
     \mathsf I^a\,{}^k\mathsf X_{\lambda(k)}`, block (Λ(i), Λ(j)) of the parent for each body
-    pair (i, j) of the cluster."""
+    pair (i, j) of the cluster.
+    """
     o0 = cbody[cbody[b0, 3], 2]
     kp = cbody[o0, 0]
     npar = cclus[kp + 1, 1] - cclus[kp, 1]
