@@ -109,7 +109,7 @@ def lagrange_aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, K
 @njit(**_JIT)
 def projection_iosim_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, Q, ee, OMEGA,
                            status):
-    """Projected inverse OSIM :math:`JG(G^\\top HG)^{-1}G^\\top J^\\top` over a batch."""
+    r"""Projected inverse OSIM :math:`JG(G^\top HG)^{-1}G^\top J^\top` over a batch."""
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N, n_s = parent.shape[0], S.shape[1]
     H = np.empty((n_s, n_s))
