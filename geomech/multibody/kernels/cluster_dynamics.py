@@ -49,6 +49,7 @@ from numba import njit
 from geomech.multibody.kernels.dynamics import _cholesky_inverse, at
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.spatial import (
+    congruence_sym,
     cross_force,
     cross_motion,
     force_to_parent,
@@ -311,10 +312,13 @@ def _reduce(IAk, U, Dinv, cbody, b0, n, m, Ia, UD):
 
 
 @njit(**_JIT)
-def _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col):
+def _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P):
     r"""l.32: :math:`\mathsf I^A_{\lambda(k)} \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\,
     \mathsf I^a\,{}^k\mathsf X_{\lambda(k)}`, block (Λ(i), Λ(j)) of the parent for each body
     pair (i, j) of the cluster.
+
+    :math:`\mathsf I^a` is symmetric: the diagonal pairs use the symmetric congruence, and
+    each off-diagonal pair is computed once, its transpose added to block (Λ(j), Λ(i)).
     """
     o0 = cbody[cbody[b0, 3], 2]
     kp = cbody[o0, 0]
@@ -323,11 +327,18 @@ def _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col):
     for s in range(n):
         i = cbody[b0 + s, 3]
         si = cbody[cbody[i, 2], 1]
-        for s2 in range(n):
+        congruence_sym(Eo[i], ro[i], Ia[6 * s:6 * s + 6, 6 * s:6 * s + 6], W3,
+                       IAp[6 * si:6 * si + 6, 6 * si:6 * si + 6])
+        for s2 in range(s + 1, n):
             j = cbody[b0 + s2, 3]
             sj = cbody[cbody[j, 2], 1]
+            P[:, :] = 0.0
             _congruence_pair(Eo[i], ro[i], Ia[6 * s:6 * s + 6, 6 * s2:6 * s2 + 6], Eo[j], ro[j],
-                             W, col, IAp[6 * si:6 * si + 6, 6 * sj:6 * sj + 6])
+                             W, col, P)
+            for a in range(6):
+                for b in range(6):
+                    IAp[6 * si + a, 6 * sj + b] += P[a, b]
+                    IAp[6 * sj + b, 6 * si + a] += P[a, b]
 
 
 @njit(**_JIT)
@@ -356,31 +367,42 @@ def c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_use
     :math:`\ddot y`. Returns a packed status (``SINGULAR`` naming the first body of a cluster
     whose :math:`\mathsf D_k` is singular).
     """
+    w = _aba_work(topo, cclus, Gc.shape[1], S.shape[0])
+    return _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
+                  gs, q, v, tau, a0, f_ext, a, *w)
+
+
+@njit(**_JIT)
+def _aba_work(topo, cclus, mmax, n_s):
+    """The work arrays of :func:`c_aba`, allocated once per call (batch)."""
+    N = topo.shape[0] - 1
+    NC = cclus.shape[0] - 1
+    lmax = 1
+    for k in range(NC):
+        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
+    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
+            np.empty(n_s), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)),
+            np.empty((N, 6)), np.empty((N, mmax, 6)), np.empty((N, mmax, 6)),
+            np.empty(cclus[NC, 3]), np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)),
+            np.empty((mmax, mmax)), np.empty((NC, mmax)), np.empty((6 * lmax, 6 * lmax)),
+            np.empty((6 * lmax, mmax)), np.empty((lmax, 6)), np.empty(mmax), np.empty(6),
+            np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6)))
+
+
+@njit(**_JIT)
+def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q,
+           v, tau, a0, f_ext, a, E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, Dinv, Dk, L, u,
+           Ia, UD, p_a, w6, h, W, col, W3, P):
+    """:func:`c_aba` with its work arrays."""
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
             and all_finite(f_ext) and all_finite(Gc) and all_finite(gs)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    mmax = Gc.shape[1]
-    lmax = 1
-    for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
-    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
-    qd = np.empty(S.shape[0])
-    vel, ck, p_A, acc = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
-    IA = np.empty(cclus[NC, 3])
-    Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
-    u = np.empty((NC, mmax))
-    Ia, UD = np.empty((6 * lmax, 6 * lmax)), np.empty((6 * lmax, mmax))
-    p_a, w6, h = np.empty((lmax, 6)), np.empty(mmax), np.empty(6)
-    W, col = np.empty((6, 6)), np.empty((2, 6))
-
     # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k, p^A_k = v_k ×* I_k v_k --------
     cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel,
                        Sk, ck)
@@ -424,7 +446,7 @@ def c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_use
                 for c in range(m):
                     x += UD[6 * s + e, c] * u[k, c]
                 p_a[s, e] = x
-        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col)  # l.32
+        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P)  # l.32
         for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
             i = cbody[b0 + s, 3]
             force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
@@ -465,11 +487,12 @@ def c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_use
 @njit(**_JIT)
 def c_aba_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
                 gs, Q, V, TAU, A0, F_ext, A, status):
-    """:func:`c_aba` over a batch; first failure + 1."""
+    """:func:`c_aba` over a batch (work arrays allocated once); first failure + 1."""
+    w = _aba_work(topo, cclus, Gc.shape[2], S.shape[1])
     for b in range(status.shape[0]):
-        status[b] = c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b),
-                          at(S_ring, b), at(T_user, b), at(Gc, b), at(gs, b), at(Q, b),
-                          at(V, b), at(TAU, b), at(A0, b), at(F_ext, b), A[b])
+        status[b] = _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b),
+                           at(S_ring, b), at(T_user, b), at(Gc, b), at(gs, b), at(Q, b),
+                           at(V, b), at(TAU, b), at(A0, b), at(F_ext, b), A[b], *w)
     return _first_failure(status)
 
 
@@ -507,7 +530,7 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     IA = np.empty(cclus[NC, 3])
     Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
     Ia, UD = np.empty((6 * lmax, 6 * lmax)), np.empty((6 * lmax, mmax))
-    W, col = np.empty((6, 6)), np.empty((2, 6))
+    W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
     chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
     Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
     chiS, Z, Y = np.empty((6, mmax)), np.empty((mmax, 6)), np.empty((lmax, 6, 6))
@@ -540,7 +563,7 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
             _reduce(IAk, U, Dinv[k], cbody, b0, n, m, Ia, UD)
         else:
             Ia[:6 * n, :6 * n] = IAk
-        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col)
+        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P)
         for e in range(ne):  # eq. 62: ^eχ_λ(k) = ^eχ_k L_k ^kX_λ(k), L_k = 1 − S D⁻¹ Uᵀ
             if not sup[e, k]:
                 continue
