@@ -52,6 +52,7 @@ from geomech.multibody.coriolis import (
     mass_matrix_derivative,
     slotine_li_torques,
 )
+from geomech.multibody.closed_dynamics import inverse_operational_space_inertia, reflected_inertia
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
 from geomech.multibody.joints import (
     Fixed,
@@ -118,6 +119,8 @@ __all__ = [
     "aba",
     "gravity_forces",
     "kinetic_energy",
+    "inverse_operational_space_inertia",
+    "reflected_inertia",
     "body_connections",
     "christoffel",
     "coriolis",

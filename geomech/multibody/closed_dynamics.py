@@ -623,13 +623,13 @@ METHODS = {
 
 
 def register_method(kind: str, name: str, func) -> None:
-    """Register an algorithm for closed models (e.g. seed 004's C-ABA as ``"cluster"``).
+    """Register an algorithm for closed models (seed 004's C-RNEA/C-ABA are ``"cluster"``).
 
     Parameters
     ----------
     kind : {"rnea", "crba", "aba"}
     name : str
-        Method name; ``"cluster"`` becomes the default once registered.
+        Method name; the one registered as ``"cluster"`` is the default.
     func : callable
         Same signature as the projection baseline of that kind.
 
@@ -643,7 +643,7 @@ def register_method(kind: str, name: str, func) -> None:
     >>> from geomech.multibody.closed_dynamics import METHODS, projected_rnea, register_method
     >>> register_method("rnea", "projection-copy", projected_rnea)
     >>> sorted(METHODS["rnea"])
-    ['projection', 'projection-copy']
+    ['cluster', 'projection', 'projection-copy']
     >>> del METHODS["rnea"]["projection-copy"]
     """
     if kind not in METHODS:
@@ -675,7 +675,7 @@ def closed_rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.nda
     gravity : array_like, shape (..., 3), optional
     f_ext : array_like, shape (..., N, 6), optional
     method : str, optional
-        A name from ``METHODS["rnea"]``; default ``"cluster"`` when registered, else
+        A name from ``METHODS["rnea"]``: ``"cluster"`` (C-RNEA, the default) or
         ``"projection"``.
 
     Returns
@@ -743,8 +743,8 @@ def closed_aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.nd
     gravity : array_like, shape (..., 3), optional
     f_ext : array_like, shape (..., N, 6), optional
     method : str, optional
-        A name from ``METHODS["aba"]`` (``"projection"``, ``"lagrange"``, and ``"cluster"``
-        when registered, then the default).
+        A name from ``METHODS["aba"]``: ``"cluster"`` (C-ABA, the default),
+        ``"projection"`` or ``"lagrange"``.
 
     Returns
     -------
