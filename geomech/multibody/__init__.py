@@ -44,6 +44,7 @@ from geomech.multibody.body_connections import (
     register_body_connection,
 )
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.closed_dynamics import inverse_operational_space_inertia, reflected_inertia
 from geomech.multibody.coriolis import (
     coriolis_matrix,
     coriolis_matrix_dense,
@@ -52,7 +53,6 @@ from geomech.multibody.coriolis import (
     mass_matrix_derivative,
     slotine_li_torques,
 )
-from geomech.multibody.closed_dynamics import inverse_operational_space_inertia, reflected_inertia
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
 from geomech.multibody.joints import (
     Fixed,
