@@ -45,6 +45,7 @@ from geomech.multibody.body_connections import (
     register_body_connection,
 )
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.closed_dynamics import inverse_operational_space_inertia, reflected_inertia
 from geomech.multibody.coriolis import (
     coriolis_matrix,
     coriolis_matrix_dense,
@@ -136,6 +137,8 @@ __all__ = [
     "RNEASecondDerivatives",
     "ABASecondDerivatives",
     "BlockSparseTensor",
+    "inverse_operational_space_inertia",
+    "reflected_inertia",
     "body_connections",
     "christoffel",
     "coriolis",

@@ -14,6 +14,9 @@ and :math:`\dot q_s = G v`, :math:`\ddot q_s = G\dot v + g`. The baselines here:
 - ``"projection"``: inverse dynamics :math:`\tau = G^\top\,\mathrm{RNEA}_s(q, Gv, G\dot v + g)`
   (the *projected RNEA*), the mass matrix :math:`G^\top H G` (from the spanning tree's CRBA)
   and forward dynamics :math:`\dot v = \bar H^{-1}(\tau - \bar c)` (the *projection method*);
+- ``"cluster"`` (the default): seed 004's C-RNEA and C-ABA on the cluster connectivity
+  tree, compiled kernels (:mod:`geomech.multibody.kernels.cluster_dynamics`),
+  :func:`cluster_rnea` and :func:`cluster_aba`;
 - ``"lagrange"``: forward dynamics from the KKT system on the spanning tree,
 
   .. math::
@@ -27,13 +30,18 @@ and :math:`\dot q_s = G v`, :math:`\ddot q_s = G\dot v + g`. The baselines here:
   independent rows of :math:`\ddot q_s`.
 
 :func:`closed_rnea`, :func:`closed_crba` and :func:`closed_aba` select a method by name from
-a registry (:data:`METHODS`); the cluster algorithms of seed 004 (C-RNEA, C-ABA) register
-themselves there as ``"cluster"`` and then become the default.
+a registry (:data:`METHODS`), where the cluster algorithms of seed 004 are registered as
+``"cluster"``, the default; the public ``rnea``, ``aba``, ``crba`` and ``gravity_forces`` of
+:mod:`geomech.multibody.dynamics` route closed models here.
+:func:`inverse_operational_space_inertia` gives the inverse operational-space inertia of body
+frames by seed 004's C-EFPA (``"efpa"``) or by the dense projection (``"projection"``), on
+closed models and trees alike.
 
 References
 ----------
-Seed 004 §2.4 (projected RNEA, projection and Lagrange-multiplier methods), eqs. (1)–(3);
-seed 000 §VI-C1 (:math:`\bar H = A^\top H A`).
+Seed 004 §2.4 (projected RNEA, projection and Lagrange-multiplier methods), eqs. (1)–(3),
+Sec. VI (C-RNEA), Algorithm 1 (C-ABA), Sec. VIII (C-EFPA); seed 000 §VI-C1
+(:math:`\bar H = A^\top H A`).
 """
 
 from __future__ import annotations
@@ -43,6 +51,10 @@ import numpy as np
 from geomech._validation import as_array
 from geomech.errors import ModelError
 from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.kernels import cluster_dynamics as CK
+from geomech.multibody.kernels.cluster_compiled import cluster_layout
+from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.kinematics import body_jacobians
 
 __all__ = [
     "METHODS",
@@ -55,6 +67,10 @@ __all__ = [
     "projected_crba",
     "projected_aba",
     "lagrange_aba",
+    "cluster_rnea",
+    "cluster_aba",
+    "inverse_operational_space_inertia",
+    "reflected_inertia",
 ]
 
 
@@ -322,22 +338,298 @@ def closed_gravity_forces(model, q, gravity=None) -> np.ndarray:
     return projected_rnea(model, q, z, z, gravity)
 
 
+# ----------------------------------------------------------------------------------------
+# seed 004's cluster algorithms (compiled kernels)
+# ----------------------------------------------------------------------------------------
+_NO_FORCES = np.zeros((1, 0, 6))
+
+
+def _cluster_inputs(model, gravity, f_ext, *named):
+    """Validated batch, a_0 = [0; −g], f_ext and the per-state constraint arrays."""
+    lay = cluster_layout(model)
+    extra = []
+    if gravity is not None:
+        extra.append(("gravity", gravity, (3,)))
+    if f_ext is not None:
+        extra.append(("f_ext", f_ext, (model.n_bodies, 6)))
+    batch, B, arrays = states(*named, *extra)
+    n = len(named)
+    if gravity is None:
+        A0 = lay.tree.compiled.a0
+    else:
+        A0 = np.zeros((arrays[n].shape[0], 6))
+        A0[:, 3:] = -arrays[n]
+    F = arrays[-1] if f_ext is not None else _NO_FORCES
+    Q, V = arrays[0], arrays[1]
+    if getattr(model, "is_closed", False) and lay.all_static:
+        model.check_configuration(Q)  # constant G: only the constraint residual to check
+    Gc, gs = lay.constraint_arrays(Q, V)  # otherwise validated while G and g are computed
+    return lay, batch, B, arrays[:n], A0, F, Gc, gs
+
+
+def _shaped(out, batch):
+    return out[0] if not batch else out.reshape(batch + out.shape[1:])
+
+
+def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
+    r"""Inverse dynamics of a closed model by seed 004's C-RNEA.
+
+    Forward pass over the clusters :math:`\mathsf v_k = {}^k\mathsf X_{\lambda(k)}
+    \mathsf v_{\lambda(k)} + \mathsf S_k\dot y_k`, :math:`\mathsf a_k = {}^k\mathsf
+    X_{\lambda(k)}\mathsf a_{\lambda(k)} + \mathsf S_k\ddot y_k + \mathsf c_k`,
+    :math:`\mathsf f_k = \mathsf I_k\mathsf a_k + \mathsf v_k\times^*\mathsf I_k\mathsf v_k`
+    (eqs. 33–34); backward pass
+
+    .. math::
+        \tau_k = \mathsf S_k^\top\mathsf f_k, \qquad \mathsf f_{\lambda(k)} \mathrel{+}=
+        {}^{\lambda(k)}\mathsf X^*_k\,\mathsf f_k \quad\text{(eqs. 31, 35)}
+
+    with :math:`\mathsf S_k = {}^{\Lambda(k)}\mathsf X_{\lambda(k)}\bar{\mathsf S}_k
+    \mathsf G_k` (eq. 24). The result equals the projected RNEA
+    :math:`G^\top\mathrm{RNEA}_s(q, Gv, G\dot v + g)` (seed 004 §5 identity 1). On a tree
+    (one body per cluster) it is the RNEA.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel or MultibodyModel
+    q : array_like, shape (..., nq)
+        Closed configurations.
+    v, a : array_like, shape (..., nv)
+        Independent speeds and accelerations.
+    gravity : array_like, shape (..., 3), optional
+        Default ``model.gravity``.
+    f_ext : array_like, shape (..., N, 6), optional
+        External wrenches on the bodies, in body coordinates.
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+        Independent generalized forces :math:`\tau = G^\top\tau_s`.
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        On malformed inputs.
+    NotOnManifoldError
+        If ``q`` does not satisfy the constraints.
+
+    References
+    ----------
+    Seed 004 Sec. VI, eqs. 31–35; digest §2.1 and §6 trap 1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import cluster_rnea, projected_rnea
+    >>> model = load_example("belt_leg")
+    >>> q, v, a = model.random_configuration(rng=0), np.ones(3), np.ones(3)
+    >>> bool(np.allclose(cluster_rnea(model, q, v, a), projected_rnea(model, q, v, a)))
+    True
+    """
+    lay = cluster_layout(model)
+    st = lay.tree
+    cm = st.compiled
+    lay, batch, B, (Q, V, A), A0, F, Gc, gs = _cluster_inputs(
+        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("a", a, (lay.nv,)))
+    TAU = np.empty((B, lay.nv))
+    call(CK.c_rnea_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+         (*cm.joint_arrays(Q, None), Gc, gs, Q, V, A, A0, F, TAU), batch, model,
+         names=("S", "S_ring", "T_user", "G", "g", "q", "v", "a", "gravity", "f_ext"), what="tau")
+    return _shaped(TAU, batch)
+
+
+def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
+    r"""Forward dynamics of a closed model by seed 004's C-ABA (Algorithm 1).
+
+    Backward pass over the clusters with the articulated-cluster inertias and biases
+
+    .. math::
+        \mathsf U_k = \mathsf I^A_k\mathsf S_k,\quad \mathsf D_k = \mathsf S_k^\top\mathsf U_k,
+        \quad \mathsf u_k = \tau_k - \mathsf S_k^\top\mathsf p^A_k,\qquad
+        \mathsf I^A_{\lambda(k)} \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k(\mathsf I^A_k -
+        \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top){}^k\mathsf X_{\lambda(k)}
+
+    then :math:`\ddot y_k = \mathsf D_k^{-1}(\mathsf u_k - \mathsf U_k^\top({}^k\mathsf
+    X_{\lambda(k)}\mathsf a_{\lambda(k)} + \mathsf c_k))` outward. Equals the projection
+    method :math:`(G^\top HG)^{-1}(\tau - G^\top(c_s + Hg))` in :math:`O(N_C\,l^3)` for
+    :math:`N_C` clusters of at most :math:`l` bodies. On a tree it is the ABA.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel or MultibodyModel
+    q : array_like, shape (..., nq)
+        Closed configurations.
+    v, tau : array_like, shape (..., nv)
+        Independent speeds and generalized forces (dual to ``v``).
+    gravity : array_like, shape (..., 3), optional
+    f_ext : array_like, shape (..., N, 6), optional
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+        Independent accelerations :math:`\ddot y`; the spanning-tree accelerations are
+        :math:`G\ddot y + g`.
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        On malformed inputs.
+    NotOnManifoldError
+        If ``q`` does not satisfy the constraints.
+    SingularityError
+        If some :math:`\mathsf D_k` is singular (a singular configuration of a loop, or
+        massless bodies).
+
+    References
+    ----------
+    Seed 004 Algorithm 1 (with the errata of digest §6 traps 1–2), eqs. 49–56.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import cluster_aba, cluster_rnea
+    >>> model = load_example("four_bar")
+    >>> q, v, a = model.random_configuration(rng=0), np.array([1.0]), np.array([0.5])
+    >>> bool(np.allclose(cluster_aba(model, q, v, cluster_rnea(model, q, v, a)), a))
+    True
+    """
+    lay = cluster_layout(model)
+    st = lay.tree
+    cm = st.compiled
+    lay, batch, B, (Q, V, TAU), A0, F, Gc, gs = _cluster_inputs(
+        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("tau", tau, (lay.nv,)))
+    A = np.empty((B, lay.nv))
+    call(CK.c_aba_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+         (*cm.joint_arrays(Q, None), Gc, gs, Q, V, TAU, A0, F, A), batch, model,
+         names=("S", "S_ring", "T_user", "G", "g", "q", "v", "tau", "gravity", "f_ext"),
+         what="the accelerations")
+    return _shaped(A, batch)
+
+
+def _body_indices(model, bodies):
+    if isinstance(bodies, (str, int, np.integer)):
+        bodies = [bodies]
+    try:
+        bodies = list(bodies)
+    except TypeError:
+        raise ModelError(
+            f"Expected `bodies` to be a body name, an index or a sequence of them, got "
+            f"{type(bodies).__name__}.") from None
+    if not bodies:
+        raise ModelError("Expected `bodies` to name at least one body, got none.")
+    out = []
+    for b in bodies:
+        if isinstance(b, (int, np.integer)) and not isinstance(b, bool):
+            if not 0 <= int(b) < model.n_bodies:
+                raise ModelError(f"Expected body indices in [0, {model.n_bodies}), got {b}.")
+            out.append(int(b))
+        else:
+            out.append(model.body_index(b))
+    return np.asarray(out, dtype=np.int64)
+
+
+def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") -> np.ndarray:
+    r"""Inverse operational-space inertia :math:`\Omega = J\bar H^{-1}J^\top` of body frames.
+
+    .. math::
+        \Omega = J_y\,(G^\top HG)^{-1}J_y^\top,\qquad J_y = J_q G
+
+    with :math:`J_q` the stacked body Jacobians (body coordinates, twist ``[ω; v]`` of each
+    body frame) over the spanning-tree speeds; on a tree :math:`G = \mathbf 1`. A wrench
+    ``f`` (stacked, body coordinates) applied at rest without gravity or joint forces gives
+    the body accelerations :math:`\Omega f`.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel or MultibodyModel
+    q : array_like, shape (..., nq)
+        Closed configurations.
+    bodies : str, int or sequence of them
+        The end-effector bodies (names or indices); their frames are the end-effectors.
+    method : {"efpa", "projection"}
+        ``"efpa"``: seed 004's C-EFPA (compiled kernel, force propagators over the cluster
+        tree); ``"projection"``: the dense formula above (the baseline).
+
+    Returns
+    -------
+    ndarray, shape (..., 6 n_ee, 6 n_ee)
+        Symmetric positive semi-definite; block ``(e1, e2)`` maps the wrench on body
+        ``bodies[e2]`` to the acceleration of body ``bodies[e1]``.
+
+    Raises
+    ------
+    ModelError
+        On an unknown method or body.
+    DimensionError, NonFiniteError, NotOnManifoldError
+        On malformed or open configurations.
+    SingularityError
+        If the mass matrix is singular.
+
+    References
+    ----------
+    Seed 004 Sec. VIII (C-EFPA, eqs. 57–67), digest §2.3, §5 identity 14, §6 trap 10;
+    P. M. Wensing, R. Featherstone, D. E. Orin, "A reduced-order recursive algorithm for the
+    computation of the operational-space inertia matrix", ICRA 2012 (the EFPA).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import inverse_operational_space_inertia
+    >>> model = load_example("planar_leg")
+    >>> q = model.random_configuration(rng=0)
+    >>> W = inverse_operational_space_inertia(model, q, ["foot"])
+    >>> W_ref = inverse_operational_space_inertia(model, q, ["foot"], method="projection")
+    >>> W.shape, bool(np.allclose(W, W_ref))
+    ((6, 6), True)
+    """
+    if method not in ("efpa", "projection"):
+        raise ModelError(f"Expected `method` from ['efpa', 'projection'], got {method!r}.")
+    lay = cluster_layout(model)
+    st = lay.tree
+    ee = _body_indices(model, bodies)
+    closed = getattr(model, "is_closed", False)
+    if method == "projection":
+        q = model.check_configuration(q) if closed else as_array(q, "q", (st.nq,))
+        if closed:
+            G, _ = model.constraint_matrices(q, np.zeros(q.shape[:-1] + (model.nv,)))
+        else:
+            G = np.broadcast_to(np.eye(st.nv), q.shape[:-1] + (st.nv, st.nv))
+        J = body_jacobians(st, q)[..., ee, :, :]
+        J = J.reshape(J.shape[:-3] + (6 * ee.size, st.nv)) @ G
+        H_bar = np.swapaxes(G, -1, -2) @ crba(st, q) @ G
+        X = np.linalg.solve(H_bar, np.swapaxes(J, -1, -2))
+        return J @ X
+    cm = st.compiled
+    batch, B, (Q,) = states(("q", q, (st.nq,)))
+    if closed and lay.all_static:
+        model.check_configuration(Q)
+    Gc, _ = lay.constraint_arrays(Q, None)
+    OMEGA = np.empty((B, 6 * ee.size, 6 * ee.size))
+    call(CK.c_efpa_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+         (*cm.joint_arrays(Q, None), Gc, Q, ee, OMEGA), batch, model,
+         names=("S", "S_ring", "T_user", "G", "q"), what="the inverse operational-space inertia")
+    return _shaped(OMEGA, batch)
+
+
 #: Registry of the closed-model algorithms by kind and method name.
 METHODS = {
-    "rnea": {"projection": projected_rnea},
+    "rnea": {"cluster": cluster_rnea, "projection": projected_rnea},
     "crba": {"projection": projected_crba},
-    "aba": {"projection": projected_aba, "lagrange": lagrange_aba},
+    "aba": {"cluster": cluster_aba, "projection": projected_aba, "lagrange": lagrange_aba},
 }
 
 
 def register_method(kind: str, name: str, func) -> None:
-    """Register an algorithm for closed models (e.g. seed 004's C-ABA as ``"cluster"``).
+    """Register an algorithm for closed models (seed 004's C-RNEA/C-ABA are ``"cluster"``).
 
     Parameters
     ----------
     kind : {"rnea", "crba", "aba"}
     name : str
-        Method name; ``"cluster"`` becomes the default once registered.
+        Method name; the one registered as ``"cluster"`` is the default.
     func : callable
         Same signature as the projection baseline of that kind.
 
@@ -351,7 +643,7 @@ def register_method(kind: str, name: str, func) -> None:
     >>> from geomech.multibody.closed_dynamics import METHODS, projected_rnea, register_method
     >>> register_method("rnea", "projection-copy", projected_rnea)
     >>> sorted(METHODS["rnea"])
-    ['projection', 'projection-copy']
+    ['cluster', 'projection', 'projection-copy']
     >>> del METHODS["rnea"]["projection-copy"]
     """
     if kind not in METHODS:
@@ -383,7 +675,7 @@ def closed_rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.nda
     gravity : array_like, shape (..., 3), optional
     f_ext : array_like, shape (..., N, 6), optional
     method : str, optional
-        A name from ``METHODS["rnea"]``; default ``"cluster"`` when registered, else
+        A name from ``METHODS["rnea"]``: ``"cluster"`` (C-RNEA, the default) or
         ``"projection"``.
 
     Returns
@@ -451,8 +743,8 @@ def closed_aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.nd
     gravity : array_like, shape (..., 3), optional
     f_ext : array_like, shape (..., N, 6), optional
     method : str, optional
-        A name from ``METHODS["aba"]`` (``"projection"``, ``"lagrange"``, and ``"cluster"``
-        when registered, then the default).
+        A name from ``METHODS["aba"]``: ``"cluster"`` (C-ABA, the default),
+        ``"projection"`` or ``"lagrange"``.
 
     Returns
     -------
@@ -478,3 +770,124 @@ def closed_aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.nd
     True
     """
     return _method("aba", method)(model, q, v, tau, gravity, f_ext)
+
+
+# ----------------------------------------------------------------------------------------
+# the reflected-inertia approximation (seed 004 §2.4, "approximate" methods)
+# ----------------------------------------------------------------------------------------
+def reflected_inertia(model):
+    r"""The reflected-inertia approximation of a geared model: a tree without its rotors.
+
+    Every rotor (a leaf body on a revolute joint driven through couplings,
+    :math:`\dot q_r = \sum_j N_{rj}\dot y_j`, constant :math:`N_{rj}` from :math:`G`) is
+    removed: its spatial inertia (at its zero angle) is added to its parent body, and each
+    driving link :math:`j` absorbs the rotor's axial inertia times the squared ratio,
+
+    .. math::
+        \mathbf I_j \mathrel{+}= N_{rj}^2\,I_{r}\,\boldsymbol\Phi_j\boldsymbol\Phi_j^\top,
+        \qquad I_r = \boldsymbol\Phi_r^\top\mathbf I_r\boldsymbol\Phi_r,
+
+    a rotational inertia about the joint axis. The diagonal term of the rotor is then exact,
+    :math:`\tilde H_{jj} \ni N_{rj}^2 I_r` as in :math:`G^\top HG`, and the rotor's coupling is
+    not: for an axisymmetric rotor with its centre of mass on its axis :math:`\mathbf a_r`,
+    driven by link :math:`l` of axis :math:`\mathbf a_l` hanging from the same parent
+    :math:`p` (:math:`\boldsymbol\omega_p = \sum_j \mathbf w_j\dot y_j`), the approximation
+    changes the kinetic energy by
+
+    .. math::
+        \tfrac12 N^2 I_r(\mathbf a_l\cdot\boldsymbol\omega_p)^2
+        + \dot y_l\,I_r\big(N^2\,\mathbf a_l - N\,\mathbf a_r\big)\cdot\boldsymbol\omega_p,
+
+    i.e. :math:`\tilde H - G^\top HG` has the entries :math:`N^2 I_r (\mathbf a_l\cdot\mathbf
+    w_j)(\mathbf a_l\cdot\mathbf w_k)` among the joints supporting :math:`p`, :math:`I_r(N^2
+    \mathbf a_l - N\mathbf a_r)\cdot\mathbf w_j` between them and :math:`l` (the gyroscopic
+    coupling of the spinning rotor with the parent's rotation, which the approximation gets
+    wrong), and 0 on :math:`(l, l)`. This is seed 004's "approximate" model (reflected
+    inertia, ``DIAGONAL``): cheap, exact for rotors on a fixed base about one axis, and
+    the more wrong the faster the parent turns about the rotor axis.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+        A model whose constraints are couplings whose successors are rotors.
+
+    Returns
+    -------
+    MultibodyModel
+        The tree of the remaining bodies; its ``q`` is the closed model's without the rotors'
+        coordinates and its ``v`` is the closed model's ``v``.
+
+    Raises
+    ------
+    ModelError
+        If the model has loop joints or implicit constraints, or a coupling's successor is
+        not a leaf body on a dependent revolute joint driven by revolute joints.
+
+    References
+    ----------
+    Seed 004 §2.4 (approximate RNEA/ABA, :math:`\tilde H = \mathrm{diag}(N_k^2 I_k^{\rm rot})`),
+    §5 identity 15, §6 trap 6.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import reflected_inertia
+    >>> from geomech.multibody.dynamics import crba
+    >>> model = load_example("geared_chain")
+    >>> approx = reflected_inertia(model)
+    >>> approx.n_bodies, approx.nv == model.nv
+    (3, True)
+    >>> H_bar, H_approx = crba(model, model.neutral()), crba(approx, approx.neutral())
+    >>> bool(np.isclose(H_approx[2, 2], H_bar[2, 2]))  # the last joint: exact
+    True
+    """
+    from geomech.multibody.joints import Revolute
+    from geomech.multibody.model import MultibodyModel
+    from geomech.spatial import plucker_from_pose
+
+    if not getattr(model, "is_closed", False):
+        raise ModelError(f"Expected a closed model (ClosedMultibodyModel), got {type(model).__name__}.")
+    kinds = sorted({c.kind for c in model.constraints} - {"coupling"})
+    if kinds:
+        raise ModelError(
+            f"Expected a model whose constraints are couplings (geared rotors), got {kinds[0]} "
+            "constraints.")
+    st = model.spanning_tree
+    G, _ = model.constraint_matrices(model.neutral(), np.zeros(model.nv))
+    rotors = sorted({c.succ for c in model.constraints})
+    inertia = {i: st.inertias[i].copy() for i in range(st.n_bodies)}
+    col_body = {}  # independent column -> body of its joint
+    for i in range(st.n_bodies):
+        for c in range(model.v_slices[i].start, model.v_slices[i].stop):
+            col_body[c] = i
+    for r in rotors:
+        name = st.body_names[r]
+        joint = st.joints[r]
+        if st.children(r) or not isinstance(joint, Revolute) or st.joint_names[r] not in model.dependent_joints:
+            raise ModelError(
+                f"Expected the coupled body {name!r} to be a rotor: a leaf body on a dependent "
+                "revolute joint.")
+        Phi_r = joint.motion_subspace(joint.neutral())
+        I_ax = float(Phi_r[:, 0] @ st.inertias[r] @ Phi_r[:, 0])
+        p = int(st.parent[r])
+        if p >= 0:  # the rotor's mass and inertia ride on its parent
+            X = plucker_from_pose(st.placements[r] @ joint.pose(joint.neutral()))
+            inertia[p] += X.T @ st.inertias[r] @ X
+        row = G[np.arange(st.nv)[st.v_slices[r]][0]]
+        for c in np.flatnonzero(np.abs(row) > 0):
+            j = col_body[int(c)]
+            link = st.joints[j]
+            if not isinstance(link, Revolute):
+                raise ModelError(
+                    f"Expected the rotor {name!r} to be driven by revolute joints, got the "
+                    f"{link.kind} joint {st.joint_names[j]!r}.")
+            Phi = link.motion_subspace(link.neutral())[:, 0]
+            inertia[j] += row[c] ** 2 * I_ax * np.outer(Phi, Phi)
+    graph = st.graph.copy()
+    graph.remove_nodes_from(st.body_names[r] for r in rotors)
+    for i in range(st.n_bodies):
+        if i not in rotors:
+            graph.nodes[st.body_names[i]]["inertia"] = inertia[i]
+    graph.graph["name"] = f"{graph.graph.get('name') or 'model'}_reflected"
+    return MultibodyModel(graph, gravity=model.gravity)

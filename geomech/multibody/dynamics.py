@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.errors import ModelError
 from geomech.multibody.kernels import dynamics as K
 from geomech.multibody.kernels.driver import call, compiled, states
 
@@ -78,7 +79,21 @@ def _shaped(out, batch):
 # ----------------------------------------------------------------------------------------
 
 
-def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
+def _closed(kind: str):
+    """The method-selecting closed-model function of ``kind`` (closed_dynamics' registry)."""
+    from geomech.multibody import closed_dynamics  # imports this module: resolved at call time
+
+    return getattr(closed_dynamics, "closed_" + kind)
+
+
+def _tree_method(method) -> None:
+    if method is not None and method != "tree":
+        raise ModelError(
+            f"Expected `method` None or 'tree' for a kinematic tree (the methods 'cluster', "
+            f"'projection' and 'lagrange' are for closed models), got {method!r}.")
+
+
+def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     r"""Inverse dynamics by the recursive Newton–Euler algorithm.
 
     .. math::
@@ -106,6 +121,11 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
         Gravity in the world frame; default ``model.gravity``.
     f_ext : array_like, shape (..., N, 6), optional
         External wrench ``[n; f]`` on each body, in body coordinates.
+    method : str, optional
+        For a closed model (:class:`~geomech.multibody.loops.ClosedMultibodyModel`, whose
+        ``v``, ``a`` and ``tau`` are the independent ones): ``"cluster"`` (default, seed
+        004's C-RNEA) or ``"projection"``
+        (:mod:`~geomech.multibody.closed_dynamics`). For a tree only ``None`` or ``"tree"``.
 
     Returns
     -------
@@ -118,10 +138,15 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
         On wrong trailing shapes or non-broadcastable batch dimensions.
     NonFiniteError
         On NaN or inf entries.
+    ModelError
+        On a ``method`` that does not apply to the model.
+    NotOnManifoldError
+        For a closed model, if ``q`` does not satisfy the loop constraints.
 
     References
     ----------
-    Seed 001 eqs. 5, 7, 12, 13 (§2.1); Featherstone 2008, Table 5.1.
+    Seed 001 eqs. 5, 7, 12, 13 (§2.1); Featherstone 2008, Table 5.1; seed 004 Sec. VI
+    (C-RNEA) for closed models.
 
     Examples
     --------
@@ -136,6 +161,10 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     >>> rnea(model, [np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0])
     array([29.43,  9.81])
     """
+    if getattr(model, "is_closed", False):
+        return _closed("rnea")(model, q, v, a, gravity, f_ext, method=method)
+    if method is not None:
+        _tree_method(method)
     cm = compiled(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
@@ -146,7 +175,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
 
 
 
-def crba(model, q) -> np.ndarray:
+def crba(model, q, method=None) -> np.ndarray:
     r"""Joint-space inertia matrix :math:`\mathbf H(q)` by the composite-rigid-body algorithm.
 
     .. math::
@@ -156,10 +185,17 @@ def crba(model, q) -> np.ndarray:
     (seed 001 eq. 19), with blocks of unrelated bodies zero. Unlike ``pinocchio.crba`` in
     C++, the full symmetric matrix is returned.
 
+    For a closed model the mass matrix in the independent speeds,
+    :math:`\bar{\mathbf H} = G^\top\mathbf H G` (``method`` ``"projection"``, the default:
+    the spanning tree's CRBA projected with :math:`G`).
+
     Parameters
     ----------
     model : MultibodyModel
     q : array_like, shape (..., nq)
+    method : str, optional
+        For a closed model a name from ``closed_dynamics.METHODS["crba"]``; for a tree only
+        ``None`` or ``"tree"``.
 
     Returns
     -------
@@ -173,11 +209,15 @@ def crba(model, q) -> np.ndarray:
         If ``q`` is not of shape (..., nq).
     NonFiniteError
         If ``q`` has NaN or inf entries.
+    ModelError
+        On a ``method`` that does not apply to the model.
+    NotOnManifoldError
+        For a closed model, if ``q`` does not satisfy the loop constraints.
 
     References
     ----------
     Seed 001 Alg. 1 (the M lines 5, 10, 13, 16–21, 24) and eq. 19; Featherstone 2008,
-    Table 6.2.
+    Table 6.2; seed 004 §5 identity 2 for closed models.
 
     Examples
     --------
@@ -189,6 +229,10 @@ def crba(model, q) -> np.ndarray:
     array([[5., 2.],
            [2., 1.]])
     """
+    if getattr(model, "is_closed", False):
+        return _closed("crba")(model, q, method=method)
+    if method is not None:
+        _tree_method(method)
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
@@ -198,7 +242,7 @@ def crba(model, q) -> np.ndarray:
 
 
 
-def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
+def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     r"""Forward dynamics :math:`\dot\nu` by the articulated-body algorithm.
 
     .. math::
@@ -223,6 +267,10 @@ def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
         Gravity in the world frame; default ``model.gravity``.
     f_ext : array_like, shape (..., N, 6), optional
         External wrench ``[n; f]`` on each body, in body coordinates.
+    method : str, optional
+        For a closed model: ``"cluster"`` (default, seed 004's C-ABA), ``"projection"`` or
+        ``"lagrange"`` (:mod:`~geomech.multibody.closed_dynamics`). For a tree only ``None``
+        or ``"tree"``.
 
     Returns
     -------
@@ -238,11 +286,15 @@ def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     SingularityError
         If some :math:`\mathbf D_i` is singular (e.g. a zero-mass leaf link); the message
         names the body.
+    ModelError
+        On a ``method`` that does not apply to the model.
+    NotOnManifoldError
+        For a closed model, if ``q`` does not satisfy the loop constraints.
 
     References
     ----------
     Featherstone 2008, Table 7.1 (with :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i`,
-    seed 001 §1.4).
+    seed 001 §1.4); seed 004 Algorithm 1 (C-ABA) for closed models.
 
     Examples
     --------
@@ -254,6 +306,10 @@ def aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     >>> bool(np.allclose(aba(model, q, v, rnea(model, q, v, a)), a))
     True
     """
+    if getattr(model, "is_closed", False):
+        return _closed("aba")(model, q, v, tau, gravity, f_ext, method=method)
+    if method is not None:
+        _tree_method(method)
     cm = compiled(model)
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))

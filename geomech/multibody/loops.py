@@ -911,9 +911,21 @@ class ClosedMultibodyModel(MultibodyModel):
         geomech.errors.NotOnManifoldError: Expected `q` to satisfy the loop constraints phi(q) = 0, got residual 0.6 > 1e-09 in 'transmission_1' (project it with model.project).
         """
         q = as_array(q, name, (self.nq,))
+        if self._couplings_only():  # linear residuals: one vectorised test for the batch
+            r = np.stack([q[..., c.q_index] @ c._q_row for c in self.constraints], axis=-1)
+            scale = np.maximum(1.0, np.max(np.abs(q), axis=-1, initial=0.0))
+            if np.all(np.abs(r) <= CLOSURE_TOL * scale[..., None]):
+                return q
         for idx in np.ndindex(q.shape[:-1]):
             self._check_single(q[idx], name)
         return q
+
+    def _couplings_only(self) -> bool:
+        flag = self.__dict__.get("_only_couplings")
+        if flag is None:
+            flag = self._only_couplings = bool(self.constraints) and all(
+                c.kind == "coupling" for c in self.constraints)
+        return flag
 
     def _check_single(self, q, name="q"):
         r, T, q_aux = self._residual_single(q)
