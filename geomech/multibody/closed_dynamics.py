@@ -50,6 +50,7 @@ import numpy as np
 
 from geomech._validation import as_array
 from geomech.errors import ModelError
+from geomech.multibody import dynamics as _dynamics
 from geomech.multibody.dynamics import crba, rnea
 from geomech.multibody.kernels import cluster_dynamics as CK
 from geomech.multibody.kernels.cluster_compiled import cluster_layout
@@ -891,3 +892,7 @@ def reflected_inertia(model):
             graph.nodes[st.body_names[i]]["inertia"] = inertia[i]
     graph.graph["name"] = f"{graph.graph.get('name') or 'model'}_reflected"
     return MultibodyModel(graph, gravity=model.gravity)
+
+
+# rnea, crba and aba of geomech.multibody.dynamics send closed models here
+_dynamics.CLOSED_MODEL_FUNCTIONS.update(rnea=closed_rnea, crba=closed_crba, aba=closed_aba)

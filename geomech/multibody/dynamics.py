@@ -79,11 +79,14 @@ def _shaped(out, batch):
 # ----------------------------------------------------------------------------------------
 
 
+#: The closed-model versions ``{"rnea": closed_rnea, ...}``, registered by
+#: :mod:`geomech.multibody.closed_dynamics` (which builds on this module) when it is imported.
+CLOSED_MODEL_FUNCTIONS: dict = {}
+
+
 def _closed(kind: str):
     """The method-selecting closed-model function of ``kind`` (closed_dynamics' registry)."""
-    from geomech.multibody import closed_dynamics  # imports this module: resolved at call time
-
-    return getattr(closed_dynamics, "closed_" + kind)
+    return CLOSED_MODEL_FUNCTIONS[kind]
 
 
 def _tree_method(method) -> None:

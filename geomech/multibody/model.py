@@ -289,6 +289,9 @@ class MultibodyModel:
     #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
     #: (which builds on this module): the class built for graphs that declare closures.
     _closed_variant = None
+    #: :func:`~geomech.multibody.system_connection.model_connection`, registered by that module
+    #: (which builds on this one) for :meth:`connection`.
+    _connection_factory = None
 
     def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
         # a graph declaring loop joints, couplings or constraints builds a closed model
@@ -962,9 +965,7 @@ class MultibodyModel:
         >>> bool(conn.is_metric_compatible([0.3, -0.5]))
         True
         """
-        from geomech.multibody.system_connection import model_connection
-
-        return model_connection(self, body_connection)
+        return MultibodyModel._connection_factory(self, body_connection)
 
     def summary(self) -> str:
         """A short text report: bodies, degrees of freedom, depth and joint types.

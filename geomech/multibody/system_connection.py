@@ -48,6 +48,7 @@ from geomech.multibody.coriolis import (
 )
 from geomech.multibody.dynamics import crba, gravity_forces, rnea
 from geomech.multibody.kinematics import forward_kinematics
+from geomech.multibody.model import MultibodyModel
 
 __all__ = [
     "MultibodyConnection",
@@ -447,3 +448,7 @@ def format_connection_report(reports) -> str:
             f"{ms(r.time_alg2)} {ms(r.time_differentiation)}"
         )
     return "\n".join(lines)
+
+
+# MultibodyModel.connection(...) is model_connection(model, ...)
+MultibodyModel._connection_factory = staticmethod(model_connection)
