@@ -40,7 +40,6 @@ from geomech.errors import DTypeError, SimulationError
 from geomech.integration import (
     INTEGRATORS,
     LIE_EULER,
-    RKMK,
     RKMK2,
     RKMK4,
     Budget,
@@ -50,7 +49,8 @@ from geomech.integration import (
 )
 from geomech.lie import LieGroup
 
-__all__ = ["RKMK", "LIE_EULER", "RKMK2", "RKMK4", "INTEGRATORS", "get_integrator", "integrate"]
+# RKMK (the tableau class) is documented with geomech.rigidbody, which re-exports it too
+__all__ = ["LIE_EULER", "RKMK2", "RKMK4", "INTEGRATORS", "get_integrator", "integrate"]
 
 
 def integrate(group: LieGroup, field: Callable, g0, y0, t0: float, t_final: float, n_steps: int, method="rkmk4"):

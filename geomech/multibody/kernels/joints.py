@@ -5,22 +5,19 @@ row ``param = [a_x, a_y, a_z, h]`` (unit axis and pitch). The functions here act
 joint of one state (``q`` and ``v`` are that joint's slices) and mirror the methods of
 :mod:`geomech.multibody.joints`, which stay the reference they are tested against:
 
-============  ======  ==============================  ===================================
-code          nq/nv   pose :math:`(\mathbf R, \mathbf p)` of the child in the joint frame
-============  ======  ==============================  ===================================
-FIXED         0/0     identity
-REVOLUTE      1/1     :math:`(\exp(\theta\hat{\mathbf a}), 0)`, Rodrigues
-PRISMATIC     1/1     :math:`(\mathbf 1, d\,\mathbf a)`
-HELICAL       1/1     :math:`(\exp(\theta\hat{\mathbf a}), h\theta\,\mathbf a)`
-SPHERICAL     4/3     (R(quaternion x, y, z, w), 0)
-PLANAR        3/3     :math:`(\mathbf R_z(\theta), (x, y, 0))`, ``q = [x, y, θ]``
-SCHOENFLIES   4/4     :math:`(\mathbf R_z(\theta), (x, y, z))`, ``q = [x, y, z, θ]``
-FREE_FLYER    7/6     (R(quaternion), p), ``q = [p; quaternion]``
-USER          any     read from a per-state array filled by the joint's Python hooks
-============  ======  ==============================  ===================================
+- ``FIXED`` (nq = nv = 0): the identity;
+- ``REVOLUTE`` (1/1): :math:`(\exp(\theta\hat{\mathbf a}), 0)`, by Rodrigues;
+- ``PRISMATIC`` (1/1): :math:`(\mathbf 1, d\,\mathbf a)`;
+- ``HELICAL`` (1/1): :math:`(\exp(\theta\hat{\mathbf a}), h\theta\,\mathbf a)`;
+- ``SPHERICAL`` (4/3): the rotation of the quaternion ``(x, y, z, w)``, no translation;
+- ``PLANAR`` (3/3): :math:`(\mathbf R_z(\theta), (x, y, 0))` with ``q = [x, y, θ]``;
+- ``SCHOENFLIES`` (4/4): :math:`(\mathbf R_z(\theta), (x, y, z))` with ``q = [x, y, z, θ]``;
+- ``FREE_FLYER`` (7/6): the rotation of the quaternion and the position, ``q = [p; quaternion]``;
+- ``USER`` (any): read from a per-state array filled by the joint's Python hooks.
 
-A non-unit quaternion (``| |q| − 1 | > 1e-6``) sets the status ``NOT_ON_MANIFOLD``; within
-the tolerance it is renormalised, as :func:`geomech.lie.quaternion.quat_to_matrix` does.
+A quaternion whose norm differs from 1 by more than 1e-6 sets the status
+``NOT_ON_MANIFOLD``; within the tolerance it is renormalised, as
+:func:`geomech.lie.quaternion.quat_to_matrix` does.
 
 References
 ----------

@@ -59,7 +59,7 @@ _JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 @njit(**_JIT)
 def cross_motion(v, m, out):
     r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
-    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (``out += ``).
+    \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (added to ``out``).
     """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * m[2] - w2 * m[1]
@@ -73,7 +73,7 @@ def cross_motion(v, m, out):
 @njit(**_JIT)
 def cross_force(v, f, out):
     r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
-    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (``out += ``).
+    \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (added to ``out``).
     """
     w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
     out[0] += w1 * f[2] - w2 * f[1] + u1 * f[5] - u2 * f[4]
