@@ -22,6 +22,7 @@ Examples
 array([-0.06, -0.06, -0.02])
 """
 
+from geomech.integration import RKMK
 from geomech.rigidbody.body import CONNECTION_KINDS, RigidBody, ad_tilde
 from geomech.rigidbody.charts import (
     SINGULAR_TOL,
@@ -50,7 +51,6 @@ from geomech.rigidbody.equations import (
 from geomech.rigidbody.integrators import (
     INTEGRATORS,
     LIE_EULER,
-    RKMK,
     RKMK2,
     RKMK4,
     get_integrator,
