@@ -59,7 +59,7 @@ __all__ = [
 
 FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER, USER = range(9)
 
-#: tolerance on | |quaternion| - 1 | (geomech._validation.MANIFOLD_TOL)
+#: tolerance on the deviation of a quaternion's norm from 1 (geomech._validation.MANIFOLD_TOL)
 UNIT_TOL = 1e-6
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
