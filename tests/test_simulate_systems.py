@@ -239,12 +239,13 @@ def test_se3_mechanical_system_matches_rigid_body_path(rng):
 
 @pytest.mark.parametrize("method", ["rkmk4", "DOP853"])
 def test_custom_frame_system_matches_the_multibody_simulation(method):
-    # a MechanicalSystem with a CustomFrame (the model's joint frame, exact chart rates) is
-    # simulated in the frame's chart with H v' + C* v + g = tau from the Koszul formula; the
+    # a plain MechanicalSystem with the model's joint frame (exact chart rates), CRBA metric and
+    # gravity potential is simulated in the frame's chart with H v' + C* v + g = tau from the
+    # generic Koszul formula (finite differences of H); the
     # reference is simulate on the model itself (ABA, checked against Pinocchio). Measured
     # max |q - q_ref|: 1.5e-11 (RKMK4, 5 ms), 1.2e-9 (DOP853, rtol 1e-10).
-    from geomech.geometry import CustomFrame
-    from geomech.multibody import MultibodyModel
+    from geomech.geometry import MechanicalSystem
+    from geomech.multibody import JointFrame, MultibodyModel
     from geomech.multibody import joints as gj
     from geomech.simulation import simulate
     from geomech.spatial import spatial_inertia
@@ -254,8 +255,9 @@ def test_custom_frame_system_matches_the_multibody_simulation(method):
         [spatial_inertia(2.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3])),
          spatial_inertia(1.0, [0, 0, -0.2], np.diag([0.05, 0.06, 0.02])),
          spatial_inertia(0.5, [0.1, 0, 0], np.diag([0.01, 0.02, 0.02]))])
-    system = model.connection().system
-    assert isinstance(system.frame, CustomFrame)
+    system = MechanicalSystem(None, model.mass_matrix, frame=model.frame,
+                              potential=model.potential_energy)
+    assert isinstance(system.frame, JointFrame) and type(system) is MechanicalSystem
     rng = np.random.default_rng(1)
     q0, v0 = model.random_configuration(rng), rng.standard_normal(model.nv)
 

@@ -388,7 +388,7 @@ class MechanicalSystem:
         v = as_array(v, "v", (self.dim,))
         return np.einsum("...kij,...k->...ij", self._dH(q), v)
 
-    def gravity(self, q) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         r"""Generalized gravity forces :math:`g_i = \mathscr L_{X_i} V`.
 
         Parameters
@@ -414,13 +414,99 @@ class MechanicalSystem:
         >>> import numpy as np
         >>> from geomech.geometry.examples import two_link_arm
         >>> arm = two_link_arm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1, gravity=10.0)
-        >>> np.round(arm.gravity([0.0, 0.0]), 6)  # arm horizontal
+        >>> np.round(arm.gravity_forces([0.0, 0.0]), 6)  # arm horizontal
         array([20.,  5.])
         """
         q = self._point(q)
         if self.potential is None:
             return np.zeros(self._batch(q) + (self.dim,))
         return self.lie_derivative(self.potential, q)
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        r"""Coriolis matrix of the Levi-Civita connection, :math:`C^\star_{ik} = \Gamma^\star_{ijk} v^j`.
+
+        With :math:`\Gamma^\star` from the Koszul formula (seed 000 eq. 8; subclasses such as
+        :class:`~geomech.multibody.MultibodyModel` override it with a fast algorithm). Other
+        factorizations come from a connection's
+        :meth:`~geomech.geometry.AffineConnection.coriolis_matrix`.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., *point_shape)
+        v : array_like, shape (..., n)
+
+        Returns
+        -------
+        ndarray, shape (..., n, n)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError, NotOnManifoldError
+            If ``q`` or ``v`` is malformed.
+
+        References
+        ----------
+        seed 000 eqs. (8), (10).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.geometry.examples import rigid_body_so3
+        >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
+        >>> w = np.array([1.0, 2.0, 3.0])
+        >>> body.coriolis_matrix(np.eye(3), w) @ w  # = w x (I w)
+        array([ 6., -6.,  2.])
+        """
+        q = self._point(q)
+        v = as_array(v, "v", (self.dim,))
+        return np.einsum("...ijk,...j->...ik", self._koszul(q), v)
+
+    def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
+        r"""Accelerations from Hamel's equations, :math:`\dot v = H^{-1}(\tau - C^\star v - g)`.
+
+        seed 000 eq. (1) in the system's frame (eq. 6), with the Levi-Civita factorization
+        (the dynamics do not depend on the factorization: :math:`Cv = C^\star v` for every
+        admissible one). Subclasses override it with a fast algorithm (the ABA for a
+        :class:`~geomech.multibody.MultibodyModel`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., *point_shape)
+        v : array_like, shape (..., n)
+        tau : array_like, shape (..., n), optional
+            Generalized forces (default zero).
+
+        Returns
+        -------
+        ndarray, shape (..., n)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError, NotOnManifoldError
+            If an input is malformed.
+
+        References
+        ----------
+        seed 000 Sec. II (eqs. 1, 6, 10).
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.geometry.examples import point_mass
+        >>> point_mass(2.0).forward_dynamics(np.zeros(3), np.zeros(3), [0.0, 4.0, 0.0])
+        array([0., 2., 0.])
+        """
+        q = self._point(q)
+        v = as_array(v, "v", (self.dim,))
+        rhs = -np.einsum("...ijk,...j,...k->...i", self._koszul(q), v, v)
+        if self.potential is not None:
+            rhs = rhs - self.gravity_forces(q)
+        if tau is not None:
+            rhs = rhs + as_array(tau, "tau", (self.dim,))
+        H = self._H(q)
+        lead = np.broadcast_shapes(H.shape[:-2], rhs.shape[:-1])
+        H = np.broadcast_to(H, lead + H.shape[-2:])
+        return np.linalg.solve(H, np.broadcast_to(rhs, lead + rhs.shape[-1:])[..., None])[..., 0]
 
     def kinetic_energy(self, q, v) -> np.ndarray:
         r"""Kinetic energy :math:`T = \tfrac12 v^\top H(q) v`.
@@ -470,7 +556,7 @@ class MechanicalSystem:
         """
         return self.frame.flow(self._point(q), w, t)
 
-    def random_point(self, rng=None, size=None) -> np.ndarray:
+    def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations (the manifold's sampler, else the frame's).
 
         Parameters
@@ -486,12 +572,12 @@ class MechanicalSystem:
         --------
         >>> from geomech.geometry.examples import rigid_body_se3
         >>> import numpy as np
-        >>> rigid_body_se3(np.eye(6)).random_point(rng=0, size=4).shape
+        >>> rigid_body_se3(np.eye(6)).random_configuration(rng=0, size=4).shape
         (4, 4, 4)
         """
         if isinstance(self.manifold, LieGroup):
             return self.manifold.random(rng, size)
-        return self.frame.random_point(rng, size)
+        return self.frame.random_configuration(rng, size)
 
     def __repr__(self):
         name = getattr(self.manifold, "name", None) or repr(self.frame)

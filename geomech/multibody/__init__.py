@@ -21,6 +21,7 @@ from geomech.multibody import (
     coriolis,
     derivatives,
     dynamics,
+    frame,
     joints,
     kinematics,
     loops,
@@ -64,6 +65,7 @@ from geomech.multibody.derivatives import (
     rnea_second_derivatives,
 )
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
+from geomech.multibody.frame import JointFrame
 from geomech.multibody.joints import (
     Fixed,
     FreeFlyer,
@@ -110,6 +112,8 @@ __all__ = [
     "FreeFlyer",
     "Fixed",
     "MultibodyModel",
+    "JointFrame",
+    "frame",
     "ClosedMultibodyModel",
     "ImplicitConstraint",
     "loops",

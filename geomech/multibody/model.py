@@ -30,7 +30,14 @@ import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, default_rng
 from geomech.errors import DimensionError, GeomechError, ModelError, NotATreeError
+from geomech.geometry.system import MechanicalSystem
+from geomech.multibody import dynamics
+from geomech.multibody.christoffel import christoffel_symbols
+from geomech.multibody.coriolis import coriolis_matrix, mass_matrix_derivative
+from geomech.multibody.frame import JointFrame
 from geomech.multibody.joints import Joint, _OneDoF
+from geomech.multibody.kinematics import forward_kinematics
+from geomech.multibody.system_connection import MultibodyConnection
 from geomech.spatial import plucker_from_pose
 
 __all__ = ["MultibodyModel", "check_inertia"]
@@ -196,8 +203,18 @@ def _failing_placements(T: np.ndarray) -> np.ndarray:
     return np.flatnonzero(bad)
 
 
-class MultibodyModel:
-    r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``.
+class MultibodyModel(MechanicalSystem):
+    r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``; a mechanical system.
+
+    A model is a :class:`~geomech.geometry.MechanicalSystem` (so every tool of
+    :mod:`geomech.geometry`, :func:`geomech.simulate` and :class:`geomech.control.SlotineLi`
+    accepts it): its configurations are the flat vectors ``q``, its frame the joint frame of
+    its speeds (:class:`~geomech.multibody.frame.JointFrame`), its metric the mass matrix and
+    its potential gravity's, :math:`V(q) = -\mathbf g^\top\sum_i m_i\mathbf c_i(q)`. The
+    recursive algorithms are the fast overrides of the generic formulas:
+    :meth:`mass_matrix` is CRBA, :meth:`mass_matrix_derivative` and :meth:`coriolis_matrix`
+    seed 000 Alg. 1, the Levi-Civita coefficients (the Koszul formula) Alg. 2,
+    :meth:`gravity_forces` RNEA and :meth:`forward_dynamics` ABA.
 
     Parameters
     ----------
@@ -289,10 +306,6 @@ class MultibodyModel:
     #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
     #: (which builds on this module): the class built for graphs that declare closures.
     _closed_variant = None
-    #: :func:`~geomech.multibody.system_connection.model_connection`, registered by that module
-    #: (which builds on this one) for :meth:`connection`.
-    _connection_factory = None
-
     def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
         # a graph declaring loop joints, couplings or constraints builds a closed model
         variant = MultibodyModel._closed_variant
@@ -406,6 +419,217 @@ class MultibodyModel:
         # the model is immutable once built (its compiled arrays are cached)
         for array in (self.gravity, self.parent, self.placements, self.X_tree, self.inertias):
             array.flags.writeable = False
+        self._init_system()
+
+    # ------------------------------------------------------------------------------------
+    # the model as a MechanicalSystem (seed 000 §II): frame, metric, potential, fast overrides
+    # ------------------------------------------------------------------------------------
+    def _init_system(self) -> None:
+        """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential."""
+        MechanicalSystem.__init__(self, None, self.mass_matrix, frame=JointFrame(self),
+                                  potential=self.potential_energy)
+
+    def _H(self, q: np.ndarray) -> np.ndarray:
+        return dynamics.crba(self, q)
+
+    def _dH(self, q: np.ndarray) -> np.ndarray:
+        # dH[..., k, i, j] = L_{X_k} H_ij = Hdot(q, e_k): Alg. 1 at the nv unit speeds, batched
+        return mass_matrix_derivative(self, q[..., None, :], np.eye(self.nv))
+
+    def _koszul(self, q: np.ndarray) -> np.ndarray:
+        return christoffel_symbols(self, q)  # seed 000 Alg. 2
+
+    def mass_matrix(self, q) -> np.ndarray:
+        r"""Mass matrix :math:`H(q)` by the CRBA (:func:`~geomech.multibody.dynamics.crba`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+
+        Returns
+        -------
+        ndarray, shape (..., nv, nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().mass_matrix([0.0, 0.0]).shape
+        (2, 2)
+        """
+        return dynamics.crba(self, q)
+
+    def mass_matrix_derivative(self, q, v) -> np.ndarray:
+        r""":math:`\dot H(q, v)` by seed 000 Alg. 1 (:func:`~geomech.multibody.coriolis.mass_matrix_derivative`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+
+        Returns
+        -------
+        ndarray, shape (..., nv, nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` or ``v`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().mass_matrix_derivative([0.0, 0.0], [0.0, 0.0])
+        array([[0., 0.],
+               [0., 0.]])
+        """
+        return mass_matrix_derivative(self, q, v)
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        r"""Levi-Civita Coriolis matrix :math:`C^\star(q, v)` by seed 000 Alg. 1.
+
+        .. math:: C^\star_{ik} = \Gamma^\star_{ijk} v^j
+
+        Other factorizations: ``model.connection(name).coriolis_matrix(q, v)`` or
+        :func:`~geomech.multibody.coriolis.coriolis_matrix` with ``connection=``.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+
+        Returns
+        -------
+        ndarray, shape (..., nv, nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` or ``v`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().coriolis_matrix([0.0, 0.0], [0.0, 0.0])
+        array([[0., 0.],
+               [0., 0.]])
+        """
+        return coriolis_matrix(self, q, v)
+
+    def gravity_forces(self, q) -> np.ndarray:
+        r"""Generalized gravity forces :math:`g(q)` by RNEA (:func:`~geomech.multibody.dynamics.gravity_forces`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+
+        Returns
+        -------
+        ndarray, shape (..., nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().gravity_forces([0.0, 0.0]).round(12)
+        array([0., 0.])
+        """
+        return dynamics.gravity_forces(self, q)
+
+    def kinetic_energy(self, q, v) -> np.ndarray:
+        r"""Kinetic energy :math:`T = \tfrac12 v^\top H(q) v` (:func:`~geomech.multibody.dynamics.kinetic_energy`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+
+        Returns
+        -------
+        ndarray, shape (...)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` or ``v`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> float(robots.double_pendulum().kinetic_energy([0.0, 0.0], [0.0, 0.0]))
+        0.0
+        """
+        if self.is_closed:
+            return MechanicalSystem.kinetic_energy(self, q, v)
+        return dynamics.kinetic_energy(self, q, v)
+
+    def potential_energy(self, q) -> np.ndarray:
+        r"""Gravitational potential energy :math:`V(q) = -\mathbf g^\top\sum_i m_i\mathbf c_i(q)`.
+
+        With :math:`m_i\mathbf c_i = R_i\mathbf h_i + m_i\mathbf p_i` (world frame) from each
+        body's first moment :math:`\mathbf h_i` in its spatial inertia. Its frame
+        derivatives are :meth:`gravity_forces`.
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+
+        Returns
+        -------
+        ndarray, shape (...)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> float(robots.double_pendulum().potential_energy([0.0, 0.0]))  # both links down
+        -29.43
+        """
+        I = self.inertias  # noqa: E741
+        m = I[:, 5, 5]
+        h = np.stack([I[:, 2, 4], I[:, 0, 5], I[:, 1, 3]], axis=-1)  # I[:3, 3:] = S(h)
+        T = forward_kinematics(self, q)
+        mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
+        return -np.einsum("...ni,i->...", mc, self.gravity)
+
+    def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
+        r"""Accelerations :math:`\dot v = H^{-1}(\tau - C v - g)` by the ABA (:func:`~geomech.multibody.dynamics.aba`).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+        tau : array_like, shape (..., nv), optional
+            Default zero.
+
+        Returns
+        -------
+        ndarray, shape (..., nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If an input is malformed.
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().forward_dynamics([0.0, 0.0], [0.0, 0.0]).round(12)
+        array([0., 0.])
+        """
+        return dynamics.aba(self, q, v, np.zeros(self.nv) if tau is None else tau)
 
     # ------------------------------------------------------------------------------------
     @staticmethod
@@ -965,7 +1189,7 @@ class MultibodyModel:
         >>> bool(conn.is_metric_compatible([0.3, -0.5]))
         True
         """
-        return MultibodyModel._connection_factory(self, body_connection)
+        return MultibodyConnection(self, body_connection)
 
     def summary(self) -> str:
         """A short text report: bodies, degrees of freedom, depth and joint types.

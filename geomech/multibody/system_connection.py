@@ -34,8 +34,6 @@ import numpy as np
 from geomech._validation import as_array, default_rng
 from geomech.errors import DimensionError
 from geomech.geometry.connection import AffineConnection
-from geomech.geometry.frames import CustomFrame
-from geomech.geometry.system import MechanicalSystem
 from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS, LeviCivitaBody
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.coriolis import (
@@ -47,8 +45,6 @@ from geomech.multibody.coriolis import (
     coriolis_matrix_differentiation,
 )
 from geomech.multibody.dynamics import crba, gravity_forces, rnea
-from geomech.multibody.kinematics import forward_kinematics
-from geomech.multibody.model import MultibodyModel
 
 __all__ = [
     "MultibodyConnection",
@@ -57,79 +53,6 @@ __all__ = [
     "connection_report",
     "format_connection_report",
 ]
-
-# ----------------------------------------------------------------------------------------
-# the model as a MechanicalSystem
-# ----------------------------------------------------------------------------------------
-def _chart_velocity(model):
-    """phi_dot for q = integrate(q0, phi), joint by joint from the joints' hook Joint._chart_rate."""
-    _, iv, multi = model._one_dof_split()
-
-    def chart_velocity(q0, phi, v):
-        q0 = np.asarray(q0, dtype=float)
-        phi, v = np.asarray(phi, dtype=float), np.asarray(v, dtype=float)
-        lead = np.broadcast_shapes(q0.shape[:-1], phi.shape[:-1], v.shape[:-1])
-        out = np.empty(lead + (model.nv,))
-        out[..., iv] = np.broadcast_to(v, lead + (model.nv,))[..., iv]  # the 1-DoF joints' hook: v
-        cache = []  # the structure constants at q0, computed once if a joint asks for them
-
-        def structure_constants(sl):
-            def s():
-                if not cache:
-                    cache.append(joint_structure_constants(model, q0))
-                return cache[0][..., sl, sl, sl]
-            return s
-
-        for joint, _, sl in multi:
-            out[..., sl] = joint._chart_rate(phi[..., sl], v[..., sl], structure_constants(sl))
-        return out
-
-    return chart_velocity
-
-
-def _first_moments(model) -> tuple[np.ndarray, np.ndarray]:
-    """Masses m_i and first moments h_i = m_i c_i (body frame) from the spatial inertias."""
-    I = model.inertias
-    m = I[:, 5, 5]
-    h = np.stack([I[:, 2, 4], I[:, 0, 5], I[:, 1, 3]], axis=-1)  # I[:3, 3:] = S(h)
-    return m, h
-
-
-class _ModelSystem(MechanicalSystem):
-    """The model as a :class:`MechanicalSystem` (frame of its speeds, CRBA metric, gravity).
-
-    Its Levi-Civita coefficients are the Christoffel symbols of seed 000 Alg. 2, the fast
-    override of the Koszul formula (and the reference of every contorsion on the model).
-    """
-
-    def __init__(self, model):
-        m, h = _first_moments(model)
-        g = np.asarray(model.gravity, dtype=float)
-
-        def potential(q):
-            # V = -g . sum_i m_i c_i, with m_i c_i = R_i h_i + m_i p_i in the world
-            T = forward_kinematics(model, q)
-            mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
-            return -np.einsum("...ni,i->...", mc, g)
-
-        frame = CustomFrame(
-            model.nv,
-            (model.nq,),
-            lambda q, w, t: model.integrate(q, w, t),
-            structure_constants=lambda q: joint_structure_constants(model, q),
-            chart_velocity=_chart_velocity(model),
-            random_point=lambda rng, size: model.random_configuration(rng, size),
-        )
-        super().__init__(None, lambda q: crba(model, q), frame=frame, potential=potential)
-        self.model = model
-
-    def _koszul(self, q):
-        return christoffel_symbols(self.model, q)  # seed 000 Alg. 2
-
-
-def _system(model) -> MechanicalSystem:
-    return _ModelSystem(model)
-
 
 class MultibodyConnection(AffineConnection):
     r"""The affine connection of a kinematic tree induced by its body connections.
@@ -177,7 +100,7 @@ class MultibodyConnection(AffineConnection):
         self.body_connections = _body_connections(model, body_connection)
         self.is_levi_civita = all(type(c) is LeviCivitaBody for c in self.body_connections)
         self._body_connection = body_connection
-        super().__init__(_system(model), self._coefficients)
+        super().__init__(model, self._coefficients)
 
     def _coefficients(self, q: np.ndarray) -> np.ndarray:
         model = self.model
@@ -187,6 +110,35 @@ class MultibodyConnection(AffineConnection):
         q = _check_q(model, q)
         C = coriolis_matrix(model, q[..., None, :], np.eye(model.nv), self._body_connection)
         return np.moveaxis(C, -3, -2)
+
+    def coriolis_matrix(self, q, v) -> np.ndarray:
+        r"""Coriolis matrix :math:`C_{ik} = \Gamma_{ijk} v^j` by seed 000 Alg. 1 (the fast override).
+
+        Parameters
+        ----------
+        q : array_like, shape (..., nq)
+        v : array_like, shape (..., nv)
+
+        Returns
+        -------
+        ndarray, shape (..., nv, nv)
+
+        Raises
+        ------
+        DimensionError, NonFiniteError
+            If ``q`` or ``v`` is malformed.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> conn = model.connection("cartan-minus")
+        >>> C = conn.coriolis_matrix([0.3, -0.5], [1.0, 2.0])
+        >>> bool(np.allclose(C, np.einsum("ijk,j->ik", conn.christoffel_first_kind([0.3, -0.5]), [1.0, 2.0])))
+        True
+        """
+        return coriolis_matrix(self.model, q, v, self._body_connection)
 
     def __repr__(self):
         names = sorted({c.name for c in self.body_connections})
@@ -449,6 +401,3 @@ def format_connection_report(reports) -> str:
         )
     return "\n".join(lines)
 
-
-# MultibodyModel.connection(...) is model_connection(model, ...)
-MultibodyModel._connection_factory = staticmethod(model_connection)

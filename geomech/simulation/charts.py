@@ -6,13 +6,14 @@ manifold plus the system's configuration rate :math:`\xi(t, q, v)` and forward d
 
 - a system with a Lie-group form (:func:`~geomech.simulation.lie_group_form`): the group's
   exponential chart :math:`q_c\exp(\hat\delta)` (:func:`~geomech.integration.group_chart`);
-- a :class:`~geomech.multibody.MultibodyModel`: its joint frame's chart,
-  :math:`q = ` ``model.integrate(q_c, δ)`` with each joint's chart rate (the hook
-  ``Joint._chart_rate``), and :func:`~geomech.multibody.dynamics.aba`;
-- any other :class:`~geomech.geometry.MechanicalSystem` (custom frames, the loop-closure frame
-  of a closed chain, coordinates on a curved manifold): its frame's own chart,
+- any other :class:`~geomech.geometry.MechanicalSystem` (a
+  :class:`~geomech.multibody.MultibodyModel` and its joint frame, the loop-closure frame of a
+  closed chain, custom frames, coordinates on a curved manifold): its frame's own chart,
   :math:`q = \mathrm{flow}(q_c, \delta, 1)`, rates from
-  :meth:`Frame.chart_velocity <geomech.geometry.Frame.chart_velocity>`, and Hamel's equations.
+  :meth:`Frame.chart_velocity <geomech.geometry.Frame.chart_velocity>` (on a model,
+  ``model.integrate(q_c, δ)`` and each joint's chart rate ``Joint._chart_rate``), and
+  :meth:`~geomech.geometry.MechanicalSystem.forward_dynamics` (the ABA on a model, C-ABA on a
+  closed model, whose flow keeps the loops closed).
 
 Examples
 --------
@@ -28,14 +29,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import singledispatch
 
 import numpy as np
 
-from geomech._validation import as_array, check_real
-from geomech.errors import NotOnManifoldError
+from geomech._validation import check_real
 from geomech.geometry.system import MechanicalSystem
 from geomech.integration import CentredChart, frame_chart, group_chart
-from geomech.simulation.forms import group_of, hamel_acceleration, lie_group_form
+from geomech.simulation.forms import group_of, lie_group_form
 
 __all__ = ["SystemChart", "system_chart"]
 
@@ -71,13 +72,27 @@ class SystemChart:
     acceleration: Callable
 
 
+@singledispatch
 def system_chart(system, q0) -> tuple[SystemChart, np.ndarray]:
-    """The chart of ``system`` and its validated initial configuration.
+    r"""The chart of ``system`` and its validated initial configuration (single dispatch).
+
+    The one dispatch of :func:`~geomech.simulation.simulate`. Registered:
+
+    - :class:`~geomech.geometry.MechanicalSystem` (so every
+      :class:`~geomech.multibody.MultibodyModel`, tree or closed): on a Lie group with a
+      coordinate or invariant frame, the group's exponential chart and Hamel's equations
+      (:func:`~geomech.simulation.mechanical_system_form`); otherwise the frame's own chart,
+      :math:`q = \mathrm{flow}(q_c, \delta, 1)` with the frame's chart rate (a model's
+      :class:`~geomech.multibody.frame.JointFrame`: ``model.integrate`` and each joint's
+      chart rate), and :meth:`MechanicalSystem.forward_dynamics
+      <geomech.geometry.MechanicalSystem.forward_dynamics>` (the ABA on a model);
+    - any other type: its Lie-group form (:func:`~geomech.simulation.lie_group_form`, the
+      extension point of group systems such as :class:`~geomech.rigidbody.RigidBody`).
 
     Parameters
     ----------
-    system : RigidBody, MechanicalSystem, MultibodyModel or a type registered with
-        :func:`~geomech.simulation.lie_group_form`
+    system : RigidBody, MechanicalSystem (e.g. MultibodyModel) or a type registered here or
+        with :func:`~geomech.simulation.lie_group_form`
     q0 : array_like, shape (..., *point_shape)
 
     Returns
@@ -102,18 +117,28 @@ def system_chart(system, q0) -> tuple[SystemChart, np.ndarray]:
     >>> chart.chart.point_shape, chart.nv
     ((4, 4), 6)
     """
-    from geomech.multibody.model import MultibodyModel
-
     check_real(q0, "q0")
-    if isinstance(system, MultibodyModel):
-        return _multibody_chart(system), _multibody_q0(system, q0)
-    if isinstance(system, MechanicalSystem) and group_of(system) is None:
-        frame = system.frame  # custom / loop-closure frames: the frame's own chart
-        return (SystemChart(frame_chart(_FiniteGuard(frame)), system.dim, lambda t, q, v: v,
-                            hamel_acceleration(system)), frame.validate_point(q0, "q0"))
     form = lie_group_form(system)
     return (SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
             form.validate_q(q0))
+
+
+@system_chart.register(MechanicalSystem)
+def _(system, q0) -> tuple[SystemChart, np.ndarray]:
+    check_real(q0, "q0")
+    if group_of(system) is not None:  # a Lie group with a coordinate or invariant frame
+        form = lie_group_form(system)
+        return (SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
+                form.validate_q(q0))
+    frame = system.frame  # joint frames, loop-closure frames, custom frames: the frame's own chart
+
+    def acceleration(t, q, v, tau):
+        return system.forward_dynamics(q, v, tau)
+
+    chart = frame_chart(_FiniteGuard(frame), curved=getattr(frame, "curved", None))
+    q0 = frame.validate_point(q0, "q0")
+    q0 = chart.retract(q0, np.zeros(system.dim))  # exactly on the manifold (unit quaternions)
+    return SystemChart(chart, system.dim, lambda t, q, v: v, acceleration), q0
 
 
 class _FiniteGuard:
@@ -131,43 +156,3 @@ class _FiniteGuard:
             lead = np.broadcast_shapes(q.shape[: q.ndim - len(self.point_shape)], w.shape[:-1])
             return np.full(lead + self.point_shape, np.nan)
         return self._frame.flow(q, w, t)
-
-
-def _multibody_chart(model) -> SystemChart:
-    from geomech.multibody.dynamics import aba
-
-    # the joint frame's chart: q = model.integrate(q_c, δ), rates from each Joint._chart_rate
-    rate = model.connection().system.frame.chart_velocity
-    curved = np.zeros(model.nv, dtype=bool)  # multi-DoF joints; 1-DoF joints are coordinates
-    for joint, vs in zip(model.joints, model.v_slices, strict=True):
-        curved[vs] = joint.nv > 1
-    zeros = np.zeros(model.nv)
-
-    def retract(q_c, delta):
-        if not np.isfinite(delta).all():  # a blown-up trial step: let the integrator report it
-            return np.full(np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1]) + (model.nq,), np.nan)
-        return model.integrate(q_c, delta)
-
-    def acceleration(t, q, v, tau):
-        return aba(model, q, v, zeros if tau is None else tau)
-
-    chart = CentredChart(dim=model.nv, point_shape=(model.nq,), retract=retract,
-                         rate=rate, curved=curved if curved.any() else None)
-    return SystemChart(chart, model.nv, lambda t, q, v: v, acceleration)
-
-
-def _multibody_q0(model, q0) -> np.ndarray:
-    """Validate ``q0`` of a multibody model: shape, finiteness, unit quaternions (then normalised)."""
-    from geomech.multibody.joints import FreeFlyer, Spherical
-
-    q = as_array(q0, "q0", (model.nq,))
-    for joint, qs, name in zip(model.joints, model.q_slices, model.joint_names, strict=True):
-        if isinstance(joint, (Spherical, FreeFlyer)):
-            quat = q[..., qs][..., -4:]
-            err = np.abs(np.linalg.norm(quat, axis=-1) - 1.0)
-            if np.any(err > 1e-6):
-                raise NotOnManifoldError(
-                    f"Expected the quaternion of joint {name!r} in `q0` to have unit norm "
-                    f"(tolerance 1e-6), got a norm error of {err.max():.3g}."
-                )
-    return model.integrate(q, np.zeros(model.nv))  # normalises the quaternions

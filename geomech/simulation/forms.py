@@ -74,8 +74,8 @@ def lie_group_form(system) -> LieGroupForm:
     :class:`~geomech.geometry.MechanicalSystem` (:func:`mechanical_system_form`). Register
     new system types with ``@lie_group_form.register``; each returns a
     :class:`LieGroupForm`. A :class:`~geomech.multibody.MultibodyModel` has no Lie-group form
-    (its ``q`` vector is not a group element): :func:`simulate` integrates it in the
-    joint-wise chart.
+    (its ``q`` vector is not a group element): :func:`simulate` integrates it in its joint
+    frame's chart (:func:`~geomech.simulation.charts.system_chart`).
 
     Parameters
     ----------
@@ -89,7 +89,7 @@ def lie_group_form(system) -> LieGroupForm:
     Raises
     ------
     DTypeError
-        (a ``TypeError``) For an unsupported type (including ``MultibodyModel``).
+        (a ``TypeError``) For an unsupported type (a ``MultibodyModel`` included).
 
     Examples
     --------
@@ -105,9 +105,6 @@ def lie_group_form(system) -> LieGroupForm:
     geomech.errors.DTypeError: simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got str.
     """
     name = type(system).__name__
-    if name == "MultibodyModel":
-        raise DTypeError("A MultibodyModel has no Lie-group form; simulate() integrates it in the "
-                        "joint-wise exponential chart (model.integrate).")
     raise DTypeError(f"simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got {name}.")
 
 
@@ -265,14 +262,11 @@ def hamel_acceleration(system, constant_at=None):
         def acceleration(t, q, v, tau):
             rhs = -np.einsum("ijk,...j,...k->...i", Gamma, v, v)
             if system.potential is not None:
-                rhs = rhs - system.gravity(q)
+                rhs = rhs - system.gravity_forces(q)
             if tau is not None:
                 rhs = rhs + tau
             return np.einsum("ij,...j->...i", H_inv, rhs)
     else:
         def acceleration(t, q, v, tau):
-            rhs = -np.einsum("...ik,...k->...i", lc.coriolis_matrix(q, v), v) - system.gravity(q)
-            if tau is not None:
-                rhs = rhs + tau
-            return np.linalg.solve(system.mass_matrix(q), rhs[..., None])[..., 0]
+            return system.forward_dynamics(q, v, tau)
     return acceleration

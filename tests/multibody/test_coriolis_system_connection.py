@@ -87,7 +87,7 @@ def test_contorsion_of_the_admissible_connections_is_totally_antisymmetric(rng):
 
 def test_gravity_from_the_potential(model, rng):
     q = model.random_configuration(rng)
-    g = model_connection(model).system.gravity(q)
+    g = model_connection(model).system.gravity_forces(q)
     np.testing.assert_allclose(g, gravity_forces(model, q), atol=1e-7)
 
 
