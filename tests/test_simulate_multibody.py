@@ -133,7 +133,7 @@ def test_one_chart_rate_per_joint_for_a_user_joint(rng):
     joint = _ParentFrameSpherical()
     model = MultibodyModel.from_bodies([-1, 0], [joint, gj.Revolute([0.0, 0.0, 1.0])],
                                        [spatial_inertia(1.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3]))] * 2)
-    frame = model.connection().system.frame
+    frame = model.frame
     q0 = model.random_configuration(rng)
     v = rng.standard_normal(model.nv)
     s = joint_structure_constants(model, q0)[:3, :3, :3]
@@ -154,8 +154,8 @@ def test_one_chart_rate_per_joint_for_a_user_joint(rng):
     assert np.abs(wrong - exact).max() > 1e3 * errors[1]
     # simulate integrates the model in that chart (the same hook): energy is conserved
     res = simulate(model, q0, v, 0.5, dt=2e-3)
-    H = model.connection().system.mass_matrix(res.q)
-    E = 0.5 * np.einsum("ti,tij,tj->t", res.v, H, res.v) + model.connection().system.potential(res.q)
+    H = model.mass_matrix(res.q)
+    E = 0.5 * np.einsum("ti,tij,tj->t", res.v, H, res.v) + model.potential_energy(res.q)
     assert np.abs(E - E[0]).max() < 1e-6 * max(1.0, abs(E[0]))
 
 

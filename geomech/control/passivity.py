@@ -8,10 +8,13 @@ import numpy as np
 
 from .._validation import as_array
 from ..errors import DimensionError, DTypeError, NonFiniteError, ParameterError
+from ..geometry.cartan import CartanSchoutenConnection
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.induced import LoopClosureFrame
+from ..geometry.levi_civita import LeviCivitaConnection
 from ..geometry.system import MechanicalSystem
+from ..multibody.frame import JointFrame
 from .reference import _JointwiseError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
@@ -47,33 +50,36 @@ class SlotineLi:
 
     Parameters
     ----------
-    system : MechanicalSystem or MultibodyModel
-        The plant model. For a ``MechanicalSystem`` with a ``CoordinateFrame`` the error
-        is :math:`\tilde q = q - q_d` in that chart; with a ``LoopClosureFrame`` (a closed
-        chain, e.g. ``four_bar_linkage(...).system``) ``q`` and ``q_d`` are closed
-        configurations and the error is taken in the independent coordinates,
-        :math:`\tilde y = y - y_d` (the frame's fields are their coordinate fields, so
-        :math:`v = \dot y`); the connection may then be any induced connection. With a ``LeftInvariantFrame`` (body
-        velocities) or ``RightInvariantFrame`` (spatial velocities) on a Lie group the
-        reference velocity is the vector field of Remark 5 built from the group error
+    system : MechanicalSystem
+        The plant model; a :class:`~geomech.multibody.MultibodyModel` is one (tree or
+        closed). The error is taken in the frame's own terms. ``CoordinateFrame``:
+        :math:`\tilde q = q - q_d`. ``LoopClosureFrame`` (a closed chain, e.g.
+        ``four_bar_linkage(...).system``) or the joint frame of a closed model: ``q`` and
+        ``q_d`` are closed configurations and the error is taken in the independent
+        coordinates, :math:`\tilde y = y - y_d` (the frame's fields are their coordinate
+        fields, so :math:`v = \dot y`). ``LeftInvariantFrame`` (body velocities) or
+        ``RightInvariantFrame`` (spatial velocities) on a Lie group: the reference velocity
+        is the vector field of Remark 5 built from the group error
         :math:`e = \log(q_d^{-1} q)` (resp. :math:`\log(q q_d^{-1})`):
         :math:`v_r = \operatorname{Ad}_{g_e^{-1}} v_d - \Lambda e` and its exact rate
         :math:`a_r` along the motion (:func:`geomech.control.reference.group_tracking_error`;
-        valid away from the cut locus of :math:`\log`). For a ``MultibodyModel`` the same
-        left-invariant error is taken joint by joint
-        (:func:`geomech.control.reference.multibody_tracking_error`):
-        :math:`e` = ``model.difference(q_d, q)`` (:math:`e_i = \log(q_{d,i}^{-1} q_i)`),
-        :math:`v_r = T v_d - \Lambda e` with
+        valid away from the cut locus of :math:`\log`). The joint frame of a tree
+        (:class:`~geomech.multibody.JointFrame`): the same left-invariant error joint by
+        joint (:func:`geomech.control.reference.multibody_tracking_error`):
+        :math:`e` = ``model.difference(q_d, q)``, :math:`v_r = T v_d - \Lambda e` with
         :math:`T = \operatorname{blockdiag}(\operatorname{Ad}_{g_{e,i}^{-1}})` and its exact
         rate :math:`a_r` on spherical, planar, Schönflies and free-flyer joints (the
-        coordinate law on 1-DoF joints); the torque is
-        ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``.
-    connection : AffineConnection or str or mapping
-        For a ``MechanicalSystem``: its Coriolis factorization
-        :math:`\hat C[i,k] = \Gamma[i,j,k] v[j]`, used literally (not rescaled by the
-        estimate). For a ``MultibodyModel``: a body-connection name or mapping accepted by
-        ``geomech.multibody.slotine_li_torques``; admissibility (:math:`\dot H = C + C^\top`
-        and :math:`Cv = C^\star v`) is checked at one seeded random state.
+        coordinate law on 1-DoF joints).
+    connection : AffineConnection, str or mapping
+        The Coriolis factorization :math:`\hat C[i,k] = \Gamma[i,j,k] v[j]`, the same way
+        for every system: a connection object of the system (used literally, not rescaled
+        by the estimate), or a name resolved for the system: on a robot, a body-connection
+        name or mapping (``model.connection(name)``; on a tree the torque is then
+        ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``, recursive and
+        with the estimate's inertias); otherwise ``"levi-civita"`` or, with a
+        left-invariant frame, ``"cartan-minus"``, ``"cartan-zero"``, ``"cartan-plus"``.
+        Admissibility (:math:`\dot H = C + C^\top` and :math:`Cv = C^\star v`) is checked at
+        one seeded random configuration.
     reference : callable
         ``reference(t) -> (q_d, v_d, a_d)``, each of shape ``(n,)``; on a Lie group ``q_d``
         is a group element (shape ``point_shape``) and ``v_d``, ``a_d`` are the desired
@@ -83,14 +89,15 @@ class SlotineLi:
         independent speeds and accelerations.
     Lambda, K_D : float or array_like, shape (n, n)
         Positive-definite gains.
-    estimate : MechanicalSystem, optional
-        Model with estimated parameters giving :math:`\hat H, \hat g`; default ``system``.
-    adaptation : None or float or array_like, shape (10 N, 10 N)
-        ``None``: fixed parameters (this class). Otherwise, for a ``MultibodyModel`` only,
+    estimate : MechanicalSystem, optional (keyword only)
+        Model with estimated parameters giving :math:`\hat H, \hat g`; default ``system``
+        (same dimension and frame type).
+    adaptation : None or float or array_like, shape (10 N, 10 N), optional (keyword only)
+        ``None``: fixed parameters (this class). Otherwise, for a tree ``MultibodyModel``,
         the adaptation gain :math:`\Gamma` (a positive scalar or a symmetric
         positive-definite matrix) of the Slotine–Li parameter adaptation; the constructor
         then returns an :class:`AdaptiveSlotineLi` (a dynamic controller with a state).
-    require_passivity : bool
+    require_passivity : bool, optional (keyword only)
         If the connection is not metric compatible (:math:`\dot H \ne C + C^\top`) or not
         a valid factorization (:math:`Cv \ne C^\star v`), checked at one seeded random
         point: raise ``GeomechError`` when True, else emit a ``UserWarning``.
@@ -131,62 +138,62 @@ class SlotineLi:
     >>> ctrl = SlotineLi(body, LeviCivitaConnection(body), ref, 2.0, 1.0)
     >>> ctrl(0.0, SO3.exp([0.0, 0.0, 0.5]), np.zeros(3))
     array([ 0.,  0., -1.])
+
+    A robot is a system like the others; the connection is an object or a name:
+
+    >>> from geomech.multibody import robots
+    >>> arm = robots.double_pendulum()
+    >>> ref = lambda t: (np.zeros(2), np.zeros(2), np.zeros(2))
+    >>> by_name = SlotineLi(arm, connection="momentum-cross", reference=ref, Lambda=1.0, K_D=2.0)
+    >>> by_object = SlotineLi(arm, arm.connection("momentum-cross"), ref, 1.0, 2.0)
+    >>> q, v = np.array([0.3, -0.2]), np.array([0.1, 0.4])
+    >>> bool(np.allclose(by_name(0.0, q, v), by_object(0.0, q, v)))
+    True
     """
 
-    def __new__(cls, *args, **kwargs):
-        """Dispatch ``SlotineLi(model, ..., adaptation=Gamma)`` to :class:`AdaptiveSlotineLi`."""
-        # SlotineLi(model, ..., adaptation=Gamma) on a multibody model builds the adaptive
-        # (dynamic) controller: protocol detection by type, `state_rate` exists only there
-        if cls is SlotineLi:
-            from ..multibody.model import MultibodyModel
-
-            system = args[0] if args else kwargs.get("system")
-            adaptation = args[6] if len(args) > 6 else kwargs.get("adaptation")
-            if adaptation is not None and isinstance(system, MultibodyModel):
-                cls = AdaptiveSlotineLi
+    def __new__(cls, *args, adaptation=None, **kwargs):
+        """``SlotineLi(..., adaptation=Gamma)`` builds an :class:`AdaptiveSlotineLi`."""
+        if cls is SlotineLi and adaptation is not None:
+            cls = AdaptiveSlotineLi  # the dynamic controller (it has a state)
         return super().__new__(cls)
 
-    def __init__(self, system, connection, reference, Lambda, K_D, estimate=None,
+    def __init__(self, system, connection, reference, Lambda, K_D, *, estimate=None,
                  adaptation=None, require_passivity=False):
-        from ..multibody.model import MultibodyModel
-
-        if isinstance(system, MultibodyModel):
-            self._init_multibody(system, connection, reference, Lambda, K_D, estimate, adaptation,
-                                 require_passivity)
-            return
-        self.multibody = False
         if not isinstance(system, MechanicalSystem):
             raise DTypeError(
-                f"Expected `system` to be a MechanicalSystem, got {type(system).__name__}."
+                f"Expected `system` to be a MechanicalSystem (e.g. a MultibodyModel), got "
+                f"{type(system).__name__}."
             )
-        # error in the frame's own terms: q - q_d in coordinates, log of the group error with
-        # invariant frames (Remark 5: v_r is a vector field, geomech.control.reference)
+        if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
+            raise ParameterError(
+                "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
+                "or AdaptiveSlotineLi directly."
+            )
+        if not callable(reference):
+            raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
+        # the error in the frame's own terms: q - q_d in coordinates (all of q, or the
+        # independent ones of a closed chain), the log of the group error with invariant
+        # frames and joint by joint on a robot (Remark 5: v_r is a vector field)
+        self._side, self._group, self._coordinates, self._jointwise = None, None, slice(None), None
         frame = system.frame
-        self._side, self._group, self._coordinates = None, None, slice(None)
         if isinstance(frame, LeftInvariantFrame):  # RightInvariantFrame subclasses it
             self._side = "right" if isinstance(frame, RightInvariantFrame) else "left"
             self._group = frame.group
         elif isinstance(frame, LoopClosureFrame):  # closed chain: the independent coordinates
             self._coordinates = frame.independent
+        elif isinstance(frame, JointFrame):
+            if getattr(system, "is_closed", False):
+                self._coordinates = _independent_coordinates(system)
+            else:
+                self._jointwise = _JointwiseError(system)  # block layout of the joint-wise error
         elif not isinstance(frame, CoordinateFrame):
             raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
-                f"RightInvariantFrame or LoopClosureFrame, got {type(frame).__name__}."
+                "RightInvariantFrame, JointFrame or LoopClosureFrame, got "
+                f"{type(frame).__name__}."
             )
-        if not isinstance(connection, AffineConnection):
-            raise DTypeError(
-                f"Expected `connection` to be an AffineConnection, got {type(connection).__name__}."
-            )
-        if connection.dim != system.dim:
-            raise DimensionError(
-                f"Expected `connection` of dimension {system.dim} (the system's), got "
-                f"{connection.dim}."
-            )
-        if not callable(reference):
-            raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
-        if adaptation is not None:
-            raise ParameterError("Expected `adaptation=None` for a MechanicalSystem (no regressor).")
         self.system = system
+        self.multibody = isinstance(frame, JointFrame)
         self.estimate = system if estimate is None else estimate
         if (not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim
                 or type(self.estimate.frame) is not type(frame)
@@ -196,6 +203,13 @@ class SlotineLi:
                 f"type as `system` ({type(frame).__name__}, dim {system.dim})."
             )
         self.connection = connection
+        self._connection = _resolve_connection(system, connection)
+        # a robot with a named body connection: the recursive torques of
+        # geomech.multibody.slotine_li_torques (O(N), with the estimate's inertias)
+        self._body_connection = (
+            connection if self.multibody and not isinstance(connection, AffineConnection)
+            and not getattr(system, "is_closed", False) else None
+        )
         self.reference = reference
         n = self.n = system.dim
         self.Lambda = _gain(Lambda, n, "Lambda")
@@ -204,61 +218,16 @@ class SlotineLi:
         # in (1,3)) and C v = C* v (correct dynamics, D antisymmetric in (2,3))
         q0 = system.random_configuration(np.random.default_rng(0))
         bad = []
-        if not bool(connection.is_metric_compatible(q0)):
+        if not bool(self._connection.is_metric_compatible(q0)):
             bad.append("not metric compatible (Hdot != C + C^T)")
-        if not bool(connection.has_riemannian_geodesics(q0)):
-            bad.append("not a valid factorization (C v != C* v)")
-        if bad:
-            msg = ("The connection is " + " and ".join(bad)
-                   + ": the passivity guarantee V' = -s^T K_D s does not hold.")
-            if require_passivity:
-                raise ParameterError(msg)
-            warnings.warn(msg, UserWarning, stacklevel=2)
-
-    def _init_multibody(self, model, connection, reference, Lambda, K_D, estimate, adaptation,
-                        require_passivity):
-        # multibody: the group error joint by joint (e = model.difference(q_d, q), v_r and
-        # its exact rate a_r, Remark 5), torques from geomech.multibody.slotine_li_torques
-        # with the named body connection
-        from ..multibody.model import MultibodyModel
-
-        if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
-            raise ParameterError(
-                "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
-                "or AdaptiveSlotineLi directly."
-            )
-        if not callable(reference):
-            raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")
-        self.multibody = True
-        self.system = model
-        self.estimate = model if estimate is None else estimate
-        if not isinstance(self.estimate, MultibodyModel) or self.estimate.nv != model.nv:
-            raise DTypeError("Expected `estimate` to be a MultibodyModel with the same nv.")
-        self.connection = connection
-        self.reference = reference
-        self.n = model.nv
-        self.Lambda = _gain(Lambda, self.n, "Lambda")
-        self.K_D = _gain(K_D, self.n, "K_D")
-        self._jointwise = _JointwiseError(model)  # block layout of the joint-wise error
-        # admissibility at a random state: Hdot = C + C^T (passivity) and C v = C* v (dynamics)
-        from ..multibody.coriolis import coriolis_matrix, mass_matrix_derivative
-
-        rng = np.random.default_rng(0)
-        q0, v0 = model.random_configuration(rng), rng.standard_normal(self.n)
-        C = coriolis_matrix(model, q0, v0, connection=connection)
-        Hd = mass_matrix_derivative(model, q0, v0)
-        scale = 1.0 + np.abs(Hd).max()
-        bad = []
-        if np.abs(Hd - C - C.T).max() > 1e-8 * scale:
-            bad.append("not metric compatible (Hdot != C + C^T)")
-        if np.abs((C - coriolis_matrix(model, q0, v0)) @ v0).max() > 1e-8 * scale:
+        if not bool(self._connection.has_riemannian_geodesics(q0)):
             bad.append("not a valid factorization (C v != C* v)")
         if bad:
             msg = (f"The connection {connection!r} is " + " and ".join(bad)
                    + ": the passivity guarantee V' = -s^T K_D s does not hold.")
             if require_passivity:
                 raise ParameterError(msg)
-            warnings.warn(msg, UserWarning, stacklevel=3)
+            warnings.warn(msg, UserWarning, stacklevel=2 if type(self) is SlotineLi else 3)
 
     def _vec(self, x, name, n=None):
         # one state or reference vector: exactly (n,) (no batch) and finite, so that a NaN
@@ -295,6 +264,9 @@ class SlotineLi:
         if self._group is not None:
             err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+        if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
+            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
+            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         e = q[self._coordinates] - q_d[self._coordinates]
         v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)
         a_r = a_d - self.Lambda @ (v - v_d)
@@ -325,15 +297,7 @@ class SlotineLi:
         >>> c.signals(0.0, np.ones(3), np.zeros(3))[-1]
         array([1., 1., 1.])
         """
-        if not self.multibody:
-            return self._frame_signals(t, q, v)
-        nq = self.system.nq
-        q, v = self._vec(q, "q", nq), self._vec(v, "v")
-        ref = self._reference(t)
-        q_d, v_d, a_d = (self._vec(x, k, m) for x, k, m in zip(ref, ("q_d", "v_d", "a_d"), (nq, self.n, self.n), strict=True))
-        # joint-wise group error, exact a_r = d/dt v_r (Remark 5)
-        err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
-        return q_d, v_d, err.v_r, err.a_r, v - err.v_r
+        return self._frame_signals(t, q, v)
 
     def lyapunov(self, t, q, v):
         r""":math:`V = \tfrac12 s^\top H(q) s` with the true mass matrix.
@@ -361,10 +325,6 @@ class SlotineLi:
         1.0
         """
         s = self.signals(t, q, v)[-1]
-        if self.multibody:
-            from ..multibody.dynamics import crba
-
-            return 0.5 * s @ crba(self.system, np.asarray(q, float)) @ s
         return 0.5 * s @ self.system.mass_matrix(np.asarray(q, float)) @ s
 
     def __call__(self, t, q, v):
@@ -394,13 +354,55 @@ class SlotineLi:
         """
         _, _, v_r, a_r, s = self.signals(t, q, v)
         q, v = np.asarray(q, float), np.asarray(v, float)
-        if self.multibody:
+        if self._body_connection is not None:
             from ..multibody.coriolis import slotine_li_torques
 
-            return slotine_li_torques(self.estimate, q, v, v_r, a_r, self.connection) - self.K_D @ s
+            return (slotine_li_torques(self.estimate, q, v, v_r, a_r, self._body_connection)
+                    - self.K_D @ s)
         E = self.estimate
-        C_hat = self.connection.coriolis_matrix(q, v)
+        C_hat = self._connection.coriolis_matrix(q, v)
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
+
+
+#: Names of the Cartan-Schouten connections on a group with a left-invariant frame.
+_CARTAN_NAMES = {"cartan-minus": "-", "cartan-zero": "0", "cartan-plus": "+"}
+
+
+def _resolve_connection(system, connection) -> AffineConnection:
+    """The connection object of ``connection`` (an object, or a name for ``system``)."""
+    if isinstance(connection, AffineConnection):
+        if connection.dim != system.dim:
+            raise DimensionError(
+                f"Expected `connection` of dimension {system.dim} (the system's), got "
+                f"{connection.dim}."
+            )
+        return connection
+    if callable(getattr(system, "connection", None)):  # a robot: its named body connections
+        return system.connection(connection)
+    if connection == "levi-civita":
+        return LeviCivitaConnection(system)
+    if isinstance(connection, str) and connection in _CARTAN_NAMES:
+        return CartanSchoutenConnection(system, _CARTAN_NAMES[connection])
+    raise DTypeError(
+        "Expected `connection` to be an AffineConnection or one of the names "
+        f"{['levi-civita', *_CARTAN_NAMES]}, got {connection!r}."
+    )
+
+
+def _independent_coordinates(model) -> np.ndarray:
+    """Positions in ``q`` of a closed model's independent 1-DoF joints (``v = dq/dt`` there)."""
+    iq = []
+    for joint, qs, vs, name in zip(model.joints, model.q_slices, model.v_slices,
+                                   model.joint_names, strict=True):
+        if vs.stop == vs.start:
+            continue
+        if joint.nq != 1 or joint.nv != 1:
+            raise ParameterError(
+                f"Expected the independent joints of a closed model to have one coordinate "
+                f"(the error is taken in them), got joint {name!r} with nq = {joint.nq}."
+            )
+        iq.append(qs.start)
+    return np.array(iq, dtype=int)
 
 
 def _adaptation_gain(Gamma, n: int) -> np.ndarray:
@@ -554,13 +556,13 @@ class AdaptiveSlotineLi(SlotineLi):
     ((20,), True)
     """
 
-    def __init__(self, system, connection, reference, Lambda, K_D, estimate=None,
+    def __init__(self, system, connection, reference, Lambda, K_D, *, estimate=None,
                  adaptation=None, require_passivity=False):
         from ..multibody.model import MultibodyModel
         from ..multibody.regressor import slotine_li_regressor
         from ..spatial import dynamic_parameters
 
-        if not isinstance(system, MultibodyModel):
+        if not isinstance(system, MultibodyModel) or system.is_closed:
             raise ParameterError(
                 "Adaptation needs the regressor of a MultibodyModel, got "
                 f"{type(system).__name__}."
@@ -570,7 +572,7 @@ class AdaptiveSlotineLi(SlotineLi):
                 "Adaptation gain `adaptation` must be given (a positive scalar or an SPD matrix)."
             )
         super().__init__(system, connection, reference, Lambda, K_D, estimate=estimate,
-                         adaptation=None, require_passivity=require_passivity)
+                         require_passivity=require_passivity)
         _check_same_kinematics(system, self.estimate)
         n_par = 10 * system.n_bodies
         self.Gamma = _adaptation_gain(adaptation, n_par)

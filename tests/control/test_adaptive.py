@@ -242,8 +242,10 @@ def test_slotine_li_dispatches_to_the_dynamic_controller():
     assert adaptive.state0.shape == (30,)
     np.testing.assert_allclose(adaptive.Gamma, 0.5 * np.eye(30))
     np.testing.assert_array_equal(adaptive.state0, adaptive.parameters)  # default estimate
-    positional = SlotineLi(CHAIN, "levi-civita", ref, 1.0, 1.0, None, 0.5)
-    assert isinstance(positional, AdaptiveSlotineLi)
+    keyword = SlotineLi(CHAIN, "levi-civita", ref, 1.0, 1.0, adaptation=0.5)
+    assert isinstance(keyword, AdaptiveSlotineLi)
+    with pytest.raises(TypeError):  # one signature: estimate, adaptation, ... are keyword only
+        SlotineLi(CHAIN, "levi-civita", ref, 1.0, 1.0, None, 0.5)
     clone = copy.deepcopy(adaptive)
     np.testing.assert_allclose(clone(*STATE), adaptive(*STATE))
 
@@ -274,7 +276,7 @@ def test_validation():
     other = robots.serial_chain(3, np.random.default_rng(4))
     with pytest.raises(GeomechError, match="inertias only"):
         make(estimate=other)
-    with pytest.raises(GeomechError, match="same nv"):
+    with pytest.raises(GeomechError, match="same dimension"):
         make(estimate=PENDULUM)
     # a connection with fixed coefficients has no regressor
     fixed = LeviCivitaConnection(rigid_body_se3(CHAIN.inertias[0]))

@@ -108,8 +108,14 @@ def test_shape_and_type_errors():
     c = SlotineLi(P, LeviCivitaConnection(P), ref, 1.0, 1.0)
     with pytest.raises(GeomechError, match="`q` to have shape"):
         c(0.0, np.zeros(2), np.zeros(3))
-    with pytest.raises(GeomechError, match="AffineConnection"):
-        SlotineLi(P, "levi-civita", ref, 1.0, 1.0)
+    with pytest.raises(GeomechError, match="AffineConnection or one of the names"):
+        SlotineLi(P, "bogus", ref, 1.0, 1.0)
+    with pytest.raises(GeomechError, match="LeftInvariantFrame"):  # Cartan needs a group frame
+        SlotineLi(P, "cartan-minus", ref, 1.0, 1.0)
+    # a registered name is the connection object it names
+    named = SlotineLi(P, "levi-civita", ref, 1.0, 1.0)
+    q, v = np.array([0.3, -0.1, 0.2]), np.array([1.0, 2.0, -1.0])
+    np.testing.assert_array_equal(named(0.0, q, v), c(0.0, q, v))
     with pytest.raises(GeomechError, match="MechanicalSystem"):
         SlotineLi(object(), LeviCivitaConnection(P), ref, 1.0, 1.0)
 
@@ -174,7 +180,6 @@ def test_closed_chain_and_custom_frame_inputs():
     # no error chart and are refused
     from geomech.errors import NotOnManifoldError
     from geomech.geometry.examples_induced import four_bar_linkage
-    from geomech.multibody import robots
 
     chain = four_bar_linkage()
     q = chain.frame.reference
@@ -184,6 +189,9 @@ def test_closed_chain_and_custom_frame_inputs():
         c(0.0, q, np.zeros(1))
     with pytest.raises(GeomechError, match="shape"):
         c(0.0, q[:2], np.zeros(1))
-    system = robots.double_pendulum().connection().system  # a CustomFrame
+    from geomech.geometry import CustomFrame, MechanicalSystem
+
+    frame = CustomFrame(2, (2,), lambda q, w, t: q + np.asarray(t)[..., None] * w)
+    system = MechanicalSystem(None, np.eye(2), frame=frame)  # a CustomFrame
     with pytest.raises(GeomechError, match="LoopClosureFrame, got CustomFrame"):
         SlotineLi(system, LeviCivitaConnection(system), lambda t: (np.zeros(2),) * 3, 1.0, 1.0)

@@ -44,7 +44,7 @@ def model(request):
 def test_is_an_affine_connection_on_a_mechanical_system(model, rng):
     conn = model_connection(model)
     assert isinstance(conn, AffineConnection) and isinstance(conn, MultibodyConnection)
-    assert isinstance(conn.system, MechanicalSystem)
+    assert isinstance(conn.system, MechanicalSystem) and conn.system is model  # a robot is one
     assert conn.dim == model.nv and conn.system.frame.point_shape == (model.nq,)
     q = model.random_configuration(rng, size=2)
     np.testing.assert_allclose(conn.system.mass_matrix(q), crba(model, q))
@@ -54,7 +54,11 @@ def test_is_an_affine_connection_on_a_mechanical_system(model, rng):
 def test_levi_civita_equals_the_geometry_layer_koszul(model, rng):
     q = model.random_configuration(rng)
     conn = model_connection(model)
-    koszul = LeviCivitaConnection(conn.system).christoffel_first_kind(q)
+    # a plain MechanicalSystem with the model's frame, metric and potential: the generic
+    # Koszul formula (finite differences of H along the flow), not the model's Alg. 2 override
+    plain = MechanicalSystem(None, model.mass_matrix, frame=model.frame,
+                             potential=model.potential_energy)
+    koszul = LeviCivitaConnection(plain).christoffel_first_kind(q)
     G = conn.christoffel_first_kind(q)
     assert np.max(np.abs(G - koszul)) < 1e-7 * max(1.0, np.max(np.abs(G)))
 
@@ -86,14 +90,16 @@ def test_contorsion_of_the_admissible_connections_is_totally_antisymmetric(rng):
 
 
 def test_gravity_from_the_potential(model, rng):
+    # the generic MechanicalSystem formula g_i = L_{X_i} V (central differences of the
+    # potential along the joint frame's flow) against the RNEA (the model's override)
     q = model.random_configuration(rng)
-    g = model_connection(model).system.gravity_forces(q)
+    g = MechanicalSystem.gravity_forces(model, q)
     np.testing.assert_allclose(g, gravity_forces(model, q), atol=1e-7)
 
 
 def test_chart_velocity_by_finite_differences(rng):
     model = mixed_fixed_base()
-    frame = model_connection(model).system.frame
+    frame = model.frame
     q0 = model.random_configuration(rng)
     phi = 0.3 * rng.normal(size=model.nv)
     v = rng.normal(size=model.nv)
