@@ -13,7 +13,7 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.induced import LoopClosureFrame
 from ..geometry.levi_civita import LeviCivitaConnection
-from ..geometry.system import MechanicalSystem
+from ..geometry.system import MechanicalSystem, as_mechanical_system
 from ..multibody.frame import JointFrame
 from .reference import _JointwiseError, group_tracking_error
 
@@ -50,9 +50,10 @@ class SlotineLi:
 
     Parameters
     ----------
-    system : MechanicalSystem
+    system : MechanicalSystem or RigidBody
         The plant model; a :class:`~geomech.multibody.MultibodyModel` is one (tree or
-        closed). The error is taken in the frame's own terms. ``CoordinateFrame``:
+        closed), a :class:`~geomech.rigidbody.RigidBody` is taken through its
+        ``mechanical_system()`` view (:func:`~geomech.geometry.as_mechanical_system`). The error is taken in the frame's own terms. ``CoordinateFrame``:
         :math:`\tilde q = q - q_d`. ``LoopClosureFrame`` (a closed chain, e.g.
         ``four_bar_linkage(...).system``) or the joint frame of a closed model: ``q`` and
         ``q_d`` are closed configurations and the error is taken in the independent
@@ -76,7 +77,8 @@ class SlotineLi:
         by the estimate), or a name resolved for the system: on a robot, a body-connection
         name or mapping (``model.connection(name)``; on a tree the torque is then
         ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``, recursive and
-        with the estimate's inertias); otherwise ``"levi-civita"`` or, with a
+        with the estimate's inertias); on a rigid body one of its names
+        (``body.connection(name)``, e.g. ``"boltzmann-hamel"``); otherwise ``"levi-civita"`` or, with a
         left-invariant frame, ``"cartan-minus"``, ``"cartan-zero"``, ``"cartan-plus"``.
         Admissibility (:math:`\dot H = C + C^\top` and :math:`Cv = C^\star v`) is checked at
         one seeded random configuration.
@@ -159,11 +161,7 @@ class SlotineLi:
 
     def __init__(self, system, connection, reference, Lambda, K_D, *, estimate=None,
                  adaptation=None, require_passivity=False):
-        if not isinstance(system, MechanicalSystem):
-            raise DTypeError(
-                f"Expected `system` to be a MechanicalSystem (e.g. a MultibodyModel), got "
-                f"{type(system).__name__}."
-            )
+        given, system = system, as_mechanical_system(system)  # a RigidBody through its view
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
             raise ParameterError(
                 "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
@@ -194,7 +192,7 @@ class SlotineLi:
             )
         self.system = system
         self.multibody = isinstance(frame, JointFrame)
-        self.estimate = system if estimate is None else estimate
+        self.estimate = system if estimate is None else as_mechanical_system(estimate, "estimate")
         if (not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim
                 or type(self.estimate.frame) is not type(frame)
                 or tuple(self.estimate.frame.point_shape) != tuple(frame.point_shape)):
@@ -203,7 +201,7 @@ class SlotineLi:
                 f"type as `system` ({type(frame).__name__}, dim {system.dim})."
             )
         self.connection = connection
-        self._connection = _resolve_connection(system, connection)
+        self._connection = _resolve_connection(given, system, connection)
         # a robot with a named body connection: the recursive torques of
         # geomech.multibody.slotine_li_torques (O(N), with the estimate's inertias)
         self._body_connection = (
@@ -368,8 +366,10 @@ class SlotineLi:
 _CARTAN_NAMES = {"cartan-minus": "-", "cartan-zero": "0", "cartan-plus": "+"}
 
 
-def _resolve_connection(system, connection) -> AffineConnection:
-    """The connection object of ``connection`` (an object, or a name for ``system``)."""
+def _resolve_connection(given, system, connection) -> AffineConnection:
+    """The connection object of ``connection``: an object, or a name resolved by the system
+    as given (``model.connection(name)``, ``body.connection(name)``), else a geometry name.
+    """
     if isinstance(connection, AffineConnection):
         if connection.dim != system.dim:
             raise DimensionError(
@@ -377,8 +377,8 @@ def _resolve_connection(system, connection) -> AffineConnection:
                 f"{connection.dim}."
             )
         return connection
-    if callable(getattr(system, "connection", None)):  # a robot: its named body connections
-        return system.connection(connection)
+    if callable(getattr(given, "connection", None)):  # a robot or a rigid body: its own names
+        return given.connection(connection)
     if connection == "levi-civita":
         return LeviCivitaConnection(system)
     if isinstance(connection, str) and connection in _CARTAN_NAMES:

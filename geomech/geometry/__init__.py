@@ -40,10 +40,11 @@ from geomech.geometry.induced import (
     transform_coriolis,
 )
 from geomech.geometry.levi_civita import LeviCivitaConnection
-from geomech.geometry.system import MechanicalSystem
+from geomech.geometry.system import MechanicalSystem, as_mechanical_system
 
 __all__ = [
     "MechanicalSystem",
+    "as_mechanical_system",
     "AffineConnection",
     "LeviCivitaConnection",
     "CartanSchoutenConnection",

@@ -19,7 +19,7 @@ import numpy as np
 from geomech.errors import ConnectionSpecError
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import LeftInvariantFrame, RightInvariantFrame
-from geomech.geometry.system import MechanicalSystem
+from geomech.geometry.system import MechanicalSystem, as_mechanical_system
 
 __all__ = ["CartanSchoutenConnection"]
 
@@ -69,7 +69,8 @@ class CartanSchoutenConnection(AffineConnection):
     def __init__(self, system: MechanicalSystem, kind: str):
         if not isinstance(kind, str) or kind not in _LAMBDA:
             raise ConnectionSpecError(f"Expected `kind` to be one of '-', '0', '+', got {kind!r}.")
-        frame = getattr(system, "frame", None)
+        system = as_mechanical_system(system)
+        frame = system.frame
         if not isinstance(frame, LeftInvariantFrame) or isinstance(frame, RightInvariantFrame):
             raise ConnectionSpecError(
                 "Expected `system` to have a LeftInvariantFrame on a Lie group, "

@@ -20,7 +20,7 @@ from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.geometry.checks import CheckResult
 from geomech.geometry.contorsion import Contorsion
 from geomech.geometry.geodesics import integrate_geodesic, integrate_parallel_transport
-from geomech.geometry.system import MechanicalSystem
+from geomech.geometry.system import MechanicalSystem, as_mechanical_system
 
 __all__ = ["AffineConnection"]
 
@@ -34,6 +34,9 @@ class AffineConnection:
     Parameters
     ----------
     system : MechanicalSystem
+        Or an object with a ``mechanical_system()`` view (a
+        :class:`~geomech.rigidbody.RigidBody`), see
+        :func:`~geomech.geometry.as_mechanical_system`.
     coefficients : callable or array_like, shape (n, n, n)
         :math:`\Gamma_{ijk}(q)` of the first kind: a constant array or a batched callable
         ``q -> (..., n, n, n)``.
@@ -82,10 +85,7 @@ class AffineConnection:
     _is_connection = True
 
     def __init__(self, system: MechanicalSystem, coefficients):
-        if not isinstance(system, MechanicalSystem):
-            raise ConnectionSpecError(
-                f"Expected `system` to be a MechanicalSystem, got {type(system).__name__}."
-            )
+        system = as_mechanical_system(system)  # a RigidBody through its view
         self.system = system
         self.dim = n = system.dim
         if callable(coefficients):

@@ -16,7 +16,7 @@ from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.geometry.frames import CoordinateFrame, Frame, LeftInvariantFrame
 from geomech.lie import Euclidean, LieGroup
 
-__all__ = ["MechanicalSystem"]
+__all__ = ["MechanicalSystem", "as_mechanical_system"]
 
 
 class MechanicalSystem:
@@ -582,3 +582,55 @@ class MechanicalSystem:
     def __repr__(self):
         name = getattr(self.manifold, "name", None) or repr(self.frame)
         return f"<MechanicalSystem on {name}: dim={self.dim}>"
+
+
+def as_mechanical_system(system, name: str = "system") -> MechanicalSystem:
+    """The :class:`MechanicalSystem` of ``system``: itself, or its ``mechanical_system()`` view.
+
+    The one coercion by which every tool of the geometry layer (connections, induced
+    connections, closed chains) and above (:func:`geomech.simulate`,
+    :class:`geomech.control.SlotineLi`) accepts the kinds of systems: a
+    :class:`MechanicalSystem` (a :class:`~geomech.multibody.MultibodyModel` is one) as it is,
+    and any object with a ``mechanical_system()`` method (a
+    :class:`~geomech.rigidbody.RigidBody`: its group, left-invariant frame, constant inertia
+    and potential) through that view.
+
+    Parameters
+    ----------
+    system : MechanicalSystem or object with ``mechanical_system()``
+    name : str
+        Name used in error messages.
+
+    Returns
+    -------
+    MechanicalSystem
+
+    Raises
+    ------
+    ConnectionSpecError
+        If ``system`` is neither (a ``ValueError``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.geometry import as_mechanical_system
+    >>> from geomech.lie import SO3
+    >>> from geomech.rigidbody import RigidBody
+    >>> as_mechanical_system(RigidBody(SO3, np.eye(3))).frame
+    LeftInvariantFrame(SO(3))
+    >>> as_mechanical_system("pendulum")
+    Traceback (most recent call last):
+        ...
+    geomech.errors.ConnectionSpecError: Expected `system` to be a MechanicalSystem (e.g. a MultibodyModel) or to have a mechanical_system() view (e.g. a RigidBody), got str.
+    """
+    if isinstance(system, MechanicalSystem):
+        return system
+    view = getattr(system, "mechanical_system", None)
+    if callable(view):
+        out = view()
+        if isinstance(out, MechanicalSystem):
+            return out
+    raise ConnectionSpecError(
+        f"Expected `{name}` to be a MechanicalSystem (e.g. a MultibodyModel) or to have a "
+        f"mechanical_system() view (e.g. a RigidBody), got {type(system).__name__}."
+    )
