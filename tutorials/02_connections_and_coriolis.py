@@ -128,7 +128,7 @@ factorizations = {
     "Levi-Civita + 0.5 (w x)": LeviCivitaConnection(body) + Contorsion.totally_antisymmetric([0.5]),
 }
 rng = np.random.default_rng(0)
-R = body.random_point(rng)
+R = body.random_configuration(rng)
 w = np.array([0.3, 1.0, -0.4])
 euler = np.cross(w, inertia @ w)  # w x (I w)
 print(f"{'connection':26s} {'|C+C^T|':>8s} {'|Cw - w x Iw|':>14s} {'torsion':>8s}")

@@ -164,7 +164,7 @@ def _ds_forward_dynamics(body: RigidBody, g, v, tau):
     # seed 003 eq. (37): M v_dot - ad_{Mv}^T v = tau - n(g); (ad_p^T v)_i = sum_jk p_j s_jik v_k
     p = v @ body.inertia
     ds = -np.einsum("...j,jik,...k->...i", p, body.group._structure_constants, v)  # C_DS v
-    rhs = -ds - body._potential_force(g)
+    rhs = -ds - body._gravity_forces(g)
     if tau is not None:
         rhs = rhs + tau
     return rhs @ body._M_inv.T

@@ -38,7 +38,7 @@ from geomech.rigidbody.charts import SINGULAR_TOL, Chart
 __all__ = [
     "local_mass_matrix",
     "local_coriolis_matrix",
-    "local_potential_force",
+    "local_gravity_forces",
     "local_inverse_dynamics",
     "local_forward_dynamics",
     "boltzmann_hamel_coefficients",
@@ -166,7 +166,7 @@ def local_coriolis_matrix(body: RigidBody, chart: Chart, x, x_dot) -> np.ndarray
     return St @ body._coriolis_matrix(v) @ S + St @ body.inertia @ _S_dot(chart, x, x_dot)
 
 
-def local_potential_force(body: RigidBody, chart: Chart, x) -> np.ndarray:
+def local_gravity_forces(body: RigidBody, chart: Chart, x) -> np.ndarray:
     """Gradient of the potential in chart coordinates, ``∂U/∂x = S(x)ᵀ n(g(x))``.
 
     Parameters
@@ -200,15 +200,15 @@ def local_potential_force(body: RigidBody, chart: Chart, x) -> np.ndarray:
     >>> from geomech.spatial import spatial_inertia
     >>> from geomech.rigidbody import RigidBody
     >>> from geomech.rigidbody.charts import EulerZYX
-    >>> from geomech.rigidbody.local import local_potential_force
+    >>> from geomech.rigidbody.local import local_gravity_forces
     >>> body = RigidBody.from_spatial_inertia(SE3, spatial_inertia(2.0, [0, 0, 0], np.eye(3)))
-    >>> dU = local_potential_force(body, EulerZYX(SE3), [0.3, 0.2, 0.1, 1.0, 2.0, 3.0])
+    >>> dU = local_gravity_forces(body, EulerZYX(SE3), [0.3, 0.2, 0.1, 1.0, 2.0, 3.0])
     >>> np.round(dU, 12) + 0.0  # ∂U/∂x = [0; m g0 e3] for U = m g0 p_z
     array([ 0.  ,  0.  ,  0.  ,  0.  ,  0.  , 19.62])
     """
     _check(body, chart)
     x = chart._x(x)
-    n = body._potential_force(chart._to_group(x))
+    n = body._gravity_forces(chart._to_group(x))
     return np.einsum("...ji,...j->...i", chart._S(x), n)
 
 
@@ -265,7 +265,7 @@ def local_inverse_dynamics(body: RigidBody, chart: Chart, x, x_dot, x_ddot) -> n
     return (
         np.einsum("...ij,...j->...i", Mbar, x_ddot)
         + np.einsum("...ij,...j->...i", Cbar, x_dot)
-        + local_potential_force(body, chart, x)
+        + local_gravity_forces(body, chart, x)
     )
 
 
@@ -324,7 +324,7 @@ def local_forward_dynamics(body: RigidBody, chart: Chart, x, x_dot, Q=None, tol:
     x_dot = chart._x(x_dot, "x_dot")
     chart._raise_if_singular(x, tol, "local_forward_dynamics")
     rhs = -np.einsum("...ij,...j->...i", local_coriolis_matrix(body, chart, x, x_dot), x_dot)
-    rhs = rhs - local_potential_force(body, chart, x)
+    rhs = rhs - local_gravity_forces(body, chart, x)
     if Q is not None:
         rhs = rhs + chart._x(Q, "Q")
     Mbar = local_mass_matrix(body, chart, x)
