@@ -1122,6 +1122,29 @@ class LoopClosureFrame(Frame):
         q = as_array(q, "q", self.point_shape)
         return self._close(q.copy())
 
+    def neutral(self):
+        """The :attr:`reference` configuration (on the constraint manifold).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+
+        Raises
+        ------
+        ConnectionSpecError
+            If the frame has no ``reference`` configuration.
+
+        Examples
+        --------
+        >>> from geomech.geometry import LoopClosureFrame
+        >>> circle = lambda q: (q ** 2).sum(-1, keepdims=True) - 1.0
+        >>> LoopClosureFrame(circle, 2, [0], reference=[0.0, 1.0]).neutral()
+        array([0., 1.])
+        """
+        if self.reference is None:
+            raise ConnectionSpecError("Expected a `reference` configuration, got None.")
+        return self.reference.copy()
+
     def random_configuration(self, rng=None, size=None):
         r"""Random points: independent coordinates :math:`y_{\rm ref} + 0.5\,\mathcal N(0,
         1)`, reached by continuation from :attr:`reference`.

@@ -276,8 +276,8 @@ class RigidBody:
     def _v(self, v, name: str = "v") -> np.ndarray:
         return as_array(v, name, (self.dim,))
 
-    def _g(self, g) -> np.ndarray:
-        return self.group.validate(g)
+    def _q(self, q) -> np.ndarray:
+        return self.group.validate(q, "q")
 
     def __repr__(self) -> str:
         pot = "" if self.potential is None else f", potential={type(self.potential).__name__}"
@@ -314,12 +314,12 @@ class RigidBody:
         v = self._v(v)
         return 0.5 * np.einsum("...i,ij,...j->...", v, self._M, v)
 
-    def potential_energy(self, g) -> np.ndarray:
+    def potential_energy(self, q) -> np.ndarray:
         """Potential energy ``U(g)`` (zero without a potential).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated with ``group.validate``.
 
         Returns
@@ -341,21 +341,21 @@ class RigidBody:
         >>> float(body.potential_energy(SE3.exp([0, 0, 0, 0, 0, 2.0])))
         19.62
         """
-        g = self._g(g)
-        return self._potential_energy(g)
+        q = self._q(q)
+        return self._potential_energy(q)
 
-    def _potential_energy(self, g: np.ndarray) -> np.ndarray:
-        lead = g.shape[: g.ndim - len(self.group.point_shape)]
+    def _potential_energy(self, q: np.ndarray) -> np.ndarray:
+        lead = q.shape[: q.ndim - len(self.group.point_shape)]
         if self.potential is None:
             return np.zeros(lead)
-        return self.potential._energy(g)
+        return self.potential._energy(q)
 
-    def energy(self, g, v) -> np.ndarray:
+    def energy(self, q, v) -> np.ndarray:
         """Total energy ``E = ½ vᵀ M v + U(g)``, conserved when ``τ = 0`` (T14).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -377,7 +377,7 @@ class RigidBody:
         >>> float(RigidBody(SO3, np.eye(3)).energy(np.eye(3), [0.0, 0.0, 2.0]))
         2.0
         """
-        return self.potential_energy(g) + self.kinetic_energy(v)
+        return self.potential_energy(q) + self.kinetic_energy(v)
 
     def momentum(self, v) -> np.ndarray:
         """Body momentum ``∂L/∂v = M v`` (eq. 14).
@@ -405,7 +405,7 @@ class RigidBody:
         """
         return self._v(v) @ self._M
 
-    def spatial_momentum(self, g, v) -> np.ndarray:
+    def spatial_momentum(self, q, v) -> np.ndarray:
         r"""Spatial (world-frame) momentum ``μ = Ad_{g⁻¹}ᵀ M v``, conserved for free motion.
 
         .. math:: \mu = \operatorname{Ad}_{g^{-1}}^\top M v
@@ -415,7 +415,7 @@ class RigidBody:
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -443,11 +443,11 @@ class RigidBody:
         >>> np.round(body.spatial_momentum(R, [1.0, 0.0, 0.0]), 12) + 0.0
         array([0., 1., 0.])
         """
-        g = self._g(g)
-        return self._spatial_momentum(g, self._v(v))
+        q = self._q(q)
+        return self._spatial_momentum(q, self._v(v))
 
-    def _spatial_momentum(self, g: np.ndarray, v: np.ndarray) -> np.ndarray:
-        Ad_inv = self.group._Ad(self.group._inverse(g))
+    def _spatial_momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        Ad_inv = self.group._Ad(self.group._inverse(q))
         return np.einsum("...ji,...j->...i", Ad_inv, v @ self._M)
 
     # ------------------------------------------------------------------------------------
@@ -534,12 +534,12 @@ class RigidBody:
         # seed 003 eq. (107): C(v) v = -ad_v^T M v, i.e. (Cv)_i = sum_jk s_ijk v_j (Mv)_k
         return np.einsum("ijk,...j,...k->...i", self.group._structure_constants, v, v @ self._M)
 
-    def gravity_forces(self, g) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         """Left-trivialised potential gradient ``n(g)`` (zero without a potential).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
 
         Returns
@@ -566,20 +566,20 @@ class RigidBody:
         >>> np.round(top.gravity_forces(SO3.exp([0.1, 0.0, 0.0])), 6) + 0.0  # = -gravity torque
         array([-0.979366,  0.      ,  0.      ])
         """
-        return self._gravity_forces(self._g(g))
+        return self._gravity_forces(self._q(q))
 
-    def _gravity_forces(self, g: np.ndarray) -> np.ndarray:
-        lead = g.shape[: g.ndim - len(self.group.point_shape)]
+    def _gravity_forces(self, q: np.ndarray) -> np.ndarray:
+        lead = q.shape[: q.ndim - len(self.group.point_shape)]
         if self.potential is None:
             return np.zeros(lead + (self.dim,))
-        return self.potential._gradient(g)
+        return self.potential._gradient(q)
 
-    def forward_dynamics(self, g, v, tau=None) -> np.ndarray:
+    def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
         """Body acceleration ``v̇ = M⁻¹ (τ - C(v) v - n(g))``.
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -609,26 +609,26 @@ class RigidBody:
         >>> body.forward_dynamics(np.eye(4), [0.3, 1.0, 0.5, -0.4])  # eq. (96): [r, u, v, w]
         array([ 0.  ,  0.15, -0.3 ,  0.  ])
         """
-        g = self._g(g)
+        q = self._q(q)
         v = self._v(v)
         tau = None if tau is None else self._v(tau, "tau")
-        return self._forward_dynamics(g, v, tau)
+        return self._forward_dynamics(q, v, tau)
 
-    def _forward_dynamics(self, g: np.ndarray, v: np.ndarray, tau: np.ndarray | None) -> np.ndarray:
-        # seed 003 eq. (107): M v_dot - ad_v^T M v + n(g) = tau
-        rhs = -self._coriolis_force(v) - self._gravity_forces(g)
+    def _forward_dynamics(self, q: np.ndarray, v: np.ndarray, tau: np.ndarray | None) -> np.ndarray:
+        # seed 003 eq. (107): M a - ad_v^T M v + n(q) = tau
+        rhs = -self._coriolis_force(v) - self._gravity_forces(q)
         if tau is not None:
             rhs = rhs + tau
         return rhs @ self._M_inv.T
 
-    def inverse_dynamics(self, g, v, v_dot) -> np.ndarray:
+    def inverse_dynamics(self, q, v, a) -> np.ndarray:
         """Wrench ``τ = M v̇ + C(v) v + n(g)`` that produces the acceleration ``v̇``.
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
-        v, v_dot : array_like, shape (..., dim)
+        v, a : array_like, shape (..., dim)
             Body velocity and acceleration.
 
         Returns
@@ -653,10 +653,10 @@ class RigidBody:
         >>> body.inverse_dynamics(np.eye(3), [0.1, -0.2, 0.3], [0.0, 0.0, 0.0])  # ω × Mω, eq. (71)
         array([-0.06, -0.06, -0.02])
         """
-        g = self._g(g)
+        q = self._q(q)
         v = self._v(v)
-        v_dot = self._v(v_dot, "v_dot")
-        return v_dot @ self._M + self._coriolis_force(v) + self._gravity_forces(g)
+        a = self._v(a, "a")
+        return a @ self._M + self._coriolis_force(v) + self._gravity_forces(q)
 
     # ------------------------------------------------------------------------------------
     # The connection view (seed 000)
