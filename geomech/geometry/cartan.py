@@ -62,7 +62,7 @@ class CartanSchoutenConnection(AffineConnection):
     >>> from geomech.geometry.examples import rigid_body_so3
     >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
     >>> w = np.array([1.0, 2.0, 3.0])
-    >>> CartanSchoutenConnection(body, "-").coriolis_matrix(np.eye(3), w)
+    >>> CartanSchoutenConnection(body, "cartan-minus").coriolis_matrix(np.eye(3), w)
     array([[0., 0., 0.],
            [0., 0., 0.],
            [0., 0., 0.]])

@@ -508,7 +508,7 @@ class CartanSchoutenBody(BodyConnection):
     >>> from geomech.multibody.body_connections import CartanSchoutenBody
     >>> from geomech.spatial import crm
     >>> v = np.arange(6.0)
-    >>> bool(np.allclose(CartanSchoutenBody("+").coriolis(np.eye(6), v), crm(v)))
+    >>> bool(np.allclose(CartanSchoutenBody("cartan-plus").coriolis(np.eye(6), v), crm(v)))
     True
     """
 
