@@ -122,9 +122,9 @@ inertia = np.diag([1.0, 2.0, 3.0])
 body = rigid_body_so3(inertia)
 factorizations = {
     "Levi-Civita": LeviCivitaConnection(body),
-    "Cartan–Schouten (-)": CartanSchoutenConnection(body, "-"),
-    "Cartan–Schouten (0)": CartanSchoutenConnection(body, "0"),
-    "Cartan–Schouten (+)": CartanSchoutenConnection(body, "+"),
+    "Cartan–Schouten (-)": CartanSchoutenConnection(body, "cartan-minus"),
+    "Cartan–Schouten (0)": CartanSchoutenConnection(body, "cartan-zero"),
+    "Cartan–Schouten (+)": CartanSchoutenConnection(body, "cartan-plus"),
     "Levi-Civita + 0.5 (w x)": LeviCivitaConnection(body) + Contorsion.totally_antisymmetric([0.5]),
 }
 rng = np.random.default_rng(0)

@@ -7,12 +7,13 @@ import warnings
 import numpy as np
 
 from .._validation import as_array
-from ..errors import DimensionError, DTypeError, NonFiniteError, ParameterError
+from ..errors import ConnectionSpecError, DimensionError, DTypeError, NonFiniteError, ParameterError
 from ..geometry.cartan import CartanSchoutenConnection
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.induced import LoopClosureFrame
 from ..geometry.levi_civita import LeviCivitaConnection
+from ..geometry.names import canonical_connection_name
 from ..geometry.system import MechanicalSystem, as_mechanical_system
 from ..multibody.frame import JointFrame
 from .reference import _JointwiseError, group_tracking_error
@@ -362,13 +363,10 @@ class SlotineLi:
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
 
 
-#: Names of the Cartan-Schouten connections on a group with a left-invariant frame.
-_CARTAN_NAMES = {"cartan-minus": "-", "cartan-zero": "0", "cartan-plus": "+"}
-
-
 def _resolve_connection(given, system, connection) -> AffineConnection:
     """The connection object of ``connection``: an object, or a name resolved by the system
-    as given (``model.connection(name)``, ``body.connection(name)``), else a geometry name.
+    as given (``model.connection(name)``, ``body.connection(name)``), else through the one
+    registry of names (:mod:`geomech.geometry.names`) on the system's frame.
     """
     if isinstance(connection, AffineConnection):
         if connection.dim != system.dim:
@@ -379,13 +377,15 @@ def _resolve_connection(given, system, connection) -> AffineConnection:
         return connection
     if callable(getattr(given, "connection", None)):  # a robot or a rigid body: its own names
         return given.connection(connection)
-    if connection == "levi-civita":
+    name = canonical_connection_name(connection)
+    if name == "levi-civita":
         return LeviCivitaConnection(system)
-    if isinstance(connection, str) and connection in _CARTAN_NAMES:
-        return CartanSchoutenConnection(system, _CARTAN_NAMES[connection])
-    raise DTypeError(
-        "Expected `connection` to be an AffineConnection or one of the names "
-        f"{['levi-civita', *_CARTAN_NAMES]}, got {connection!r}."
+    if name.startswith("cartan-"):
+        return CartanSchoutenConnection(system, name)
+    raise ConnectionSpecError(
+        f"Expected `connection` to be an AffineConnection, or 'levi-civita' or a Cartan-Schouten "
+        f"name for a {type(system).__name__} (the body connection {name!r} is defined for "
+        f"robots and rigid bodies), got {connection!r}."
     )
 
 

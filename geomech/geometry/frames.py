@@ -169,6 +169,21 @@ class Frame(abc.ABC):
         """
         return as_array(q, name, self.point_shape)
 
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (zero coordinates by default).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> from geomech.geometry import CoordinateFrame
+        >>> CoordinateFrame(2).neutral()
+        array([0., 0.])
+        """
+        return np.zeros(tuple(self.point_shape))
+
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Draw random configurations (standard normal coordinates by default).
 
@@ -394,6 +409,24 @@ class LeftInvariantFrame(Frame):
         (3, 3)
         """
         return self.group.validate(q, name)
+
+    def neutral(self) -> np.ndarray:
+        """The group identity (:meth:`geomech.lie.LieGroup.identity`).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> from geomech.geometry import LeftInvariantFrame
+        >>> from geomech.lie import SE2
+        >>> LeftInvariantFrame(SE2).neutral()
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
+        return self.group.identity()
 
     def random_configuration(self, rng=None, size=None):
         """Random group elements (:meth:`geomech.lie.LieGroup.random`).

@@ -556,6 +556,26 @@ class MechanicalSystem:
         """
         return self.frame.flow(self._point(q), w, t)
 
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (the group identity on a Lie group, else the frame's).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.geometry.examples import rigid_body_so3
+        >>> rigid_body_so3(np.eye(3)).neutral()
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
+        if isinstance(self.manifold, LieGroup):
+            return self.manifold.identity()
+        return self.frame.neutral()
+
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations (the manifold's sampler, else the frame's).
 

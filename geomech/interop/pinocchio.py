@@ -1124,7 +1124,7 @@ class PinocchioBridge:
         )
         return self.matrix_from_pin(C)
 
-    def gravity(self, q) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         """Pinocchio's generalised gravity, in geomech's layout.
 
         Parameters
@@ -1141,7 +1141,7 @@ class PinocchioBridge:
         >>> from geomech import robots
         >>> from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio
         >>> model = robots.double_pendulum()
-        >>> np.round(PinocchioBridge(model, to_pinocchio(model)).gravity([0.0, 0.0]), 12)
+        >>> np.round(PinocchioBridge(model, to_pinocchio(model)).gravity_forces([0.0, 0.0]), 12)
         array([0., 0.])
         """
         g = _pin().computeGeneralizedGravity(self.pin_model, self.pin_data, self.q_to_pin(q))

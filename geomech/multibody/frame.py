@@ -221,6 +221,21 @@ class JointFrame(Frame):
                 )
         return q
 
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration: ``model.neutral()``.
+
+        Returns
+        -------
+        ndarray, shape (nq,)
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.quadruped().frame.neutral()[:7]
+        array([0., 0., 0., 0., 0., 0., 1.])
+        """
+        return self.model.neutral()
+
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations: ``model.random_configuration(rng, size)``.
 

@@ -74,7 +74,7 @@ def compare_with_pinocchio(bridge, rng, n_states=N_STATES):
         record("crba", rel_err(H[k], bridge.crba(q[k])))
         record("aba", rel_err(dv[k], bridge.aba(q[k], v[k], tau[k])))
         record("aba f_ext", rel_err(dv_f[k], bridge.aba(q[k], v[k], tau[k], f_ext[k])))
-        record("gravity", rel_err(g[k], bridge.gravity(q[k])))
+        record("gravity", rel_err(g[k], bridge.gravity_forces(q[k])))
         record("kinetic energy", rel_err(ke[k], bridge.kinetic_energy(q[k], v[k])))
         record("forward kinematics", rel_err(T[k], bridge.forward_kinematics(q[k])))
         pin.forwardKinematics(

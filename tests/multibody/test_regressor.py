@@ -191,12 +191,12 @@ def test_regressor_broadcasts_batches_and_gravity(rng):
     q = model.random_configuration(rng, size=(2, 1))
     v, v_r, a_r = rng.normal(size=(3, 4, model.nv))
     g = rng.normal(size=(2, 4, 3))
-    Y = slotine_li_regressor(model, q, v, v_r, a_r, "momentum-cross", gravity=g)
+    Y = slotine_li_regressor(model, q, v, v_r, a_r, "boltzmann-hamel", gravity=g)
     assert Y.shape == (2, 4, model.nv, 10 * model.n_bodies)
     for i, j in np.ndindex(2, 4):
-        Y1 = slotine_li_regressor(model, q[i, 0], v[j], v_r[j], a_r[j], "momentum-cross", g[i, j])
+        Y1 = slotine_li_regressor(model, q[i, 0], v[j], v_r[j], a_r[j], "boltzmann-hamel", g[i, j])
         np.testing.assert_allclose(Y[i, j], Y1, rtol=0, atol=1e-12)
-        tau = slotine_li_torques(model, q[i, 0], v[j], v_r[j], a_r[j], "momentum-cross", g[i, j])
+        tau = slotine_li_torques(model, q[i, 0], v[j], v_r[j], a_r[j], "boltzmann-hamel", g[i, j])
         assert rel_err(Y1 @ _pi(model), tau) < RTOL
 
 
@@ -228,7 +228,7 @@ def test_regressor_with_actual_motion_is_inverse_dynamics(rng):
     model = MODELS["quadruped"]
     q = model.random_configuration(rng, size=4)
     v, a = rng.normal(size=(2, 4, model.nv))
-    for connection in ("levi-civita", "velocity-cross", "momentum-cross"):  # correct dynamics
+    for connection in ("levi-civita", "velocity-cross", "boltzmann-hamel"):  # correct dynamics
         Y = slotine_li_regressor(model, q, v, v, a, connection)
         assert rel_err(Y @ _pi(model), rnea(model, q, v, a)) < RTOL
 
