@@ -14,10 +14,13 @@ from geomech.errors import (
     InertiaError,
     NonFiniteError,
     NotOnManifoldError,
+    SingularityError,
 )
 
 __all__ = [
     "as_array",
+    "as_matrix",
+    "check_full_column_rank",
     "check_finite",
     "check_real",
     "check_result",
@@ -30,6 +33,9 @@ __all__ = [
 
 #: Default tolerance for membership tests (orthonormality, symmetry).
 MANIFOLD_TOL = 1e-6
+
+#: A matrix is rank deficient when its singular values have ratio ``<= RANK_RTOL``.
+RANK_RTOL = 1e-10
 
 
 def _shape_str(shape) -> str:
@@ -228,3 +234,34 @@ def default_rng(rng=None) -> np.random.Generator:
             f"Expected `rng` to be None, a nonnegative int seed or a numpy.random.Generator, "
             f"got {type(rng).__name__} ({exc})."
         ) from exc
+
+
+def as_matrix(x, name: str) -> np.ndarray:
+    """``x`` as a float array of shape (..., r, c)."""
+    x = as_array(x, name)
+    if x.ndim < 2:
+        raise DimensionError(f"Expected `{name}` to have shape (..., rows, cols), got {x.shape}.")
+    return x
+
+
+def check_full_column_rank(A: np.ndarray, name: str, rtol: float = RANK_RTOL,
+                            kind: str = "column") -> None:
+    """Raise SingularityError unless every A (..., n, m) in the batch has rank m.
+
+    ``kind="row"`` words the message for the transpose (``A`` is then ``J^T``).
+    """
+    n, m = A.shape[-2:]
+    if m > n:
+        other = "columns" if kind == "row" else "rows"
+        raise SingularityError(
+            f"Expected `{name}` to have full {kind} rank {m}, got {n} {other} (< {m})."
+        )
+    sv = np.linalg.svd(A, compute_uv=False)  # (..., m), descending
+    smin, smax = sv[..., -1], sv[..., 0]
+    ratio = smin / np.maximum(smax, np.finfo(float).tiny)
+    if np.any(ratio <= rtol):
+        worst = np.unravel_index(np.argmin(ratio), ratio.shape) if ratio.ndim else ()
+        raise SingularityError(
+            f"Expected `{name}` to have full {kind} rank {m}, got smallest singular value "
+            f"{float(smin[worst]):.3g} (largest {float(smax[worst]):.3g})."
+        )

@@ -9,9 +9,9 @@ import numpy as np
 from .._validation import as_array
 from ..errors import ConnectionSpecError, DimensionError, DTypeError, NonFiniteError, ParameterError
 from ..geometry.cartan import CartanSchoutenConnection
+from ..geometry.closed_chain import LoopClosureFrame
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
-from ..geometry.induced import LoopClosureFrame
 from ..geometry.levi_civita import LeviCivitaConnection
 from ..geometry.names import canonical_connection_name
 from ..geometry.system import MechanicalSystem, as_mechanical_system

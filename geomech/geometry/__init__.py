@@ -22,6 +22,7 @@ Examples
 from geomech.geometry import examples, examples_induced
 from geomech.geometry.cartan import CartanSchoutenConnection
 from geomech.geometry.checks import CheckResult
+from geomech.geometry.closed_chain import ClosedChain, LoopClosureFrame
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.contorsion import Contorsion, SymmetryReport
 from geomech.geometry.frames import (
@@ -32,15 +33,10 @@ from geomech.geometry.frames import (
     RightInvariantFrame,
 )
 from geomech.geometry.geodesics import Trajectory, integrate_geodesic, integrate_parallel_transport
-from geomech.geometry.induced import (
-    ClosedChain,
-    InducedConnection,
-    LoopClosureFrame,
-    task_space_coriolis,
-    transform_coriolis,
-)
+from geomech.geometry.induced import InducedConnection
 from geomech.geometry.levi_civita import LeviCivitaConnection
 from geomech.geometry.system import MechanicalSystem, as_mechanical_system
+from geomech.geometry.transformation import task_space_coriolis, transform_coriolis
 
 __all__ = [
     "MechanicalSystem",

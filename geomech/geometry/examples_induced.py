@@ -16,9 +16,10 @@ import numpy as np
 
 from geomech._validation import as_array, check_spd
 from geomech.errors import DimensionError, InertiaError, ModelError
+from geomech.geometry.closed_chain import ClosedChain
 from geomech.geometry.contorsion import Contorsion
 from geomech.geometry.examples import point_mass
-from geomech.geometry.induced import ClosedChain, InducedConnection
+from geomech.geometry.induced import InducedConnection
 from geomech.geometry.levi_civita import LeviCivitaConnection
 from geomech.geometry.system import MechanicalSystem
 from geomech.lie import Euclidean

@@ -54,7 +54,7 @@ import numpy as np
 
 from geomech._validation import as_array
 from geomech.errors import ConnectionSpecError, DimensionError
-from geomech.geometry.induced import transform_coriolis
+from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
     BodyConnection,
