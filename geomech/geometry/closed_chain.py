@@ -25,9 +25,12 @@ from geomech.errors import (
     SingularityError,
 )
 from geomech.geometry.connection import AffineConnection
-from geomech.geometry.frames import CoordinateFrame, Frame
+from geomech.geometry.frames import Frame
 from geomech.geometry.induced import InducedConnection
+from geomech.geometry.levi_civita import LeviCivitaConnection
+from geomech.geometry.names import canonical_connection_name
 from geomech.geometry.stencils import fd_jacobian
+from geomech.geometry.system import MechanicalSystem
 
 __all__ = ["LoopClosureFrame", "ClosedChain"]
 
@@ -458,6 +461,24 @@ class LoopClosureFrame(Frame):
                 f"independent={self.independent.tolist()})")
 
 
+def _tree_connection(tree, connection) -> AffineConnection:
+    """The spanning tree's connection: ``tree`` itself, or the named connection of a system."""
+    if isinstance(tree, AffineConnection):
+        return tree
+    if isinstance(connection, AffineConnection):
+        return connection
+    by_name = getattr(tree, "connection", None)  # a robot (or rigid body): its own names
+    if callable(by_name) and not isinstance(tree, AffineConnection):
+        return by_name(connection)
+    if isinstance(tree, MechanicalSystem) and canonical_connection_name(connection) == "levi-civita":
+        return LeviCivitaConnection(tree)
+    raise ConnectionSpecError(
+        "Expected `tree` to be an AffineConnection, or a MechanicalSystem (e.g. a "
+        "MultibodyModel) with `connection` 'levi-civita' or a connection object, got "
+        f"{type(tree).__name__} with connection {connection!r}."
+    )
+
+
 class ClosedChain:
     r"""A closed chain by projection: a spanning tree closed by loop constraints (§VI-C1).
 
@@ -477,13 +498,19 @@ class ClosedChain:
 
     Parameters
     ----------
-    tree : AffineConnection
-        Connection of the spanning tree; its system must use joint coordinates (a
-        :class:`~geomech.geometry.frames.CoordinateFrame`).
+    tree : AffineConnection, MechanicalSystem or MultibodyModel
+        The spanning tree in joint coordinates: a connection on a system with a
+        :class:`~geomech.geometry.frames.CoordinateFrame`, such a system, or a robot
+        (:class:`~geomech.multibody.MultibodyModel`) whose joints all have one coordinate;
+        a system is taken with the connection named by ``connection``.
     constraint : callable
         Loop closure :math:`\phi`: batched ``q (..., n) -> (..., n - m)``.
     independent : sequence of int
         Indices of the independent coordinates.
+    connection : str or AffineConnection, optional
+        When ``tree`` is a system: its connection, an object or a name (a robot's body
+        connection names, ``model.connection(name)``; ``"levi-civita"`` for any system).
+        Default ``"levi-civita"``.
     constraint_jacobian, constraint_hessian : callable, optional
         See :class:`LoopClosureFrame` (default: five-point stencils).
     reference : array_like, shape (n,), optional
@@ -502,8 +529,9 @@ class ClosedChain:
     Raises
     ------
     ConnectionSpecError
-        If ``tree`` is not an :class:`AffineConnection` on a system in coordinates, or the
-        constraint is specified wrongly (see :class:`LoopClosureFrame`).
+        If ``tree`` is neither a connection nor a system in joint coordinates, the
+        connection name is unknown, or the constraint is specified wrongly (see
+        :class:`LoopClosureFrame`).
 
     References
     ----------
@@ -527,16 +555,13 @@ class ClosedChain:
     array([[1.5625]])
     """
 
-    def __init__(self, tree, constraint, independent, *, constraint_jacobian=None,
-                 constraint_hessian=None, reference=None):
-        if not isinstance(tree, AffineConnection):
+    def __init__(self, tree, constraint, independent, *, connection="levi-civita",
+                 constraint_jacobian=None, constraint_hessian=None, reference=None):
+        tree = _tree_connection(tree, connection)
+        if not getattr(tree.system.frame, "coordinates", False):
             raise ConnectionSpecError(
-                f"Expected `tree` to be an AffineConnection, got {type(tree).__name__}."
-            )
-        if not isinstance(tree.system.frame, CoordinateFrame):
-            raise ConnectionSpecError(
-                "Expected the spanning tree in joint coordinates (a CoordinateFrame), got "
-                f"{tree.system.frame!r}."
+                "Expected the spanning tree in joint coordinates (a CoordinateFrame, or a "
+                f"robot of 1-DoF joints), got {tree.system.frame!r}."
             )
         self.tree = tree
         self._spec = dict(constraint=constraint, independent=independent,

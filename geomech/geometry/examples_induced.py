@@ -24,7 +24,13 @@ from geomech.geometry.levi_civita import LeviCivitaConnection
 from geomech.geometry.system import MechanicalSystem
 from geomech.lie import Euclidean
 
-__all__ = ["particle_on_sphere", "particle_on_torus", "planar_serial_chain", "four_bar_linkage"]
+__all__ = [
+    "particle_on_sphere",
+    "particle_on_torus",
+    "planar_serial_chain",
+    "four_bar_closure",
+    "four_bar_linkage",
+]
 
 #: Imaginary step of the complex-step derivative (exact to rounding for analytic functions).
 COMPLEX_STEP = 1e-20
@@ -259,6 +265,11 @@ class _PlanarChain:
         _t, _o, _d, coms = self.kinematics(q)
         return self.gravity * sum(m * p[..., 1] for m, p in zip(self.masses, coms, strict=True))
 
+    def complex_step_gravity(self, q):
+        """g[..., k] = dV / dq_k, exact to rounding (complex step)."""
+        qc = q[..., None, :] + 1j * COMPLEX_STEP * np.eye(self.n)  # (..., k, n)
+        return self.potential(qc).imag / COMPLEX_STEP
+
 
 class _PlanarChainSystem(MechanicalSystem):
     """Mechanical system of a planar chain with exact Lie derivatives of H (complex step)."""
@@ -269,6 +280,10 @@ class _PlanarChainSystem(MechanicalSystem):
 
     def _dH(self, q):
         return self._chain.complex_step_dH(np.asarray(q, dtype=float))
+
+    def gravity_forces(self, q):
+        r"""Generalized gravity forces :math:`g_k = \partial V/\partial q^k`, exact (complex step)."""
+        return self._chain.complex_step_gravity(self._point(q))
 
 
 def planar_serial_chain(joint_types, offsets, masses, coms, inertias, axes=None,
@@ -285,8 +300,9 @@ def planar_serial_chain(joint_types, offsets, masses, coms, inertias, axes=None,
         H(q) = \sum_k m_k J_k^\top J_k + I_k\, j_k j_k^\top,
         \qquad V(q) = g \sum_k m_k\, y_k(q)
 
-    (gravity along :math:`-y`). The Lie derivatives :math:`\partial H / \partial q^k` are
-    exact to rounding (complex-step differentiation of the closed form), so
+    (gravity along :math:`-y`). The Lie derivatives :math:`\partial H / \partial q^k` and the
+    gravity forces :math:`\partial V/\partial q^k` are exact to rounding (complex-step
+    differentiation of the closed forms), so
     ``LeviCivitaConnection(system)`` has the exact Christoffel symbols (eq. 5).
 
     Parameters
@@ -358,8 +374,37 @@ def planar_serial_chain(joint_types, offsets, masses, coms, inertias, axes=None,
 # ----------------------------------------------------------------------------------------
 # the four-bar linkage
 # ----------------------------------------------------------------------------------------
-def _four_bar_closure(alpha, ground, crank, coupler, rocker):
-    """Closed-form position analysis (circle intersection, 'elbow up') -> (q1, q2, q3)."""
+def four_bar_closure(alpha, ground, crank, coupler, rocker) -> np.ndarray:
+    r"""Closed-form position analysis of a four-bar: the relative angles at crank angle ``alpha``.
+
+    The coupler's far end :math:`C` is the intersection ('elbow up', to the left of the line
+    from the crank tip :math:`B` to the ground pivot :math:`P = (d, 0)`) of the circles of
+    radii :math:`l_2` about :math:`B` and :math:`l_3` about :math:`P`.
+
+    Parameters
+    ----------
+    alpha : float
+        Crank angle :math:`q_1`.
+    ground, crank, coupler, rocker : float
+        Link lengths :math:`d, l_1, l_2, l_3`.
+
+    Returns
+    -------
+    ndarray, shape (3,)
+        :math:`(q_1, q_2, q_3)`, relative joint angles.
+
+    Raises
+    ------
+    ModelError
+        If the linkage does not close at ``alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.geometry.examples_induced import four_bar_closure
+    >>> np.round(four_bar_closure(np.pi / 2, 1.0, 1.0, 1.0, 1.0), 12) + 0.0  # a square
+    array([ 1.57079633, -1.57079633, -1.57079633])
+    """
     B = crank * np.array([np.cos(alpha), np.sin(alpha)])
     P = np.array([ground, 0.0])
     d = P - B
@@ -497,7 +542,7 @@ def four_bar_linkage(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0
         return Hs
 
     reference = np.zeros(n)
-    reference[base:] = _four_bar_closure(float(crank_angle), d, l1, l2, l3)
+    reference[base:] = four_bar_closure(float(crank_angle), d, l1, l2, l3)
     independent = list(range(base + 1))
     return ClosedChain(LeviCivitaConnection(tree_system), constraint, independent,
                        constraint_jacobian=constraint_jacobian,

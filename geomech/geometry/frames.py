@@ -68,6 +68,10 @@ class Frame(abc.ABC):
 
     dim: int
     point_shape: tuple[int, ...]
+    #: Whether the fields are coordinate fields of the flat point ``q`` (``flow(q, w, t) =
+    #: q + t w``): the :class:`CoordinateFrame`, and a robot's joint frame when every joint
+    #: has one coordinate (what a :class:`~geomech.geometry.ClosedChain` spanning tree needs).
+    coordinates: bool = False
 
     @abc.abstractmethod
     def flow(self, q, w, t=1.0) -> np.ndarray:
@@ -556,6 +560,8 @@ class CoordinateFrame(Frame):
     >>> float(abs(frame.structure_constants([0.0, 0.0, 0.0])).max())
     0.0
     """
+
+    coordinates = True
 
     def __init__(self, n: int):
         if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:

@@ -57,6 +57,19 @@ class _InducedSystem(MechanicalSystem):
     def _dH(self, q):
         return self._induced._dH_bar(q)
 
+    def gravity_forces(self, q) -> np.ndarray:
+        r"""Generalized gravity forces by the chain rule, :math:`\bar g = A^\top g(\varphi(\bar q))`.
+
+        (:math:`\mathscr L_{\bar X_j}(V\circ\varphi) = A^a_j\,\mathscr L_{X_a} V`: exact when the
+        ambient system's :math:`g` is.)
+        """
+        q = self._point(q)
+        ind = self._induced
+        if self.potential is None:
+            return np.zeros(self._batch(q) + (self.dim,))
+        g = ind.ambient.system.gravity_forces(ind._ambient_point(q))
+        return np.einsum("...ai,...a->...i", ind._A(q), g)
+
 
 class InducedConnection(AffineConnection):
     r"""The connection induced on a submanifold :math:`\bar{\mathcal Q} \subseteq \mathcal Q`.

@@ -53,6 +53,9 @@ class JointFrame(Frame):
     curved : ndarray of bool, shape (nv,)
         The speeds of multi-DoF joints (their chart is not flat; 1-DoF joints are
         coordinates).
+    coordinates : bool
+        Whether the fields are the coordinate fields of ``q`` (a tree of 1-DoF joints: a
+        spanning tree for :class:`~geomech.geometry.ClosedChain`).
 
     References
     ----------
@@ -85,6 +88,11 @@ class JointFrame(Frame):
         for joint, _, vs in self._joints:
             curved[vs] = not isinstance(joint, _OneDoF) and joint.nv > 1
         self.curved = curved
+        # coordinate fields of q when every moving joint is a 1-DoF joint of a tree (q̇ = v)
+        self.coordinates = (
+            not getattr(model, "is_closed", False) and self.dim == self.point_shape[0]
+            and all(isinstance(joint, _OneDoF) for joint, _, _ in self._joints)
+        )
 
     def flow(self, q, w, t=1.0) -> np.ndarray:
         """Follow :math:`w^i X_i` from ``q`` for time ``t``: ``model.integrate(q, w, t)``.

@@ -465,7 +465,12 @@ def test_loop_closure_frame_validation():
 
 def test_closed_chain_validation(fourbar):
     with pytest.raises(ConnectionSpecError, match="`tree` to be an AffineConnection"):
-        ClosedChain(point_mass(dim=2), circle, [0])
+        ClosedChain(np.eye(2), circle, [0])
+    # a system in coordinates is taken with its Levi-Civita connection
+    q = np.array([0.6, 0.8])
+    np.testing.assert_allclose(ClosedChain(point_mass(dim=2), circle, [0]).mass_matrix(q),
+                               ClosedChain(LeviCivitaConnection(point_mass(dim=2)), circle,
+                                           [0]).mass_matrix(q))
     with pytest.raises(ConnectionSpecError, match="spanning tree in joint coordinates"):
         ClosedChain(LeviCivitaConnection(rigid_body_so3(np.eye(3))), circle, [0])
     with pytest.raises(ConnectionSpecError, match="`tree` to be an AffineConnection of "
