@@ -600,7 +600,7 @@ class MultibodyModel(MechanicalSystem):
         I = self.inertias  # noqa: E741
         m = I[:, 5, 5]
         h = np.stack([I[:, 2, 4], I[:, 0, 5], I[:, 1, 3]], axis=-1)  # I[:3, 3:] = S(h)
-        T = forward_kinematics(self, q)
+        T = forward_kinematics(self.spanning_tree if self.is_closed else self, q)
         mc = np.einsum("...nij,nj->...ni", T[..., :3, :3], h) + m[:, None] * T[..., :3, 3]
         return -np.einsum("...ni,i->...", mc, self.gravity)
 
