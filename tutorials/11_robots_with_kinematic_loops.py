@@ -34,6 +34,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
+from geomech.multibody import MultibodyModel  # noqa: E402
 from geomech.multibody.closed_dynamics import (  # noqa: E402
     inverse_operational_space_inertia,
     reflected_inertia,
@@ -41,6 +42,7 @@ from geomech.multibody.closed_dynamics import (  # noqa: E402
 from geomech.multibody.coriolis import coriolis_matrix  # noqa: E402
 from geomech.multibody.dynamics import aba, crba, gravity_forces, rnea  # noqa: E402
 from geomech.multibody.urdf_plus import load_example  # noqa: E402
+from geomech.simulation import simulate  # noqa: E402
 
 knee = load_example("planar_leg")
 geared = load_example("belt_leg")
@@ -137,40 +139,17 @@ for model in (knee, geared):
 # %%
 # Simulation
 # ----------
-# ``geomech.simulate`` integrates trees joint by joint and does not take closed models yet, so
-# we step the closed leg with classical RK4 in the independent coordinates, each stage's
-# configuration restored onto the constraint manifold by ``model.integrate`` (Newton on the
-# loop constraints). Without gravity or torques the kinetic energy
+# A closed model is a :class:`~geomech.geometry.MechanicalSystem` whose joint frame moves the
+# independent coordinates and closes the loops again (``model.integrate``: Newton on the loop
+# constraints), so ``geomech.simulate`` integrates it like any robot: RKMK4 in the independent
+# coordinates, every stage's configuration restored onto the constraint manifold, and the
+# accelerations from C-ABA. Without gravity or torques the kinetic energy
 # :math:`\\tfrac12 v^\\top\\bar H v` must stay constant and the loop stays closed.
-zero_g = np.zeros(3)
-
-
-def rk4(model, q, v, dt, steps, torque=None):
-    """Fixed-step RK4 on the closed manifold; returns the times, q and v."""
-    t, qs, vs = [0.0], [q], [v]
-    tau = torque or (lambda t, q, v: np.zeros(model.nv))
-    f = aba if torque else (lambda m, q, v, tau: aba(m, q, v, tau, gravity=zero_g))
-    for k in range(steps):
-        tk = k * dt
-        a1 = f(model, q, v, tau(tk, q, v))
-        q2, v2 = model.integrate(q, v, dt / 2), v + dt / 2 * a1
-        a2 = f(model, q2, v2, tau(tk + dt / 2, q2, v2))
-        q3, v3 = model.integrate(q, v2, dt / 2), v + dt / 2 * a2
-        a3 = f(model, q3, v3, tau(tk + dt / 2, q3, v3))
-        q4, v4 = model.integrate(q, v3, dt), v + dt * a3
-        a4 = f(model, q4, v4, tau(tk + dt, q4, v4))
-        q = model.integrate(q, (v + 2 * v2 + 2 * v3 + v4) / 6, dt)
-        v = v + dt / 6 * (a1 + 2 * a2 + 2 * a3 + a4)
-        t.append(tk + dt)
-        qs.append(q)
-        vs.append(v)
-    return np.array(t), np.array(qs), np.array(vs)
-
-
-q0, v0 = knee.neutral(), np.array([1.0, -2.0])
-t, qs, vs = rk4(knee, q0, v0, 5e-3, 200)
-energy = 0.5 * np.einsum("ni,nij,nj->n", vs, crba(knee, qs), vs)
-residual = np.abs(knee.constraint_residual(qs)).max(axis=-1)
+free = MultibodyModel(knee.graph, gravity=np.zeros(3))  # the same closed leg without gravity
+res = simulate(free, free.neutral(), [1.0, -2.0], 1.0, dt=5e-3)
+t, qs, vs = res.t, res.q, res.v
+energy = free.kinetic_energy(qs, vs)
+residual = np.abs(free.constraint_residual(qs)).max(axis=-1)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
 axes[0].plot(t, energy - energy[0])
 axes[0].set_xlabel("time [s]")
@@ -204,7 +183,8 @@ def controller(t, q, v):
     return crba(knee, q) @ a_r + C @ v_r + gravity_forces(knee, q) - K_D @ s
 
 
-t, qs, vs = rk4(knee, knee.neutral(), np.zeros(knee.nv), 1e-2, 150, torque=controller)
+res = simulate(knee, knee.neutral(), np.zeros(knee.nv), 1.5, controller=controller, dt=2.5e-3)
+t, qs, vs = res.t, res.q, res.v
 err = qs[:, knee.independent_v_index] - (y_ref + amp * np.sin(np.outer(t, freq)))
 fig, ax = plt.subplots(figsize=(6, 3.5))
 for k, name in enumerate(knee.independent_joints):
