@@ -37,7 +37,7 @@ import numpy as np
 from geomech._validation import as_array
 from geomech.errors import DimensionError, ModelError
 from geomech.geometry.examples_induced import four_bar_closure
-from geomech.multibody.joints import Revolute
+from geomech.multibody.joints import Prismatic, Revolute
 from geomech.multibody.kinematics import body_jacobians, forward_kinematics
 from geomech.multibody.model import MultibodyModel
 from geomech.spatial import spatial_inertia
@@ -207,15 +207,18 @@ class PointClosure:
 
 
 def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1.2), *,
-             gravity=9.81, crank_angle=0.3):
+             mobile_base=False, base_mass=3.0, base_inertia=0.5, gravity=9.81, crank_angle=0.3):
     r"""The planar four-bar linkage as a robot: a serial tree crank–coupler–rocker plus its closure.
 
     Three revolute joints about :math:`z` (crank pivot at the origin, the coupler at the
     crank's tip, the rocker at the coupler's tip), uniform slender links along their
     :math:`x` axes (mass :math:`m`, centre of mass at the middle, :math:`I_{zz} = m l^2/12`
     about it), gravity along :math:`-y`; the loop is closed by pinning the rocker's tip to
-    the ground pivot :math:`(d, 0)` (:class:`PointClosure` on the :math:`x, y` axes). The
-    same linkage as the hand-written planar system
+    the ground pivot :math:`(d, 0)` (:class:`PointClosure` on the :math:`x, y` axes). With
+    ``mobile_base=True`` the ground link is a body on a prismatic (:math:`x`, a massless
+    carriage) and a revolute joint (mass and inertia about the joint), the tree has
+    coordinates :math:`(x, \psi, q_1, q_2, q_3)` and the pivot :math:`(d, 0)` is a point of
+    the base (seed 000 §VI-C1). The same linkage as the hand-written planar system
     :func:`geomech.geometry.examples_induced.four_bar_linkage`, built from a graph.
 
     Parameters
@@ -224,6 +227,10 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
         Link lengths :math:`d, l_1, l_2, l_3` (positive).
     masses : array_like, shape (3,)
         Masses of crank, coupler and rocker (positive).
+    mobile_base : bool
+        Put the ground link on a P–R base.
+    base_mass, base_inertia : float
+        Mass and rotational inertia (about the base joint) of the mobile base.
     gravity : float
         Gravity along :math:`-y`.
     crank_angle : float
@@ -232,11 +239,12 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
     Returns
     -------
     model : MultibodyModel
-        The spanning tree (joints ``"A"``, ``"B"``, ``"C"``).
+        The spanning tree (joints ``"A"``, ``"B"``, ``"C"``, after ``"x"``, ``"psi"`` on a
+        mobile base).
     closure : PointClosure
         The loop closure (2 rows).
-    q0 : ndarray, shape (3,)
-        A closed configuration at ``crank_angle``.
+    q0 : ndarray, shape (nq,)
+        A closed configuration at ``crank_angle`` (base at the origin).
 
     Raises
     ------
@@ -254,6 +262,8 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
     >>> model, closure, q0 = four_bar()
     >>> model.joint_names, model.nq
     (['A', 'B', 'C'], 3)
+    >>> four_bar(mobile_base=True)[0].joint_names
+    ['x', 'psi', 'A', 'B', 'C']
     """
     L = np.array([ground, crank, coupler, rocker], dtype=float)
     m = np.asarray(masses, dtype=float)
@@ -265,7 +275,15 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
     d, l1, l2, l3 = L
     G = nx.DiGraph(name="four_bar_tree")
     z = Revolute([0.0, 0.0, 1.0])
-    parents = ["world", "crank", "coupler"]
+    ground_link = "world"
+    if mobile_base:
+        G.add_edge("world", "carriage", joint=Prismatic([1.0, 0.0, 0.0]), name="x")
+        G.add_edge("carriage", "base", joint=z, name="psi")
+        G.nodes["carriage"]["inertia"] = np.zeros((6, 6))
+        G.nodes["base"]["inertia"] = spatial_inertia(
+            float(base_mass), [0.0, 0.0, 0.0], np.diag([0.0, 0.0, float(base_inertia)]))
+        ground_link = "base"
+    parents = [ground_link, "crank", "coupler"]
     for k, (name, length, mass) in enumerate(zip(("crank", "coupler", "rocker"), (l1, l2, l3), m,
                                                  strict=True)):
         T = np.eye(4)
@@ -276,5 +294,7 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
         G.nodes[name]["inertia"] = spatial_inertia(mass, [length / 2.0, 0.0, 0.0],
                                                    np.diag([0.0, Izz, Izz]))
     model = MultibodyModel(G, gravity=[0.0, -float(gravity), 0.0])
-    closure = PointClosure(model, "rocker", [l3, 0.0, 0.0], [d, 0.0, 0.0], axes=(0, 1))
-    return model, closure, four_bar_closure(float(crank_angle), d, l1, l2, l3)
+    closure = PointClosure(model, "rocker", [l3, 0.0, 0.0], [d, 0.0, 0.0],
+                           "base" if mobile_base else None, axes=(0, 1))
+    q0 = four_bar_closure(float(crank_angle), d, l1, l2, l3)
+    return model, closure, np.concatenate([np.zeros(2), q0]) if mobile_base else q0

@@ -61,6 +61,30 @@ def test_induced_quantities_agree_to_1e10(pair, rng):
                                hand.connection.christoffel_first_kind(q), atol=TOL)
 
 
+def test_mobile_base_four_bar_agrees_to_1e10(rng):
+    """Three minimal coordinates (seed 000 §VI-C1): the loop closes at a point of the base, so
+    the robot's constraint rows are the hand-written ones rotated by the base angle; the null
+    space, hence A, H̄, C̄ and the induced torsion, is the same."""
+    from geomech.geometry import Contorsion
+
+    model, closure, q0 = four_bar(mobile_base=True)
+    robot = ClosedChain(model, closure, [0, 1, 2], constraint_jacobian=closure.jacobian,
+                        reference=q0)
+    hand = four_bar_linkage(mobile_base=True)
+    q = hand.frame.random_configuration(rng, size=3)
+    v = rng.normal(size=(3, 3))
+    np.testing.assert_allclose(robot.velocity_map(q), hand.velocity_map(q), atol=TOL)
+    np.testing.assert_allclose(robot.mass_matrix(q), hand.mass_matrix(q), atol=TOL)
+    np.testing.assert_allclose(robot.coriolis_matrix(q, v), hand.coriolis_matrix(q, v), atol=TOL)
+    K = Contorsion.totally_antisymmetric(np.linspace(-1.0, 1.0, 10))
+    twisted_robot = robot.with_connection(robot.tree + K)
+    twisted_hand = hand.with_connection(hand.tree + K)
+    np.testing.assert_allclose(twisted_robot.coriolis_matrix(q, v), twisted_hand.coriolis_matrix(q, v),
+                               atol=TOL)
+    assert twisted_robot.connection.is_metric_compatible(q[0])
+    assert not twisted_robot.connection.is_torsion_free(q[0])
+
+
 def test_predicates_of_the_induced_connection_agree(pair, rng):
     robot, hand, model = pair
     q = robot.frame.random_configuration(rng)
