@@ -196,20 +196,25 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
 
     Parameters
     ----------
-    system : RigidBody, MechanicalSystem or MultibodyModel
-        The system. Group systems go through :func:`lie_group_form`; a ``MultibodyModel`` is
-        integrated in the joint-wise exponential chart (``model.integrate``; exact chart
-        rates of each joint) with :func:`~geomech.multibody.dynamics.aba`; a
-        ``MechanicalSystem`` with another frame (e.g. a closed chain's loop-closure frame) in
-        that frame's chart (``frame.flow``, ``frame.chart_velocity``), its configuration
-        recovered through ``frame.flow`` (so a closed loop stays closed).
+    system : RigidBody, MechanicalSystem (e.g. MultibodyModel) or a registered type
+        The system, put in its chart by the one dispatch
+        :func:`~geomech.simulation.charts.system_chart`. Group systems (a ``RigidBody``, a
+        ``MechanicalSystem`` on a Lie group with a coordinate or invariant frame) go through
+        :func:`lie_group_form`; any other ``MechanicalSystem`` is integrated in its frame's
+        chart (``frame.flow``, ``frame.chart_velocity``) with
+        :meth:`~geomech.geometry.MechanicalSystem.forward_dynamics`: a ``MultibodyModel`` in
+        its joint frame (``model.integrate``, each joint's chart rate) with the ABA, a closed
+        model in its independent coordinates (the flow closes the loops by Newton's method at
+        every stage, so the constraint residual stays at rounding) with C-ABA, a closed
+        chain in its loop-closure frame.
     q0 : array_like, shape (..., *point_shape)
         Initial configuration: a group element (e.g. a 3×3 rotation on SO(3)), a coordinate
-        vector on ``Euclidean(n)``, a multibody ``q`` (``(..., nq)``, unit quaternions), or a
-        point of the frame (``frame.point_shape``; on a closed chain, a closed configuration).
+        vector on ``Euclidean(n)``, a multibody ``q`` (``(..., nq)``, unit quaternions; on a
+        closed model, closing the loops), or a point of the frame (``frame.point_shape``; on
+        a closed chain, a closed configuration).
     v0 : array_like, shape (..., nv)
-        Initial velocity (body velocity on a group, joint speeds for a multibody model, frame
-        components otherwise).
+        Initial velocity (body velocity on a group, joint speeds for a multibody model, the
+        independent speeds for a closed model, frame components otherwise).
     t_final : float
         Final time (s), ``> t0``.
     controller : callable or dynamic controller, optional
