@@ -105,7 +105,7 @@ class MultibodyConnection(AffineConnection):
     def _coefficients(self, q: np.ndarray) -> np.ndarray:
         model = self.model
         if self.is_levi_civita:
-            return christoffel_symbols(model, q)
+            return self.system._koszul(q)  # the system's Koszul hook: Alg. 2 on a tree
         # Gamma_ijk = [C(q, e_j)]_ik: Alg. 1 at the n unit speeds, batched
         q = _check_q(model, q)
         C = coriolis_matrix(model, q[..., None, :], np.eye(model.nv), self._body_connection)
@@ -138,6 +138,8 @@ class MultibodyConnection(AffineConnection):
         >>> bool(np.allclose(C, np.einsum("ijk,j->ik", conn.christoffel_first_kind([0.3, -0.5]), [1.0, 2.0])))
         True
         """
+        if self.model.is_closed:  # Gamma . v from the coefficients until Alg. 1 in cluster form
+            return AffineConnection.coriolis_matrix(self, q, v)
         return coriolis_matrix(self.model, q, v, self._body_connection)
 
     def __repr__(self):
