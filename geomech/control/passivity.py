@@ -7,13 +7,11 @@ import warnings
 import numpy as np
 
 from .._validation import as_array
-from ..errors import ConnectionSpecError, DimensionError, DTypeError, NonFiniteError, ParameterError
-from ..geometry.cartan import CartanSchoutenConnection
+from ..errors import DimensionError, DTypeError, NonFiniteError, ParameterError
 from ..geometry.closed_chain import LoopClosureFrame
 from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
-from ..geometry.levi_civita import LeviCivitaConnection
-from ..geometry.names import canonical_connection_name
+from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
 from ..multibody.frame import JointFrame
 from .reference import _JointwiseError, group_tracking_error
@@ -202,7 +200,7 @@ class SlotineLi:
                 f"type as `system` ({type(frame).__name__}, dim {system.dim})."
             )
         self.connection = connection
-        self._connection = _resolve_connection(given, system, connection)
+        self._connection = resolve_connection(given, connection)
         # a robot with a named body connection: the recursive torques of
         # geomech.multibody.slotine_li_torques (O(N), with the estimate's inertias)
         self._body_connection = (
@@ -361,32 +359,6 @@ class SlotineLi:
         E = self.estimate
         C_hat = self._connection.coriolis_matrix(q, v)
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
-
-
-def _resolve_connection(given, system, connection) -> AffineConnection:
-    """The connection object of ``connection``: an object, or a name resolved by the system
-    as given (``model.connection(name)``, ``body.connection(name)``), else through the one
-    registry of names (:mod:`geomech.geometry.names`) on the system's frame.
-    """
-    if isinstance(connection, AffineConnection):
-        if connection.dim != system.dim:
-            raise DimensionError(
-                f"Expected `connection` of dimension {system.dim} (the system's), got "
-                f"{connection.dim}."
-            )
-        return connection
-    if callable(getattr(given, "connection", None)):  # a robot or a rigid body: its own names
-        return given.connection(connection)
-    name = canonical_connection_name(connection)
-    if name == "levi-civita":
-        return LeviCivitaConnection(system)
-    if name.startswith("cartan-"):
-        return CartanSchoutenConnection(system, name)
-    raise ConnectionSpecError(
-        f"Expected `connection` to be an AffineConnection, or 'levi-civita' or a Cartan-Schouten "
-        f"name for a {type(system).__name__} (the body connection {name!r} is defined for "
-        f"robots and rigid bodies), got {connection!r}."
-    )
 
 
 def _independent_coordinates(model) -> np.ndarray:

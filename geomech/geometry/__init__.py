@@ -35,12 +35,14 @@ from geomech.geometry.frames import (
 from geomech.geometry.geodesics import Trajectory, integrate_geodesic, integrate_parallel_transport
 from geomech.geometry.induced import InducedConnection
 from geomech.geometry.levi_civita import LeviCivitaConnection
+from geomech.geometry.resolution import resolve_connection
 from geomech.geometry.system import MechanicalSystem, as_mechanical_system
 from geomech.geometry.transformation import task_space_coriolis, transform_coriolis
 
 __all__ = [
     "MechanicalSystem",
     "as_mechanical_system",
+    "resolve_connection",
     "AffineConnection",
     "LeviCivitaConnection",
     "CartanSchoutenConnection",

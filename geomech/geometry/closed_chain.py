@@ -27,8 +27,7 @@ from geomech.errors import (
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import Frame
 from geomech.geometry.induced import InducedConnection
-from geomech.geometry.levi_civita import LeviCivitaConnection
-from geomech.geometry.names import canonical_connection_name
+from geomech.geometry.resolution import resolve_connection
 from geomech.geometry.stencils import fd_jacobian
 from geomech.geometry.system import MechanicalSystem
 
@@ -462,21 +461,15 @@ class LoopClosureFrame(Frame):
 
 
 def _tree_connection(tree, connection) -> AffineConnection:
-    """The spanning tree's connection: ``tree`` itself, or the named connection of a system."""
+    """The spanning tree's connection: ``tree`` itself, or the connection of a system."""
     if isinstance(tree, AffineConnection):
         return tree
-    if isinstance(connection, AffineConnection):
-        return connection
-    by_name = getattr(tree, "connection", None)  # a robot (or rigid body): its own names
-    if callable(by_name) and not isinstance(tree, AffineConnection):
-        return by_name(connection)
-    if isinstance(tree, MechanicalSystem) and canonical_connection_name(connection) == "levi-civita":
-        return LeviCivitaConnection(tree)
-    raise ConnectionSpecError(
-        "Expected `tree` to be an AffineConnection, or a MechanicalSystem (e.g. a "
-        "MultibodyModel) with `connection` 'levi-civita' or a connection object, got "
-        f"{type(tree).__name__} with connection {connection!r}."
-    )
+    if not (isinstance(tree, MechanicalSystem) or callable(getattr(tree, "mechanical_system", None))):
+        raise ConnectionSpecError(
+            "Expected `tree` to be an AffineConnection, or a MechanicalSystem (e.g. a "
+            f"MultibodyModel) with a `connection`, got {type(tree).__name__}."
+        )
+    return resolve_connection(tree, connection, "tree")
 
 
 class ClosedChain:

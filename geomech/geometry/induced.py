@@ -40,6 +40,7 @@ from geomech._validation import as_array, check_full_column_rank
 from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import CoordinateFrame, LeftInvariantFrame
+from geomech.geometry.resolution import resolve_connection
 from geomech.geometry.stencils import frame_log, has_frame_log, lie_derivative5
 from geomech.geometry.system import MechanicalSystem
 from geomech.lie import Euclidean, LieGroup
@@ -106,8 +107,10 @@ class InducedConnection(AffineConnection):
 
     Parameters
     ----------
-    connection : AffineConnection
-        The connection :math:`\nabla` on :math:`\mathcal Q` (``n = connection.dim``).
+    connection : AffineConnection or MechanicalSystem
+        The connection :math:`\nabla` on :math:`\mathcal Q` (``n = connection.dim``); a system
+        (e.g. a :class:`~geomech.multibody.MultibodyModel` or a
+        :class:`~geomech.rigidbody.RigidBody`) stands for its Levi-Civita connection.
     A : callable or array_like, shape (n, m), optional
         Velocity map :math:`A(\bar q)`: batched callable ``q_bar -> (..., n, m)`` or a
         constant array. With ``embedding`` it is the user-supplied Jacobian of the embedding.
@@ -179,10 +182,13 @@ class InducedConnection(AffineConnection):
     def __init__(self, connection, A=None, embedding=None, *, manifold=None, frame=None,
                  A_dot=None, step=None):
         if not isinstance(connection, AffineConnection):
-            raise ConnectionSpecError(
-                "Expected `connection` to be an AffineConnection on the ambient system, got "
-                f"{type(connection).__name__}."
-            )
+            if not (isinstance(connection, MechanicalSystem)
+                    or callable(getattr(connection, "mechanical_system", None))):
+                raise ConnectionSpecError(
+                    "Expected `connection` to be an AffineConnection on the ambient system (or "
+                    f"the system itself), got {type(connection).__name__}."
+                )
+            connection = resolve_connection(connection)  # a system: its Levi-Civita connection
         if A is None and embedding is None:
             raise ConnectionSpecError(
                 "Expected a velocity map `A` or an `embedding` of the submanifold, got neither."

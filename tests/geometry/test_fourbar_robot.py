@@ -122,7 +122,7 @@ def test_closed_chain_takes_systems_and_validates(pair):
     same = ClosedChain(model, robot.frame._phi, [0], connection=LeviCivitaConnection(model),
                        reference=q)
     np.testing.assert_allclose(same.mass_matrix(q), robot.mass_matrix(q), atol=1e-12)
-    with pytest.raises(ConnectionSpecError, match="`tree` to be an AffineConnection"):
+    with pytest.raises(ConnectionSpecError, match="defined for robots and rigid bodies"):
         ClosedChain(hand.tree.system, hand.frame._phi, [0], connection="velocity-cross")
     with pytest.raises(ConnectionSpecError, match="`tree` to be an AffineConnection"):
         ClosedChain("four-bar", hand.frame._phi, [0])
@@ -131,6 +131,21 @@ def test_closed_chain_takes_systems_and_validates(pair):
     floating = load_example("four_bar", floating_base=True).spanning_tree
     with pytest.raises(ConnectionSpecError, match="spanning tree in joint coordinates"):
         ClosedChain(floating, lambda q: q[..., :1], [1])
+
+
+def test_induced_connection_takes_a_robot(pair, rng):
+    """InducedConnection(model, A=...) is the robot's Levi-Civita connection induced by A: the
+    same as the ClosedChain's (built from the loop-closure frame's velocity map)."""
+    from geomech.geometry import InducedConnection
+
+    robot, _, model = pair
+    induced = InducedConnection(model, A=robot.frame._velocity_map, frame=robot.frame,
+                                A_dot=robot.frame._velocity_map_derivative)
+    q = robot.frame.random_configuration(rng)
+    np.testing.assert_allclose(induced.christoffel_first_kind(q),
+                               robot.connection.christoffel_first_kind(q), atol=1e-12)
+    with pytest.raises(ConnectionSpecError, match="AffineConnection on the ambient system"):
+        InducedConnection("robot", A=np.eye(3))
 
 
 def test_point_closure_validation(pair):

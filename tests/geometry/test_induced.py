@@ -436,7 +436,12 @@ def test_transform_coriolis_validation():
 def test_induced_connection_construction_validation():
     lc = LeviCivitaConnection(point_mass())
     with pytest.raises(ConnectionSpecError, match="`connection` to be an AffineConnection"):
-        InducedConnection(point_mass(), A=np.eye(3)[:, :2], manifold=Euclidean(2))
+        InducedConnection("point mass", A=np.eye(3)[:, :2], manifold=Euclidean(2))
+    # a system stands for its Levi-Civita connection
+    x = np.array([0.3, -0.2, 0.5])
+    a = InducedConnection(point_mass(), A=np.eye(3), manifold=Euclidean(3))
+    b = InducedConnection(lc, A=np.eye(3), manifold=Euclidean(3))
+    np.testing.assert_array_equal(a.christoffel_first_kind(x), b.christoffel_first_kind(x))
     with pytest.raises(ConnectionSpecError, match="velocity map `A` or an `embedding`"):
         InducedConnection(lc, manifold=Euclidean(2))
     with pytest.raises(ConnectionSpecError, match="`frame` or `manifold`"):
