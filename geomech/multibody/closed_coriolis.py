@@ -44,6 +44,7 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody import dynamics as _dynamics
+from geomech.multibody.christoffel import _rate_derivatives
 from geomech.multibody.coriolis import (
     _factor_tensors,
     coriolis_matrix,
@@ -213,6 +214,98 @@ def closed_coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.nd
     C_s = coriolis_matrix(st, q, qd, connection)
     Gt = np.swapaxes(G, -1, -2)
     return Gt @ C_s @ G + Gt @ crba(st, q) @ G_dot
+
+
+def _speed_derivatives(model, lay, Q):
+    r"""``GDc`` (B or 1, n_s, m_max, m_max): ``GDc[j, c, e]`` :math:`= \partial\dot G_{j,
+    y_c}/\partial\dot y_e` within each cluster (:math:`\dot G` is linear in the speeds:
+    its value at the unit speeds), zero for couplings."""
+    st = lay.tree
+    if lay.all_static:
+        return np.zeros((1, st.nv, lay.mmax, lay.mmax))
+    B, n = Q.shape[0], lay.nv
+    E = np.eye(n)
+    _, _, Gd = model.constraint_matrices(Q[:, None, :], E[None], rate=True)  # (B, n[e], n_s, n)
+    GDc = np.zeros((B, st.nv, lay.mmax, lay.mmax))
+    for k in range(lay.n_clusters):
+        y = lay.yidx[lay.cclus[k, 2]:lay.cclus[k + 1, 2]]
+        rows = np.concatenate([np.arange(st.nv)[st.v_slices[b]] for b in model.clusters[k].bodies])
+        for e, ye in enumerate(y):
+            page = GDc[..., e]  # a view
+            page[:, rows] = lay.gather(Gd[:, ye])[:, rows]
+    return GDc
+
+
+def closed_christoffel_symbols(model, q) -> np.ndarray:
+    r"""Christoffel symbols of a closed model by seed 000 Algorithm 2 in cluster form.
+
+    .. math::
+        \bar\Gamma^\star_{ijk} = \langle\!\langle\bar X_i, \bar\nabla^\star_{\bar X_j}\bar X_k
+        \rangle\!\rangle = G^a_i G^b_j G^c_k\,\Gamma^\star_{s,abc}
+        + G^a_i H_{s,ab}\,\mathscr L_{\bar X_j}G^b_k,
+        \qquad \bar C^\star_{ik} = \bar\Gamma^\star_{ijk}v^j
+
+    (the induced Levi-Civita connection, seed 000 eq. 17 in coefficients) with :math:`\bar
+    X_j = G^a_j X_a` the fields of the independent speeds. Computed on the cluster tree:
+    the cluster joints' motion subspaces :math:`\mathsf\Phi_k = \bar{\mathsf S}_k\mathsf
+    G_k` and the derivatives :math:`\mathcal D_k = \partial\mathring{\mathsf\Phi}_k/\partial
+    \dot y_k` of their rates (which carry :math:`\partial\dot{\mathsf G}_k/\partial\dot y_k`,
+    nonzero for loops: the fields of a loop's speeds need not commute with the spanning
+    frame), then the loops of Algorithm 2 over clusters. Not symmetric in :math:`(j, k)`
+    in general.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+    q : array_like, shape (..., nq)
+        Closed configurations.
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv, nv)
+        ``Gamma[..., i, j, k]`` (first index lowered, second the direction; DESIGN §3).
+
+    Raises
+    ------
+    ModelError
+        If ``model`` is not closed.
+    DimensionError, NonFiniteError
+        If ``q`` is malformed.
+    NotOnManifoldError
+        If ``q`` does not satisfy the constraints.
+
+    References
+    ----------
+    seed 000 eqs. (8)–(10), (17), §VI-C, Algorithm 2 (eqs. 24–28); digest §5.6, §7 items 8,
+    13, 14.
+
+    Examples
+    --------
+    Contracting the middle index gives the Coriolis matrix of Algorithm 1:
+
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_coriolis import (closed_christoffel_symbols,
+    ...                                               closed_coriolis_matrix)
+    >>> model = load_example("planar_leg")
+    >>> q, v = model.random_configuration(rng=4), np.array([0.9, -0.4])
+    >>> Gamma = closed_christoffel_symbols(model, q)
+    >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), closed_coriolis_matrix(model, q, v)))
+    True
+    """
+    lay = _closed(model)
+    st = lay.tree
+    cm = st.compiled
+    batch, B, (Q,) = states(("q", q, (st.nq,)))
+    Gc, _, _ = _constraint_data(model, lay, Q, np.zeros((1, lay.nv)))
+    GDc = _speed_derivatives(model, lay, Q)
+    S, _, T_user = cm.joint_arrays(Q)
+    n = lay.nv
+    Gamma = np.empty((B, n, n, n))
+    call(K.cluster_christoffel_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+         (S, _rate_derivatives(st, Q), T_user, Gc, GDc, Q, Gamma), batch, model,
+         names=("q", "q", "q", "q", "q", "q"), what="the Christoffel symbols")
+    return Gamma.reshape(batch + (n, n, n))
 
 
 def closed_mass_matrix_derivative(model, q, v) -> np.ndarray:
@@ -388,7 +481,9 @@ def closed_coriolis_transpose_product(model, q, v, w, connection="levi-civita") 
 # of geomech.multibody.coriolis (and christoffel_symbols) send closed models here
 _dynamics.CLOSED_MODEL_FUNCTIONS.update(
     coriolis_matrix=closed_coriolis_matrix,
+    coriolis_matrix_dense=closed_coriolis_matrix_dense,
     mass_matrix_derivative=closed_mass_matrix_derivative,
     slotine_li_torques=closed_slotine_li_torques,
     coriolis_transpose_product=closed_coriolis_transpose_product,
+    christoffel_symbols=closed_christoffel_symbols,
 )

@@ -65,7 +65,7 @@ from geomech.multibody.body_connections import (
     _crm6,
     body_connection,
 )
-from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
 from geomech.multibody.kernels.driver import call, compiled, states
 from geomech.multibody.kinematics import velocity_map
@@ -266,6 +266,12 @@ def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
     return out.reshape(batch + out_shape)
 
 
+def _closed(model, kind: str):
+    """The closed-model version of ``kind`` for a closed model (registered by
+    :mod:`geomech.multibody.closed_coriolis`, which builds on this module), else None."""
+    return CLOSED_MODEL_FUNCTIONS[kind] if getattr(model, "is_closed", False) else None
+
+
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
@@ -340,6 +346,9 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
+    closed = _closed(model, "coriolis_matrix")
+    if closed is not None:
+        return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_batch, cm, model, connection,
@@ -390,6 +399,9 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     ...                  coriolis_matrix(model, q, v, "momentum-cross")))
     True
     """
+    closed = _closed(model, "coriolis_matrix_dense")
+    if closed is not None:
+        return closed(model, q, v, connection)
     compiled(model)  # a MultibodyModel, or a named error
     q, v = _check_q(model, q), _check_v(model, v)
     batch = _batch(q.shape[:-1], v.shape[:-1])
@@ -524,6 +536,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
+    closed = _closed(model, "mass_matrix_derivative")
+    if closed is not None:
+        return closed(model, q, v)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.mass_matrix_derivative_batch, cm, model, "levi-civita",
@@ -593,6 +608,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
+    closed = _closed(model, "slotine_li_torques")
+    if closed is not None:
+        return closed(model, q, v, v_ref, a_ref, connection, gravity)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
@@ -650,6 +668,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     ...                  coriolis_matrix(model, q, v).T @ w))
     True
     """
+    closed = _closed(model, "coriolis_transpose_product")
+    if closed is not None:
+        return closed(model, q, v, w, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_transpose_product_batch, cm, model, connection,

@@ -110,7 +110,7 @@ def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, stat
 
 
 @njit(**_JIT)
-def _move_up(cbody, cclus, k, m, F, nrow):
+def _move_up(cbody, cclus, k, F, nrow):
     """Alg. 1 l.15 in ground coordinates: rows ``F[i, :nrow]`` of cluster ``k``'s bodies added
     into their output bodies' rows (those of the parent cluster, zeroed first)."""
     kp = cclus[k, 0]
@@ -247,9 +247,9 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
                 C[yidx[y0 + a], yidx[y0 + c]] = s
         h = k
         while cclus[h, 0] >= 0 and m > 0:  # l.14
-            _move_up(cbody, cclus, h, m, F1, m)  # l.15: f = ^hX_λ(h)ᵀ f, rows to output bodies
-            _move_up(cbody, cclus, h, m, F2, m)
-            _move_up(cbody, cclus, h, m, F3, m)
+            _move_up(cbody, cclus, h, F1, m)  # l.15: f = ^hX_λ(h)ᵀ f, rows to output bodies
+            _move_up(cbody, cclus, h, F2, m)
+            _move_up(cbody, cclus, h, F3, m)
             h = cclus[h, 0]  # l.16
             z0, n = cclus[h, 2], cclus[h + 1, 2] - cclus[h, 2]
             for a in range(n):
@@ -304,6 +304,227 @@ def cluster_coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, cb
             topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx, at(S, b),
             at(S_ring, b), at(T_user, b), at(Gc, b), at(Gdc, b), at(Q, b), at(V, b), C[b],
             work)
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
+
+
+# ----------------------------------------------------------------------------------------
+# seed 000 Alg. 2, cluster form
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y):
+    r"""Alg. 2 l.1–4 of the cluster joints, in ground coordinates: ``Psi[i, c]`` (column ``c``
+    of :math:`\mathsf\Phi_k` at body ``i``) and ``Dk[i, e m + c]`` :math:`=
+    \partial\mathring{\mathsf\Phi}_{k,c}/\partial\dot y_{k,e}` at body ``i``.
+
+    The rate of column ``c`` is :math:`\dot\Psi_{i,c} = \sum_j(\mathbf v_j\times\boldsymbol
+    \Phi_j + \mathring{\boldsymbol\Phi}_j)\mathsf G_{jc} + \boldsymbol\Phi_j\dot{\mathsf
+    G}_{jc}` over the cluster's joints on the path to ``i`` (module docstring), linear in
+    :math:`\dot y_k`; its derivative ``U`` along :math:`\dot y_{k,e}` follows the in-cluster
+    recursion, and :math:`\mathcal D_k = U - \Psi_e\times\Psi_c` removes the
+    :math:`(\mathsf v_k\times)\mathsf\Phi_k` part (Alg. 1 l.4), leaving
+    :math:`\partial\mathring{\mathsf\Phi}_k/\partial\dot y_k` (Alg. 2 l.3, eq. 26).
+    """
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    NC = cclus.shape[0] - 1
+    for k in range(NC):
+        m = cclus[k + 1, 2] - cclus[k, 2]
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):
+            i = cbody[t, 3]
+            p = parent[i]
+            inside = p >= 0 and p != cbody[i, 2]
+            for j in range(iv[i], iv[i + 1]):  # the spanning joints' Φ_j and D_j, ground
+                transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
+                for b in range(iv[i + 1] - iv[i]):
+                    transform_motion_transpose(E0[i], r0[i], D[j, b], Dt[j, b])
+            for c in range(m):  # Φ_k = Σ Φ_j G_jc (in-cluster recursion)
+                if inside:
+                    Psi[i, c, :] = Psi[p, c]
+                else:
+                    Psi[i, c, :] = 0.0
+                for j in range(iv[i], iv[i + 1]):
+                    for a in range(6):
+                        Psi[i, c, a] += Phi[j, a] * Gc[j, c]
+            for e in range(m):
+                for c in range(m):
+                    u = U[i, e * m + c]
+                    if inside:
+                        u[:] = U[p, e * m + c]
+                    else:
+                        u[:] = 0.0
+                    for j in range(iv[i], iv[i + 1]):
+                        g = Gc[j, c]
+                        x[:] = 0.0
+                        cross_motion(Psi[i, e], Phi[j], x)  # ∂v_i/∂ẏ_e × Φ_j
+                        for j2 in range(iv[i], iv[i + 1]):  # ∂Φ̊_j/∂ẏ_e = Σ D[j2, j] G_j2e
+                            ge = Gc[j2, e]
+                            for a in range(6):
+                                x[a] += Dt[j2, j - iv[i], a] * ge
+                        gd = GDc[j, c, e]
+                        for a in range(6):
+                            u[a] += x[a] * g + Phi[j, a] * gd
+                    y[:] = 0.0
+                    cross_motion(Psi[i, e], Psi[i, c], y)
+                    for a in range(6):
+                        Dk[i, e * m + c, a] = u[a] - y[a]
+
+
+@njit(**_JIT)
+def _move_up_params(cbody, cclus, k, P, h, n):
+    """Alg. 2 l.28 in ground coordinates: the pages ``(P, h)`` of cluster ``k``'s bodies added
+    into their output bodies' (zeroed first): a congruence by a selection keeps the stack
+    block diagonal, and eq. 21 is linear in the inertia."""
+    kp = cclus[k, 0]
+    for t in range(cclus[kp, 1], cclus[kp + 1, 1]):
+        P[cbody[t, 3], :n, :] = 0.0
+        h[cbody[t, 3], :n, :] = 0.0
+    for t in range(cclus[k, 1], cclus[k + 1, 1]):
+        i = cbody[t, 3]
+        o = cbody[i, 2]
+        for c in range(n):
+            for a in range(10):
+                P[o, c, a] += P[i, c, a]
+            for a in range(6):
+                h[o, c, a] += h[i, c, a]
+
+
+@njit(**_JIT)
+def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc,
+                        GDc, q, Gamma):
+    r"""Seed 000 Alg. 2 on the cluster tree for one state: ``Gamma`` (nv, nv, nv).
+
+    ``Gamma[i, j, k]`` :math:`= \bar\Gamma^\star_{ijk}` of the closed model (Levi-Civita;
+    :math:`\bar C^\star_{ik} = \bar\Gamma^\star_{ijk}v^j`). The tree kernel's loops
+    (:func:`~geomech.multibody.kernels.christoffel.christoffel_work`) run over clusters, each
+    6-vector of a joint becoming a stack over the cluster's bodies in ground coordinates:
+    pages of ``Bt`` as per-body ``(P, h)`` (eq. 21), lines 23, 25 (forces) and 28, 31
+    (factors, inertias) adding each body's rows into its output body's, and the products of
+    lines 14, 19, 22 summed over the bodies of the cluster. ``D`` (n_s, 6, 6) are the
+    spanning joints' rate derivatives (:mod:`~geomech.multibody.kernels.christoffel`).
+    """
+    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    N = parent.shape[0]
+    NC = cclus.shape[0] - 1
+    n_s = S.shape[0]
+    mmax = Gc.shape[1]
+    if not (all_finite(q) and all_finite(Gc) and all_finite(GDc)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r, E0, r0 = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3))
+    st = np.empty(1, dtype=np.int64)
+    if not _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, st):
+        return st[0]
+    Phi, Dt = np.empty((n_s, 6)), np.empty((n_s, 6, 6))
+    Psi = np.empty((N, mmax, 6))
+    Dk, U = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
+    I_C = np.empty((N, 10))
+    P, h = np.empty((N, mmax, 10)), np.empty((N, mmax, 6))
+    F1, F2 = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
+    F3 = np.empty((N, mmax * mmax, 6))
+    x, y = np.empty(6), np.empty(6)
+
+    # ---- l.1-4: cluster subspaces, rate derivatives and inertias in ground coordinates ----
+    _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y)
+    for i in range(N):
+        inertia_params(inertia[i], I_C[i])  # l.2: I^C_k = diag(I_k1, ..., I_kn)
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
+    Gamma[:, :, :] = 0.0
+
+    # ---- backward pass over k (l.5-32) ---------------------------------------------------
+    for k in range(NC - 1, -1, -1):
+        ok, dk = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):
+            i = cbody[t, 3]
+            for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
+                inertia_params_rate(I_C[i], Psi[i, c], P[i, c])
+                inertia_params_times(I_C[i], Psi[i, c], h[i, c])
+                for b in range(dk):  # l.7: F3 = I^C_k D_k
+                    inertia_params_times(I_C[i], Dk[i, b * dk + c], F3[i, b * dk + c])
+        j = k
+        while dk > 0:  # l.10
+            oj, dj = cclus[j, 2], cclus[j + 1, 2] - cclus[j, 2]
+            for t in range(cclus[j, 1], cclus[j + 1, 1]):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j
+                bi = cbody[t, 3]
+                for b in range(dj):
+                    for c in range(dk):
+                        inertia_params_times(P[bi, c], Psi[bi, b], x)
+                        y[:] = 0.0
+                        cross_force(Psi[bi, b], h[bi, c], y)  # (h x̄*) Φ = Φ ×* h
+                        for a in range(6):
+                            F1[bi, b * dk + c, a] = 0.5 * (x[a] + y[a])
+                            F2[bi, b * dk + c, a] = 0.5 * (x[a] - y[a])
+            i = j
+            while dj > 0:  # l.13
+                oi, di = cclus[i, 2], cclus[i + 1, 2] - cclus[i, 2]
+                b0, b1 = cclus[i, 1], cclus[i + 1, 1]
+                for a in range(di):
+                    for b in range(dj):
+                        for c in range(dk):
+                            A1 = 0.0
+                            A2 = 0.0
+                            for t in range(b0, b1):  # l.14, summed over the bodies of i
+                                bi = cbody[t, 3]
+                                A1 += dot6(Psi[bi, a], F1[bi, b * dk + c])
+                                A2 += dot6(Psi[bi, a], F2[bi, b * dk + c])
+                            ia, jb, kc = yidx[oi + a], yidx[oj + b], yidx[ok + c]
+                            Gamma[ia, jb, kc] = A1  # l.15
+                            Gamma[ia, kc, jb] = A1
+                            Gamma[jb, ia, kc] = A2  # l.16
+                            Gamma[jb, kc, ia] = A2
+                            Gamma[kc, ia, jb] = -A2  # l.17: A3 = -A2^T13
+                            Gamma[kc, jb, ia] = -A2
+                if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
+                    for c in range(dk):
+                        for a in range(di):
+                            for b in range(di):
+                                s = 0.0
+                                for t in range(b0, b1):
+                                    bi = cbody[t, 3]
+                                    s += (dot6(h[bi, c], Dk[bi, a * di + b])
+                                          - dot6(Psi[bi, a], F2[bi, b * dk + c]))
+                                Gamma[yidx[ok + c], yidx[oi + a], yidx[oi + b]] = s
+                if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
+                    for a in range(di):
+                        for b in range(dk):
+                            for c in range(dk):
+                                s = 0.0
+                                for t in range(b0, b1):
+                                    bi = cbody[t, 3]
+                                    s += dot6(Psi[bi, a], F1[bi, b * dk + c])
+                                    s += dot6(Psi[bi, a], F3[bi, b * dk + c])
+                                Gamma[yidx[oi + a], yidx[ok + b], yidx[ok + c]] = s
+                if cclus[i, 0] < 0:
+                    break
+                if j == k:  # l.23: F3 = ^iX_p(i)ᵀ F3
+                    _move_up(cbody, cclus, i, F3, dk * dk)
+                _move_up(cbody, cclus, i, F1, dj * dk)  # l.25
+                _move_up(cbody, cclus, i, F2, dj * dk)
+                i = cclus[i, 0]  # l.26
+            if cclus[j, 0] < 0:
+                break
+            _move_up_params(cbody, cclus, j, P, h, dk)  # l.28: Bt, f4 to the parent cluster
+            j = cclus[j, 0]  # l.29
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.31 (guarded at the base)
+            i = cbody[t, 3]
+            o = cbody[i, 2]
+            if o >= 0:
+                for a in range(10):
+                    I_C[o, a] += I_C[i, a]
+    if not all_finite_branchless(Gamma):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def cluster_christoffel_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user,
+                              Gc, GDc, Q, Gamma, status):
+    """:func:`cluster_christoffel` over a batch (per-state arrays with one row are shared);
+    first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx,
+                                        at(S, b), at(D, b), at(T_user, b), at(Gc, b),
+                                        at(GDc, b), at(Q, b), Gamma[b])
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
