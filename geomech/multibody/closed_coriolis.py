@@ -55,6 +55,7 @@ from geomech.multibody.dynamics import crba, rnea
 from geomech.multibody.kernels import cluster_coriolis as K
 from geomech.multibody.kernels.cluster_compiled import cluster_layout
 from geomech.multibody.kernels.driver import call, states
+from geomech.multibody.regressor import slotine_li_regressor
 
 __all__ = [
     "closed_coriolis_matrix",
@@ -63,6 +64,7 @@ __all__ = [
     "closed_mass_matrix_derivative",
     "closed_slotine_li_torques",
     "closed_coriolis_transpose_product",
+    "closed_slotine_li_regressor",
 ]
 
 
@@ -355,7 +357,7 @@ def closed_mass_matrix_derivative(model, q, v) -> np.ndarray:
     return C + np.swapaxes(C, -1, -2)
 
 
-def _spanning_reference(model, q, v, v_ref, a_ref):
+def _spanning_reference(model, q, v, v_ref, a_ref, rate=False):
     """Spanning-tree (q̇_s, q̇_s,r, q̈_s,r) = (G v, G v_r, G a_r + Ġ v_r) of closed states."""
     q = model.check_configuration(q)
     G, _, G_dot = model.constraint_matrices(q, v, rate=True)
@@ -363,7 +365,8 @@ def _spanning_reference(model, q, v, v_ref, a_ref):
     def mv(M, x):
         return np.einsum("...ij,...j->...i", M, np.asarray(x, float))
 
-    return q, G, mv(G, v), mv(G, v_ref), mv(G, a_ref) + mv(G_dot, v_ref)
+    out = (mv(G, v), mv(G, v_ref), mv(G, a_ref) + mv(G_dot, v_ref))
+    return (q, G, G_dot, *out) if rate else (q, G, *out)
 
 
 def closed_slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
@@ -425,6 +428,60 @@ def closed_slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita
     return np.einsum("...ij,...i->...j", G, tau_s)
 
 
+def closed_slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
+    r"""Slotine–Li regressor of a closed model, :math:`\bar Y\boldsymbol\pi = \bar H a_r + \bar C v_r + \bar g`.
+
+    .. math:: \bar Y = G^\top\,Y_s\big(q,\ Gv,\ Gv_r,\ Ga_r + \dot G v_r\big)
+
+    with :math:`Y_s` the spanning tree's regressor
+    (:func:`~geomech.multibody.regressor.slotine_li_regressor`): the closed model's bodies are
+    the spanning tree's, so :math:`\boldsymbol\pi` is the same parameter vector (10 per body,
+    body order), and :math:`\bar Y\boldsymbol\pi` is :func:`closed_slotine_li_torques`.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+    q : array_like, shape (..., nq)
+    v, v_ref, a_ref : array_like, shape (..., nv)
+    connection : str, BodyConnection, callable or mapping, optional
+        As in :func:`~geomech.multibody.regressor.slotine_li_regressor`.
+    gravity : array_like, shape (..., 3), optional
+
+    Returns
+    -------
+    ndarray, shape (..., nv, 10 N)
+
+    Raises
+    ------
+    ModelError
+        If ``model`` is not closed.
+    DimensionError, NonFiniteError, NotOnManifoldError, ConnectionSpecError
+        As :func:`~geomech.multibody.regressor.slotine_li_regressor`.
+
+    References
+    ----------
+    seed 000 §IV-A1 (eq. 13), eq. (17).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_coriolis import (closed_slotine_li_regressor,
+    ...                                               closed_slotine_li_torques)
+    >>> from geomech.spatial import dynamic_parameters
+    >>> model = load_example("geared_chain")
+    >>> q, v, v_r, a_r = model.neutral(), np.ones(3), np.zeros(3), np.ones(3)
+    >>> Y = closed_slotine_li_regressor(model, q, v, v_r, a_r)
+    >>> pi = dynamic_parameters(model.inertias).reshape(-1)
+    >>> bool(np.allclose(Y @ pi, closed_slotine_li_torques(model, q, v, v_r, a_r)))
+    True
+    """
+    _closed(model)
+    q, G, qd, qd_r, qdd_r = _spanning_reference(model, q, v, v_ref, a_ref)
+    Y_s = slotine_li_regressor(model.spanning_tree, q, qd, qd_r, qdd_r, connection, gravity)
+    return np.einsum("...ij,...ik->...jk", G, Y_s)
+
+
 def closed_coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
     r"""The product :math:`\bar C(q, v)^\top w` of a closed model in :math:`O(N)`, without forming :math:`\bar C`.
 
@@ -469,9 +526,8 @@ def closed_coriolis_transpose_product(model, q, v, w, connection="levi-civita") 
     True
     """
     _closed(model)
-    q, G, qd, Gw, _ = _spanning_reference(model, q, v, w, np.zeros(model.nv))
+    q, G, G_dot, qd, Gw, _ = _spanning_reference(model, q, v, w, np.zeros(model.nv), True)
     st = model.spanning_tree
-    _, _, G_dot = model.constraint_matrices(q, v, rate=True)
     ct = coriolis_transpose_product(st, q, qd, Gw, connection)
     Hw = rnea(st, q, np.zeros(st.nv), Gw, gravity=np.zeros(3))
     return np.einsum("...ij,...i->...j", G, ct) + np.einsum("...ij,...i->...j", G_dot, Hw)
@@ -486,4 +542,5 @@ _dynamics.CLOSED_MODEL_FUNCTIONS.update(
     slotine_li_torques=closed_slotine_li_torques,
     coriolis_transpose_product=closed_coriolis_transpose_product,
     christoffel_symbols=closed_christoffel_symbols,
+    slotine_li_regressor=closed_slotine_li_regressor,
 )
