@@ -79,7 +79,8 @@ def _closed(model):
 def _constraint_data(model, lay, Q, V):
     r"""``(Gc, Gdc, QD)`` of the states: :math:`G`, :math:`\dot G` gathered per cluster
     (:meth:`ClusterLayout.gather`) and the spanning speeds :math:`Gv` when user joints need
-    them (else None). ``Q`` is validated against the constraints."""
+    them (else None). ``Q`` is validated against the constraints.
+    """
     st = lay.tree
     if lay.all_static:  # couplings only: constant G, G_dot = 0
         model.check_configuration(Q)
@@ -221,7 +222,8 @@ def closed_coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.nd
 def _speed_derivatives(model, lay, Q):
     r"""``GDc`` (B or 1, n_s, m_max, m_max): ``GDc[j, c, e]`` :math:`= \partial\dot G_{j,
     y_c}/\partial\dot y_e` within each cluster (:math:`\dot G` is linear in the speeds:
-    its value at the unit speeds), zero for couplings."""
+    its value at the unit speeds), zero for couplings.
+    """
     st = lay.tree
     if lay.all_static:
         return np.zeros((1, st.nv, lay.mmax, lay.mmax))

@@ -268,7 +268,8 @@ def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
 
 def _closed(model, kind: str):
     """The closed-model version of ``kind`` for a closed model (registered by
-    :mod:`geomech.multibody.closed_coriolis`, which builds on this module), else None."""
+    :mod:`geomech.multibody.closed_coriolis`, which builds on this module), else None.
+    """
     return CLOSED_MODEL_FUNCTIONS[kind] if getattr(model, "is_closed", False) else None
 
 

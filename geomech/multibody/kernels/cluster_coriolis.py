@@ -93,7 +93,7 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 @njit(**_JIT)
 def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, status):
-    """Tree transforms and :math:`{}^i\\mathbf X_0` of every body; False on a failure."""
+    r"""Tree transforms and :math:`{}^i\mathbf X_0` of every body; False on a failure."""
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
     st = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     status[0] = st
@@ -112,7 +112,8 @@ def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, stat
 @njit(**_JIT)
 def _move_up(cbody, cclus, k, F, nrow):
     """Alg. 1 l.15 in ground coordinates: rows ``F[i, :nrow]`` of cluster ``k``'s bodies added
-    into their output bodies' rows (those of the parent cluster, zeroed first)."""
+    into their output bodies' rows (those of the parent cluster, zeroed first).
+    """
     kp = cclus[k, 0]
     for t in range(cclus[kp, 1], cclus[kp + 1, 1]):
         F[cbody[t, 3], :nrow, :] = 0.0
@@ -159,7 +160,6 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
     (E, r, E0, r0, qd, vel, Phi, Phi_dot, Psi, Psi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
      x, y, st) = work
     parent, iv = topo[:-1, 0], topo[:, 3]
-    N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (all_finite(q) and all_finite(v) and all_finite(Gc) and all_finite(Gdc)):
         return pack(NON_FINITE_INPUT, -1)
@@ -296,7 +296,8 @@ def cluster_coriolis(topo, placement, jparam, inertia, Bt, levi_civita, cbody, c
 def cluster_coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx,
                            S, S_ring, T_user, Gc, Gdc, Q, V, C, status):
     """:func:`cluster_coriolis_work` over a batch (per-state arrays with one row are shared);
-    first failure + 1."""
+    first failure + 1.
+    """
     work = cluster_coriolis_workspace(topo.shape[0] - 1, S.shape[1], Gc.shape[2])
     failed = 0
     for b in range(status.shape[0]):
@@ -374,7 +375,8 @@ def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, 
 def _move_up_params(cbody, cclus, k, P, h, n):
     """Alg. 2 l.28 in ground coordinates: the pages ``(P, h)`` of cluster ``k``'s bodies added
     into their output bodies' (zeroed first): a congruence by a selection keeps the stack
-    block diagonal, and eq. 21 is linear in the inertia."""
+    block diagonal, and eq. 21 is linear in the inertia.
+    """
     kp = cclus[k, 0]
     for t in range(cclus[kp, 1], cclus[kp + 1, 1]):
         P[cbody[t, 3], :n, :] = 0.0
@@ -403,8 +405,7 @@ def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S,
     lines 14, 19, 22 summed over the bodies of the cluster. ``D`` (n_s, 6, 6) are the
     spanning joints' rate derivatives (:mod:`~geomech.multibody.kernels.christoffel`).
     """
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
-    N = parent.shape[0]
+    N = topo.shape[0] - 1
     NC = cclus.shape[0] - 1
     n_s = S.shape[0]
     mmax = Gc.shape[1]
@@ -519,7 +520,8 @@ def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S,
 def cluster_christoffel_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user,
                               Gc, GDc, Q, Gamma, status):
     """:func:`cluster_christoffel` over a batch (per-state arrays with one row are shared);
-    first failure + 1."""
+    first failure + 1.
+    """
     failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx,
