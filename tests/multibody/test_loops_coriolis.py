@@ -114,7 +114,7 @@ def _states(model, seed, n=N_STATES):
     """Random closed states away from the loops' singular configurations (max |G| below twice
     its median over the draws), where central differences of G stay accurate."""
     rng = np.random.default_rng(seed)
-    q = model.random_configuration(rng, size=8 * n)
+    q = model.random_configuration(rng, size=3 * n)
     G, _ = model.constraint_matrices(q, np.zeros(model.nv))
     size = np.abs(G).max(axis=(-2, -1))
     q = q[size <= 2.0 * np.median(size)][:n]
@@ -122,21 +122,39 @@ def _states(model, seed, n=N_STATES):
     return q, rng.normal(size=(n, model.nv))
 
 
-def _G_dot_fd(model, q, v):
-    """Ġ by central differences of G along the closed flow q(t) = integrate(q, v, t)."""
-    zeros = np.zeros(model.nv)
-    G_plus, _ = model.constraint_matrices(model.integrate(q, v, H_FD), zeros)
-    G_minus, _ = model.constraint_matrices(model.integrate(q, v, -H_FD), zeros)
-    return (G_plus - G_minus) / (2 * H_FD)
+class _Flow:
+    """States of a model with their constraint data and central differences along the closed
+    flow q(t) = integrate(q, v, t), computed once per model (the Newton continuation of
+    ``integrate`` is the slow part)."""
+
+    def __init__(self, model, seed=2):
+        self.q, self.v = _states(model, seed)
+        self.G, _ = model.constraint_matrices(self.q, self.v)
+        q_plus = model.integrate(self.q, self.v, H_FD)
+        q_minus = model.integrate(self.q, self.v, -H_FD)
+        zeros = np.zeros(model.nv)
+        self.G_dot = (model.constraint_matrices(q_plus, zeros)[0]
+                      - model.constraint_matrices(q_minus, zeros)[0]) / (2 * H_FD)
+        self.H_dot = (crba(model, q_plus) - crba(model, q_minus)) / (2 * H_FD)
+        self.qd = np.einsum("bij,bj->bi", self.G, self.v)
 
 
-def _dense_reference(model, q, v, connection):
+_FLOWS: dict = {}
+
+
+def _flow(name, floating):
+    key = (name, floating)
+    if key not in _FLOWS:
+        _FLOWS[key] = _Flow(_model(name, floating))
+    return _FLOWS[key]
+
+
+def _dense_reference(model, flow, connection):
     """Gᵀ C_s(q, Gv) G + Gᵀ H_s Ġ from the spanning tree's Alg. 1 and CRBA, Ġ by differences."""
     st = model.spanning_tree
-    G, _ = model.constraint_matrices(q, v)
-    G_dot = _G_dot_fd(model, q, v)
-    C_s = coriolis_matrix(st, q, G @ v, connection)
-    return G.T @ C_s @ G + G.T @ crba(st, q) @ G_dot
+    C_s = coriolis_matrix(st, flow.q, flow.qd, connection)
+    Gt = np.swapaxes(flow.G, -1, -2)
+    return Gt @ C_s @ flow.G + Gt @ crba(st, flow.q) @ flow.G_dot
 
 
 def _user_connection(v, inertia):
@@ -161,25 +179,21 @@ def _connection(model, name):
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "floating"), MODELS)
 def test_constraint_rate_matches_central_differences(name, floating):
-    model = _model(name, floating)
-    q, v = _states(model, 1)
-    for k in range(N_STATES):
-        _, _, G_dot = model.constraint_matrices(q[k], v[k], rate=True)
-        assert rel_err(G_dot, _G_dot_fd(model, q[k], v[k])) < 1e-7
+    model, flow = _model(name, floating), _flow(name, floating)
+    _, _, G_dot = model.constraint_matrices(flow.q, flow.v, rate=True)
+    assert rel_err(G_dot, flow.G_dot) < 1e-7
 
 
 @pytest.mark.parametrize("connection", CONNECTIONS)
 @pytest.mark.parametrize(("name", "floating"), MODELS)
 def test_cluster_coriolis_equals_dense_projection(name, floating, connection):
-    model = _model(name, floating)
+    model, flow = _model(name, floating), _flow(name, floating)
     conn = _connection(model, connection)
-    q, v = _states(model, 2)
-    C = coriolis_matrix(model, q, v, conn)  # public function, dispatched to the cluster kernel
+    C = coriolis_matrix(model, flow.q, flow.v, conn)  # public function: the cluster kernel
     assert C.shape == (N_STATES, model.nv, model.nv)
-    for k in range(N_STATES):
-        assert rel_err(C[k], _dense_reference(model, q[k], v[k], conn)) < 1e-7
+    assert rel_err(C, _dense_reference(model, flow, conn)) < 1e-7
     # the baseline (analytic Ġ) agrees to rounding
-    assert rel_err(C, coriolis_matrix_dense(model, q, v, conn)) < 1e-12
+    assert rel_err(C, coriolis_matrix_dense(model, flow.q, flow.v, conn)) < 1e-12
 
 
 @pytest.mark.parametrize("connection", NAMED_BODY_CONNECTIONS)
@@ -188,18 +202,15 @@ def test_skew_symmetry_and_correct_dynamics_follow_the_connection(name, floating
     """Props. V.1–V.2: Ḣ̄ − 2C̄ skew for metric-compatible body connections, C̄v the bias for
     those with correct dynamics (Ḣ̄ by central differences of the CRBA along the flow)."""
     compatible, correct = PROPERTIES[connection]
-    model = _model(name, floating)
-    q, v = _states(model, 3)
+    model, flow = _model(name, floating), _flow(name, floating)
     zero = np.zeros(model.nv)
+    C = coriolis_matrix(model, flow.q, flow.v, connection)
+    bias = rnea(model, flow.q, flow.v, zero) - gravity_forces(model, flow.q)
     for k in range(N_STATES):
-        C = coriolis_matrix(model, q[k], v[k], connection)
-        H_dot = (crba(model, model.integrate(q[k], v[k], H_FD))
-                 - crba(model, model.integrate(q[k], v[k], -H_FD))) / (2 * H_FD)
-        S = H_dot - 2 * C
-        scale = max(1.0, float(np.abs(C).max()))
+        S = flow.H_dot[k] - 2 * C[k]
+        scale = max(1.0, float(np.abs(C[k]).max()))
         skew = float(np.abs(S + S.T).max()) < 1e-6 * scale
-        bias = rnea(model, q[k], v[k], zero) - gravity_forces(model, q[k])
-        right = float(np.abs(C @ v[k] - bias).max()) < 1e-10 * scale
+        right = float(np.abs(C[k] @ flow.v[k] - bias[k]).max()) < 1e-10 * scale
         if floating:  # spatial motion: the property holds iff the connection has it
             assert (skew, right) == (compatible, correct)
         else:  # planar motion of 1-2 speeds may not tell the connections apart
@@ -211,27 +222,23 @@ def test_skew_symmetry_and_correct_dynamics_follow_the_connection(name, floating
 def test_levi_civita_coriolis_matches_pinocchio_projection(name, floating):
     """C̄★v = Gᵀ[nle_s(q, Gv) − nle_s(q, 0) + H_s Ġ v] with Pinocchio's nle and H, Ġ by
     central differences (no geomech dynamics in the reference)."""
-    model = _model(name, floating)
+    model, flow = _model(name, floating), _flow(name, floating)
     ref = PinLoops(model)
-    q, v = _states(model, 4)
+    C = coriolis_matrix(model, flow.q, flow.v)
     for k in range(N_STATES):
-        G, _ = model.constraint_matrices(q[k], v[k])
-        H, nle = ref.mass_and_bias(q[k], G @ v[k])
-        _, g_s = ref.mass_and_bias(q[k], np.zeros(G.shape[0]))
-        expected = G.T @ (nle - g_s + H @ _G_dot_fd(model, q[k], v[k]) @ v[k])
-        assert rel_err(coriolis_matrix(model, q[k], v[k]) @ v[k], expected) < 1e-7
+        G = flow.G[k]
+        H, nle = ref.mass_and_bias(flow.q[k], flow.qd[k])
+        _, g_s = ref.mass_and_bias(flow.q[k], np.zeros(G.shape[0]))
+        expected = G.T @ (nle - g_s + H @ flow.G_dot[k] @ flow.v[k])
+        assert rel_err(C[k] @ flow.v[k], expected) < 1e-7
 
 
 @pytest.mark.parametrize(("name", "floating"), MODELS)
 def test_mass_matrix_derivative_matches_differences(name, floating):
-    model = _model(name, floating)
-    q, v = _states(model, 5)
-    H_dot = mass_matrix_derivative(model, q, v)
-    for k in range(N_STATES):
-        fd = (crba(model, model.integrate(q[k], v[k], H_FD))
-              - crba(model, model.integrate(q[k], v[k], -H_FD))) / (2 * H_FD)
-        assert rel_err(H_dot[k], fd) < 1e-7
-        assert np.allclose(H_dot[k], H_dot[k].T, atol=1e-14)
+    model, flow = _model(name, floating), _flow(name, floating)
+    H_dot = mass_matrix_derivative(model, flow.q, flow.v)
+    assert rel_err(H_dot, flow.H_dot) < 1e-7
+    assert np.allclose(H_dot, np.swapaxes(H_dot, -1, -2), atol=1e-14)
 
 
 # ----------------------------------------------------------------------------------------
@@ -239,34 +246,26 @@ def test_mass_matrix_derivative_matches_differences(name, floating):
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize(("name", "floating"), MODELS)
 def test_christoffel_symbols_contract_to_coriolis_and_inverse_dynamics(name, floating):
-    model = _model(name, floating)
-    q, v = _states(model, 6)
-    Gamma = christoffel_symbols(model, q)  # public function, dispatched to the cluster kernel
+    model, flow = _model(name, floating), _flow(name, floating)
+    Gamma = christoffel_symbols(model, flow.q)  # public function: the cluster kernel
     assert Gamma.shape == (N_STATES,) + (model.nv,) * 3
-    zero = np.zeros(model.nv)
-    for k in range(N_STATES):
-        C = np.einsum("ijk,j->ik", Gamma[k], v[k])
-        assert rel_err(C, _dense_reference(model, q[k], v[k], "levi-civita")) < 1e-7
-        oracle = rnea(model, q[k], v[k], zero) - gravity_forces(model, q[k])
-        assert rel_err(np.einsum("ijk,j,k->i", Gamma[k], v[k], v[k]), oracle) < 1e-10
+    C = np.einsum("bijk,bj->bik", Gamma, flow.v)
+    assert rel_err(C, _dense_reference(model, flow, "levi-civita")) < 1e-7
+    oracle = rnea(model, flow.q, flow.v, np.zeros(model.nv)) - gravity_forces(model, flow.q)
+    assert rel_err(np.einsum("bijk,bj,bk->bi", Gamma, flow.v, flow.v), oracle) < 1e-10
 
 
 def test_christoffel_of_a_two_speed_loop():
     """The five-bar's independent speeds are coordinate rates (ẏ of two joint angles): their
-    fields commute, so Γ̄ is symmetric in (j, k) although Ġ couples them; Γ̄·e_j is C̄(e_j).
-    With a floating base (body twist speeds) the symmetry breaks by the structure constants."""
+    fields commute, so Γ̄ is symmetric in (j, k) although Ġ couples them; with a floating base
+    (body-twist speeds) the symmetry breaks by the structure constants."""
     model = _model("five_bar", False)
-    q, _ = _states(model, 7, 1)
-    Gamma = christoffel_symbols(model, q[0])
+    Gamma = christoffel_symbols(model, _flow("five_bar", False).q)
     assert float(np.abs(Gamma).max()) > 1e-2
-    assert float(np.abs(Gamma - np.swapaxes(Gamma, 1, 2)).max()) < 1e-12
-    for v in np.eye(2):
-        assert rel_err(np.einsum("ijk,j->ik", Gamma, v),
-                       _dense_reference(model, q[0], v, "levi-civita")) < 1e-7
+    assert float(np.abs(Gamma - np.swapaxes(Gamma, -1, -2)).max()) < 1e-12
     floating = _model("five_bar", True)
-    q, _ = _states(floating, 7, 1)
-    Gamma = christoffel_symbols(floating, q[0])
-    assert float(np.abs(Gamma - np.swapaxes(Gamma, 1, 2)).max()) > 1e-3
+    Gamma = christoffel_symbols(floating, _flow("five_bar", True).q)
+    assert float(np.abs(Gamma - np.swapaxes(Gamma, -1, -2)).max()) > 1e-3
 
 
 # ----------------------------------------------------------------------------------------
@@ -278,7 +277,8 @@ def test_slotine_li_regressor_and_transpose_product(name, floating, connection):
     model = _model(name, floating)
     conn = _connection(model, connection)
     rng = np.random.default_rng(8)
-    q, v = _states(model, 8)
+    flow = _flow(name, floating)
+    q, v = flow.q, flow.v
     v_r, a_r, w = rng.normal(size=(3, N_STATES, model.nv))
     tau = slotine_li_torques(model, q, v, v_r, a_r, conn)
     C = coriolis_matrix(model, q, v, conn)
