@@ -125,7 +125,10 @@ def christoffel_symbols(model, q) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model, :math:`\bar\Gamma^\star` of the independent speeds by seed 000
+        Alg. 2 in cluster form
+        (:func:`~geomech.multibody.closed_coriolis.closed_christoffel_symbols`).
     q : array_like, shape (..., nq)
 
     Returns

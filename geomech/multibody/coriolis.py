@@ -26,6 +26,12 @@ which inherits the body connections' properties (Props. V.1–V.3): skew
   :math:`H a_r + \bar C\nu_r + g` and :math:`\bar C^\top w` in :math:`O(N)` without forming
   :math:`\bar C`.
 
+On a closed model (:class:`~geomech.multibody.loops.ClosedMultibodyModel`) each function
+returns the induced quantity of the independent speeds, :math:`\bar C = G^\top C_s G +
+G^\top H_s\dot G` (seed 000 eq. 17 with :math:`A = G`), computed by seed 000 Alg. 1 in
+cluster form (:mod:`geomech.multibody.closed_coriolis`, registered in
+``dynamics.CLOSED_MODEL_FUNCTIONS``).
+
 Speeds are the model's (joint rates; body twists ``[ω; v]`` for free-flyers; body angular
 velocities for spherical joints); ``connection`` is a body-connection specification (a name,
 a :class:`~geomech.multibody.body_connections.BodyConnection`, an
@@ -295,7 +301,10 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix` (seed 000 Alg. 1
+        in cluster form, :math:`\bar C = G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -370,7 +379,10 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix_dense` (the dense
+        projection :math:`G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -504,7 +516,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_mass_matrix_derivative`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
 
@@ -568,7 +582,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_slotine_li_torques`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
         Actual speeds :math:`\nu`.
@@ -638,7 +654,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_transpose_product`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     w : array_like, shape (..., nv)
