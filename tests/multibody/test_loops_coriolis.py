@@ -22,6 +22,7 @@ import networkx as nx
 import numpy as np
 import pytest
 from loops_helpers import PinLoops, rel_err
+from test_coriolis_models import TwistedSlider, UniversalXY
 
 from geomech.errors import (
     ConnectionSpecError,
@@ -67,7 +68,7 @@ N_STATES = 3
 H_FD = 1e-5
 
 
-def _five_bar(floating=False):
+def _five_bar(floating=False, user_joints=False):
     """A planar five-bar (two cranks, two couplers, one loop joint): nv = 2 (+ 6), one loop
     cluster whose two independent speeds are coupled through G and Ġ."""
 
@@ -92,6 +93,11 @@ def _five_bar(floating=False):
     G.add_edge("crank2", "coupler2", joint=Revolute(z), placement=at(0, 1), name="E")
     G.add_edge("coupler1", "coupler2", kind="loop", joint=Revolute(z), placement=at(2, 0),
                successor_placement=at(-1, 0), name="C")
+    if user_joints:  # user-defined joints with Φ̊ ≠ 0, in clusters of their own
+        G.add_edge("coupler2", "slider", joint=TwistedSlider(), placement=at(-0.5, 0), name="F")
+        G.add_edge("crank1", "wrist", joint=UniversalXY(), placement=at(0.2, 0.5), name="W")
+        for name, com in (("slider", [0.1, 0.2, 0.3]), ("wrist", [0.0, 0.3, -0.2])):
+            G.nodes[name]["inertia"] = body(com)
     for name, com in (("crank1", [0, 0.5, 0]), ("coupler1", [1, 0.1, 0]),
                       ("crank2", [0.1, 0.5, 0]), ("coupler2", [-0.5, 0, 0.05])):
         G.nodes[name]["inertia"] = body(com)
@@ -106,7 +112,10 @@ _CACHE: dict = {}
 def _model(name, floating):
     key = (name, floating)
     if key not in _CACHE:
-        _CACHE[key] = _five_bar(floating) if name == "five_bar" else load_example(name, floating)
+        if name.startswith("five_bar"):
+            _CACHE[key] = _five_bar(floating, user_joints=name == "five_bar_user")
+        else:
+            _CACHE[key] = load_example(name, floating)
     return _CACHE[key]
 
 
@@ -266,6 +275,25 @@ def test_christoffel_of_a_two_speed_loop():
     floating = _model("five_bar", True)
     Gamma = christoffel_symbols(floating, _flow("five_bar", True).q)
     assert float(np.abs(Gamma - np.swapaxes(Gamma, -1, -2)).max()) > 1e-3
+
+
+@pytest.mark.parametrize("floating", [False, True])
+def test_user_joints_with_moving_axes(floating):
+    """A five-bar carrying user joints whose axes move (Φ̊ ≠ 0: a twisted slider, a universal
+    joint in coordinates), in clusters of their own: Alg. 1 against the dense projection with
+    Ġ by differences, Alg. 2 against C̄★ and the inverse-dynamics oracle."""
+    model, flow = _model("five_bar_user", floating), _flow("five_bar_user", floating)
+    for connection in ("levi-civita", "cartan-minus"):
+        C = coriolis_matrix(model, flow.q, flow.v, connection)
+        assert rel_err(C, _dense_reference(model, flow, connection)) < 1e-7
+    Gamma = christoffel_symbols(model, flow.q)
+    assert rel_err(np.einsum("bijk,bj->bik", Gamma, flow.v),
+                   _dense_reference(model, flow, "levi-civita")) < 1e-7
+    # the projected RNEA (the cluster C-RNEA drops Φ̊ of user joints: reported, not ours)
+    zero = np.zeros(model.nv)
+    oracle = (rnea(model, flow.q, flow.v, zero, method="projection")
+              - rnea(model, flow.q, zero, zero, method="projection"))
+    assert rel_err(np.einsum("bijk,bj,bk->bi", Gamma, flow.v, flow.v), oracle) < 1e-10
 
 
 # ----------------------------------------------------------------------------------------
