@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS
 from geomech.multibody.kernels import christoffel as K
 from geomech.multibody.kernels.driver import call, compiled, states
 
@@ -124,7 +125,10 @@ def christoffel_symbols(model, q) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model, :math:`\bar\Gamma^\star` of the independent speeds by seed 000
+        Alg. 2 in cluster form
+        (:func:`~geomech.multibody.closed_coriolis.closed_christoffel_symbols`).
     q : array_like, shape (..., nq)
 
     Returns
@@ -158,6 +162,8 @@ def christoffel_symbols(model, q) -> np.ndarray:
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
     """
+    if getattr(model, "is_closed", False):  # seed 000 Alg. 2 in cluster form
+        return CLOSED_MODEL_FUNCTIONS["christoffel_symbols"](model, q)
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)

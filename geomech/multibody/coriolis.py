@@ -26,6 +26,12 @@ which inherits the body connections' properties (Props. V.1–V.3): skew
   :math:`H a_r + \bar C\nu_r + g` and :math:`\bar C^\top w` in :math:`O(N)` without forming
   :math:`\bar C`.
 
+On a closed model (:class:`~geomech.multibody.loops.ClosedMultibodyModel`) each function
+returns the induced quantity of the independent speeds, :math:`\bar C = G^\top C_s G +
+G^\top H_s\dot G` (seed 000 eq. 17 with :math:`A = G`), computed by seed 000 Alg. 1 in
+cluster form (:mod:`geomech.multibody.closed_coriolis`, registered in
+``dynamics.CLOSED_MODEL_FUNCTIONS``).
+
 Speeds are the model's (joint rates; body twists ``[ω; v]`` for free-flyers; body angular
 velocities for spherical joints); ``connection`` is a body-connection specification (a name,
 a :class:`~geomech.multibody.body_connections.BodyConnection`, an
@@ -65,7 +71,7 @@ from geomech.multibody.body_connections import (
     _crm6,
     body_connection,
 )
-from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
 from geomech.multibody.kernels.driver import call, compiled, states
 from geomech.multibody.kinematics import velocity_map
@@ -266,6 +272,13 @@ def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
     return out.reshape(batch + out_shape)
 
 
+def _closed(model, kind: str):
+    """The closed-model version of ``kind`` for a closed model (registered by
+    :mod:`geomech.multibody.closed_coriolis`, which builds on this module), else None.
+    """
+    return CLOSED_MODEL_FUNCTIONS[kind] if getattr(model, "is_closed", False) else None
+
+
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
@@ -288,7 +301,10 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix` (seed 000 Alg. 1
+        in cluster form, :math:`\bar C = G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -340,6 +356,9 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
+    closed = _closed(model, "coriolis_matrix")
+    if closed is not None:
+        return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_batch, cm, model, connection,
@@ -360,7 +379,10 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix_dense` (the dense
+        projection :math:`G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -390,6 +412,9 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     ...                  coriolis_matrix(model, q, v, "boltzmann-hamel")))
     True
     """
+    closed = _closed(model, "coriolis_matrix_dense")
+    if closed is not None:
+        return closed(model, q, v, connection)
     compiled(model)  # a MultibodyModel, or a named error
     q, v = _check_q(model, q), _check_v(model, v)
     batch = _batch(q.shape[:-1], v.shape[:-1])
@@ -491,7 +516,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_mass_matrix_derivative`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
 
@@ -524,6 +551,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
+    closed = _closed(model, "mass_matrix_derivative")
+    if closed is not None:
+        return closed(model, q, v)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.mass_matrix_derivative_batch, cm, model, "levi-civita",
@@ -552,7 +582,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_slotine_li_torques`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
         Actual speeds :math:`\nu`.
@@ -593,6 +625,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
+    closed = _closed(model, "slotine_li_torques")
+    if closed is not None:
+        return closed(model, q, v, v_ref, a_ref, connection, gravity)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
@@ -619,7 +654,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_transpose_product`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     w : array_like, shape (..., nv)
@@ -650,6 +687,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     ...                  coriolis_matrix(model, q, v).T @ w))
     True
     """
+    closed = _closed(model, "coriolis_transpose_product")
+    if closed is not None:
+        return closed(model, q, v, w, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_transpose_product_batch, cm, model, connection,

@@ -69,7 +69,6 @@ from geomech.errors import (
     NotOnManifoldError,
     SingularityError,
 )
-from geomech.geometry.system import MechanicalSystem
 from geomech.lie import SE3
 from geomech.multibody.clusters import (
     Cluster,
@@ -569,16 +568,10 @@ class ClosedMultibodyModel(MultibodyModel):
         self._q_ref = self._find_reference(graph)
         self._choose_independent(tree_graph)
         self.cluster_graph = cluster_graph(self)
-        self._init_system()  # the MechanicalSystem part: joint frame of the independent speeds
-
-    # The Coriolis and Christoffel kernels of the multibody layer work on trees: a closed
-    # model's Lie derivatives of H, Levi-Civita coefficients and C* are the generic formulas of
-    # MechanicalSystem (central differences of H along the joint frame's flow, which keeps the
-    # loops closed), until the cluster forms of Alg. 1 and Alg. 2 replace them.
-    _dH = MechanicalSystem._dH
-    _koszul = MechanicalSystem._koszul
-    coriolis_matrix = MechanicalSystem.coriolis_matrix
-    mass_matrix_derivative = MechanicalSystem.mass_matrix_derivative
+        # the MechanicalSystem part: the joint frame of the independent speeds; the fast
+        # overrides (mass matrix, Alg. 1, Alg. 2, gravity, forward dynamics) are the cluster
+        # algorithms behind the same public functions
+        self._init_system()
 
     # ---- construction ------------------------------------------------------------------
     def _body(self, node, label: str) -> int:

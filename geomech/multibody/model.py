@@ -567,8 +567,6 @@ class MultibodyModel(MechanicalSystem):
         >>> float(robots.double_pendulum().kinetic_energy([0.0, 0.0], [0.0, 0.0]))
         0.0
         """
-        if self.is_closed:
-            return MechanicalSystem.kinetic_energy(self, q, v)
         return dynamics.kinetic_energy(self, q, v)
 
     def potential_energy(self, q) -> np.ndarray:

@@ -48,6 +48,7 @@ from geomech.multibody.coriolis import (
     _cached,
     _user_factor_tensor,
 )
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS
 from geomech.multibody.kernels import regressor as K
 from geomech.multibody.kernels.driver import call, compiled, states
 from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
@@ -141,7 +142,9 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model, :math:`G^\top Y_s` with :math:`Y_s` the spanning tree's regressor
+        (:func:`~geomech.multibody.closed_coriolis.closed_slotine_li_regressor`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
         Actual speeds :math:`\nu`.
@@ -191,6 +194,9 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "boltzmann-hamel")))
     True
     """
+    if getattr(model, "is_closed", False):  # Gᵀ Y_s (geomech.multibody.closed_coriolis)
+        return CLOSED_MODEL_FUNCTIONS["slotine_li_regressor"](model, q, v, v_ref, a_ref,
+                                                              connection, gravity)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity

@@ -138,8 +138,6 @@ class MultibodyConnection(AffineConnection):
         >>> bool(np.allclose(C, np.einsum("ijk,j->ik", conn.christoffel_first_kind([0.3, -0.5]), [1.0, 2.0])))
         True
         """
-        if self.model.is_closed:  # Gamma . v from the coefficients until Alg. 1 in cluster form
-            return AffineConnection.coriolis_matrix(self, q, v)
         return coriolis_matrix(self.model, q, v, self._body_connection)
 
     def __repr__(self):
