@@ -144,3 +144,53 @@ def test_register_connection_name_validates():
         register_connection_name("vocab-test-a", aliases=("Vocab_Test_A",))
     register_connection_name("vocab-test-b", aliases=("vocab-test-b2",))
     assert canonical_connection_name("VOCAB_TEST_B2") == "vocab-test-b"
+
+
+# ----------------------------------------------------------------------------------------
+# one index layout: lower indices as written, the upper index last; derivatives last
+# ----------------------------------------------------------------------------------------
+def _unit(n, i):
+    e = np.zeros(n)
+    e[i] = 1.0
+    return e
+
+
+@pytest.mark.parametrize("group", [SO3, SE3, SE2], ids=lambda g: g.name)
+def test_upper_index_last_for_structure_constants_second_kind_and_torsion(group, rng):
+    """s[j, k, i] = s^i_jk from the bracket, Gamma2[j, k, i] from the covariant derivative
+    nabla_{X_j} X_k = Gamma^i_jk X_i, T[j, k, i] from T(X_j, X_k) = nabla_j X_k - nabla_k X_j
+    - [X_j, X_k] (each side computed by another route)."""
+    from geomech.geometry import LeviCivitaConnection
+
+    n = group.dim
+    A = rng.normal(size=(n, n))
+    system = MechanicalSystem(group, A @ A.T + n * np.eye(n))
+    conn = LeviCivitaConnection(system) + 0.3 * rng.normal(size=(n, n, n))
+    q = group.random(rng)
+    s = group.structure_constants()
+    G2, T = conn.christoffel_second_kind(q), conn.torsion(q)
+    zero = np.zeros(n)
+    for j in range(n):
+        for k in range(n):
+            bracket = group.vee(group.hat(_unit(n, j)) @ group.hat(_unit(n, k))
+                                - group.hat(_unit(n, k)) @ group.hat(_unit(n, j)))
+            np.testing.assert_allclose(s[j, k], bracket, atol=1e-12)
+            nabla_jk = conn.covariant_derivative(q, _unit(n, j), _unit(n, k), zero)
+            nabla_kj = conn.covariant_derivative(q, _unit(n, k), _unit(n, j), zero)
+            np.testing.assert_allclose(G2[j, k], nabla_jk, atol=1e-12)
+            np.testing.assert_allclose(T[j, k], nabla_jk - nabla_kj - bracket, atol=1e-12)
+
+
+def test_mass_matrix_lie_derivative_puts_the_direction_last():
+    """dH[i, j, k] = d H_ij / d q_k in coordinates, against central differences of H."""
+    from geomech.geometry.examples import two_link_arm
+
+    arm = two_link_arm(1.0, 2.0, 1.0, 0.8, 0.5, 0.4, 0.1, 0.2)
+    q, h = np.array([0.3, -0.7]), 1e-6
+    dH = arm.mass_matrix_lie_derivative(q)
+    for k in range(2):
+        e = _unit(2, k) * h
+        fd = (arm.mass_matrix(q + e) - arm.mass_matrix(q - e)) / (2 * h)
+        np.testing.assert_allclose(dH[..., k], fd, atol=1e-8)
+    assert np.abs(dH[..., 1]).max() > 0.1  # H depends on the elbow angle only
+    np.testing.assert_allclose(dH[..., 0], 0.0, atol=1e-9)
