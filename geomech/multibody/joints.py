@@ -57,13 +57,13 @@ from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
-from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
-from geomech.lie.se2 import _rot2
-from geomech.lie.so3 import (
+from geomech.lie._maps import (
     _random_quaternion,
+    _rot2,
     _so3_left_jacobian,
     _so3_left_jacobian_inverse,
 )
+from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
 from geomech.spatial import _plucker
 
 __all__ = [
