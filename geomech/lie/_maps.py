@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech._arrays import matvec
 from geomech.errors import SingularityError
 from geomech.lie import _coefficients as co
 
@@ -163,10 +164,6 @@ def _rot2(w: np.ndarray) -> np.ndarray:
     return np.stack([c, -s, s, c], axis=-1).reshape(np.shape(w) + (2, 2))
 
 
-def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.einsum("...ij,...j->...i", A, x)
-
-
 def _perp(v: np.ndarray) -> np.ndarray:
     """``-J v = [v_y, -v_x]``."""
     return np.stack([v[..., 1], -v[..., 0]], axis=-1)
@@ -179,7 +176,7 @@ def _se2_V(w: np.ndarray) -> np.ndarray:
 
 
 def _se2_exp(w: np.ndarray, v: np.ndarray):
-    return _rot2(w), _mv(_se2_V(w), v)
+    return _rot2(w), matvec(_se2_V(w), v)
 
 
 def _se2_log(R: np.ndarray, p: np.ndarray):
@@ -187,7 +184,7 @@ def _se2_log(R: np.ndarray, p: np.ndarray):
     w = np.arctan2(R[..., 1, 0] - R[..., 0, 1], R[..., 0, 0] + R[..., 1, 1])
     w = np.where(w <= -np.pi, np.pi, w)
     # V⁻¹ = Rot(-ω/2) / sinc(ω/2), regular for |ω| ≤ π.
-    v = _mv(_rot2(-0.5 * w), p) / co.sinc(0.5 * w)[..., None]
+    v = matvec(_rot2(-0.5 * w), p) / co.sinc(0.5 * w)[..., None]
     return w, v
 
 
@@ -210,7 +207,7 @@ def _se2_left_jacobian(w: np.ndarray, v: np.ndarray) -> np.ndarray:
     W = B * np.eye(2) + (w[..., None, None] * C) * _J
     Jl = np.zeros(w.shape + (3, 3))
     Jl[..., 0, 0] = 1.0
-    Jl[..., 1:, 0] = _mv(W, _perp(v))
+    Jl[..., 1:, 0] = matvec(W, _perp(v))
     Jl[..., 1:, 1:] = V
     return Jl
 
@@ -225,6 +222,6 @@ def _se2_left_jacobian_inverse(w: np.ndarray, v: np.ndarray, group: str) -> np.n
     Vinv = _rot2(-0.5 * w) / co.sinc(0.5 * w)[..., None, None]
     out = np.zeros_like(Jl)
     out[..., 0, 0] = 1.0
-    out[..., 1:, 0] = -_mv(Vinv, Jl[..., 1:, 0])
+    out[..., 1:, 0] = -matvec(Vinv, Jl[..., 1:, 0])
     out[..., 1:, 1:] = Vinv
     return out
