@@ -147,10 +147,10 @@ def _random_quaternion(rng: np.random.Generator, shape: tuple[int, ...]) -> np.n
 
 
 def _blocks(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """``[[A, B], [C, D]]`` from 3×3 blocks (batched)."""
-    top = np.concatenate(np.broadcast_arrays(A, B), axis=-1)
-    bottom = np.concatenate(np.broadcast_arrays(C, D), axis=-1)
-    return np.concatenate(np.broadcast_arrays(top, bottom), axis=-2)
+    """``[[A, B], [C, D]]`` from blocks of matching sizes; leading (batch) dimensions broadcast."""
+    lead = np.broadcast_shapes(A.shape[:-2], B.shape[:-2], C.shape[:-2], D.shape[:-2])
+    A, B, C, D = (np.broadcast_to(X, lead + X.shape[-2:]) for X in (A, B, C, D))
+    return np.concatenate([np.concatenate([A, B], -1), np.concatenate([C, D], -1)], -2)
 
 
 # ----------------------------------------------------------------------------------------
