@@ -672,7 +672,8 @@ class PinocchioBridge:
     Parameters
     ----------
     model : MultibodyModel
-    pin_model : pinocchio.Model
+    pin_model : pinocchio.Model, optional
+        Default: the Pinocchio model built joint by joint by :func:`to_pinocchio`.
 
     Attributes
     ----------
@@ -718,15 +719,17 @@ class PinocchioBridge:
     A floating base: the free flyer's twist is reordered, the revolute speeds are not:
 
     >>> tree = robots.random_tree(3, rng=0, floating_base=True)
-    >>> b = PinocchioBridge(tree, to_pinocchio(tree))
+    >>> b = PinocchioBridge(tree)  # with to_pinocchio(tree)
     >>> b.kinds, b.v_to_pin(np.arange(8.0))
     (['freeflyer', 'same', 'same'], array([3., 4., 5., 0., 1., 2., 6., 7.]))
     """
 
-    def __init__(self, model: MultibodyModel, pin_model):
+    def __init__(self, model: MultibodyModel, pin_model=None):
         pin = _pin()
         if not isinstance(model, MultibodyModel):
             raise ModelError(f"Expected a geomech MultibodyModel, got {type(model).__name__}.")
+        if pin_model is None:
+            pin_model = to_pinocchio(model)
         if not isinstance(pin_model, pin.Model):
             raise ModelError(f"Expected a pinocchio.Model, got {type(pin_model).__name__}.")
         self.model, self.pin_model = model, pin_model

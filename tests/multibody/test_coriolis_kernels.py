@@ -4,7 +4,7 @@ References, all independent of the code under test:
 
 * ``pin.computeCoriolisMatrix`` (Christoffel consistent), ``pin.crba``, ``pin.rnea``,
   ``pin.nonLinearEffects``, ``pin.computeRNEADerivatives`` and
-  ``pin.computeJointTorqueRegressor``, through ``pinocchio_bridge`` (speed permutations,
+  ``pin.computeJointTorqueRegressor``, through :class:`~geomech.interop.pinocchio.PinocchioBridge` (speed permutations,
   fixed joints merged by Pinocchio), on a random 64-body tree with every joint type, fixed and
   floating base, batched (one call) and single;
 * user-defined joints: subclasses of the built-in joints run through the joints' Python hooks
@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import to_pinocchio
 from test_coriolis_models import UniversalXY, build, fd_along_flow
 
 from geomech.errors import ConnectionSpecError, NonFiniteError, NotOnManifoldError
 from geomech.interop import pinocchio as interop_pinocchio
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.lie import SE3
 from geomech.multibody import (
     FreeFlyer,
@@ -98,7 +98,7 @@ def tree64(mixed_tree, floating_base, seed=0):
     if key not in _TREES:
         model = mixed_tree(64, np.random.default_rng([64, seed, int(floating_base)]),
                            floating_base=floating_base)
-        _TREES[key] = model, to_pinocchio(model)
+        _TREES[key] = model, PinocchioBridge(model)
     return _TREES[key]
 
 
@@ -266,7 +266,7 @@ def test_user_joints_go_through_the_hooks():
 
 def test_user_joints_match_pinocchio(rng):
     model = user_tree()
-    bridge = to_pinocchio(model)  # Pinocchio's built-in joints of the same kinds
+    bridge = PinocchioBridge(model)  # Pinocchio's built-in joints of the same kinds
     q, v, w, a = states(model, rng)
     C = coriolis_matrix(model, q, v)
     Gamma = christoffel_symbols(model, q)
@@ -312,7 +312,7 @@ def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
     monkeypatch.setitem(interop_pinocchio._INFERRED, UniversalXY, {"JointModelComposite": "same"})
     model = build([-1, 0, 1, 1, 3], [FreeFlyer(), UniversalXY(), UserRevolute([0.3, 1.0, -0.2]),
                                       Spherical(), UniversalXY()], 5)
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     q, v, _, a = states(model, rng)
     C = coriolis_matrix(model, q, v)
     Y = slotine_li_regressor(model, q, v, v, a)

@@ -13,7 +13,6 @@ import networkx as nx
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import match_by_name, to_pinocchio
 
 from geomech.errors import (
     ConnectionSpecError,
@@ -24,6 +23,7 @@ from geomech.errors import (
 )
 from geomech.geometry import LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
 from geomech.multibody.body_connections import CallableBody, body_connection_names
 from geomech.multibody.coriolis import slotine_li_torques
@@ -237,7 +237,7 @@ def test_regressor_with_actual_motion_is_inverse_dynamics(rng):
 
 
 def pinocchio_regressor_error(bridge, rng, n_states=4):
-    model = bridge.gm
+    model = bridge.model
     worst = 0.0
     q = model.random_configuration(rng, size=n_states)
     v, a = rng.normal(size=(2, n_states, model.nv))
@@ -260,7 +260,7 @@ def pinocchio_regressor_error(bridge, rng, n_states=4):
 def test_regressor_matches_pinocchio_on_ur5(rng):
     path = str(robots.urdf_path("ur5"))
     model = load_urdf(path)
-    bridge = match_by_name(model, pin.buildModelFromUrdf(path), lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pin.buildModelFromUrdf(path))
     # same parameters on both sides (the column blocks are then comparable)
     pi_pin = np.concatenate(
         [bridge.pin_model.inertias[jid].toDynamicParameters() for jid, _ in bridge.body_frames]
@@ -273,7 +273,7 @@ def test_regressor_matches_pinocchio_on_floating_jvrc1(rng):
     path = str(robots.urdf_path("jvrc1"))
     model = load_urdf(path, floating_base=True)
     pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
-    bridge = match_by_name(model, pm, lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pm)
     assert pinocchio_regressor_error(bridge, rng, n_states=2) < 1e-12
 
 
@@ -282,7 +282,7 @@ def test_regressor_matches_pinocchio_on_random_trees(seed, mixed_tree):
     rng = np.random.default_rng([17, seed])
     kinds = ["revolute", "prismatic", "helical", "spherical", "planar", "schoenflies"]
     model = mixed_tree(9, rng, kinds=kinds, floating_base=bool(seed))
-    assert pinocchio_regressor_error(to_pinocchio(model), rng) < 1e-12
+    assert pinocchio_regressor_error(PinocchioBridge(model), rng) < 1e-12
 
 
 # ---- validation ---------------------------------------------------------------------------
