@@ -44,7 +44,7 @@ from _timing import interleaved, slope  # noqa: E402
 
 from geomech.lie import SO3  # noqa: E402
 from geomech.multibody import MultibodyModel, Revolute  # noqa: E402
-from geomech.multibody.coriolis import _factor_tensors  # noqa: E402
+from geomech.multibody._body_factors import _factor_tensors  # noqa: E402
 from geomech.multibody.kernels import cluster_baselines as BL  # noqa: E402
 from geomech.multibody.kernels import cluster_coriolis as KCC  # noqa: E402
 from geomech.multibody.kernels import cluster_dynamics as CK  # noqa: E402
