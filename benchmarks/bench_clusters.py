@@ -234,6 +234,7 @@ def run(family, sizes, B, rng, rounds):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few rounds")
+    parser.add_argument("--family", choices=["geared", "fourbar", "both"], default="both")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(2023)
     if args.quick:
@@ -242,10 +243,12 @@ def main(argv=None):
         geared, fourbar, B, rounds = [2, 4, 8, 12, 16, 24, 32], [1, 2, 4, 8, 16, 32, 64], 40, 9
     print("Forward dynamics (per state, batches of", B, "states); relative cost = baseline / "
           "cluster − 1")
-    print("geared rotor chains (n links, n clusters of link + rotor):")
-    run("geared", geared, B, rng, rounds)
-    print("stacks of four-bar loops (n loops, n clusters of 3 bodies, depth n):")
-    run("fourbar", fourbar, B, rng, rounds)
+    if args.family in ("geared", "both"):
+        print("geared rotor chains (n links, n clusters of link + rotor):")
+        run("geared", geared, B, rng, rounds)
+    if args.family in ("fourbar", "both"):
+        print("stacks of four-bar loops (n loops, n clusters of 3 bodies, depth n):")
+        run("fourbar", fourbar, B, rng, rounds)
 
 
 if __name__ == "__main__":

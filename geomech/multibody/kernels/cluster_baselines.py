@@ -79,7 +79,8 @@ def explicit_constraint(G, g, independent):
 def projected_rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, A, A0,
                          F_ext, TAU, status):
     r"""Projected RNEA over a batch: :math:`\tau = G^\top\mathrm{RNEA}_s(q, Gv, G\dot v + g)`
-    (seed 004 §2.4)."""
+    (seed 004 §2.4).
+    """
     n_s = S.shape[1]
     qd, qdd, tau_s = np.empty(n_s), np.empty(n_s), np.empty(n_s)
     for b in range(status.shape[0]):

@@ -49,6 +49,7 @@ import numpy as np
 
 from geomech.multibody.kernels import cluster_constraints as CC
 from geomech.multibody.kernels import joints as codes
+from geomech.multibody.kernels.compiled import joint_code
 
 __all__ = ["ClusterLayout", "cluster_layout"]
 
@@ -141,8 +142,6 @@ class ClusterLayout:
 
     def _kernel_mode(self, model, c) -> bool:
         """Whether cluster ``c``'s G, g and Ġ can be computed by the kernel."""
-        from geomech.multibody.kernels.compiled import joint_code
-
         st = model.spanning_tree
         if any(con.kind not in ("loop", "coupling") for con in c.constraints):
             return False
@@ -161,7 +160,6 @@ class ClusterLayout:
         return True
 
     def _build_kernel_tables(self, model, G0):
-        st = model.spanning_tree
         NC, n_s = self.n_clusters, self.n_s
         kc = np.zeros((NC, 9), dtype=np.int64)
         kcol, span, lpi, lpf = [], [], [], []
@@ -191,8 +189,6 @@ class ClusterLayout:
             row, na, l0 = 0, 0, len(lpi)
             for con in c.constraints:
                 if con.kind == "loop":
-                    from geomech.multibody.kernels.compiled import joint_code
-
                     nva = con.nv_aux
                     D.extend(nc + na + d for d in range(nva))
                     lpi.append([k, con.pred, con.succ, row, na, nva, joint_code(con.joint)])
@@ -269,7 +265,8 @@ class ClusterLayout:
 
     def closed_states(self, Q):
         """Boolean mask (B,): the states the kernel certifies closed (residual at most half
-        the tolerance of :meth:`ClosedMultibodyModel.check_configuration`)."""
+        the tolerance of :meth:`ClosedMultibodyModel.check_configuration`).
+        """
         from geomech.multibody.loops import CLOSURE_TOL
 
         _, _, _, res, status = self._kernel(Q, np.zeros((1, self.nv)))

@@ -67,7 +67,7 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.joints import FIXED, HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
+from geomech.multibody.kernels.joints import HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
 from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import cross_motion, transform_motion
 from geomech.multibody.kernels.status import OK, SINGULAR, pack
@@ -202,7 +202,8 @@ def _axis_angle(R, ax):
 def _loop_residual(code, ax, pitch, EX, pM, W, K):
     r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
     :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (module docstring); ``W``, ``K`` (3, 3)
-    are work."""
+    are work.
+    """
     RM = EX.T
     theta = 0.0
     if code == REVOLUTE or code == HELICAL:
@@ -262,7 +263,8 @@ def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
 @njit(**_JIT)
 def make_work(N, nc, na, nr, nD, m):
     """Work arrays of :func:`cluster_constraints` for at most ``nc`` spanning and ``na``
-    auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns."""
+    auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
+    """
     nc, na, nr, nD, m = max(nc, 1), max(na, 1), max(nr, 1), max(nD, 1), max(m, 1)
     return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
             np.zeros((N, nc, 6)), np.zeros((N, nc, 6)), np.empty((nr, nc + na)),
@@ -473,7 +475,8 @@ def cluster_constraints_batch(topo, placement, jparam, T_user, S, cbody, cclus, 
                               span, loc, lpi, lpf, cpi, cpe, cpc, G0, sizes, Q, V, Gc, gs, Gdc,
                               res, status):
     """:func:`cluster_constraints` over a batch (work arrays allocated once); ``sizes`` holds
-    the work sizes ``(nc, na, nr, nD, m)``."""
+    the work sizes ``(nc, na, nr, nD, m)``.
+    """
     work = make_work(cbody.shape[0], sizes[0], sizes[1], sizes[2], sizes[3], sizes[4])
     for b in range(status.shape[0]):
         st, rr = cluster_constraints(topo, placement, jparam, at(T_user, b), at(S, b), cbody,
