@@ -1009,6 +1009,12 @@ class ClosedMultibodyModel(MultibodyModel):
         joints' own speeds (dependent too), and :math:`K^+` the least-squares solution
         (redundant rows of planar loops are consistent).
 
+        :math:`G` is block diagonal over the clusters: each block is evaluated by the
+        compiled kernel :func:`~geomech.multibody.kernels.cluster_constraints.
+        cluster_constraints` (in-cluster Jacobians, Householder QR of :math:`K_D`, single
+        and batched), except the clusters holding user-defined constraints or joints, whose
+        Python objects fill their blocks (two-stage path).
+
         Parameters
         ----------
         q : array_like, shape (..., nq)
