@@ -548,6 +548,8 @@ class ClosedMultibodyModel(MultibodyModel):
     """
 
     is_closed = True
+    #: residual tolerance of :meth:`check_configuration` (times ``max(1, max|q|)``)
+    closure_tol = CLOSURE_TOL
 
     def __init__(self, graph, *, gravity=None, strict: bool | None = None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():

@@ -267,11 +267,9 @@ class ClusterLayout:
         """Boolean mask (B,): the states the kernel certifies closed (residual at most half
         the tolerance of :meth:`ClosedMultibodyModel.check_configuration`).
         """
-        from geomech.multibody.loops import CLOSURE_TOL
-
         _, _, _, res, status = self._kernel(Q, np.zeros((1, self.nv)))
         scale = np.maximum(1.0, np.max(np.abs(Q), axis=-1, initial=0.0))
-        return (status == 0) & (res <= 0.5 * CLOSURE_TOL * scale)
+        return (status == 0) & (res <= 0.5 * self._model.closure_tol * scale)
 
     def constraint_arrays(self, Q, V=None, rate=False):
         """``(Gc, gs)`` (and ``Gdc`` if ``rate``) for the states ``Q`` (B, nq) and independent
@@ -285,8 +283,6 @@ class ClusterLayout:
             if rate:
                 return self._G_const, self._g_zero, np.zeros_like(self._G_const)
             return self._G_const, self._g_zero
-        from geomech.multibody.loops import CLOSURE_TOL
-
         model = self._model
         V = np.zeros((1, model.nv)) if V is None else V
         Gc, gs, Gdc, res, status = self._kernel(Q, V)
@@ -294,7 +290,7 @@ class ClusterLayout:
         Qb = np.broadcast_to(Q, (B, model.nq))
         Vb = np.broadcast_to(V, (B, model.nv))
         scale = np.maximum(1.0, np.max(np.abs(Qb), axis=-1, initial=0.0))
-        doubt = (status != 0) | (res > 0.5 * CLOSURE_TOL * scale)
+        doubt = (status != 0) | (res > 0.5 * model.closure_tol * scale)
         rows = self._python_rows
         for b in range(B):
             if not (doubt[b] or rows.size):
