@@ -14,7 +14,7 @@ from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvarian
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
 from ..multibody.frame import JointFrame
-from .reference import _JointwiseError, group_tracking_error
+from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
 
@@ -182,7 +182,7 @@ class SlotineLi:
             if getattr(system, "is_closed", False):
                 self._coordinates = _independent_coordinates(system)
             else:
-                self._jointwise = _JointwiseError(system)  # block layout of the joint-wise error
+                self._jointwise = JointwiseTrackingError(system)  # block layout of the joint-wise error
         elif not isinstance(frame, CoordinateFrame):
             raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "

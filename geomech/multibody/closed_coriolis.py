@@ -44,9 +44,8 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody import dynamics as _dynamics
-from geomech.multibody.christoffel import _rate_derivatives
+from geomech.multibody._body_factors import _factor_tensors
 from geomech.multibody.coriolis import (
-    _factor_tensors,
     coriolis_matrix,
     coriolis_transpose_product,
     slotine_li_torques,
@@ -307,7 +306,7 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
     n = lay.nv
     Gamma = np.empty((B, n, n, n))
     call(K.cluster_christoffel_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (S, _rate_derivatives(st, Q), T_user, Gc, GDc, Q, Gamma), batch, model,
+         (S, st.compiled.rate_derivatives(Q), T_user, Gc, GDc, Q, Gamma), batch, model,
          names=("q", "q", "q", "q", "q", "q"), what="the Christoffel symbols")
     return Gamma.reshape(batch + (n, n, n))
 

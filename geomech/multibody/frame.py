@@ -27,7 +27,7 @@ from geomech._validation import as_array, default_rng
 from geomech.errors import NotOnManifoldError
 from geomech.geometry.frames import Frame
 from geomech.multibody.christoffel import joint_structure_constants
-from geomech.multibody.joints import FreeFlyer, Spherical, _OneDoF
+from geomech.multibody.joints import FreeFlyer, OneDoFJoint, Spherical
 
 __all__ = ["JointFrame"]
 
@@ -86,12 +86,12 @@ class JointFrame(Frame):
         ]
         curved = np.zeros(self.dim, dtype=bool)
         for joint, _, vs in self._joints:
-            curved[vs] = not isinstance(joint, _OneDoF) and joint.nv > 1
+            curved[vs] = not isinstance(joint, OneDoFJoint) and joint.nv > 1
         self.curved = curved
         # coordinate fields of q when every moving joint is a 1-DoF joint of a tree (q̇ = v)
         self.coordinates = (
             not getattr(model, "is_closed", False) and self.dim == self.point_shape[0]
-            and all(isinstance(joint, _OneDoF) for joint, _, _ in self._joints)
+            and all(isinstance(joint, OneDoFJoint) for joint, _, _ in self._joints)
         )
 
     def flow(self, q, w, t=1.0) -> np.ndarray:

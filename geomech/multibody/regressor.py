@@ -34,6 +34,13 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.errors import ConnectionSpecError
+from geomech.multibody._body_factors import (
+    _UNIT,
+    _body_B,
+    _body_connections,
+    _cached,
+    _user_factor_tensor,
+)
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
     BoltzmannHamelBody,
@@ -41,22 +48,15 @@ from geomech.multibody.body_connections import (
     LeviCivitaBody,
     VelocityCrossBody,
 )
-from geomech.multibody.coriolis import (
-    _UNIT,
-    _body_B,
-    _body_connections,
-    _cached,
-    _user_factor_tensor,
-)
 from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS
 from geomech.multibody.kernels import regressor as K
 from geomech.multibody.kernels.driver import call, compiled, states
-from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
+from geomech.spatial import dynamic_parameters, inertia_from_dynamic_parameters
 
 __all__ = ["slotine_li_regressor"]
 
 #: The spatial inertias E_k of the ten unit parameter vectors, shape (10, 6, 6).
-_BASIS = _inertia_from_dynamic_parameters(np.eye(10))
+_BASIS = inertia_from_dynamic_parameters(np.eye(10))
 #: Body connections whose B(I, v) is linear in I by construction (no run-time check).
 _LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody)
 

@@ -62,7 +62,7 @@ PROPERTIES = {
     "cartan-zero": (False, False),
     "cartan-plus": (False, False),
     "velocity-cross": (True, True),
-    "boltzmann-hamel": (True, True),  # canonical name (alias momentum-cross)
+    "boltzmann-hamel": (True, True),
 }
 N_STATES = 3
 H_FD = 1e-5

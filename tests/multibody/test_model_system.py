@@ -57,9 +57,10 @@ def test_fast_overrides_equal_the_generic_formulas(model, rng):
     tau = rng.uniform(-1.0, 1.0, model.nv)
     H = model.mass_matrix(q)
     np.testing.assert_allclose(model._H(q), H)
-    dH = model.mass_matrix_lie_derivative(q)
-    dH_fd = MechanicalSystem._dH(model, q)
+    dH = model._dH(q)  # the hook, dH[k, i, j] = L_{X_k} H_ij (Alg. 1 at unit speeds)
+    dH_fd = MechanicalSystem._dH(model, q)  # central differences along the joint frame's flow
     assert np.max(np.abs(dH - dH_fd)) < 1e-7 * _scale(H)
+    np.testing.assert_array_equal(model.mass_matrix_lie_derivative(q), np.moveaxis(dH, -3, -1))
     G = model._koszul(q)
     G_fd = MechanicalSystem._koszul(model, q)
     assert np.max(np.abs(G - G_fd)) < 1e-7 * _scale(H)
