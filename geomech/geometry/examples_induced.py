@@ -7,7 +7,7 @@ r"""Example constrained systems with induced connections (seed 000 §V, §VI-C1)
   coordinates, with its closed-form mass matrix (and exact Christoffel symbols);
 - :func:`four_bar_linkage`: a planar four-bar as a spanning tree of three revolute joints
   closed by one loop constraint (optionally on a mobile P–R base), a
-  :class:`~geomech.geometry.induced.ClosedChain`.
+  :class:`~geomech.geometry.closed_chain.ClosedChain`.
 """
 
 from __future__ import annotations
