@@ -67,7 +67,7 @@ from geomech.multibody.body_connections import (
 )
 from geomech.multibody.dynamics import crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call, compiled, states
+from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
 from geomech.multibody.kinematics import velocity_map
 
 __all__ = [
@@ -342,6 +342,11 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     """
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
+    if cm.one is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
+        C = np.empty((nv, nv))
+        call_one(K.coriolis, (*cm.one[:4], *_factor_tensors(model, connection), *cm.one[4:],
+                              q, v, C), model, ("q", "v"), (q, v), "the Coriolis matrix")
+        return C
     return _call_kernel(K.coriolis_batch, cm, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")
 

@@ -114,6 +114,12 @@ class CompiledModel:
         #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
         self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
         self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
+        #: the leading kernel arguments of one state (constant arrays, then ``S``, ``S_ring``,
+        #: ``T_user`` of that state), or ``None`` when user joints make them per-state
+        self.one = None if self.user else (*self._arrays, self.S[0], self.S_ring[0],
+                                            self.T_user[0])
+        #: :attr:`a0` of one state, (6,)
+        self.a0_one = self.a0[0]
         self._model = model
 
     @property

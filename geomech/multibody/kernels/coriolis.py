@@ -28,7 +28,6 @@ from numba import njit
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import (
     all_finite,
-    all_finite_branchless,
     joint_velocity,
     tree_transforms,
 )
@@ -282,7 +281,7 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
                 for a in range(6):
                     for b in range(6):
                         B_C[p, a, b] += B_C[j, a, b]
-    if not all_finite_branchless(C):
+    if not all_finite(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -376,7 +375,7 @@ def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, levi_civita
         if p >= 0:
             transform_force_transpose(E[i], r[i], g1[i], g1[p])
             transform_force_transpose(E[i], r[i], g2[i], g2[p])
-    if not all_finite_branchless(tau):
+    if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -469,7 +468,7 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_r
             tau[k] = dot6(S[k], f[i])
         if parent[i] >= 0:
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
-    if not all_finite_branchless(tau):
+    if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

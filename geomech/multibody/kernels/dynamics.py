@@ -24,15 +24,19 @@ from numba import njit
 
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.spatial import (
+    compose_transforms,
     congruence_sym,
     cross_force,
     cross_motion,
-    force_to_parent,
-    inertia_congruence,
+    dot6,
+    inertia_params,
+    inertia_params_times,
+    inertia_params_transform,
     inertia_times,
     matvec6,
     transform_force_transpose,
     transform_motion,
+    transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import (
     NON_FINITE_INPUT,
@@ -142,51 +146,61 @@ def _first_failure(status):
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
-    The full symmetric matrix is written. Returns a packed status.
+    Every quantity is held in ground coordinates (seed 001's footnote 3; Pinocchio's
+    choice): :math:`\mathbf M_{ij} = \boldsymbol\Phi_i^\top\mathbf I^C_j\boldsymbol\Phi_j`
+    does not depend on the frame, so line 17 (re-expressing F2 in the parent's frame) is the
+    identity and line 24 a plain sum; inertias are ten parameters
+    (:func:`~geomech.multibody.kernels.spatial.inertia_params`). The full symmetric matrix is
+    written. Returns a packed status.
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
+    nv = iv[N]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    buf = np.empty(34 * N + 6 * nv + 36)  # one allocation for the work arrays
+    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
+    E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
+    I_C = buf[24 * N: 34 * N].reshape((N, 10))  # composite inertias, ten parameters
+    Phi = buf[34 * N: 34 * N + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
+    F = buf[34 * N + 6 * nv:].reshape((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    I_C = inertia.copy()  # seed 001 Alg. 1 l.5: I^C_i = I_i
-    F = np.empty((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
-    G = np.empty((6, 6))
-    H[:, :] = 0.0
+
+    # ---- forward pass: Φ_i and I_i in ground coordinates ---------------------------------
+    for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
     # ---- backward pass: composite inertias and the blocks of H along each support path ---
+    H[:, :] = 0.0
     for j in range(N - 1, -1, -1):
-        d = iv[j + 1] - iv[j]
+        o, d = iv[j], iv[j + 1] - iv[j]
         for k in range(d):
-            inertia_times(I_C[j], S[iv[j] + k], F[k])  # l.10: F2 = I^C_j Φ_j
-        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2
-            for l in range(d):  # noqa: E741
-                s = 0.0
-                for c in range(6):
-                    s += S[iv[j] + k, c] * F[l, c]
-                H[iv[j] + k, iv[j] + l] = s
-        for k in range(d):  # a multi-DoF block is symmetric only to rounding: symmetrise
-            for l in range(k):  # noqa: E741
-                m = 0.5 * (H[iv[j] + k, iv[j] + l] + H[iv[j] + l, iv[j] + k])
-                H[iv[j] + k, iv[j] + l] = H[iv[j] + l, iv[j] + k] = m
+            inertia_params_times(I_C[j], Phi[o + k], F[k])  # l.10: F2 = I^C_j Φ_j
+        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2 (a multi-DoF block symmetrised)
+            for l in range(k + 1):  # noqa: E741
+                m = 0.5 * (dot6(Phi[o + k], F[l]) + dot6(Phi[o + l], F[k]))
+                H[o + k, o + l] = H[o + l, o + k] = m
         i = j
-        while parent[i] >= 0 and d > 0:  # l.16: walk to the root
-            for k in range(d):  # l.17: re-express F2 in frame p(i) before stepping
-                force_to_parent(E[i], r[i], F[k], G[k], False)
-            F, G = G, F
+        while parent[i] >= 0 and d > 0:  # l.16: walk to the root (l.17: identity here)
             i = parent[i]
             for m in range(iv[i], iv[i + 1]):  # l.21: M_ij = Φ_iᵀ F2, M_ji = M_ijᵀ
                 for k in range(d):
-                    s = 0.0
-                    for c in range(6):
-                        s += S[m, c] * F[k, c]
-                    H[m, iv[j] + k] = s
-                    H[iv[j] + k, m] = s
-        if parent[j] >= 0:  # l.24 (guarded): I^C_p(j) += X_jᵀ I^C_j X_j
-            inertia_congruence(E[j], r[j], I_C[j], I_C[parent[j]])
+                    H[m, o + k] = H[o + k, m] = dot6(Phi[m], F[k])
+        p = parent[j]
+        if p >= 0:  # l.24 (guarded): I^C_p(j) += I^C_j, a plain sum in ground coordinates
+            for a in range(10):
+                I_C[p, a] += I_C[j, a]
     if not all_finite(H):
         return pack(NON_FINITE_RESULT, -1)
     return OK
