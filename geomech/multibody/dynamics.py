@@ -35,13 +35,14 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody.kernels import dynamics as K
+from geomech.multibody.kernels import linalg as _linalg
 from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
 
 __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 
 #: An articulated-inertia block Φᵀ I^A Φ counts as singular when a pivot of its Cholesky
 #: factorisation is at most this fraction of the largest entry of I^A.
-SINGULAR_RTOL = K.SINGULAR_RTOL
+SINGULAR_RTOL = _linalg.SINGULAR_RTOL
 
 _NO_FORCES = np.zeros((1, 0, 6))
 _NO_FORCES_ONE = _NO_FORCES[0]
