@@ -76,12 +76,14 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    buf = np.empty(30 * N + 12)  # one allocation for the work arrays
+    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
+    vel, acc = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
+    f = buf[24 * N: 30 * N].reshape((N, 6))
+    vJ, h = buf[30 * N: 30 * N + 6], buf[30 * N + 6: 30 * N + 12]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, acc, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    vJ, h = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists, accelerations, body forces --------------------------------
     for i in range(N):
@@ -237,7 +239,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(120 * N + 13 * nv + 106)  # one allocation for the work arrays
+    buf = np.empty(120 * N + 13 * nv + 136)  # one allocation for the work arrays
     E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
     E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
     vel, c = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
@@ -249,9 +251,9 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     U = buf[o + 6 * nv: o + 12 * nv].reshape((nv, 6))  # rows: U_i = I^A_i Φ_i
     u = buf[o + 12 * nv: o + 13 * nv]
     o += 13 * nv
-    W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))
+    W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # D_i, its factor
     vJ, h, w = buf[o + 72: o + 78], buf[o + 78: o + 84], buf[o + 84: o + 90]
-    ip, z = buf[o + 90: o + 100], buf[o + 100: o + 106]  # ten inertia parameters; D⁻¹ w
+    ip, Y = buf[o + 90: o + 100], buf[o + 100: o + 136].reshape((6, 6))  # I_i's parameters; U D⁻¹
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -316,31 +318,30 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         p = parent[i]
         if p < 0:
             continue
-        # I^A_p += I^a_i = I^A_i − U D⁻¹ Uᵀ (a plain sum in ground coordinates)
-        for k in range(6):
-            for m in range(6):
-                I_A[p, k, m] += I_A[i, k, m]
+        for k in range(d):  # Y = U D⁻¹ (rows: its columns)
+            for e in range(6):
+                s = 0.0
+                for m in range(d):
+                    s += U[o + m, e] * D_inv[i, m, k]
+                Y[k, e] = s
+        # I^A_p += I^a_i = I^A_i − Y Uᵀ: a plain sum in ground coordinates
+        for e in range(6):
+            for g in range(6):
+                I_A[p, e, g] += I_A[i, e, g]
         for k in range(d):
-            for m in range(d):
-                x = D_inv[i, k, m]
-                for e in range(6):
-                    y = U[o + k, e] * x
-                    for g in range(6):
-                        I_A[p, e, g] -= y * U[o + m, g]
-        # p^A_p += p^a_i = p^A_i + I^a_i c_i + U D⁻¹ u_i = p^A_i + I^A_i c_i + U D⁻¹ (u_i − Uᵀ c_i)
+            for e in range(6):
+                y = Y[k, e]
+                for g in range(6):
+                    I_A[p, e, g] -= y * U[o + k, g]
+        # p^A_p += p^a_i = p^A_i + I^a_i c_i + U D⁻¹ u_i = p^A_i + I^A_i c_i + Y (u_i − Uᵀ c_i)
         for k in range(d):
             w[k] = u[o + k] - dot6(U[o + k], c[i])
-        for k in range(d):
-            s = 0.0
-            for m in range(d):
-                s += D_inv[i, k, m] * w[m]
-            z[k] = s
         matvec6(I_A[i], c[i], h)
         for e in range(6):
-            s = p_A[i, e] + h[e]
-            for k in range(d):
-                s += U[o + k, e] * z[k]
-            p_A[p, e] += s
+            p_A[p, e] += p_A[i, e] + h[e]
+        for k in range(d):
+            for e in range(6):
+                p_A[p, e] += Y[k, e] * w[k]
 
     # ---- forward pass 2: accelerations ----------------------------------------------------
     for i in range(N):

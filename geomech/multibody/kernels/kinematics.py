@@ -57,8 +57,9 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     d\,\mathbf R_T\mathbf a`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
     quaternion).
     """
-    R_work, p_work = np.empty((3, 3)), np.empty(3)  # the joint pose
-    R_up, p_up = np.empty((3, 3)), np.empty(3)  # the pose of body i in its parent
+    work = np.empty(24)  # one allocation: R_work, p_work (the joint pose), R_up, p_up (the
+    R_work, p_work = work[:9].reshape((3, 3)), work[9:12]  # pose of body i in its parent)
+    R_up, p_up = work[12:21].reshape((3, 3)), work[21:24]
     for i in range(jtype.shape[0]):
         code = jtype[i]
         P, c = placement[i], jparam[i]
