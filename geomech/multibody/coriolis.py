@@ -342,10 +342,10 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     """
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    if cm.one is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
+    if cm.packed is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
         C = np.empty((nv, nv))
-        call_one(K.coriolis, (*cm.one[:4], *_factor_tensors(model, connection), *cm.one[4:],
-                              q, v, C), model, ("q", "v"), (q, v), "the Coriolis matrix")
+        call_one(K.coriolis_one, (cm.topo, cm.packed, *_factor_tensors(model, connection), q, v,
+                                  C), model, ("q", "v"), (q, v), "the Coriolis matrix")
         return C
     return _call_kernel(K.coriolis_batch, cm, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")

@@ -45,7 +45,6 @@ __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 SINGULAR_RTOL = _linalg.SINGULAR_RTOL
 
 _NO_FORCES = np.zeros((1, 0, 6))
-_NO_FORCES_ONE = _NO_FORCES[0]
 
 
 def _a_world(gravity: np.ndarray) -> np.ndarray:
@@ -172,11 +171,11 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
         _tree_method(method)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    if (gravity is None and f_ext is None and cm.one is not None and is_state(q, nq)
+    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
             and is_state(v, nv) and is_state(a, nv)):  # one state: straight to its kernel
         tau = np.empty(nv)
-        call_one(K.rnea, (*cm.one, q, v, a, cm.a0_one, _NO_FORCES_ONE, tau), model,
-                 ("q", "v", "a"), (q, v, a), "tau")
+        call_one(K.rnea_one, (cm.topo, cm.packed, q, v, a, tau), model, ("q", "v", "a"),
+                 (q, v, a), "tau")
         return tau
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
@@ -246,9 +245,9 @@ def crba(model, q, method=None) -> np.ndarray:
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
-    if cm.one is not None and is_state(q, cm.nq):  # one state: straight to its kernel
+    if cm.packed is not None and is_state(q, cm.nq):  # one state: straight to its kernel
         H = np.empty((cm.nv, cm.nv))
-        call_one(K.crba, (*cm.one, q, H), model, ("q",), (q,), "H")
+        call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,), "H")
         return H
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
@@ -328,11 +327,11 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
         _tree_method(method)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    if (gravity is None and f_ext is None and cm.one is not None and is_state(q, nq)
+    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
             and is_state(v, nv) and is_state(tau, nv)):  # one state: straight to its kernel
         a = np.empty(nv)
-        call_one(K.aba, (*cm.one, q, v, tau, cm.a0_one, _NO_FORCES_ONE, a), model,
-                 ("q", "v", "tau"), (q, v, tau), "the accelerations")
+        call_one(K.aba_one, (cm.topo, cm.packed, q, v, tau, a), model, ("q", "v", "tau"),
+                 (q, v, tau), "the accelerations")
         return a
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))

@@ -32,11 +32,12 @@ Seed 001 §1.2 (tree encoding); Featherstone 2008, §4.1–4.2.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from geomech.multibody import joints as J
 from geomech.multibody.kernels import joints as codes
 
-__all__ = ["CompiledModel", "joint_code"]
+__all__ = ["CompiledModel", "joint_code", "unpack"]
 
 _CODES = {
     J.Fixed: codes.FIXED,
@@ -118,6 +119,11 @@ class CompiledModel:
         #: ``T_user`` of that state), or ``None`` when user joints make them per-state
         self.one = None if self.user else (*self._arrays, self.S[0], self.S_ring[0],
                                             self.T_user[0])
+        #: the float arrays of :attr:`one` and ``a0`` in one flat array (see :func:`unpack`):
+        #: the single-state entry points take two model arguments instead of eight, each
+        #: array argument costing ~50 ns to pass from Python
+        self.packed = None if self.user else np.concatenate(
+            [x.ravel() for x in (*self.one[1:], self.a0)])
         #: :attr:`a0` of one state, (6,)
         self.a0_one = self.a0[0]
         self._model = model
@@ -157,3 +163,28 @@ class CompiledModel:
     def arrays(self):
         """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
         return self._arrays
+
+
+@njit(cache=True, nogil=True)
+def unpack(topo, packed):
+    """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of :attr:`CompiledModel.packed`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels.compiled import unpack
+    >>> cm = robots.double_pendulum().compiled
+    >>> views = unpack(cm.topo, cm.packed)
+    >>> all(np.array_equal(x, y) for x, y in zip(views, (*cm.one[1:], cm.a0[0])))
+    True
+    """
+    N = topo.shape[0] - 1
+    nv = topo[N, 3]
+    placement, o = packed[: 12 * N].reshape((N, 3, 4)), 12 * N
+    jparam, o = packed[o: o + 25 * N].reshape((N, 25)), o + 25 * N
+    inertia, o = packed[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N
+    S, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    S_ring, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    T_user, o = packed[o: o + 12 * N].reshape((N, 3, 4)), o + 12 * N
+    return placement, jparam, inertia, S, S_ring, T_user, packed[o: o + 6]

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import (
     all_finite,
@@ -55,6 +56,7 @@ __all__ = [
     "coriolis_work",
     "coriolis",
     "coriolis_batch",
+    "coriolis_one",
     "mass_matrix_derivative_batch",
     "coriolis_transpose_product",
     "coriolis_transpose_product_batch",
@@ -307,6 +309,14 @@ def coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
+
+
+@njit(**_JIT)
+def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
+    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
+                    C)
 
 
 @njit(**_JIT)

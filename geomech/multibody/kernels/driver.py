@@ -189,7 +189,8 @@ def call_one(kernel, args, model, names, inputs, what="the result"):
     >>> from geomech.multibody.kernels.driver import call_one
     >>> model = robots.double_pendulum()
     >>> q, H = np.array([0.3, 0.0]), np.empty((2, 2))
-    >>> call_one(K.crba, (*model.compiled.one, q, H), model, ("q",), (q,))
+    >>> cm = model.compiled
+    >>> call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,))
     >>> H
     array([[5., 2.],
            [2., 1.]])

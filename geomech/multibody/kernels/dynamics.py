@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.linalg import cholesky_inverse
 from geomech.multibody.kernels.spatial import (
@@ -48,7 +49,8 @@ from geomech.multibody.kernels.status import (
     pack,
 )
 
-__all__ = ["rnea", "rnea_batch", "crba", "crba_batch", "aba", "aba_batch",
+__all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "aba",
+           "aba_batch", "aba_one",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -134,6 +136,14 @@ def rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0,
 
 
 @njit(**_JIT)
+def rnea_one(topo, packed, q, v, a, tau):
+    """:func:`rnea` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    return rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0,
+                packed[:0].reshape((0, 6)), tau)
+
+
+@njit(**_JIT)
 def _first_failure(status):
     for b in range(status.shape[0]):
         if status[b] != OK:
@@ -215,6 +225,13 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
         status[b] = crba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
                          at(T_user, b), at(Q, b), H[b])
     return _first_failure(status)
+
+
+@njit(**_JIT)
+def crba_one(topo, packed, q, H):
+    """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    return crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H)
 
 
 # ----------------------------------------------------------------------------------------
@@ -374,6 +391,14 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
                         at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
                         at(F_ext, b), A[b])
     return _first_failure(status)
+
+
+@njit(**_JIT)
+def aba_one(topo, packed, q, v, tau, a):
+    """:func:`aba` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    return aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0,
+               packed[:0].reshape((0, 6)), a)
 
 
 # ----------------------------------------------------------------------------------------
