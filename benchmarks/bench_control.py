@@ -29,10 +29,10 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent / "tests" / "multibody"))
 
 from _timing import best_time, slope  # noqa: E402
-from pinocchio_bridge import to_pinocchio  # noqa: E402
 
 from geomech import simulate  # noqa: E402
 from geomech.control import SlotineLi  # noqa: E402
+from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots, slotine_li_torques  # noqa: E402
 from geomech.multibody.dynamics import crba  # noqa: E402
 
@@ -46,7 +46,7 @@ def torques_vs_pinocchio(sizes):
     t_gm, t_pin = [], []
     for n in sizes:
         model = robots.serial_chain(n, rng=0)
-        bridge = to_pinocchio(model)
+        bridge = PinocchioBridge(model)
         pm, pd = bridge.pin_model, bridge.pin_data
         rng = np.random.default_rng(n)
         q, v, v_r, a_r = rng.uniform(-1.0, 1.0, (4, n))

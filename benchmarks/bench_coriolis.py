@@ -107,10 +107,10 @@ def versus_pinocchio(repeat):
         print("\npinocchio not installed: skipping the comparison")
         return None
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "multibody"))
-    from pinocchio_bridge import to_pinocchio
+    from geomech.interop.pinocchio import PinocchioBridge
 
     model = robots.humanoid()
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     rng = np.random.default_rng(0)
     q = model.random_configuration(rng)
     v = rng.uniform(-1.0, 1.0, model.nv)

@@ -42,10 +42,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
 from _timing import interleaved, slope  # noqa: E402
-from pinocchio_bridge import to_pinocchio  # noqa: E402
 
 import geomech as gm  # noqa: E402
 from conftest import mixed_tree  # noqa: E402
+from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
 from geomech.multibody.urdf import load_urdf  # noqa: E402
 
@@ -67,7 +67,7 @@ def _copy(results):
 # 1. first order
 # ----------------------------------------------------------------------------------------
 def first_order(name, model, rng, batch, rounds):
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     P, pm, pd = bridge.P, bridge.pin_model, bridge.pin_data
     Q, V, A = _state(model, rng, batch)
     TAU = gm.rnea(model, Q, V, A)
@@ -144,7 +144,7 @@ def fd_pinocchio(pm, pd, qp, vp, ap, h=1e-6, velocity=True):
 
 def second_order_vs_fd(rng, rounds):
     model = robots.humanoid()
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     P, pm, pd = bridge.P, bridge.pin_model, bridge.pin_data
     q, v, a = _state(model, rng)
     qp, vp, ap = bridge.q_to_pin(q), bridge.v_to_pin(v), bridge.v_to_pin(a)

@@ -34,10 +34,10 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
 from _timing import interleaved  # noqa: E402
-from pinocchio_bridge import to_pinocchio  # noqa: E402
 
 import geomech as gm  # noqa: E402
 from conftest import mixed_tree  # noqa: E402
+from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
 
 BATCH = 1000
@@ -60,7 +60,7 @@ def koszul_christoffel(pm, pd, q, nv):
 
 
 def bench_model(name, model, rng, batch, rounds):
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     pm, pd = bridge.pin_model, bridge.pin_data
     Q = model.random_configuration(rng, size=batch)
     V = rng.normal(size=(batch, model.nv))
@@ -97,7 +97,7 @@ def bench_model(name, model, rng, batch, rounds):
 
 
 def bench_christoffel(model, rng, rounds):
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     pm, pd = bridge.pin_model, bridge.pin_data
     q = model.random_configuration(rng)
     qp = bridge.q_to_pin(q)

@@ -441,11 +441,21 @@ def _cmd_inspect(args, out) -> int:
     name = args.model or DEFAULT_MODEL
     if args.seed < 0:
         raise _UsageError(f"--seed must be a nonnegative integer, got {args.seed}")
+    from geomech.errors import ConnectionSpecError
+    from geomech.geometry.names import canonical_connection_name
+
     names = body_connection_names()
-    if args.connection is not None and args.connection not in names:
-        raise _UsageError(
-            f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
-        )
+    if args.connection is not None:
+        try:  # the one registry of connection names: aliases (e.g. "-") are accepted
+            args.connection = canonical_connection_name(args.connection)
+        except ConnectionSpecError:
+            raise _UsageError(
+                f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
+            ) from None
+        if args.connection not in names:
+            raise _UsageError(
+                f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
+            )
     groups = _groups()
     if name in groups:
         used = [opt for opt, on in (("--floating-base", args.floating_base),
@@ -518,7 +528,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lenient", action="store_true",
                    help="load URDF inertial defects as written, as Pinocchio does (warns)")  # fmt: skip
     p.add_argument("--connection", metavar="NAME", default=None,
-                   help="report only this body connection (levi-civita, cartan-minus, ...)")  # fmt: skip
+                   help="report only this body connection (levi-civita, cartan-minus, ...; aliases such as - accepted)")  # fmt: skip
     p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser

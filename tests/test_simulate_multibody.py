@@ -46,7 +46,7 @@ def _unused():
 def test_chart_rate_reproduces_body_speeds(joint, scale, rng):
     """Moving δ at the rate δ̇ = joint._chart_rate(δ, v, ·) gives the child the twist Φ v."""
     for _ in range(3):
-        q_c = joint.random(rng)
+        q_c = joint.random_configuration(rng)
         delta = scale * rng.uniform(-1.0, 1.0, joint.nv)
         v = rng.standard_normal(joint.nv)
         d_dot = joint._chart_rate(delta, v, _unused)  # built-in joints: exact, no series

@@ -122,13 +122,13 @@ inertia = np.diag([1.0, 2.0, 3.0])
 body = rigid_body_so3(inertia)
 factorizations = {
     "Levi-Civita": LeviCivitaConnection(body),
-    "Cartan–Schouten (-)": CartanSchoutenConnection(body, "-"),
-    "Cartan–Schouten (0)": CartanSchoutenConnection(body, "0"),
-    "Cartan–Schouten (+)": CartanSchoutenConnection(body, "+"),
+    "Cartan–Schouten (-)": CartanSchoutenConnection(body, "cartan-minus"),
+    "Cartan–Schouten (0)": CartanSchoutenConnection(body, "cartan-zero"),
+    "Cartan–Schouten (+)": CartanSchoutenConnection(body, "cartan-plus"),
     "Levi-Civita + 0.5 (w x)": LeviCivitaConnection(body) + Contorsion.totally_antisymmetric([0.5]),
 }
 rng = np.random.default_rng(0)
-R = body.random_point(rng)
+R = body.random_configuration(rng)
 w = np.array([0.3, 1.0, -0.4])
 euler = np.cross(w, inertia @ w)  # w x (I w)
 print(f"{'connection':26s} {'|C+C^T|':>8s} {'|Cw - w x Iw|':>14s} {'torsion':>8s}")

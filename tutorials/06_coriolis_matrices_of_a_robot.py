@@ -62,7 +62,7 @@ print(format_connection_report(connection_report(model, q, v, repeat=3)))
 
 # %%
 # The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
-# ``momentum-cross``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with the
+# ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with the
 # Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the
 # right bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
 # ``computeCoriolisMatrix``. The matrices themselves differ a lot:
@@ -91,7 +91,7 @@ print("... but the same bias forces:", np.abs(diff @ v).max())
 # the dynamics (its geodesics are one-parameter subgroups, not rigid-body motions).
 H_dot = mass_matrix_derivative(model, q, v)
 bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
-mapping = {"l_foot": "cartan-minus", "r_foot": "cartan-minus", "pelvis": "momentum-cross"}
+mapping = {"l_foot": "cartan-minus", "r_foot": "cartan-minus", "pelvis": "boltzmann-hamel"}
 C_mix = coriolis_matrix(model, q, v, mapping)
 print("skew residual   ", np.abs(H_dot - C_mix - C_mix.T).max())
 print("dynamics residual", np.abs(C_mix @ v - bias).max())

@@ -202,7 +202,7 @@ class SlotineLi:
         self.K_D = _gain(K_D, n, "K_D")
         # admissibility at a seeded random point: Hdot = C + C^T (passivity, D antisymmetric
         # in (1,3)) and C v = C* v (correct dynamics, D antisymmetric in (2,3))
-        q0 = system.random_point(np.random.default_rng(0))
+        q0 = system.random_configuration(np.random.default_rng(0))
         bad = []
         if not bool(connection.is_metric_compatible(q0)):
             bad.append("not metric compatible (Hdot != C + C^T)")
@@ -400,7 +400,7 @@ class SlotineLi:
             return slotine_li_torques(self.estimate, q, v, v_r, a_r, self.connection) - self.K_D @ s
         E = self.estimate
         C_hat = self.connection.coriolis_matrix(q, v)
-        return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity(q) - self.K_D @ s  # eq. (13)
+        return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
 
 
 def _adaptation_gain(Gamma, n: int) -> np.ndarray:

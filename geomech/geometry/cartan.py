@@ -19,11 +19,12 @@ import numpy as np
 from geomech.errors import ConnectionSpecError
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import LeftInvariantFrame, RightInvariantFrame
+from geomech.geometry.names import canonical_connection_name
 from geomech.geometry.system import MechanicalSystem
 
 __all__ = ["CartanSchoutenConnection"]
 
-_LAMBDA = {"-": 0.0, "0": 0.5, "+": 1.0}
+_LAMBDA = {"cartan-minus": 0.0, "cartan-zero": 0.5, "cartan-plus": 1.0}
 
 
 class CartanSchoutenConnection(AffineConnection):
@@ -34,16 +35,21 @@ class CartanSchoutenConnection(AffineConnection):
     system : MechanicalSystem
         A system on a Lie group whose frame is a
         :class:`~geomech.geometry.frames.LeftInvariantFrame` (body velocities).
-    kind : {"-", "0", "+"}
+    kind : str
+        ``"cartan-minus"``, ``"cartan-zero"`` or ``"cartan-plus"``, or an alias of one in the
+        registry of connection names (:mod:`geomech.geometry.names`), e.g. ``"-"``, ``"0"``,
+        ``"+"``.
 
     Attributes
     ----------
     kind : str
+        The canonical name.
 
     Raises
     ------
     ConnectionSpecError
-        If ``kind`` is not one of ``"-"``, ``"0"``, ``"+"`` or the frame is not left-invariant.
+        If ``kind`` does not name a Cartan–Schouten connection or the frame is not
+        left-invariant.
 
     References
     ----------
@@ -56,27 +62,31 @@ class CartanSchoutenConnection(AffineConnection):
     >>> from geomech.geometry.examples import rigid_body_so3
     >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
     >>> w = np.array([1.0, 2.0, 3.0])
-    >>> CartanSchoutenConnection(body, "-").coriolis_matrix(np.eye(3), w)
+    >>> CartanSchoutenConnection(body, "cartan-minus").coriolis_matrix(np.eye(3), w)
     array([[0., 0., 0.],
            [0., 0., 0.],
            [0., 0., 0.]])
-    >>> CartanSchoutenConnection(body, "x")
+    >>> CartanSchoutenConnection(body, "levi-civita")
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Expected `kind` to be one of '-', '0', '+', got 'x'.
+    geomech.errors.ConnectionSpecError: Expected `kind` to name a Cartan–Schouten connection, one of ['cartan-minus', 'cartan-zero', 'cartan-plus'] (or an alias), got 'levi-civita'.
     """
 
     def __init__(self, system: MechanicalSystem, kind: str):
-        if not isinstance(kind, str) or kind not in _LAMBDA:
-            raise ConnectionSpecError(f"Expected `kind` to be one of '-', '0', '+', got {kind!r}.")
+        name = canonical_connection_name(kind)
+        if name not in _LAMBDA:
+            raise ConnectionSpecError(
+                "Expected `kind` to name a Cartan–Schouten connection, one of "
+                f"{list(_LAMBDA)} (or an alias), got {kind!r}."
+            )
         frame = getattr(system, "frame", None)
         if not isinstance(frame, LeftInvariantFrame) or isinstance(frame, RightInvariantFrame):
             raise ConnectionSpecError(
                 "Expected `system` to have a LeftInvariantFrame on a Lie group, "
                 f"got {frame!r}."
             )
-        self.kind = kind
-        self._lambda = _LAMBDA[kind]
+        self.kind = name
+        self._lambda = _LAMBDA[name]
         super().__init__(system, self._coefficients)
 
     def _coefficients(self, q: np.ndarray) -> np.ndarray:

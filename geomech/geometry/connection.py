@@ -297,7 +297,7 @@ class AffineConnection:
         >>> import numpy as np
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
-        >>> minus = CartanSchoutenConnection(rigid_body_so3(np.eye(3)), "-")
+        >>> minus = CartanSchoutenConnection(rigid_body_so3(np.eye(3)), "cartan-minus")
         >>> float(minus.torsion(np.eye(3))[2, 0, 1])  # T(X_x, X_y) = -[X_x, X_y] = -X_z
         -1.0
         """
@@ -435,7 +435,7 @@ class AffineConnection:
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
-        >>> res = CartanSchoutenConnection(body, "0").has_riemannian_geodesics(np.eye(3))
+        >>> res = CartanSchoutenConnection(body, "cartan-zero").has_riemannian_geodesics(np.eye(3))
         >>> bool(res), res.residual
         (False, 2.0)
         """
@@ -475,9 +475,9 @@ class AffineConnection:
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
-        >>> bool(CartanSchoutenConnection(body, "0").is_torsion_free(np.eye(3)))
+        >>> bool(CartanSchoutenConnection(body, "cartan-zero").is_torsion_free(np.eye(3)))
         True
-        >>> CartanSchoutenConnection(body, "+").is_torsion_free(np.eye(3)).residual
+        >>> CartanSchoutenConnection(body, "cartan-plus").is_torsion_free(np.eye(3)).residual
         3.0
         """
         q = self._point(q)
@@ -528,7 +528,7 @@ class AffineConnection:
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> from geomech.lie import SO3
-        >>> conn = CartanSchoutenConnection(rigid_body_so3(np.diag([1.0, 2.0, 3.0])), "-")
+        >>> conn = CartanSchoutenConnection(rigid_body_so3(np.diag([1.0, 2.0, 3.0])), "cartan-minus")
         >>> xi = np.array([0.3, -0.5, 0.8])
         >>> traj = conn.geodesic(np.eye(3), xi, [0.0, 2.0])
         >>> bool(np.allclose(traj.q[-1], SO3.exp(2.0 * xi)))

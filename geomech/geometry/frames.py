@@ -169,7 +169,22 @@ class Frame(abc.ABC):
         """
         return as_array(q, name, self.point_shape)
 
-    def random_point(self, rng=None, size=None) -> np.ndarray:
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (zero coordinates by default).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> from geomech.geometry import CoordinateFrame
+        >>> CoordinateFrame(2).neutral()
+        array([0., 0.])
+        """
+        return np.zeros(tuple(self.point_shape))
+
+    def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Draw random configurations (standard normal coordinates by default).
 
         Parameters
@@ -185,7 +200,7 @@ class Frame(abc.ABC):
         Examples
         --------
         >>> from geomech.geometry import CoordinateFrame
-        >>> CoordinateFrame(3).random_point(rng=0, size=2).shape
+        >>> CoordinateFrame(3).random_configuration(rng=0, size=2).shape
         (2, 3)
         """
         size = () if size is None else (size,) if np.isscalar(size) else tuple(size)
@@ -395,7 +410,25 @@ class LeftInvariantFrame(Frame):
         """
         return self.group.validate(q, name)
 
-    def random_point(self, rng=None, size=None):
+    def neutral(self) -> np.ndarray:
+        """The group identity (:meth:`geomech.lie.LieGroup.identity`).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> from geomech.geometry import LeftInvariantFrame
+        >>> from geomech.lie import SE2
+        >>> LeftInvariantFrame(SE2).neutral()
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
+        return self.group.identity()
+
+    def random_configuration(self, rng=None, size=None):
         """Random group elements (:meth:`geomech.lie.LieGroup.random`).
 
         Parameters
@@ -411,7 +444,7 @@ class LeftInvariantFrame(Frame):
         --------
         >>> from geomech.geometry import LeftInvariantFrame
         >>> from geomech.lie import SE3
-        >>> LeftInvariantFrame(SE3).random_point(rng=0).shape
+        >>> LeftInvariantFrame(SE3).random_configuration(rng=0).shape
         (4, 4)
         """
         return self.group.random(rng, size)
@@ -620,8 +653,8 @@ class CustomFrame(Frame):
         \tfrac1{12} \mathrm{ad}_\phi^2 v` with :math:`(\mathrm{ad}_\phi v)^k = s^k_{ij}(q_0)
         \phi^i v^j`, exact for commuting fields and accurate to :math:`O(|\phi|^3)` for
         constant structure constants (supply the exact map for best geodesic accuracy).
-    random_point : callable, optional
-        ``random_point(rng, size)``.
+    random_configuration : callable, optional
+        ``random_configuration(rng, size)``.
 
     Raises
     ------
@@ -638,7 +671,7 @@ class CustomFrame(Frame):
     """
 
     def __init__(self, dim, point_shape, flow, structure_constants=None, chart_velocity=None,
-                 random_point=None):
+                 random_configuration=None):
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise DimensionError(f"Expected `dim` to be a positive integer, got {dim!r}.")
         if not callable(flow):
@@ -657,7 +690,7 @@ class CustomFrame(Frame):
                 )
         self._s = structure_constants
         self._chart_velocity = chart_velocity
-        self._random_point = random_point
+        self._random_point = random_configuration
 
     def flow(self, q, w, t=1.0):
         """Call the user flow (see :meth:`Frame.flow`).
@@ -749,7 +782,7 @@ class CustomFrame(Frame):
         ad2_v = np.einsum("...ijk,...i,...j->...k", s, phi, ad_v)
         return v + 0.5 * ad_v + ad2_v / 12.0
 
-    def random_point(self, rng=None, size=None):
+    def random_configuration(self, rng=None, size=None):
         """User sampler, or standard normal coordinates.
 
         Parameters
@@ -766,12 +799,12 @@ class CustomFrame(Frame):
         >>> import numpy as np
         >>> from geomech.geometry import CustomFrame
         >>> frame = CustomFrame(2, (2,), lambda q, w, t: q + np.asarray(t)[..., None] * w)
-        >>> frame.random_point(rng=1, size=3).shape
+        >>> frame.random_configuration(rng=1, size=3).shape
         (3, 2)
         """
         if self._random_point is not None:
             return np.asarray(self._random_point(default_rng(rng), size), dtype=float)
-        return super().random_point(rng, size)
+        return super().random_configuration(rng, size)
 
     def __repr__(self):
         return f"CustomFrame(dim={self.dim}, point_shape={self.point_shape})"

@@ -212,7 +212,7 @@ def _check_batches(**arrays: np.ndarray) -> None:
         ) from exc
 
 
-def transform_coriolis(C, H, A, A_dot):
+def transform_coriolis(H, C, A, A_dot):
     r"""Induced mass and Coriolis matrices under :math:`v = A \bar v` (seed 000 eq. 17).
 
     .. math::
@@ -220,10 +220,10 @@ def transform_coriolis(C, H, A, A_dot):
 
     Parameters
     ----------
-    C : array_like, shape (..., n, n)
-        Coriolis matrix on :math:`\mathcal Q` at :math:`(q, v = A\bar v)`.
     H : array_like, shape (..., n, n)
         Mass matrix on :math:`\mathcal Q` (symmetric positive definite).
+    C : array_like, shape (..., n, n)
+        Coriolis matrix on :math:`\mathcal Q` at :math:`(q, v = A\bar v)`.
     A : array_like, shape (..., n, m)
         Velocity map, full column rank ``m <= n``.
     A_dot : array_like, shape (..., n, m)
@@ -264,7 +264,7 @@ def transform_coriolis(C, H, A, A_dot):
     >>> A = np.array([[np.cos(th), -r * np.sin(th)], [np.sin(th), r * np.cos(th)]])
     >>> A_dot = np.array([[-np.sin(th) * th_dot, -r_dot * np.sin(th) - r * np.cos(th) * th_dot],
     ...                   [np.cos(th) * th_dot, r_dot * np.cos(th) - r * np.sin(th) * th_dot]])
-    >>> H_bar, C_bar = transform_coriolis(np.zeros((2, 2)), np.eye(2), A, A_dot)
+    >>> H_bar, C_bar = transform_coriolis(np.eye(2), np.zeros((2, 2)), A, A_dot)
     >>> H_bar
     array([[1., 0.],
            [0., 4.]])
@@ -814,7 +814,7 @@ class LoopClosureFrame(Frame):
         ``q -> (..., c, n, n)`` with ``[a, i, l]`` :math:`= \partial^2\phi_a / \partial q^i
         \partial q^l`; default: five-point stencil of the Jacobian.
     reference : array_like, shape (n,), optional
-        A configuration on the manifold, the centre of :meth:`random_point`.
+        A configuration on the manifold, the centre of :meth:`random_configuration`.
     max_step : float
         Largest change of an independent coordinate per continuation step.
     max_iter : int
@@ -1122,7 +1122,30 @@ class LoopClosureFrame(Frame):
         q = as_array(q, "q", self.point_shape)
         return self._close(q.copy())
 
-    def random_point(self, rng=None, size=None):
+    def neutral(self):
+        """The :attr:`reference` configuration (on the constraint manifold).
+
+        Returns
+        -------
+        ndarray, shape (n,)
+
+        Raises
+        ------
+        ConnectionSpecError
+            If the frame has no ``reference`` configuration.
+
+        Examples
+        --------
+        >>> from geomech.geometry import LoopClosureFrame
+        >>> circle = lambda q: (q ** 2).sum(-1, keepdims=True) - 1.0
+        >>> LoopClosureFrame(circle, 2, [0], reference=[0.0, 1.0]).neutral()
+        array([0., 1.])
+        """
+        if self.reference is None:
+            raise ConnectionSpecError("Expected a `reference` configuration, got None.")
+        return self.reference.copy()
+
+    def random_configuration(self, rng=None, size=None):
         r"""Random points: independent coordinates :math:`y_{\rm ref} + 0.5\,\mathcal N(0,
         1)`, reached by continuation from :attr:`reference`.
 
@@ -1146,7 +1169,7 @@ class LoopClosureFrame(Frame):
         >>> from geomech.geometry import LoopClosureFrame
         >>> circle = lambda q: (q ** 2).sum(-1, keepdims=True) - 1.0
         >>> frame = LoopClosureFrame(circle, 2, [0], reference=[0.0, 1.0])
-        >>> q = frame.random_point(rng=0, size=3)
+        >>> q = frame.random_configuration(rng=0, size=3)
         >>> q.shape, bool(np.allclose((q ** 2).sum(-1), 1.0))
         ((3, 2), True)
         """
@@ -1192,7 +1215,7 @@ class ClosedChain:
     constraint_jacobian, constraint_hessian : callable, optional
         See :class:`LoopClosureFrame` (default: five-point stencils).
     reference : array_like, shape (n,), optional
-        A closed configuration (for :meth:`MechanicalSystem.random_point`).
+        A closed configuration (for :meth:`MechanicalSystem.random_configuration`).
 
     Attributes
     ----------

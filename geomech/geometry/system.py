@@ -388,7 +388,7 @@ class MechanicalSystem:
         v = as_array(v, "v", (self.dim,))
         return np.einsum("...kij,...k->...ij", self._dH(q), v)
 
-    def gravity(self, q) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         r"""Generalized gravity forces :math:`g_i = \mathscr L_{X_i} V`.
 
         Parameters
@@ -414,7 +414,7 @@ class MechanicalSystem:
         >>> import numpy as np
         >>> from geomech.geometry.examples import two_link_arm
         >>> arm = two_link_arm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1, gravity=10.0)
-        >>> np.round(arm.gravity([0.0, 0.0]), 6)  # arm horizontal
+        >>> np.round(arm.gravity_forces([0.0, 0.0]), 6)  # arm horizontal
         array([20.,  5.])
         """
         q = self._point(q)
@@ -470,7 +470,27 @@ class MechanicalSystem:
         """
         return self.frame.flow(self._point(q), w, t)
 
-    def random_point(self, rng=None, size=None) -> np.ndarray:
+    def neutral(self) -> np.ndarray:
+        """The neutral configuration (the group identity on a Lie group, else the frame's).
+
+        Returns
+        -------
+        ndarray, shape (*point_shape)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.geometry.examples import rigid_body_so3
+        >>> rigid_body_so3(np.eye(3)).neutral()
+        array([[1., 0., 0.],
+               [0., 1., 0.],
+               [0., 0., 1.]])
+        """
+        if isinstance(self.manifold, LieGroup):
+            return self.manifold.identity()
+        return self.frame.neutral()
+
+    def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations (the manifold's sampler, else the frame's).
 
         Parameters
@@ -486,12 +506,12 @@ class MechanicalSystem:
         --------
         >>> from geomech.geometry.examples import rigid_body_se3
         >>> import numpy as np
-        >>> rigid_body_se3(np.eye(6)).random_point(rng=0, size=4).shape
+        >>> rigid_body_se3(np.eye(6)).random_configuration(rng=0, size=4).shape
         (4, 4, 4)
         """
         if isinstance(self.manifold, LieGroup):
             return self.manifold.random(rng, size)
-        return self.frame.random_point(rng, size)
+        return self.frame.random_configuration(rng, size)
 
     def __repr__(self):
         name = getattr(self.manifold, "name", None) or repr(self.frame)

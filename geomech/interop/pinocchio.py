@@ -672,7 +672,8 @@ class PinocchioBridge:
     Parameters
     ----------
     model : MultibodyModel
-    pin_model : pinocchio.Model
+    pin_model : pinocchio.Model, optional
+        Default: the Pinocchio model built joint by joint by :func:`to_pinocchio`.
 
     Attributes
     ----------
@@ -718,15 +719,17 @@ class PinocchioBridge:
     A floating base: the free flyer's twist is reordered, the revolute speeds are not:
 
     >>> tree = robots.random_tree(3, rng=0, floating_base=True)
-    >>> b = PinocchioBridge(tree, to_pinocchio(tree))
+    >>> b = PinocchioBridge(tree)  # with to_pinocchio(tree)
     >>> b.kinds, b.v_to_pin(np.arange(8.0))
     (['freeflyer', 'same', 'same'], array([3., 4., 5., 0., 1., 2., 6., 7.]))
     """
 
-    def __init__(self, model: MultibodyModel, pin_model):
+    def __init__(self, model: MultibodyModel, pin_model=None):
         pin = _pin()
         if not isinstance(model, MultibodyModel):
             raise ModelError(f"Expected a geomech MultibodyModel, got {type(model).__name__}.")
+        if pin_model is None:
+            pin_model = to_pinocchio(model)
         if not isinstance(pin_model, pin.Model):
             raise ModelError(f"Expected a pinocchio.Model, got {type(pin_model).__name__}.")
         self.model, self.pin_model = model, pin_model
@@ -1121,7 +1124,7 @@ class PinocchioBridge:
         )
         return self.matrix_from_pin(C)
 
-    def gravity(self, q) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         """Pinocchio's generalised gravity, in geomech's layout.
 
         Parameters
@@ -1138,7 +1141,7 @@ class PinocchioBridge:
         >>> from geomech import robots
         >>> from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio
         >>> model = robots.double_pendulum()
-        >>> np.round(PinocchioBridge(model, to_pinocchio(model)).gravity([0.0, 0.0]), 12)
+        >>> np.round(PinocchioBridge(model, to_pinocchio(model)).gravity_forces([0.0, 0.0]), 12)
         array([0., 0.])
         """
         g = _pin().computeGeneralizedGravity(self.pin_model, self.pin_data, self.q_to_pin(q))

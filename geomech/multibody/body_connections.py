@@ -16,7 +16,9 @@ A multibody model induces its Coriolis matrix from these per-body choices throug
 :math:`\bar C = A^\top C A + A^\top H\dot A` (seed 000 eq. 17/20), and the properties carry
 over (Props. V.1–V.3).
 
-Named connections (one registry, :func:`body_connection_names`):
+Named connections (canonical names of the one registry of connection names,
+:mod:`geomech.geometry.names`, which also lists their aliases, e.g. ``momentum-cross`` for
+``boltzmann-hamel``):
 
 .. list-table::
    :header-rows: 1
@@ -51,7 +53,7 @@ Named connections (one registry, :func:`body_connection_names`):
      - yes
      - yes
      - no
-   * - ``momentum-cross``
+   * - ``boltzmann-hamel``
      - :math:`(\mathbf I\mathbf v)\bar\times^*`
      - yes
      - yes
@@ -59,15 +61,16 @@ Named connections (one registry, :func:`body_connection_names`):
 
 ``levi-civita`` is seed 000 eq. (18)/(19) (Bullo–Murray; the Christoffel-consistent one, seed
 001 eq. 10 as :math:`\mathbf B`); ``velocity-cross`` is seed 001 eq. (9),
-:math:`\mathbf B = (\mathbf v\times^*)\mathbf I` (Pinocchio's pre-2022 choice); ``momentum-cross``
-is spatial_v2_extended's ``factorFunctions`` option 2, :math:`\mathbf B = (\mathbf I\mathbf v)
+:math:`\mathbf B = (\mathbf v\times^*)\mathbf I` (Pinocchio's pre-2022 choice); ``boltzmann-hamel``
+is seed 003's Boltzmann–Hamel connection :math:`\mathbf C = \widetilde{\operatorname{ad}}_{\mathbf I\mathbf v}`
+(eq. 57) on SE(3), spatial_v2_extended's ``factorFunctions`` option 2, :math:`\mathbf B = (\mathbf I\mathbf v)
 \bar\times^* - \mathbf I(\mathbf v\times)` (anchors §3); the Cartan–Schouten connections
 :math:`\nabla^{(-)}, \nabla^{(0)}, \nabla^{(+)}` have :math:`\Gamma^i_{jk} = \lambda\,
 s^i_{jk}` with :math:`\lambda = 0, \tfrac12, 1`. The table's verdicts are those of the
 geometry layer's predicates (:meth:`BodyConnection.properties`), measured on random
 inertias (``tests/multibody/test_coriolis_body_connections.py``): the residuals are exactly 0
 where "yes" and of the order of the inertia where "no"; torsion norms, e.g. for
-``velocity-cross`` and ``momentum-cross``, are the same (the two are mirror images about the
+``velocity-cross`` and ``boltzmann-hamel``, are the same (the two are mirror images about the
 Levi-Civita connection: ``levi-civita`` is their average).
 
 Users may supply any other body connection: a :class:`BodyConnection` subclass, an
@@ -91,6 +94,7 @@ import numpy as np
 from geomech._validation import as_array
 from geomech.errors import ConnectionSpecError
 from geomech.geometry.checks import CheckResult
+from geomech.geometry.names import canonical_connection_name, register_connection_name
 from geomech.spatial import _blocks, _crm, _skew
 
 __all__ = [
@@ -100,7 +104,7 @@ __all__ = [
     "LeviCivitaBody",
     "CartanSchoutenBody",
     "VelocityCrossBody",
-    "MomentumCrossBody",
+    "BoltzmannHamelBody",
     "CallableBody",
     "AffineConnectionBody",
     "body_connection",
@@ -405,7 +409,7 @@ class BodyConnection(abc.ABC):
         --------
         >>> import numpy as np
         >>> from geomech.multibody.body_connections import body_connection
-        >>> p = body_connection("momentum-cross").properties(np.diag([1.0, 2, 3, 4, 4, 4]))
+        >>> p = body_connection("boltzmann-hamel").properties(np.diag([1.0, 2, 3, 4, 4, 4]))
         >>> bool(p.metric_compatible), bool(p.riemannian_geodesics), bool(p.torsion_free)
         (True, True, False)
         """
@@ -468,7 +472,7 @@ class LeviCivitaBody(BodyConnection):
         return 0.5 * (np.matmul(_crf(v), inertia) + _crbar(h) - np.matmul(inertia, _crm6(v)))
 
 
-_CARTAN = {"-": (0.0, "cartan-minus"), "0": (0.5, "cartan-zero"), "+": (1.0, "cartan-plus")}
+_CARTAN = {"cartan-minus": 0.0, "cartan-zero": 0.5, "cartan-plus": 1.0}
 
 
 class CartanSchoutenBody(BodyConnection):
@@ -485,12 +489,14 @@ class CartanSchoutenBody(BodyConnection):
 
     Parameters
     ----------
-    kind : {"-", "0", "+"}
+    kind : str
+        ``"cartan-minus"``, ``"cartan-zero"`` or ``"cartan-plus"``, or an alias of one
+        (:mod:`geomech.geometry.names`: ``"-"``, ``"0"``, ``"+"``, ...).
 
     Raises
     ------
     ConnectionSpecError
-        If ``kind`` is not one of ``"-"``, ``"0"``, ``"+"``.
+        If ``kind`` does not name a Cartan–Schouten connection.
 
     References
     ----------
@@ -502,15 +508,19 @@ class CartanSchoutenBody(BodyConnection):
     >>> from geomech.multibody.body_connections import CartanSchoutenBody
     >>> from geomech.spatial import crm
     >>> v = np.arange(6.0)
-    >>> bool(np.allclose(CartanSchoutenBody("+").coriolis(np.eye(6), v), crm(v)))
+    >>> bool(np.allclose(CartanSchoutenBody("cartan-plus").coriolis(np.eye(6), v), crm(v)))
     True
     """
 
     def __init__(self, kind: str):
-        if not isinstance(kind, str) or kind not in _CARTAN:
-            raise ConnectionSpecError(f"Expected `kind` to be one of '-', '0', '+', got {kind!r}.")
-        self.kind = kind
-        self._lambda, self.name = _CARTAN[kind]
+        name = canonical_connection_name(kind)
+        if name not in _CARTAN:
+            raise ConnectionSpecError(
+                "Expected `kind` to name a Cartan–Schouten connection, one of "
+                f"{list(_CARTAN)} (or an alias), got {kind!r}."
+            )
+        self.kind = self.name = name
+        self._lambda = _CARTAN[name]
 
     def _coriolis(self, inertia, v):
         # Gamma_ijk = lambda <E_i, [E_j, E_k]> = lambda (I (e_j x) e_k)_i  =>  C = lambda I (v x)
@@ -549,30 +559,34 @@ class VelocityCrossBody(BodyConnection):
         return np.matmul(_crf(v), inertia)  # seed 001 eq. (9)
 
 
-class MomentumCrossBody(BodyConnection):
-    r"""spatial_v2's option 2: :math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)`, i.e.
+class BoltzmannHamelBody(BodyConnection):
+    r"""Seed 003's Boltzmann–Hamel connection on SE(3) (spatial_v2's option 2): :math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)`, i.e.
 
     .. math:: \mathbf C = (\mathbf I\mathbf v)\bar\times^*, \qquad
               \mathbf C\mathbf u = (\mathbf u\times^*)(\mathbf I\mathbf v)
 
-    the momentum :math:`\mathbf I\mathbf v` crossed by the argument. Skew (metric
-    compatible) and correct, not torsion free; depends on the linear velocity. The
-    Levi-Civita matrix is the average of this one and ``velocity-cross``.
+    the momentum :math:`\mathbf I\mathbf v` crossed by the argument (alias
+    ``"momentum-cross"``): on SE(3) :math:`(\mathbf I\mathbf v)\bar\times^* =
+    \widetilde{\operatorname{ad}}_{\mathbf I\mathbf v}`, the rigid body's
+    :meth:`~geomech.rigidbody.RigidBody.christoffel_symbols`. Skew (metric compatible) and
+    correct, not torsion free; depends on the linear velocity. The Levi-Civita matrix is the
+    average of this one and ``velocity-cross``.
 
     References
     ----------
-    anchors §3 (spatial_v2_extended ``factorFunctions(I, v, 2)``); seed 000 eq. (18).
+    seed 003 Prop. 3.1 (eq. 57), Prop. 5.1 (eq. 107); anchors §3 (spatial_v2_extended
+    ``factorFunctions(I, v, 2)``); seed 000 eq. (18).
 
     Examples
     --------
     >>> import numpy as np
-    >>> from geomech.multibody.body_connections import MomentumCrossBody
-    >>> C = MomentumCrossBody().coriolis(np.diag([1.0, 2, 3, 4, 4, 4]), np.arange(6.0))
+    >>> from geomech.multibody.body_connections import BoltzmannHamelBody
+    >>> C = BoltzmannHamelBody().coriolis(np.diag([1.0, 2, 3, 4, 4, 4]), np.arange(6.0))
     >>> bool(np.allclose(C, -C.T))
     True
     """
 
-    name = "momentum-cross"
+    name = "boltzmann-hamel"
 
     def _coriolis(self, inertia, v):
         return _crbar(_matvec(inertia, v))
@@ -703,11 +717,11 @@ class AffineConnectionBody(BodyConnection):
 # ----------------------------------------------------------------------------------------
 _REGISTRY: dict[str, BodyConnection] = {
     "levi-civita": LeviCivitaBody(),
-    "cartan-minus": CartanSchoutenBody("-"),
-    "cartan-zero": CartanSchoutenBody("0"),
-    "cartan-plus": CartanSchoutenBody("+"),
+    "cartan-minus": CartanSchoutenBody("cartan-minus"),
+    "cartan-zero": CartanSchoutenBody("cartan-zero"),
+    "cartan-plus": CartanSchoutenBody("cartan-plus"),
     "velocity-cross": VelocityCrossBody(),
-    "momentum-cross": MomentumCrossBody(),
+    "boltzmann-hamel": BoltzmannHamelBody(),
 }
 
 
@@ -716,7 +730,7 @@ NAMED_BODY_CONNECTIONS = tuple(_REGISTRY)
 
 
 def body_connection_names() -> list[str]:
-    """Names of the registered body connections.
+    """Canonical names of the registered body connections (:mod:`geomech.geometry.names`).
 
     Returns
     -------
@@ -744,7 +758,8 @@ def register_body_connection(name: str, connection) -> None:
     Raises
     ------
     ConnectionSpecError
-        If ``name`` is not a new string or ``connection`` is invalid.
+        If ``name`` is not a new string (in the one registry of connection names,
+        :mod:`geomech.geometry.names`) or ``connection`` is invalid.
 
     Examples
     --------
@@ -756,13 +771,13 @@ def register_body_connection(name: str, connection) -> None:
     """
     if not isinstance(name, str) or not name:
         raise ConnectionSpecError(f"Expected `name` to be a non-empty string, got {name!r}.")
-    if name in _REGISTRY:
-        raise ConnectionSpecError(f"Expected a new name, got {name!r}, which is registered.")
     if isinstance(connection, str):
         raise ConnectionSpecError(
             f"Expected a connection object or callable, got the string {connection!r}."
         )
     conn = body_connection(connection)
+    register_connection_name(name)  # raises for a registered name or alias
+    name = canonical_connection_name(name)
     if isinstance(conn, CallableBody):
         conn.name = name
     _REGISTRY[name] = conn
@@ -774,7 +789,8 @@ def body_connection(spec) -> BodyConnection:
     Parameters
     ----------
     spec : str, BodyConnection, AffineConnection or callable
-        A registered name (:func:`body_connection_names`), a strategy object, a connection on
+        A registered name or alias (:func:`body_connection_names`, resolved by
+        :func:`geomech.geometry.names.canonical_connection_name`), a strategy object, a connection on
         a rigid body's SE(3) (:class:`AffineConnectionBody`), or ``(v, I) -> C``
         (:class:`CallableBody`).
 
@@ -785,28 +801,33 @@ def body_connection(spec) -> BodyConnection:
     Raises
     ------
     ConnectionSpecError
-        For an unknown name or an object of another type.
+        For an unknown name (the message lists the canonical names) or an object of another
+        type.
 
     Examples
     --------
     >>> from geomech.multibody.body_connections import body_connection
     >>> body_connection("velocity-cross")
     <VelocityCrossBody 'velocity-cross'>
+    >>> body_connection("momentum-cross")  # an alias
+    <BoltzmannHamelBody 'boltzmann-hamel'>
     >>> body_connection("christoffel")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Unknown body connection 'christoffel'; expected one of ['levi-civita', 'cartan-minus', ...].
+    geomech.errors.ConnectionSpecError: Unknown connection name 'christoffel'; expected one of ['levi-civita', 'cartan-minus', ...] (or an alias of one).
     """
     from geomech.geometry import AffineConnection
 
     if isinstance(spec, BodyConnection):
         return spec
     if isinstance(spec, str):
+        name = canonical_connection_name(spec)
         try:
-            return _REGISTRY[spec]
+            return _REGISTRY[name]
         except KeyError:
             raise ConnectionSpecError(
-                f"Unknown body connection {spec!r}; expected one of {list(_REGISTRY)}."
+                f"Expected a body connection, one of {list(_REGISTRY)}, got {spec!r}, which "
+                "names no connection of a body."
             ) from None
     if isinstance(spec, AffineConnection):
         return AffineConnectionBody(spec)

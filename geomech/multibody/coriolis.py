@@ -58,9 +58,9 @@ from geomech.geometry.induced import transform_coriolis
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
     BodyConnection,
+    BoltzmannHamelBody,
     CartanSchoutenBody,
     LeviCivitaBody,
-    MomentumCrossBody,
     VelocityCrossBody,
     _crm6,
     body_connection,
@@ -155,7 +155,7 @@ def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
 
 
 #: Connections whose ``_B`` is vectorised over inertias and twists by construction.
-_BUILT_IN = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, MomentumCrossBody,
+_BUILT_IN = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody,
              AffineConnectionBody)
 _UNIT = np.eye(6)
 #: A generic twist at which a user connection's linearity in the twist is checked.
@@ -391,8 +391,8 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> from geomech.multibody.coriolis import coriolis_matrix, coriolis_matrix_dense
     >>> model = robots.double_pendulum()
     >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
-    >>> bool(np.allclose(coriolis_matrix_dense(model, q, v, "momentum-cross"),
-    ...                  coriolis_matrix(model, q, v, "momentum-cross")))
+    >>> bool(np.allclose(coriolis_matrix_dense(model, q, v, "boltzmann-hamel"),
+    ...                  coriolis_matrix(model, q, v, "boltzmann-hamel")))
     True
     """
     compiled(model)  # a MultibodyModel, or a named error
@@ -411,7 +411,7 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
         H_max[..., blk, blk] = I_i
         C_max[..., blk, blk] = _body_B(conns[i], I_i, v_i, model, i) + np.matmul(I_i, _crm6(v_i))
     if np.all(np.linalg.eigvalsh(model.inertias)[:, 0] > 0.0):
-        _, C_bar = transform_coriolis(C_max, H_max, A, A_dot)  # seed 000 eq. (17)/(20)
+        _, C_bar = transform_coriolis(H_max, C_max, A, A_dot)  # seed 000 eq. (17)/(20)
     else:  # a semi-definite maximal metric (point masses): eq. (17) evaluated directly
         C_bar = _T(A) @ C_max @ A + _T(A) @ H_max @ A_dot
     return C_bar

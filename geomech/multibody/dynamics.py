@@ -390,6 +390,10 @@ def gravity_forces(model, q, gravity=None) -> np.ndarray:
 def kinetic_energy(model, q, v) -> np.ndarray:
     r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i = \tfrac12\nu^\top\mathbf H\nu`.
 
+    On a closed model ``v`` holds the independent speeds and the bodies move with the
+    spanning-tree speeds :math:`G v`, so :math:`T = \tfrac12 (Gv)^\top \mathbf H_s (Gv) =
+    \tfrac12 v^\top \bar{\mathbf H} v` (seed 000 eq. 17).
+
     Parameters
     ----------
     model : MultibodyModel
@@ -421,6 +425,9 @@ def kinetic_energy(model, q, v) -> np.ndarray:
     >>> bool(np.isclose(kinetic_energy(model, q, v), 0.5 * v @ crba(model, q) @ v))
     True
     """
+    if getattr(model, "is_closed", False):
+        G, _ = model.constraint_matrices(q, v)  # validates q (on the constraint) and v
+        return kinetic_energy(model.spanning_tree, q, np.einsum("...ij,...j->...i", G, v))
     cm = compiled(model)
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     T = np.empty((B, 1))

@@ -500,7 +500,7 @@ class Joint(abc.ABC):
         """
         return self._neutral()
 
-    def random(self, rng=None, size=None) -> np.ndarray:
+    def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations.
 
         Angles are uniform in ``[-π, π]``, translations uniform in ``[-1, 1]`` and
@@ -520,7 +520,7 @@ class Joint(abc.ABC):
         Examples
         --------
         >>> from geomech.multibody.joints import Spherical
-        >>> Spherical().random(rng=0, size=(2, 3)).shape
+        >>> Spherical().random_configuration(rng=0, size=(2, 3)).shape
         (2, 3, 4)
         """
         return self._random(default_rng(rng), _size_tuple(size))

@@ -1301,7 +1301,7 @@ class ClosedMultibodyModel(MultibodyModel):
             q = self._q_ref.copy()
             for i, joint in enumerate(st.joints):
                 if i not in in_cluster and joint.nq:
-                    q[st.q_slices[i]] = joint.random(rng)
+                    q[st.q_slices[i]] = joint.random_configuration(rng)
             scale = 0.5
             for _attempt in range(6):
                 dy = np.zeros(self._n_s)

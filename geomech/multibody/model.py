@@ -754,7 +754,7 @@ class MultibodyModel:
         shape = (
             () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
         )
-        parts = [j.random(rng, shape) for j in self.joints]
+        parts = [j.random_configuration(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
 
     def _one_dof_split(self):
@@ -961,7 +961,7 @@ class MultibodyModel:
         Examples
         --------
         >>> from geomech.multibody import robots
-        >>> conn = robots.double_pendulum(radius=0.1).connection("momentum-cross")
+        >>> conn = robots.double_pendulum(radius=0.1).connection("boltzmann-hamel")
         >>> bool(conn.is_metric_compatible([0.3, -0.5]))
         True
         """

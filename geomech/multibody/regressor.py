@@ -36,9 +36,9 @@ import numpy as np
 from geomech.errors import ConnectionSpecError
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
+    BoltzmannHamelBody,
     CartanSchoutenBody,
     LeviCivitaBody,
-    MomentumCrossBody,
     VelocityCrossBody,
 )
 from geomech.multibody.coriolis import (
@@ -57,7 +57,7 @@ __all__ = ["slotine_li_regressor"]
 #: The spatial inertias E_k of the ten unit parameter vectors, shape (10, 6, 6).
 _BASIS = _inertia_from_dynamic_parameters(np.eye(10))
 #: Body connections whose B(I, v) is linear in I by construction (no run-time check).
-_LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, MomentumCrossBody)
+_LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody)
 
 
 def _basis_factors(conn, model, i) -> np.ndarray:
@@ -184,11 +184,11 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> model = robots.double_pendulum()
     >>> q, v = np.array([0.3, -0.5]), np.array([1.0, 2.0])
     >>> v_r, a_r = np.array([0.5, 0.1]), np.array([-1.0, 0.3])
-    >>> Y = slotine_li_regressor(model, q, v, v_r, a_r, "momentum-cross")
+    >>> Y = slotine_li_regressor(model, q, v, v_r, a_r, "boltzmann-hamel")
     >>> Y.shape
     (2, 20)
     >>> pi = dynamic_parameters(model.inertias).reshape(-1)
-    >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross")))
+    >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "boltzmann-hamel")))
     True
     """
     cm = compiled(model)

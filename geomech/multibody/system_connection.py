@@ -118,7 +118,7 @@ class _ModelSystem(MechanicalSystem):
             lambda q, w, t: model.integrate(q, w, t),
             structure_constants=lambda q: joint_structure_constants(model, q),
             chart_velocity=_chart_velocity(model),
-            random_point=lambda rng, size: model.random_configuration(rng, size),
+            random_configuration=lambda rng, size: model.random_configuration(rng, size),
         )
         super().__init__(None, lambda q: crba(model, q), frame=frame, potential=potential)
         self.model = model

@@ -23,7 +23,7 @@ array([-0.06, -0.06, -0.02])
 """
 
 from geomech.integration import RKMK
-from geomech.rigidbody.body import CONNECTION_KINDS, RigidBody, ad_tilde
+from geomech.rigidbody.body import RigidBody, ad_tilde
 from geomech.rigidbody.charts import (
     SINGULAR_TOL,
     Chart,
@@ -67,9 +67,9 @@ from geomech.rigidbody.local import (
     chart_coriolis_matrix,
     local_coriolis_matrix,
     local_forward_dynamics,
+    local_gravity_forces,
     local_inverse_dynamics,
     local_mass_matrix,
-    local_potential_force,
 )
 from geomech.rigidbody.potential import GRAVITY, Potential, UniformGravity
 
@@ -77,7 +77,6 @@ __all__ = [
     # body.py
     "RigidBody",
     "ad_tilde",
-    "CONNECTION_KINDS",
     # potential.py
     "Potential",
     "UniformGravity",
@@ -98,7 +97,7 @@ __all__ = [
     # local.py
     "local_mass_matrix",
     "local_coriolis_matrix",
-    "local_potential_force",
+    "local_gravity_forces",
     "local_inverse_dynamics",
     "local_forward_dynamics",
     "boltzmann_hamel_coefficients",

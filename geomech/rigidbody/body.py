@@ -33,33 +33,18 @@ from geomech.geometry import (
     LeviCivitaConnection,
     MechanicalSystem,
 )
+from geomech.geometry.names import canonical_connection_name
 from geomech.lie import LieGroup
 from geomech.lie.base import as_lie_group
 from geomech.rigidbody.embedding import selection_matrix
 from geomech.rigidbody.potential import GRAVITY, Potential, UniformGravity
 from geomech.spatial import inertia_parameters
 
-__all__ = ["RigidBody", "ad_tilde", "CONNECTION_KINDS"]
+__all__ = ["RigidBody", "ad_tilde"]
 
-#: Names accepted by :meth:`RigidBody.connection` (``_`` and ``-`` are interchangeable).
-CONNECTION_KINDS = (
-    "boltzmann-hamel",
-    "levi-civita",
-    "cartan-schouten-",
-    "cartan-schouten0",
-    "cartan-schouten+",
-)
-_CONNECTION_ALIASES = {
-    "boltzmann-hamel": "boltzmann-hamel",
-    "levi-civita": "levi-civita",
-    "lc": "levi-civita",
-    "cartan-schouten-": "-",
-    "cartan-schouten0": "0",
-    "cartan-schouten+": "+",
-    "-": "-",
-    "0": "0",
-    "+": "+",
-}
+#: The canonical connection names :meth:`RigidBody.connection` builds.
+_BODY_CONNECTIONS = ("boltzmann-hamel", "levi-civita", "velocity-cross", "cartan-minus",
+                     "cartan-zero", "cartan-plus")
 
 
 def _selection_or_none(group):
@@ -291,8 +276,8 @@ class RigidBody:
     def _v(self, v, name: str = "v") -> np.ndarray:
         return as_array(v, name, (self.dim,))
 
-    def _g(self, g) -> np.ndarray:
-        return self.group.validate(g)
+    def _q(self, q) -> np.ndarray:
+        return self.group.validate(q, "q")
 
     def __repr__(self) -> str:
         pot = "" if self.potential is None else f", potential={type(self.potential).__name__}"
@@ -329,12 +314,12 @@ class RigidBody:
         v = self._v(v)
         return 0.5 * np.einsum("...i,ij,...j->...", v, self._M, v)
 
-    def potential_energy(self, g) -> np.ndarray:
+    def potential_energy(self, q) -> np.ndarray:
         """Potential energy ``U(g)`` (zero without a potential).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated with ``group.validate``.
 
         Returns
@@ -356,21 +341,21 @@ class RigidBody:
         >>> float(body.potential_energy(SE3.exp([0, 0, 0, 0, 0, 2.0])))
         19.62
         """
-        g = self._g(g)
-        return self._potential_energy(g)
+        q = self._q(q)
+        return self._potential_energy(q)
 
-    def _potential_energy(self, g: np.ndarray) -> np.ndarray:
-        lead = g.shape[: g.ndim - len(self.group.point_shape)]
+    def _potential_energy(self, q: np.ndarray) -> np.ndarray:
+        lead = q.shape[: q.ndim - len(self.group.point_shape)]
         if self.potential is None:
             return np.zeros(lead)
-        return self.potential._energy(g)
+        return self.potential._energy(q)
 
-    def energy(self, g, v) -> np.ndarray:
+    def energy(self, q, v) -> np.ndarray:
         """Total energy ``E = ½ vᵀ M v + U(g)``, conserved when ``τ = 0`` (T14).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -392,7 +377,7 @@ class RigidBody:
         >>> float(RigidBody(SO3, np.eye(3)).energy(np.eye(3), [0.0, 0.0, 2.0]))
         2.0
         """
-        return self.potential_energy(g) + self.kinetic_energy(v)
+        return self.potential_energy(q) + self.kinetic_energy(v)
 
     def momentum(self, v) -> np.ndarray:
         """Body momentum ``∂L/∂v = M v`` (eq. 14).
@@ -420,7 +405,7 @@ class RigidBody:
         """
         return self._v(v) @ self._M
 
-    def spatial_momentum(self, g, v) -> np.ndarray:
+    def spatial_momentum(self, q, v) -> np.ndarray:
         r"""Spatial (world-frame) momentum ``μ = Ad_{g⁻¹}ᵀ M v``, conserved for free motion.
 
         .. math:: \mu = \operatorname{Ad}_{g^{-1}}^\top M v
@@ -430,7 +415,7 @@ class RigidBody:
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -458,11 +443,11 @@ class RigidBody:
         >>> np.round(body.spatial_momentum(R, [1.0, 0.0, 0.0]), 12) + 0.0
         array([0., 1., 0.])
         """
-        g = self._g(g)
-        return self._spatial_momentum(g, self._v(v))
+        q = self._q(q)
+        return self._spatial_momentum(q, self._v(v))
 
-    def _spatial_momentum(self, g: np.ndarray, v: np.ndarray) -> np.ndarray:
-        Ad_inv = self.group._Ad(self.group._inverse(g))
+    def _spatial_momentum(self, q: np.ndarray, v: np.ndarray) -> np.ndarray:
+        Ad_inv = self.group._Ad(self.group._inverse(q))
         return np.einsum("...ji,...j->...i", Ad_inv, v @ self._M)
 
     # ------------------------------------------------------------------------------------
@@ -549,12 +534,12 @@ class RigidBody:
         # seed 003 eq. (107): C(v) v = -ad_v^T M v, i.e. (Cv)_i = sum_jk s_ijk v_j (Mv)_k
         return np.einsum("ijk,...j,...k->...i", self.group._structure_constants, v, v @ self._M)
 
-    def potential_force(self, g) -> np.ndarray:
+    def gravity_forces(self, q) -> np.ndarray:
         """Left-trivialised potential gradient ``n(g)`` (zero without a potential).
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
 
         Returns
@@ -578,23 +563,23 @@ class RigidBody:
         >>> from geomech.rigidbody import RigidBody
         >>> I_b = spatial_inertia(1.0, [0.0, 0.0, 1.0], np.eye(3))  # top, CoM 1 m up
         >>> top = RigidBody.from_spatial_inertia(SO3, I_b)
-        >>> np.round(top.potential_force(SO3.exp([0.1, 0.0, 0.0])), 6) + 0.0  # = -gravity torque
+        >>> np.round(top.gravity_forces(SO3.exp([0.1, 0.0, 0.0])), 6) + 0.0  # = -gravity torque
         array([-0.979366,  0.      ,  0.      ])
         """
-        return self._potential_force(self._g(g))
+        return self._gravity_forces(self._q(q))
 
-    def _potential_force(self, g: np.ndarray) -> np.ndarray:
-        lead = g.shape[: g.ndim - len(self.group.point_shape)]
+    def _gravity_forces(self, q: np.ndarray) -> np.ndarray:
+        lead = q.shape[: q.ndim - len(self.group.point_shape)]
         if self.potential is None:
             return np.zeros(lead + (self.dim,))
-        return self.potential._gradient(g)
+        return self.potential._gradient(q)
 
-    def forward_dynamics(self, g, v, tau=None) -> np.ndarray:
+    def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
         """Body acceleration ``v̇ = M⁻¹ (τ - C(v) v - n(g))``.
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
         v : array_like, shape (..., dim)
             Body velocity.
@@ -624,26 +609,26 @@ class RigidBody:
         >>> body.forward_dynamics(np.eye(4), [0.3, 1.0, 0.5, -0.4])  # eq. (96): [r, u, v, w]
         array([ 0.  ,  0.15, -0.3 ,  0.  ])
         """
-        g = self._g(g)
+        q = self._q(q)
         v = self._v(v)
         tau = None if tau is None else self._v(tau, "tau")
-        return self._forward_dynamics(g, v, tau)
+        return self._forward_dynamics(q, v, tau)
 
-    def _forward_dynamics(self, g: np.ndarray, v: np.ndarray, tau: np.ndarray | None) -> np.ndarray:
-        # seed 003 eq. (107): M v_dot - ad_v^T M v + n(g) = tau
-        rhs = -self._coriolis_force(v) - self._potential_force(g)
+    def _forward_dynamics(self, q: np.ndarray, v: np.ndarray, tau: np.ndarray | None) -> np.ndarray:
+        # seed 003 eq. (107): M a - ad_v^T M v + n(q) = tau
+        rhs = -self._coriolis_force(v) - self._gravity_forces(q)
         if tau is not None:
             rhs = rhs + tau
         return rhs @ self._M_inv.T
 
-    def inverse_dynamics(self, g, v, v_dot) -> np.ndarray:
+    def inverse_dynamics(self, q, v, a) -> np.ndarray:
         """Wrench ``τ = M v̇ + C(v) v + n(g)`` that produces the acceleration ``v̇``.
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
+        q : array_like, shape (..., *group.point_shape)
             Configuration, validated.
-        v, v_dot : array_like, shape (..., dim)
+        v, a : array_like, shape (..., dim)
             Body velocity and acceleration.
 
         Returns
@@ -668,10 +653,10 @@ class RigidBody:
         >>> body.inverse_dynamics(np.eye(3), [0.1, -0.2, 0.3], [0.0, 0.0, 0.0])  # ω × Mω, eq. (71)
         array([-0.06, -0.06, -0.02])
         """
-        g = self._g(g)
+        q = self._q(q)
         v = self._v(v)
-        v_dot = self._v(v_dot, "v_dot")
-        return v_dot @ self._M + self._coriolis_force(v) + self._potential_force(g)
+        a = self._v(a, "a")
+        return a @ self._M + self._coriolis_force(v) + self._gravity_forces(q)
 
     # ------------------------------------------------------------------------------------
     # The connection view (seed 000)
@@ -739,28 +724,30 @@ class RigidBody:
     def connection(self, kind: str = "boltzmann-hamel") -> AffineConnection:
         """The body's affine connections as :mod:`geomech.geometry` objects.
 
-        ==========================  ====================================================
-        kind                        connection
-        ==========================  ====================================================
-        ``"boltzmann-hamel"``       seed 003's ``C = ad~_{Mv}`` (:meth:`christoffel_symbols`):
-                                    metric, correct dynamics, with torsion
-        ``"levi-civita"`` (``lc``)  the Riemannian connection of ``M``, ``C★``
-        ``"cartan-schouten-"``,     Cartan–Schouten (−), (0), (+) (also ``"-"``, ``"0"``,
-        ``"…0"``, ``"…+"``          ``"+"``): ``∇_ξ η = 0, ½[ξ, η], [ξ, η]`` on
-                                    left-invariant fields; their geodesics are the
-                                    one-parameter subgroups, so ``C v ≠ C★ v`` unless ``M``
-                                    is ad-invariant
-        ==========================  ====================================================
+        ======================  ========================================================
+        kind (canonical name)   connection
+        ======================  ========================================================
+        ``"boltzmann-hamel"``   seed 003's ``C = ad~_{Mv}`` (:meth:`christoffel_symbols`):
+                                metric, correct dynamics, with torsion (alias
+                                ``"momentum-cross"``: on SE(3) it is that body connection)
+        ``"levi-civita"``       the Riemannian connection of ``M``, ``C★``
+        ``"velocity-cross"``    ``C = M ad_v - ad_vᵀ M``: metric, correct, with torsion
+        ``"cartan-minus"``,     Cartan–Schouten (−), (0), (+) (aliases ``"-"``, ``"0"``,
+        ``"cartan-zero"``,      ``"+"``, ...): ``∇_ξ η = 0, ½[ξ, η], [ξ, η]`` on
+        ``"cartan-plus"``       left-invariant fields; their geodesics are the
+                                one-parameter subgroups, so ``C v ≠ C★ v`` unless ``M``
+                                is ad-invariant
+        ======================  ========================================================
 
-        The first two are *admissible* (skew and correct): their Coriolis matrices differ,
+        The first three are *admissible* (skew and correct): their Coriolis matrices differ,
         their ``C v = -ad_vᵀ M v`` agree, and their difference is a totally antisymmetric
         contorsion (seed 000 Cor. IV.1).
 
         Parameters
         ----------
         kind : str or callable, optional
-            One of :data:`CONNECTION_KINDS` (``_`` for ``-`` accepted; a name is an alias
-            resolved through one registry), or a factory ``system -> AffineConnection`` such
+            A connection name or alias, resolved through the one registry of connection
+            names (:mod:`geomech.geometry.names`), or a factory ``system -> AffineConnection`` such
             as ``LeviCivitaConnection`` or ``lambda s: LeviCivitaConnection(s) + K`` (a
             user-defined strategy). Default ``"boltzmann-hamel"``.
 
@@ -772,7 +759,9 @@ class RigidBody:
         Raises
         ------
         ConnectionSpecError
-            For an unknown ``kind``, or a factory that does not return a connection.
+            For an unknown name (the message lists the canonical names), a name of a
+            connection a single body does not have (a user-registered multibody body
+            connection), or a factory that does not return a connection.
 
         References
         ----------
@@ -799,15 +788,20 @@ class RigidBody:
                     f"Expected `kind(system)` to return an AffineConnection, got {type(conn).__name__}."
                 )
             return conn
-        key = kind.lower().replace("_", "-") if isinstance(kind, str) else None
-        if key not in _CONNECTION_ALIASES:
-            raise ConnectionSpecError(
-                f"Expected `kind` to be one of {list(CONNECTION_KINDS)}, got {kind!r}."
-            )
-        key = _CONNECTION_ALIASES[key]
+        name = canonical_connection_name(kind)
         system = self.mechanical_system()
-        if key == "boltzmann-hamel":
+        if name == "boltzmann-hamel":
             return AffineConnection(system, self.christoffel_symbols())
-        if key == "levi-civita":
+        if name == "levi-civita":
             return LeviCivitaConnection(system)
-        return CartanSchoutenConnection(system, key)
+        if name == "velocity-cross":
+            # C = M ad_v - ad_v^T M, i.e. Gamma_ijk = M_il s_jkl - s_jil M_lk
+            s = self.group._structure_constants
+            Gamma = np.einsum("il,jkl->ijk", self._M, s) - np.einsum("jil,lk->ijk", s, self._M)
+            return AffineConnection(system, Gamma)
+        if name.startswith("cartan-"):
+            return CartanSchoutenConnection(system, name)
+        raise ConnectionSpecError(
+            f"Expected a connection of a single rigid body, one of {list(_BODY_CONNECTIONS)} "
+            f"(or an alias), got {kind!r}."
+        )

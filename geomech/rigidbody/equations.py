@@ -39,7 +39,7 @@ def _positive(x, name: str, shape=()) -> np.ndarray:
     return arr
 
 
-def euler_equations(principal_inertia, omega, omega_dot) -> np.ndarray:
+def euler_equations(principal_inertia, v, a) -> np.ndarray:
     r"""Euler's equations on SO(3), seed 003 eqs. (2)-(4).
 
     .. math::
@@ -51,8 +51,8 @@ def euler_equations(principal_inertia, omega, omega_dot) -> np.ndarray:
     ----------
     principal_inertia : array_like, shape (3,)
         ``(I_x, I_y, I_z) > 0``.
-    omega, omega_dot : array_like, shape (..., 3)
-        Body angular velocity ``[p, q, r]`` and its derivative.
+    v, a : array_like, shape (..., 3)
+        Body angular velocity ``ω = [p, q, r]`` and its derivative ``ω̇``.
 
     Returns
     -------
@@ -77,8 +77,8 @@ def euler_equations(principal_inertia, omega, omega_dot) -> np.ndarray:
     array([2., 0., 0.])
     """
     I_x, I_y, I_z = _positive(principal_inertia, "principal_inertia", (3,))
-    p, q, r = np.moveaxis(as_array(omega, "omega", (3,)), -1, 0)
-    p_dot, q_dot, r_dot = np.moveaxis(as_array(omega_dot, "omega_dot", (3,)), -1, 0)
+    p, q, r = np.moveaxis(as_array(v, "v", (3,)), -1, 0)
+    p_dot, q_dot, r_dot = np.moveaxis(as_array(a, "a", (3,)), -1, 0)
     tau_p = I_x * p_dot - (I_y - I_z) * q * r  # eq. (2)
     tau_q = I_y * q_dot - (I_z - I_x) * r * p  # eq. (3)
     tau_r = I_z * r_dot - (I_x - I_y) * p * q  # eq. (4)
@@ -199,7 +199,7 @@ def kirchhoff_equations(inertia, V, V_dot) -> np.ndarray:
     return np.concatenate([tau_w, tau_v], axis=-1)
 
 
-def planar_equations(mass, I_z, v, v_dot) -> np.ndarray:
+def planar_equations(mass, I_z, v, a) -> np.ndarray:
     r"""Planar rigid-body equations on SE(2), seed 003 eqs. (86)-(87).
 
     .. math:: \tau_u = m \dot u - m r v, \qquad \tau_v = m \dot v + m r u, \qquad
@@ -213,7 +213,7 @@ def planar_equations(mass, I_z, v, v_dot) -> np.ndarray:
         ``m > 0``.
     I_z : float
         Rotational inertia about the normal axis, ``> 0``.
-    v, v_dot : array_like, shape (..., 3)
+    v, a : array_like, shape (..., 3)
         Body velocity ``[r, u, v]`` (geomech order ``[ω; vx; vy]``) and its derivative.
 
     Returns
@@ -241,14 +241,14 @@ def planar_equations(mass, I_z, v, v_dot) -> np.ndarray:
     m = _positive(mass, "mass")
     I_z = _positive(I_z, "I_z")
     r, u, vv = np.moveaxis(as_array(v, "v", (3,)), -1, 0)
-    r_d, u_d, v_d = np.moveaxis(as_array(v_dot, "v_dot", (3,)), -1, 0)
+    r_d, u_d, v_d = np.moveaxis(as_array(a, "a", (3,)), -1, 0)
     tau_u = m * u_d - m * r * vv  # eq. (87)
     tau_v = m * v_d + m * r * u
     tau_r = I_z * r_d - m * vv * u + m * u * vv  # eq. (86): c3 = -m v u + m u v = 0
     return np.stack(np.broadcast_arrays(tau_r, tau_u, tau_v), axis=-1)
 
 
-def schoenflies_equations(mass, I_z, v, v_dot) -> np.ndarray:
+def schoenflies_equations(mass, I_z, v, a) -> np.ndarray:
     r"""Rigid-body equations on the Schönflies group X(z), seed 003 eq. (96).
 
     .. math:: \tau_u = m \dot u - m r v, \quad \tau_v = m \dot v + m r u, \quad
@@ -262,7 +262,7 @@ def schoenflies_equations(mass, I_z, v, v_dot) -> np.ndarray:
         ``m > 0``.
     I_z : float
         Rotational inertia about z, ``> 0``.
-    v, v_dot : array_like, shape (..., 4)
+    v, a : array_like, shape (..., 4)
         Body velocity ``[r, u, v, w]`` (geomech order ``[ω_z; vx; vy; vz]``) and its
         derivative.
 
@@ -291,7 +291,7 @@ def schoenflies_equations(mass, I_z, v, v_dot) -> np.ndarray:
     m = _positive(mass, "mass")
     I_z = _positive(I_z, "I_z")
     r, u, vv, w = np.moveaxis(as_array(v, "v", (4,)), -1, 0)
-    r_d, u_d, v_d, w_d = np.moveaxis(as_array(v_dot, "v_dot", (4,)), -1, 0)
+    r_d, u_d, v_d, w_d = np.moveaxis(as_array(a, "a", (4,)), -1, 0)
     tau_u = m * u_d - m * r * vv  # eq. (96)
     tau_v = m * v_d + m * r * u
     tau_w = m * w_d

@@ -114,14 +114,14 @@ def duindam_stramigioli_coriolis(body: RigidBody, v, phi=None, tol: float = SING
     return np.einsum("...mi,...jms,...s->...ij", S_inv, dS - np.swapaxes(dS, -1, -2), q)
 
 
-def duindam_stramigioli_forward_dynamics(body: RigidBody, g, v, tau=None) -> np.ndarray:
+def duindam_stramigioli_forward_dynamics(body: RigidBody, q, v, tau=None) -> np.ndarray:
     """Accelerations of the (wrong) equations ``M v̇ - ad_{Mv}ᵀ v + n(g) = τ`` (seed 003 eq. 37).
 
     Parameters
     ----------
     body : RigidBody
         The body.
-    g : array_like, shape (..., *group.point_shape)
+    q : array_like, shape (..., *group.point_shape)
         Configuration, validated.
     v : array_like, shape (..., dim)
         Body velocity.
@@ -154,17 +154,17 @@ def duindam_stramigioli_forward_dynamics(body: RigidBody, g, v, tau=None) -> np.
     array([ 0.   ,  0.035, -0.07 ])
     """
     body = _check_body(body)
-    g = body.group.validate(g)
+    q = body.group.validate(q, "q")
     v = body._v(v)
     tau = None if tau is None else body._v(tau, "tau")
-    return _ds_forward_dynamics(body, g, v, tau)
+    return _ds_forward_dynamics(body, q, v, tau)
 
 
 def _ds_forward_dynamics(body: RigidBody, g, v, tau):
     # seed 003 eq. (37): M v_dot - ad_{Mv}^T v = tau - n(g); (ad_p^T v)_i = sum_jk p_j s_jik v_k
     p = v @ body.inertia
     ds = -np.einsum("...j,jik,...k->...i", p, body.group._structure_constants, v)  # C_DS v
-    rhs = -ds - body._potential_force(g)
+    rhs = -ds - body._gravity_forces(g)
     if tau is not None:
         rhs = rhs + tau
     return rhs @ body._M_inv.T

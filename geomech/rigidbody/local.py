@@ -14,6 +14,11 @@ angles, while the quasi-velocity form ``M v̇ + C(v) v + n = τ`` of
 the Coriolis matrix (54) are evaluated in any chart; they are the same constant arrays at every
 regular point (the Maurer–Cartan structure equation; seed 003 §1.5).
 
+The functions take the package's argument names for a system in coordinates: ``q`` the chart
+coordinates (seed 003's ``x``), ``v = q̇``, ``a = q̈`` and ``tau`` the generalized force
+(seed 003's ``Q``), except :func:`chart_coriolis_matrix`, whose ``v`` is the body velocity
+``S(q) q̇`` of the quasi-velocity form.
+
 Examples
 --------
 >>> import numpy as np
@@ -38,7 +43,7 @@ from geomech.rigidbody.charts import SINGULAR_TOL, Chart
 __all__ = [
     "local_mass_matrix",
     "local_coriolis_matrix",
-    "local_potential_force",
+    "local_gravity_forces",
     "local_inverse_dynamics",
     "local_forward_dynamics",
     "boltzmann_hamel_coefficients",
@@ -55,7 +60,7 @@ def _check(body, chart) -> None:
         raise DTypeError(f"The chart is on {chart.group.name} but the body on {body.group.name}.")
 
 
-def local_mass_matrix(body: RigidBody, chart: Chart, x) -> np.ndarray:
+def local_mass_matrix(body: RigidBody, chart: Chart, q) -> np.ndarray:
     r"""Mass matrix of the Lagrangian in chart coordinates, ``M̄(x) = S(x)ᵀ M S(x)``.
 
     .. math:: \bar M(x) = S(x)^\top M\, S(x)
@@ -66,7 +71,7 @@ def local_mass_matrix(body: RigidBody, chart: Chart, x) -> np.ndarray:
         The body (inertia ``M``).
     chart : Chart
         A chart of ``body.group``.
-    x : array_like, shape (..., dim)
+    q : array_like, shape (..., dim)
         Chart coordinates.
 
     Returns
@@ -99,16 +104,16 @@ def local_mass_matrix(body: RigidBody, chart: Chart, x) -> np.ndarray:
            [0., 0., 1.]])
     """
     _check(body, chart)
-    S = chart._S(chart._x(x))
+    S = chart._S(chart._x(q, "q"))
     return np.swapaxes(S, -1, -2) @ body.inertia @ S
 
 
-def _S_dot(chart: Chart, x: np.ndarray, x_dot: np.ndarray) -> np.ndarray:
+def _S_dot(chart: Chart, q: np.ndarray, v: np.ndarray) -> np.ndarray:
     # S_dot = sum_m dS/dx_m x_dot_m   (seed 003 eq. 41)
-    return np.einsum("...ijm,...m->...ij", chart._dS(x), x_dot)
+    return np.einsum("...ijm,...m->...ij", chart._dS(q), v)
 
 
-def local_coriolis_matrix(body: RigidBody, chart: Chart, x, x_dot) -> np.ndarray:
+def local_coriolis_matrix(body: RigidBody, chart: Chart, q, v) -> np.ndarray:
     r"""Coriolis matrix of the chart coordinates induced by the body's ``C(v) = ad~_{Mv}``.
 
     .. math:: \bar C(x, \dot x) = S^\top C(S\dot x)\, S + S^\top M \dot S
@@ -122,8 +127,8 @@ def local_coriolis_matrix(body: RigidBody, chart: Chart, x, x_dot) -> np.ndarray
         The body.
     chart : Chart
         A chart of ``body.group``.
-    x, x_dot : array_like, shape (..., dim)
-        Coordinates and their rates.
+    q, v : array_like, shape (..., dim)
+        Chart coordinates and their rates ``q̇``.
 
     Returns
     -------
@@ -148,25 +153,25 @@ def local_coriolis_matrix(body: RigidBody, chart: Chart, x, x_dot) -> np.ndarray
     >>> from geomech.rigidbody.charts import PlanarChart
     >>> from geomech.rigidbody.local import local_coriolis_matrix
     >>> body = RigidBody(SE2, np.diag([0.7, 3.0, 3.0]))
-    >>> x_dot = np.array([0.8, 0.5, -0.3])
-    >>> Cbar = local_coriolis_matrix(body, PlanarChart(SE2), [0.9, 0.2, 0.1], x_dot)
+    >>> v = np.array([0.8, 0.5, -0.3])
+    >>> Cbar = local_coriolis_matrix(body, PlanarChart(SE2), [0.9, 0.2, 0.1], v)
     >>> np.round(Cbar, 12) + 0.0  # skew, and not zero although M̄ = diag(0.7, 3, 3) is constant
     array([[ 0. , -0.9, -1.5],
            [ 0.9,  0. ,  2.4],
            [ 1.5, -2.4,  0. ]])
-    >>> np.round(Cbar @ x_dot, 12) + 0.0  # but its Coriolis force vanishes
+    >>> np.round(Cbar @ v, 12) + 0.0  # but its Coriolis force vanishes
     array([0., 0., 0.])
     """
     _check(body, chart)
-    x = chart._x(x)
-    x_dot = chart._x(x_dot, "x_dot")
-    S = chart._S(x)
+    q = chart._x(q, "q")
+    v = chart._x(v, "v")
+    S = chart._S(q)
     St = np.swapaxes(S, -1, -2)
-    v = np.einsum("...ij,...j->...i", S, x_dot)
-    return St @ body._coriolis_matrix(v) @ S + St @ body.inertia @ _S_dot(chart, x, x_dot)
+    w = np.einsum("...ij,...j->...i", S, v)  # the body velocity S q_dot
+    return St @ body._coriolis_matrix(w) @ S + St @ body.inertia @ _S_dot(chart, q, v)
 
 
-def local_potential_force(body: RigidBody, chart: Chart, x) -> np.ndarray:
+def local_gravity_forces(body: RigidBody, chart: Chart, q) -> np.ndarray:
     """Gradient of the potential in chart coordinates, ``∂U/∂x = S(x)ᵀ n(g(x))``.
 
     Parameters
@@ -175,7 +180,7 @@ def local_potential_force(body: RigidBody, chart: Chart, x) -> np.ndarray:
         The body.
     chart : Chart
         A chart of ``body.group``.
-    x : array_like, shape (..., dim)
+    q : array_like, shape (..., dim)
         Coordinates.
 
     Returns
@@ -200,19 +205,19 @@ def local_potential_force(body: RigidBody, chart: Chart, x) -> np.ndarray:
     >>> from geomech.spatial import spatial_inertia
     >>> from geomech.rigidbody import RigidBody
     >>> from geomech.rigidbody.charts import EulerZYX
-    >>> from geomech.rigidbody.local import local_potential_force
+    >>> from geomech.rigidbody.local import local_gravity_forces
     >>> body = RigidBody.from_spatial_inertia(SE3, spatial_inertia(2.0, [0, 0, 0], np.eye(3)))
-    >>> dU = local_potential_force(body, EulerZYX(SE3), [0.3, 0.2, 0.1, 1.0, 2.0, 3.0])
+    >>> dU = local_gravity_forces(body, EulerZYX(SE3), [0.3, 0.2, 0.1, 1.0, 2.0, 3.0])
     >>> np.round(dU, 12) + 0.0  # ∂U/∂x = [0; m g0 e3] for U = m g0 p_z
     array([ 0.  ,  0.  ,  0.  ,  0.  ,  0.  , 19.62])
     """
     _check(body, chart)
-    x = chart._x(x)
-    n = body._potential_force(chart._to_group(x))
-    return np.einsum("...ji,...j->...i", chart._S(x), n)
+    q = chart._x(q, "q")
+    n = body._gravity_forces(chart._to_group(q))
+    return np.einsum("...ji,...j->...i", chart._S(q), n)
 
 
-def local_inverse_dynamics(body: RigidBody, chart: Chart, x, x_dot, x_ddot) -> np.ndarray:
+def local_inverse_dynamics(body: RigidBody, chart: Chart, q, v, a) -> np.ndarray:
     r"""Generalized force ``Q = M̄ ẍ + C̄ ẋ + ∂U/∂x`` of the Lagrange equations in ``x``.
 
     For a body wrench ``τ`` the generalized force is ``Q = Sᵀ τ`` (eq. 24); equivalently
@@ -226,8 +231,8 @@ def local_inverse_dynamics(body: RigidBody, chart: Chart, x, x_dot, x_ddot) -> n
         The body.
     chart : Chart
         A chart of ``body.group``.
-    x, x_dot, x_ddot : array_like, shape (..., dim)
-        Coordinates, rates and accelerations.
+    q, v, a : array_like, shape (..., dim)
+        Chart coordinates, rates ``q̇`` and accelerations ``q̈``.
 
     Returns
     -------
@@ -252,24 +257,24 @@ def local_inverse_dynamics(body: RigidBody, chart: Chart, x, x_dot, x_ddot) -> n
     >>> from geomech.rigidbody.charts import PlanarChart
     >>> from geomech.rigidbody.local import local_inverse_dynamics
     >>> body = RigidBody(SE2, np.diag([0.7, 3.0, 3.0]))
-    >>> Q = local_inverse_dynamics(body, PlanarChart(SE2), [0.9, 0.2, 0.1], [0.8, 0.5, -0.3], [1.0, 0.0, 2.0])
-    >>> np.round(Q, 12) + 0.0  # constant M̄ = diag(0.7, 3, 3): Q = M̄ ẍ
+    >>> tau = local_inverse_dynamics(body, PlanarChart(SE2), [0.9, 0.2, 0.1], [0.8, 0.5, -0.3], [1.0, 0.0, 2.0])
+    >>> np.round(tau, 12) + 0.0  # constant M̄ = diag(0.7, 3, 3): tau = M̄ ẍ
     array([0.7, 0. , 6. ])
     """
     _check(body, chart)
-    x = chart._x(x)
-    x_dot = chart._x(x_dot, "x_dot")
-    x_ddot = chart._x(x_ddot, "x_ddot")
-    Mbar = local_mass_matrix(body, chart, x)
-    Cbar = local_coriolis_matrix(body, chart, x, x_dot)
+    q = chart._x(q, "q")
+    v = chart._x(v, "v")
+    a = chart._x(a, "a")
+    Mbar = local_mass_matrix(body, chart, q)
+    Cbar = local_coriolis_matrix(body, chart, q, v)
     return (
-        np.einsum("...ij,...j->...i", Mbar, x_ddot)
-        + np.einsum("...ij,...j->...i", Cbar, x_dot)
-        + local_potential_force(body, chart, x)
+        np.einsum("...ij,...j->...i", Mbar, a)
+        + np.einsum("...ij,...j->...i", Cbar, v)
+        + local_gravity_forces(body, chart, q)
     )
 
 
-def local_forward_dynamics(body: RigidBody, chart: Chart, x, x_dot, Q=None, tol: float = SINGULAR_TOL) -> np.ndarray:
+def local_forward_dynamics(body: RigidBody, chart: Chart, q, v, tau=None, tol: float = SINGULAR_TOL) -> np.ndarray:
     """Accelerations ``ẍ = M̄⁻¹ (Q - C̄ ẋ - ∂U/∂x)`` of the Lagrange equations in ``x``.
 
     This is the classical local form; it breaks down on the chart's singular set (``M̄``
@@ -281,11 +286,11 @@ def local_forward_dynamics(body: RigidBody, chart: Chart, x, x_dot, Q=None, tol:
         The body.
     chart : Chart
         A chart of ``body.group``.
-    x, x_dot : array_like, shape (..., dim)
-        Coordinates and rates.
-    Q : array_like, shape (..., dim), optional
-        Generalized force in the chart coordinates (default zero; ``Q = Sᵀ τ`` for a body
-        wrench ``τ``).
+    q, v : array_like, shape (..., dim)
+        Chart coordinates and rates ``q̇``.
+    tau : array_like, shape (..., dim), optional
+        Generalized force in the chart coordinates (seed 003's ``Q``; default zero;
+        ``Sᵀ w`` for a body wrench ``w``).
     tol : float, optional
         Threshold on the chart's singularity measure.
 
@@ -320,18 +325,18 @@ def local_forward_dynamics(body: RigidBody, chart: Chart, x, x_dot, Q=None, tol:
     geomech.errors.SingularityError: local_forward_dynamics is evaluated on the singular set of the EulerZYX(SO3) chart at x = [0.0, 1.570796, 0.0] (singularity measure 6.12e-17 < tol 1e-09); gimbal lock: pitch θ = ±π/2, where only ψ - φ (or ψ + φ) is determined.
     """
     _check(body, chart)
-    x = chart._x(x)
-    x_dot = chart._x(x_dot, "x_dot")
-    chart._raise_if_singular(x, tol, "local_forward_dynamics")
-    rhs = -np.einsum("...ij,...j->...i", local_coriolis_matrix(body, chart, x, x_dot), x_dot)
-    rhs = rhs - local_potential_force(body, chart, x)
-    if Q is not None:
-        rhs = rhs + chart._x(Q, "Q")
-    Mbar = local_mass_matrix(body, chart, x)
+    q = chart._x(q, "q")
+    v = chart._x(v, "v")
+    chart._raise_if_singular(q, tol, "local_forward_dynamics")
+    rhs = -np.einsum("...ij,...j->...i", local_coriolis_matrix(body, chart, q, v), v)
+    rhs = rhs - local_gravity_forces(body, chart, q)
+    if tau is not None:
+        rhs = rhs + chart._x(tau, "tau")
+    Mbar = local_mass_matrix(body, chart, q)
     return np.linalg.solve(Mbar, rhs[..., None])[..., 0]
 
 
-def boltzmann_hamel_coefficients(chart: Chart, x, tol: float = SINGULAR_TOL) -> np.ndarray:
+def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> np.ndarray:
     r"""Boltzmann–Hamel coefficients ``γ_k`` of the velocity map of a chart (seed 003 eq. 46).
 
     .. math:: (\gamma_k)_{ij} = \sum_{l,m} S^{-1}_{li}
@@ -347,7 +352,7 @@ def boltzmann_hamel_coefficients(chart: Chart, x, tol: float = SINGULAR_TOL) -> 
     ----------
     chart : Chart
         The chart.
-    x : array_like, shape (..., dim)
+    q : array_like, shape (..., dim)
         Coordinates (off the singular set).
     tol : float, optional
         Threshold on the chart's singularity measure.
@@ -383,14 +388,14 @@ def boltzmann_hamel_coefficients(chart: Chart, x, tol: float = SINGULAR_TOL) -> 
     """
     if not isinstance(chart, Chart):
         raise DTypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
-    x = chart._x(x)
-    S_inv = chart.velocity_map_inverse(x, tol)
-    dS = chart._dS(x)  # dS[..., j, l, m] = ∂S_jl/∂x_m
+    q = chart._x(q, "q")
+    S_inv = chart.velocity_map_inverse(q, tol)
+    dS = chart._dS(q)  # dS[..., j, l, m] = ∂S_jl/∂x_m
     # seed 003 eq. (46): sum_{l,m} Sinv[l,i] (dS[j,l,m] - dS[j,m,l]) Sinv[m,k]
     return np.einsum("...li,...jlm,...mk->...kij", S_inv, dS - np.swapaxes(dS, -1, -2), S_inv)
 
 
-def chart_coriolis_matrix(body: RigidBody, chart: Chart, x, v, tol: float = SINGULAR_TOL) -> np.ndarray:
+def chart_coriolis_matrix(body: RigidBody, chart: Chart, q, v, tol: float = SINGULAR_TOL) -> np.ndarray:
     r"""Seed 003's corrected Coriolis matrix evaluated literally in a chart (eq. 54).
 
     .. math:: C_{ij}(x, v) = \sum_{l,m,s} S^{-1}_{li}
@@ -408,7 +413,7 @@ def chart_coriolis_matrix(body: RigidBody, chart: Chart, x, v, tol: float = SING
         The body.
     chart : Chart
         A chart of ``body.group``.
-    x : array_like, shape (..., dim)
+    q : array_like, shape (..., dim)
         Coordinates (off the singular set).
     v : array_like, shape (..., dim)
         Body velocity.
@@ -446,7 +451,7 @@ def chart_coriolis_matrix(body: RigidBody, chart: Chart, x, v, tol: float = SING
     True
     """
     _check(body, chart)
-    gamma = boltzmann_hamel_coefficients(chart, x, tol)
+    gamma = boltzmann_hamel_coefficients(chart, q, tol)
     p = body.momentum(v)
     # C_ij = sum_s (gamma_j)_is (Mv)_s   (eq. 54 = eq. 53 with the indices renamed)
     return np.einsum("...jis,...s->...ij", gamma, p)

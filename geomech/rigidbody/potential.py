@@ -73,13 +73,13 @@ class Potential(abc.ABC):
     @abc.abstractmethod
     def _gradient(self, g: np.ndarray) -> np.ndarray: ...
 
-    def energy(self, g) -> np.ndarray:
+    def energy(self, q) -> np.ndarray:
         """Potential energy ``U(g)``.
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
-            Configuration(s), validated with ``group.validate``.
+        q : array_like, shape (..., *group.point_shape)
+            Configuration(s) (group elements), validated with ``group.validate``.
 
         Returns
         -------
@@ -100,9 +100,9 @@ class Potential(abc.ABC):
         >>> float(U.energy(SE3.exp([0.0, 0.0, 0.0, 0.0, 0.0, 1.0])))  # 1 m up
         19.62
         """
-        return self._energy(self.group.validate(g))
+        return self._energy(self.group.validate(q, "q"))
 
-    def gradient(self, g) -> np.ndarray:
+    def gradient(self, q) -> np.ndarray:
         r"""Left-trivialised gradient ``n(g) = ∂/∂φ U(g exp(φ̂))|₀`` (a body wrench).
 
         .. math:: n(g)_i = \frac{\mathrm d}{\mathrm d t} U\big(g \exp(t \hat e_i)\big)
@@ -110,8 +110,8 @@ class Potential(abc.ABC):
 
         Parameters
         ----------
-        g : array_like, shape (..., *group.point_shape)
-            Configuration(s), validated with ``group.validate``.
+        q : array_like, shape (..., *group.point_shape)
+            Configuration(s) (group elements), validated with ``group.validate``.
 
         Returns
         -------
@@ -135,7 +135,7 @@ class Potential(abc.ABC):
         >>> UniformGravity(SE3, mass=2.0).gradient(np.eye(4))  # [torque; force] to resist
         array([ 0.  ,  0.  ,  0.  ,  0.  ,  0.  , 19.62])
         """
-        return self._gradient(self.group.validate(g))
+        return self._gradient(self.group.validate(q, "q"))
 
 
 class UniformGravity(Potential):

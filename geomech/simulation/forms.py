@@ -265,13 +265,13 @@ def hamel_acceleration(system, constant_at=None):
         def acceleration(t, q, v, tau):
             rhs = -np.einsum("ijk,...j,...k->...i", Gamma, v, v)
             if system.potential is not None:
-                rhs = rhs - system.gravity(q)
+                rhs = rhs - system.gravity_forces(q)
             if tau is not None:
                 rhs = rhs + tau
             return np.einsum("ij,...j->...i", H_inv, rhs)
     else:
         def acceleration(t, q, v, tau):
-            rhs = -np.einsum("...ik,...k->...i", lc.coriolis_matrix(q, v), v) - system.gravity(q)
+            rhs = -np.einsum("...ik,...k->...i", lc.coriolis_matrix(q, v), v) - system.gravity_forces(q)
             if tau is not None:
                 rhs = rhs + tau
             return np.linalg.solve(system.mass_matrix(q), rhs[..., None])[..., 0]

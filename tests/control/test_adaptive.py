@@ -112,7 +112,7 @@ T_CHAIN = 4.0
 
 
 def test_admissible_body_connections_are_the_documented_ones():
-    expected = {"levi-civita", "velocity-cross", "momentum-cross"}
+    expected = {"levi-civita", "velocity-cross", "boltzmann-hamel"}
     assert set(admissible(CHAIN)) == expected
     assert set(admissible(PENDULUM)) == expected
 
@@ -199,7 +199,7 @@ def test_state_rate_is_minus_gamma_times_gradient_of_power():
     # parameters pi (linear in pi, so central differences are exact up to rounding)
     G = np.diag(np.linspace(0.5, 2.0, 30))
     ref = make_reference(3)
-    ctrl = AdaptiveSlotineLi(CHAIN, "momentum-cross", ref, 2.0, 1.5, adaptation=G)
+    ctrl = AdaptiveSlotineLi(CHAIN, "boltzmann-hamel", ref, 2.0, 1.5, adaptation=G)
     t, q, v = STATE
     _, _, v_r, a_r, s = ctrl.signals(t, q, v)
     pi, h = ctrl.parameters, 1e-5
@@ -210,7 +210,7 @@ def test_state_rate_is_minus_gamma_times_gradient_of_power():
             p = pi.copy()
             p[k] += sign * h
             model = CHAIN.with_inertias(inertia_from_dynamic_parameters(p.reshape(3, 10)))
-            taus.append(slotine_li_torques(model, q, v, v_r, a_r, "momentum-cross"))
+            taus.append(slotine_li_torques(model, q, v, v_r, a_r, "boltzmann-hamel"))
         grad[k] = s @ (taus[0] - taus[1]) / (2 * h)
     np.testing.assert_allclose(ctrl.state_rate(t, q, v, ctrl.state0), -G @ grad, rtol=1e-7,
                                atol=1e-9)

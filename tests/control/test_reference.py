@@ -341,13 +341,13 @@ def test_non_admissible_connections_warn_or_raise_on_a_group():
     ref = lambda t: (np.eye(3), np.zeros(3), np.zeros(3))  # noqa: E731
     # Cartan–Schouten (0) with a non bi-invariant metric: C = I (v x)/2 is not skew
     with pytest.warns(UserWarning, match="not metric compatible"):
-        SlotineLi(body, CartanSchoutenConnection(body, "0"), ref, 1.0, 1.0)
+        SlotineLi(body, CartanSchoutenConnection(body, "cartan-zero"), ref, 1.0, 1.0)
     with pytest.raises(GeomechError, match="not metric compatible"):
-        SlotineLi(body, CartanSchoutenConnection(body, "0"), ref, 1.0, 1.0,
+        SlotineLi(body, CartanSchoutenConnection(body, "cartan-zero"), ref, 1.0, 1.0,
                   require_passivity=True)
     # Cartan–Schouten (-): C = 0 is skew but C v = 0 != C* v = w x I w
     with pytest.warns(UserWarning, match="not a valid factorization"):
-        SlotineLi(body, CartanSchoutenConnection(body, "-"), ref, 1.0, 1.0)
+        SlotineLi(body, CartanSchoutenConnection(body, "cartan-minus"), ref, 1.0, 1.0)
 
 
 def test_slotine_li_shape_errors_on_a_group():

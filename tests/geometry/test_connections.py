@@ -128,7 +128,7 @@ def test_levi_civita_arm_equals_sympy_lagrangian(arm_sympy, rng):
         assert_allclose(G[k], Gs, atol=1e-9)
         c_ref = np.ravel(arm_sympy["c"](*q[k], *qd[k]))
         assert_allclose(lc.coriolis_matrix(q[k], qd[k]) @ qd[k], c_ref, atol=1e-9)
-        assert_allclose(arm.gravity(q[k]), np.ravel(arm_sympy["g"](*q[k])), atol=1e-8)
+        assert_allclose(arm.gravity_forces(q[k]), np.ravel(arm_sympy["g"](*q[k])), atol=1e-8)
         assert_allclose(arm.mass_matrix(q[k]), arm_sympy["H"](*q[k]), atol=1e-14)
     assert lc.is_metric_compatible(q)
     assert lc.is_torsion_free(q)
@@ -323,7 +323,7 @@ def test_eq12_family_for_n4(rng):
     system = rigid_body_schoenflies(random_spd(rng, 4))
     beta = rng.normal(size=4)
     conn = LeviCivitaConnection(system) + Contorsion.totally_antisymmetric(beta)
-    q, v = system.random_point(rng), rng.normal(size=4)
+    q, v = system.random_configuration(rng), rng.normal(size=4)
     C = conn.coriolis_matrix(q, v)
     assert_allclose(C + C.T, 0.0, atol=1e-12)
     Cs = LeviCivitaConnection(system).coriolis_matrix(q, v)
@@ -344,14 +344,14 @@ def test_cartan_schouten_torsion(group, rng):
     system = group_system(group, rng)
     q = group.random(rng)
     s_up = np.einsum("jki->ijk", group.structure_constants())  # s^i_jk
-    for kind, sign in (("-", -1.0), ("0", 0.0), ("+", 1.0)):
+    for kind, sign in (("cartan-minus", -1.0), ("cartan-zero", 0.0), ("cartan-plus", 1.0)):
         conn = CartanSchoutenConnection(system, kind)
         assert_allclose(conn.torsion(q), sign * s_up, atol=1e-12)
-        assert bool(conn.is_torsion_free(q)) == (kind == "0" or not s_up.any())
+        assert bool(conn.is_torsion_free(q)) == (kind == "cartan-zero" or not s_up.any())
 
 
 @pytest.mark.parametrize("group", GROUPS, ids=lambda g: g.name)
-@pytest.mark.parametrize("kind", ["-", "0", "+"])
+@pytest.mark.parametrize("kind", ["cartan-minus", "cartan-zero", "cartan-plus"])
 def test_cartan_schouten_geodesics_are_one_parameter_subgroups(group, kind, rng):
     conn = CartanSchoutenConnection(group_system(group, rng), kind)
     xi = rng.normal(size=group.dim)
@@ -364,12 +364,12 @@ def test_cartan_schouten_geodesics_are_one_parameter_subgroups(group, kind, rng)
 def test_cartan_schouten_zero_is_levi_civita_for_biinvariant_so3(rng):
     body = rigid_body_so3(2.5 * np.eye(3))
     R = SO3.random(rng)
-    G0 = CartanSchoutenConnection(body, "0").christoffel_first_kind(R)
+    G0 = CartanSchoutenConnection(body, "cartan-zero").christoffel_first_kind(R)
     assert_allclose(G0, LeviCivitaConnection(body).christoffel_first_kind(R), atol=1e-14)
     assert_allclose(G0, 0.5 * 2.5 * EPS, atol=1e-14)
     # ... but not for an anisotropic inertia
     body = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
-    assert not CartanSchoutenConnection(body, "0").has_riemannian_geodesics(R)
+    assert not CartanSchoutenConnection(body, "cartan-zero").has_riemannian_geodesics(R)
 
 
 # ----------------------------------------------------------------------------------------

@@ -457,7 +457,7 @@ def test_loop_closure_frame_validation():
     with pytest.raises(SingularityError, match="loop closure to converge in 50 Newton"):
         frame.close_loop([2.0, 0.5])  # no solution with x = 2
     with pytest.raises(ConnectionSpecError, match="`reference` configuration to sample around"):
-        frame.random_point(rng=0)
+        frame.random_configuration(rng=0)
     bad = LoopClosureFrame(circle, 2, [0], constraint_jacobian=lambda q: np.ones(2))
     with pytest.raises(DimensionError, match=r"`constraint_jacobian\(q\)` to have shape \(1, 2\)"):
         bad.flow([0.6, 0.8], [0.1], 1.0)

@@ -126,7 +126,7 @@ def test_matches_transformation_law_with_differenced_A(states):
 
     h = 1e-6
     A_dot = (A_fun(q + h * v) - A_fun(q - h * v)) / (2 * h)
-    Lambda_ref, C_ref = transform_coriolis(arm_C(q, v), arm_H(q), A_fun(q), A_dot)
+    Lambda_ref, C_ref = transform_coriolis(arm_H(q), arm_C(q, v), A_fun(q), A_dot)
     Lambda, C_task = task_space_coriolis(arm_H(q), arm_C(q, v), arm_J(q)[..., :1, :],
                                          arm_J_dot(q, v)[..., :1, :])
     assert_allclose(Lambda, Lambda_ref, rtol=1e-10)

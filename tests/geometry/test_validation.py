@@ -60,8 +60,20 @@ def test_coefficients_wrong_shape():
 
 @pytest.mark.parametrize("kind", ["x", "", 0, None, "++"])
 def test_cartan_schouten_kind(kind):
-    with pytest.raises(ConnectionSpecError, match="`kind` to be one of '-', '0', '\\+'"):
+    with pytest.raises(ConnectionSpecError, match="Unknown connection name .*'cartan-minus'"):
         CartanSchoutenConnection(rigid_body_so3(np.eye(3)), kind)
+
+
+@pytest.mark.parametrize("kind", ["levi-civita", "boltzmann-hamel", "momentum-cross"])
+def test_cartan_schouten_kind_names_another_connection(kind):
+    with pytest.raises(ConnectionSpecError, match="name a Cartan–Schouten connection"):
+        CartanSchoutenConnection(rigid_body_so3(np.eye(3)), kind)
+
+
+@pytest.mark.parametrize("alias", ["-", "cartan-schouten-", "cartan(-)", "Cartan_Minus"])
+def test_cartan_schouten_aliases_resolve_to_one_name(alias):
+    conn = CartanSchoutenConnection(rigid_body_so3(np.eye(3)), alias)
+    assert conn.kind == "cartan-minus"
 
 
 def test_cartan_schouten_needs_left_invariant_frame():

@@ -108,7 +108,7 @@ CASES = {
         np.array([1.0, 0.0, 0.5, 0.0, -1.0, 0.2]),
     ),
     "SE(3) Cartan-Schouten 0": (
-        lambda: CartanSchoutenConnection(rigid_body_se3(se3_inertia()), "0"),
+        lambda: CartanSchoutenConnection(rigid_body_se3(se3_inertia()), "cartan-zero"),
         SE3.exp([0.1, 0.2, -0.3, 0.5, 0.1, 0.0]), np.array([0.4, -0.8, 1.0, 0.3, -0.2, 0.5]),
         np.array([1.0, 0.0, 0.5, 0.0, -1.0, 0.2]),
     ),
@@ -202,7 +202,7 @@ def test_metric_inner_product_and_distance():
     q, v = SE3.exp([0.3, 0.0, 0.2, 1.0, 2.0, 0.0]), np.arange(1.0, 7.0)
     V = ambient_tangent(body, q, v)
     assert gm.inner_product(V, V, q) == pytest.approx(v @ se3_inertia() @ v, rel=1e-13)
-    assert type(to_geomstats(CartanSchoutenConnection(body, "-"))).__name__ == (
+    assert type(to_geomstats(CartanSchoutenConnection(body, "cartan-minus"))).__name__ == (
         "GeomstatsConnection")
 
 

@@ -344,7 +344,7 @@ def compare_import(pm, label, n_states=6):
         if exact_c:
             record("import coriolis (Pinocchio C)", rel_err(C, bridge.coriolis_matrix(q, v)))
         else:
-            nle = bridge.rnea(q, v, np.zeros(model.nv)) - bridge.gravity(q)
+            nle = bridge.rnea(q, v, np.zeros(model.nv)) - bridge.gravity_forces(q)
             record("import coriolis (C v = nle)", rel_err(C @ v, nle))
             h = 1e-6
             Hdot = (bridge.crba(model.integrate(q, v, h)) - bridge.crba(model.integrate(q, v, -h)))

@@ -50,7 +50,7 @@ def test_imported_model_and_system_pickle(rng):
     same_dynamics(model, pickle.loads(pickle.dumps(model)), rng)
     body = rigid_body_se3(np.diag([1.0, 2.0, 3.0, 4.0, 4.0, 4.0]))
     back = pickle.loads(pickle.dumps(body))
-    q = body.random_point(rng)
+    q = body.random_configuration(rng)
     assert np.array_equal(back.mass_matrix(q), body.mass_matrix(q))
 
 

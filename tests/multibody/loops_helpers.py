@@ -3,7 +3,7 @@
 The references are independent of geomech's loop code:
 
 * loops: ``pinocchio.constraintDynamics`` with ``RigidConstraintModel``s on the spanning tree
-  (converted by ``pinocchio_bridge.to_pinocchio``). A revolute loop joint is two 3D point
+  (converted by :class:`~geomech.interop.pinocchio.PinocchioBridge`). A revolute loop joint is two 3D point
   constraints at two points of its axis (they leave exactly the rotation about the axis free;
   planar mechanisms make some rows redundant, which Pinocchio's proximal solver accepts);
 * couplings: the projection with Pinocchio's ``crba``/``nonLinearEffects`` and a ``G`` written
@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import numpy as np
 import pinocchio as pin
-from pinocchio_bridge import pin_se3, to_pinocchio
 
+from geomech.interop.pinocchio import PinocchioBridge, se3_to_pin
 from geomech.multibody.joints import Revolute
 
 __all__ = ["PinLoops", "coupling_G", "rel_err", "consistent_path"]
@@ -32,7 +32,7 @@ class PinLoops:
 
     def __init__(self, model):
         self.model = model
-        self.bridge = br = to_pinocchio(model.spanning_tree)
+        self.bridge = br = PinocchioBridge(model.spanning_tree)
         self.cms = pin.StdVec_RigidConstraintModel()
         for con in model.constraints:
             if con.kind != "loop":
@@ -55,9 +55,9 @@ class PinLoops:
 
     def _place(self, body, T):
         if body < 0:
-            return 0, pin_se3(T)
+            return 0, se3_to_pin(T)
         jid, M = self.bridge.body_frames[body]
-        return jid, M * pin_se3(T)
+        return jid, M * se3_to_pin(T)
 
     def forward_dynamics(self, q, qd_s, tau_s):
         """Spanning-tree accelerations from pinocchio.constraintDynamics (geomech ordering)."""

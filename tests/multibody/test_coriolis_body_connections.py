@@ -38,7 +38,7 @@ EXPECTED = {
     "cartan-zero": (False, False, True),
     "cartan-plus": (False, False, False),
     "velocity-cross": (True, True, False),
-    "momentum-cross": (True, True, False),
+    "boltzmann-hamel": (True, True, False),
 }
 
 
@@ -84,7 +84,7 @@ def test_levi_civita_equals_koszul_and_eq19(rng):
         np.testing.assert_allclose(LeviCivitaBody().coriolis(inertia, v), C19, atol=1e-13)
 
 
-@pytest.mark.parametrize("kind", ["-", "0", "+"])
+@pytest.mark.parametrize("kind", ["cartan-minus", "cartan-zero", "cartan-plus"])
 def test_cartan_schouten_equals_geometry_layer(kind, rng):
     inertia = random_inertia(rng)
     ref = CartanSchoutenConnection(rigid_body_se3(inertia), kind).christoffel_first_kind(np.eye(4))
@@ -128,7 +128,7 @@ def test_equivariance_under_spatial_transforms(name, rng):
 def test_levi_civita_is_the_average_of_the_cross_factorizations(rng):
     inertia, v = random_inertia(rng), rng.normal(size=6)
     a = body_connection("velocity-cross").coriolis(inertia, v)
-    b = body_connection("momentum-cross").coriolis(inertia, v)
+    b = body_connection("boltzmann-hamel").coriolis(inertia, v)
     np.testing.assert_allclose(0.5 * (a + b), LeviCivitaBody().coriolis(inertia, v), atol=1e-13)
     np.testing.assert_allclose(b, crbar(inertia @ v), atol=1e-14)
     np.testing.assert_allclose(body_connection("velocity-cross").body_factor(inertia, v),
@@ -153,7 +153,7 @@ def test_register_body_connection():
     register_body_connection("test-zero", lambda v, I: np.zeros(np.shape(v)[:-1] + (6, 6)))
     assert "test-zero" in body_connection_names()
     assert body_connection("test-zero").name == "test-zero"
-    with pytest.raises(ConnectionSpecError, match="Expected a new name, got 'levi-civita'"):
+    with pytest.raises(ConnectionSpecError, match="Expected a new connection name, got .levi-civita."):
         register_body_connection("levi-civita", LeviCivitaBody())
     with pytest.raises(ConnectionSpecError, match="non-empty string"):
         register_body_connection("", LeviCivitaBody())
@@ -163,7 +163,7 @@ def test_register_body_connection():
 
 def test_validation_errors(rng):
     inertia = random_inertia(rng)
-    with pytest.raises(ConnectionSpecError, match="Unknown body connection 'christoffel'"):
+    with pytest.raises(ConnectionSpecError, match="Unknown connection name 'christoffel'"):
         body_connection("christoffel")
     with pytest.raises(ConnectionSpecError, match="got int"):
         body_connection(3)
@@ -174,8 +174,10 @@ def test_validation_errors(rng):
     with pytest.raises(ConnectionSpecError, match="equal the spatial inertia"):
         body_connection(LeviCivitaConnection(rigid_body_se3(2.0 * inertia))).coriolis(
             inertia, np.ones(6))
-    with pytest.raises(ConnectionSpecError, match="got 'x'"):
+    with pytest.raises(ConnectionSpecError, match="Unknown connection name 'x'"):
         CartanSchoutenBody("x")
+    with pytest.raises(ConnectionSpecError, match="name a Cartan–Schouten connection.*'levi-civita'"):
+        CartanSchoutenBody("levi-civita")
     with pytest.raises(ConnectionSpecError, match="Expected a callable"):
         CallableBody(np.eye(6))
     with pytest.raises(ConnectionSpecError, match="Expected an AffineConnection"):
@@ -197,3 +199,12 @@ def test_affine_connection_view_has_the_geometry_layer(rng):
     xi = np.array([0.3, -0.2, 0.5, 1.0, 0.0, -0.5])
     traj = conn.geodesic(np.eye(4), xi, [0.0, 1.0])
     np.testing.assert_allclose(traj.q[-1], SE3.exp(xi), atol=1e-8)
+
+
+@pytest.mark.parametrize(("alias", "name"), [("momentum-cross", "boltzmann-hamel"), ("-", "cartan-minus"),
+                                             ("cartan-schouten0", "cartan-zero"), ("cartan(+)", "cartan-plus"),
+                                             ("LC", "levi-civita"), ("velocity_cross", "velocity-cross")])
+def test_aliases_resolve_to_the_canonical_body_connection(alias, name):
+    """One registry of names (geomech.geometry.names): an alias gives the canonical object."""
+    assert body_connection(alias) is body_connection(name)
+    assert body_connection(alias).name == name

@@ -4,7 +4,7 @@ References, all independent of the code under test:
 
 * ``pin.computeCoriolisMatrix`` (Christoffel consistent), ``pin.crba``, ``pin.rnea``,
   ``pin.nonLinearEffects``, ``pin.computeRNEADerivatives`` and
-  ``pin.computeJointTorqueRegressor``, through ``pinocchio_bridge`` (speed permutations,
+  ``pin.computeJointTorqueRegressor``, through :class:`~geomech.interop.pinocchio.PinocchioBridge` (speed permutations,
   fixed joints merged by Pinocchio), on a random 64-body tree with every joint type, fixed and
   floating base, batched (one call) and single;
 * user-defined joints: subclasses of the built-in joints run through the joints' Python hooks
@@ -27,11 +27,11 @@ from __future__ import annotations
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import to_pinocchio
 from test_coriolis_models import UniversalXY, build, fd_along_flow
 
 from geomech.errors import ConnectionSpecError, NonFiniteError, NotOnManifoldError
 from geomech.interop import pinocchio as interop_pinocchio
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.lie import SE3
 from geomech.multibody import (
     FreeFlyer,
@@ -98,7 +98,7 @@ def tree64(mixed_tree, floating_base, seed=0):
     if key not in _TREES:
         model = mixed_tree(64, np.random.default_rng([64, seed, int(floating_base)]),
                            floating_base=floating_base)
-        _TREES[key] = model, to_pinocchio(model)
+        _TREES[key] = model, PinocchioBridge(model)
     return _TREES[key]
 
 
@@ -170,7 +170,7 @@ def test_products_of_64_body_tree_match_pinocchio(tree, rng):
     for k in range(N_STATES):
         C_pin = pin_coriolis(bridge, q[k], v[k])
         assert rel_err(CTw[k], C_pin.T @ w[k]) < RTOL
-        ref = bridge.crba(q[k]) @ a[k] + C_pin @ w[k] + bridge.gravity(q[k])
+        ref = bridge.crba(q[k]) @ a[k] + C_pin @ w[k] + bridge.gravity_forces(q[k])
         assert rel_err(tau[k], ref) < RTOL
         assert rel_err(slotine_li_torques(model, q[k], v[k], w[k], a[k]), ref) < RTOL
 
@@ -266,7 +266,7 @@ def test_user_joints_go_through_the_hooks():
 
 def test_user_joints_match_pinocchio(rng):
     model = user_tree()
-    bridge = to_pinocchio(model)  # Pinocchio's built-in joints of the same kinds
+    bridge = PinocchioBridge(model)  # Pinocchio's built-in joints of the same kinds
     q, v, w, a = states(model, rng)
     C = coriolis_matrix(model, q, v)
     Gamma = christoffel_symbols(model, q)
@@ -312,7 +312,7 @@ def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
     monkeypatch.setitem(interop_pinocchio._INFERRED, UniversalXY, {"JointModelComposite": "same"})
     model = build([-1, 0, 1, 1, 3], [FreeFlyer(), UniversalXY(), UserRevolute([0.3, 1.0, -0.2]),
                                       Spherical(), UniversalXY()], 5)
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     q, v, _, a = states(model, rng)
     C = coriolis_matrix(model, q, v)
     Y = slotine_li_regressor(model, q, v, v, a)
@@ -321,7 +321,7 @@ def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
         assert rel_err(Y[k], pin_regressor(bridge, q[k], v[k], a[k])) < RTOL
         nle = pin.nonLinearEffects(bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q[k]),
                                    bridge.v_to_pin(v[k]))
-        c = bridge.v_from_pin(nle) - bridge.gravity(q[k])
+        c = bridge.v_from_pin(nle) - bridge.gravity_forces(q[k])
         assert rel_err(C[k] @ v[k], c) < RTOL
         H_dot = fd_along_flow(bridge.crba, model, q[k], v[k], h=1e-6)
         assert rel_err(C[k] + C[k].T, H_dot) < 1e-7  # finite differences
@@ -371,7 +371,7 @@ def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
         assert rel_err(C[k], C_pin) < RTOL
         assert rel_err(coriolis_matrix(model, q[k], v[k], connection), C_pin) < RTOL
         assert rel_err(CTw[k], C_pin.T @ w[k]) < RTOL
-        ref = bridge.crba(q[k]) @ a[k] + C_pin @ w[k] + bridge.gravity(q[k])
+        ref = bridge.crba(q[k]) @ a[k] + C_pin @ w[k] + bridge.gravity_forces(q[k])
         assert rel_err(tau[k], ref) < RTOL
         assert rel_err(Y[k], pin_regressor(bridge, q[k], v[k], a[k])) < RTOL
     # per body: the user connection on every other body, the named one elsewhere
@@ -384,7 +384,7 @@ def test_factor_tensors_are_cached_per_model_and_spec():
     fun = CallableBody(levi_civita_eq18)
     first = coriolis_module._factor_tensors(model, fun)
     assert coriolis_module._factor_tensors(model, fun) is first
-    spec = {model.body_names[0]: "momentum-cross"}
+    spec = {model.body_names[0]: "boltzmann-hamel"}
     assert coriolis_module._factor_tensors(model, spec) is coriolis_module._factor_tensors(
         model, dict(spec))  # equal mappings share their tensors
     other = robots.double_pendulum()

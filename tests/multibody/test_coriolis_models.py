@@ -320,7 +320,7 @@ def fd_along_flow(f, model, q, v, h=1e-5):
 @pytest.mark.parametrize("joint", [UniversalXY(), SphericalParentFrame(), TwistedSlider()],
                          ids=lambda j: j.kind)
 def test_user_joint_phi_and_phi_ring(joint, rng):
-    q = joint.random(rng)
+    q = joint.random_configuration(rng)
     v = rng.normal(size=joint.nv)
     h = 1e-6
     # body twist of the child = Phi v: T^-1 dT/dt along the flow

@@ -30,7 +30,7 @@ EXPECTED = {  # (metric compatible, Riemannian geodesics, torsion free), inherit
     "cartan-zero": (False, False, True),
     "cartan-plus": (False, False, False),
     "velocity-cross": (True, True, False),
-    "momentum-cross": (True, True, False),
+    "boltzmann-hamel": (True, True, False),
 }
 MODELS = {"mixed-fixed": mixed_fixed_base, "mixed-floating": mixed_floating_base,
           "user-joints": user_joint_tree}
@@ -79,7 +79,7 @@ def test_contorsion_of_the_admissible_connections_is_totally_antisymmetric(rng):
 
     model = mixed_floating_base()
     q = model.random_configuration(rng)
-    for name in ("velocity-cross", "momentum-cross"):
+    for name in ("velocity-cross", "boltzmann-hamel"):
         D = model_connection(model, name).contorsion(q)
         assert Contorsion(D).symmetry(tol=1e-10).totally_antisymmetric
         assert np.max(np.abs(D)) > 1e-2
@@ -87,7 +87,7 @@ def test_contorsion_of_the_admissible_connections_is_totally_antisymmetric(rng):
 
 def test_gravity_from_the_potential(model, rng):
     q = model.random_configuration(rng)
-    g = model_connection(model).system.gravity(q)
+    g = model_connection(model).system.gravity_forces(q)
     np.testing.assert_allclose(g, gravity_forces(model, q), atol=1e-7)
 
 
@@ -128,14 +128,14 @@ def test_connection_report():
         assert r.time_alg1 > 0 and r.time_dense > 0
     assert np.isfinite(rows[0].time_alg2) and np.isnan(rows[1].time_alg2)
     text = format_connection_report(rows)
-    assert "levi-civita" in text and "momentum-cross" in text
+    assert "levi-civita" in text and "boltzmann-hamel" in text
     with pytest.raises(DimensionError, match="single state"):
         connection_report(model, q=model.random_configuration(0, size=2))
 
 
 def test_validation():
     model = mixed_fixed_base()
-    with pytest.raises(ConnectionSpecError, match="Unknown body connection 'x'"):
+    with pytest.raises(ConnectionSpecError, match="Unknown connection name 'x'"):
         model_connection(model, "x")
     with pytest.raises(ConnectionSpecError, match="body names"):
         model_connection(model, {"nobody": "levi-civita"})

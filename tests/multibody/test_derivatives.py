@@ -18,7 +18,6 @@ import networkx as nx
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import to_pinocchio
 
 from geomech.errors import (
     DimensionError,
@@ -29,6 +28,7 @@ from geomech.errors import (
     ParameterError,
     SingularityError,
 )
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import MultibodyModel, Revolute, robots
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.coriolis import mass_matrix_derivative
@@ -113,7 +113,7 @@ def test_second_order_matches_differences_of_pinocchio(rng, mixed_tree):
     """The fully independent route: central differences of ``pin.computeRNEADerivatives``
     along ``pin.integrate``, mapped to geomech's ordering."""
     model = mixed_tree(10, rng, floating_base=True)
-    bridge = to_pinocchio(model)
+    bridge = PinocchioBridge(model)
     P, pm, pd = bridge.P, bridge.pin_model, bridge.pin_data
     q = model.random_configuration(rng)
     v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)

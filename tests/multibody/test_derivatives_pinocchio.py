@@ -7,7 +7,7 @@
     both libraries and paired joint by joint by name (continuous joints: Pinocchio's
     ``[cos, sin]`` chart has the same one-dimensional tangent);
 (b) random trees of 1–40 bodies mixing every joint type, converted by
-    ``pinocchio_bridge.to_pinocchio``.
+    :class:`~geomech.interop.pinocchio.PinocchioBridge`.
 
 Both libraries differentiate along their ``integrate`` (the right perturbation of each
 joint), so their tangent spaces agree up to the permutation ``P`` of the speeds (angular
@@ -18,8 +18,8 @@ error over max |reference|, floored at 1).
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import match_by_name, to_pinocchio
 
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
 from geomech.multibody.derivatives import aba_derivatives, rnea_derivatives
 from geomech.multibody.dynamics import rnea
@@ -40,7 +40,7 @@ def copies(arrays):
 
 def compare(bridge, rng, n_states=6):
     """geomech (one batched call per function) vs Pinocchio (a loop) on random states."""
-    model, P = bridge.gm, bridge.P
+    model, P = bridge.model, bridge.P
     pm, pd = bridge.pin_model, bridge.pin_data
     q = model.random_configuration(rng, size=n_states)
     v = rng.normal(size=(n_states, model.nv))
@@ -86,26 +86,26 @@ def test_shipped_urdf_derivatives_match_pinocchio(name, floating_base, rng):
     pm = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating_base
           else pin.buildModelFromUrdf(path))
     assert pm.nv == model.nv
-    compare(match_by_name(model, pm, lambda i: model.joint_names[i]), rng)
+    compare(PinocchioBridge(model, pm), rng)
 
 
 @pytest.mark.parametrize("name", ["humanoid", "quadruped", "scara", "double_pendulum"])
 def test_builtin_robot_derivatives_match_pinocchio(name, rng):
-    compare(to_pinocchio(robots.load(name)), rng, n_states=4)
+    compare(PinocchioBridge(robots.load(name)), rng, n_states=4)
 
 
 @pytest.mark.parametrize("n", [1, 3, 12, 40])
 @pytest.mark.parametrize("floating_base", [False, True])
 def test_random_tree_derivatives_match_pinocchio(n, floating_base, mixed_tree):
     rng = np.random.default_rng([n, int(floating_base)])
-    compare(to_pinocchio(mixed_tree(n, rng, floating_base=floating_base)), rng)
+    compare(PinocchioBridge(mixed_tree(n, rng, floating_base=floating_base)), rng)
 
 
 @pytest.mark.parametrize("kind", ["revolute", "prismatic", "helical", "spherical", "planar",
                                   "schoenflies", "free_flyer", "fixed"])
 def test_each_joint_type_derivatives_match_pinocchio(kind, mixed_tree, rng):
     """Chains of one joint type (a revolute root when that type is fixed)."""
-    compare(to_pinocchio(mixed_tree(6, rng, kinds=[kind], floating_base=False)), rng)
+    compare(PinocchioBridge(mixed_tree(6, rng, kinds=[kind], floating_base=False)), rng)
 
 
 def test_random_trees_cover_every_joint_type(mixed_tree):

@@ -124,7 +124,7 @@ def test_dimensions_and_manifold(kind):
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_pose_and_transform_match_scipy_and_featherstone(kind, rng):
     j = JOINTS[kind]
-    for q in j.random(rng, size=5):
+    for q in j.random_configuration(rng, size=5):
         T = expected_pose(kind, q)
         np.testing.assert_allclose(j.pose(q), T, atol=1e-14)
         np.testing.assert_allclose(j.transform(q), featherstone_X(T), atol=1e-14)
@@ -134,7 +134,7 @@ def test_pose_and_transform_match_scipy_and_featherstone(kind, rng):
 def test_motion_subspace_is_body_twist_of_the_flow(kind, rng):
     """Φ v equals the child-frame twist d/dt of pose(integrate(q, v t)) at t = 0."""
     j = JOINTS[kind]
-    for q, v in zip(j.random(rng, size=4), rng.normal(size=(4, j.nv)), strict=True):
+    for q, v in zip(j.random_configuration(rng, size=4), rng.normal(size=(4, j.nv)), strict=True):
         twist = body_twist_fd(j, q, v)
         np.testing.assert_allclose(j.motion_subspace(q) @ v, twist, atol=2e-9)
 
@@ -152,7 +152,7 @@ def test_motion_subspace_literal_values():
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_motion_subspace_rate_is_zero(kind, rng):
     j = JOINTS[kind]
-    q, v = j.random(rng, size=3), rng.normal(size=(3, j.nv))
+    q, v = j.random_configuration(rng, size=3), rng.normal(size=(3, j.nv))
     rate = j.motion_subspace_rate(q, v)
     assert rate.shape == (3, 6, j.nv)
     assert not rate.any()
@@ -162,7 +162,7 @@ def test_motion_subspace_rate_is_zero(kind, rng):
 def test_integrate_derivative_matches_hand_derived_rate(kind, rng):
     j = JOINTS[kind]
     h = 1e-6
-    for q, v in zip(j.random(rng, size=4), rng.normal(size=(4, j.nv)), strict=True):
+    for q, v in zip(j.random_configuration(rng, size=4), rng.normal(size=(4, j.nv)), strict=True):
         fd = (j.integrate(q, v, h) - j.integrate(q, v, -h)) / (2 * h)
         np.testing.assert_allclose(fd, coordinate_rate(kind, q, v), atol=1e-9)
 
@@ -171,7 +171,7 @@ def test_integrate_derivative_matches_hand_derived_rate(kind, rng):
 def test_integrate_is_a_one_parameter_flow(kind, rng):
     """integrate(integrate(q, v, s), v, t) = integrate(q, v, s + t) (exp is a homomorphism)."""
     j = JOINTS[kind]
-    q, v = j.random(rng), rng.normal(size=j.nv)
+    q, v = j.random_configuration(rng), rng.normal(size=j.nv)
     a = j.integrate(j.integrate(q, v, 0.3), v, 0.5)
     b = j.integrate(q, v, 0.8)
     np.testing.assert_allclose(j.pose(a), j.pose(b), atol=1e-13)
@@ -180,10 +180,10 @@ def test_integrate_is_a_one_parameter_flow(kind, rng):
 @pytest.mark.parametrize("kind", MOVING)
 def test_integrate_difference_round_trip(kind, rng):
     j = JOINTS[kind]
-    q0 = j.random(rng, size=20)
+    q0 = j.random_configuration(rng, size=20)
     v = 0.5 * rng.normal(size=(20, j.nv))  # rotation angles below π: the log is unique
     np.testing.assert_allclose(j.difference(q0, j.integrate(q0, v)), v, atol=1e-12)
-    q1 = j.random(rng, size=20)
+    q1 = j.random_configuration(rng, size=20)
     d = j.difference(q0, q1)
     np.testing.assert_allclose(j.pose(j.integrate(q0, d)), j.pose(q1), atol=1e-12)
 
@@ -198,16 +198,16 @@ def test_unwrapped_angles_are_reproduced_exactly():
 
 def test_quaternion_results_are_normalised(rng):
     j = FreeFlyer()
-    q = j.integrate(j.random(rng, size=10), 5 * rng.normal(size=(10, 6)))
+    q = j.integrate(j.random_configuration(rng, size=10), 5 * rng.normal(size=(10, 6)))
     np.testing.assert_allclose(np.linalg.norm(q[:, 3:], axis=-1), 1.0, atol=1e-15)
 
 
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_batched_equals_loop(kind, rng):
     j = JOINTS[kind]
-    q = j.random(rng, size=(2, 3))
+    q = j.random_configuration(rng, size=(2, 3))
     v = rng.normal(size=(2, 3, j.nv))
-    q1 = j.random(rng, size=(2, 3))
+    q1 = j.random_configuration(rng, size=(2, 3))
     batched = [j.pose(q), j.transform(q), j.motion_subspace(q), j.integrate(q, v, 0.2),
                j.difference(q, q1)]
     for a in range(2):
@@ -219,10 +219,10 @@ def test_batched_equals_loop(kind, rng):
 
 
 def test_random_is_reproducible_and_in_range():
-    q = Revolute([0, 0, 1]).random(rng=3, size=1000)
+    q = Revolute([0, 0, 1]).random_configuration(rng=3, size=1000)
     assert q.shape == (1000, 1) and np.all(np.abs(q) <= np.pi)
-    np.testing.assert_array_equal(q, Revolute([0, 0, 1]).random(rng=3, size=1000))
-    np.testing.assert_allclose(np.linalg.norm(Spherical().random(0, 50), axis=-1), 1.0)
+    np.testing.assert_array_equal(q, Revolute([0, 0, 1]).random_configuration(rng=3, size=1000))
+    np.testing.assert_allclose(np.linalg.norm(Spherical().random_configuration(0, 50), axis=-1), 1.0)
 
 
 def test_literal_values():

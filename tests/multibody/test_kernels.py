@@ -96,7 +96,7 @@ def test_joint_kernels_match_the_joint_classes(kind, rng):
     if hasattr(joint, "axis"):
         param[:3], param[3] = joint.axis, getattr(joint, "pitch", 0.0)
     for _ in range(4):
-        q, q1 = joint.random(rng), joint.random(rng)
+        q, q1 = joint.random_configuration(rng), joint.random_configuration(rng)
         v = rng.normal(size=joint.nv)
         R, p = np.empty((3, 3)), np.empty(3)
         assert KJ.joint_pose(code, param, q, R, p)

@@ -10,6 +10,7 @@
 """
 
 import numpy as np
+import pinocchio as pin
 import pytest
 from loops_helpers import PinLoops, coupling_G, rel_err
 
@@ -26,7 +27,7 @@ from geomech.multibody.closed_dynamics import (
     projected_rnea,
     register_method,
 )
-from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.dynamics import crba, kinetic_energy, rnea
 from geomech.multibody.robots import double_pendulum
 from geomech.multibody.urdf_plus import load_example
 
@@ -189,3 +190,20 @@ def test_methods_and_validators():
             del METHODS["aba"]["cluster"]
         else:
             METHODS["aba"]["cluster"] = saved
+
+
+@pytest.mark.parametrize(("name", "floating"), ALL)
+def test_kinetic_energy_matches_pinocchio_on_the_spanning_tree(name, floating):
+    """T(q, v) = Pinocchio's kinetic energy of the spanning tree moving with G v."""
+    model = load_example(name, floating_base=floating)
+    br = PinLoops(model).bridge
+    rng = np.random.default_rng(9)
+    q, v, _ = _states(model, rng, n=4)
+    G, _ = model.constraint_matrices(q, v)
+    T = kinetic_energy(model, q, v)
+    assert T.shape == (4,)
+    for k in range(4):
+        qd_s = G[k] @ v[k]
+        ref = pin.computeKineticEnergy(br.pin_model, br.pin_data, br.q_to_pin(q[k]), br.v_to_pin(qd_s))
+        assert abs(T[k] - ref) <= 1e-12 * max(1.0, abs(ref))
+        assert abs(kinetic_energy(model, q[k], v[k]) - ref) <= 1e-12 * max(1.0, abs(ref))

@@ -8,7 +8,7 @@ one batched call, by Pinocchio in a loop):
 (b) the built-in generated models written out by ``to_urdf`` and read back by
     ``pinocchio.buildModelFromXML``;
 (c) random trees of 1–60 bodies mixing every joint type, converted joint by joint by
-    ``pinocchio_bridge.to_pinocchio``.
+    :class:`~geomech.interop.pinocchio.PinocchioBridge`.
 
 The acceptance bar is 1e-9 relative (max error over max |reference|, floored at 1).
 """
@@ -16,9 +16,9 @@ The acceptance bar is 1e-9 relative (max error over max |reference|, floored at 
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import match_by_name, to_pinocchio, twist_from_pin
 
 from geomech.errors import ModelError
+from geomech.interop.pinocchio import PinocchioBridge, twist_from_pin
 from geomech.multibody import robots
 from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
 from geomech.multibody.kinematics import body_velocities, forward_kinematics
@@ -48,7 +48,7 @@ GENERATED = [n for n in robots.names() if not _is_shipped(n)]
 
 def compare_with_pinocchio(bridge, rng, n_states=N_STATES):
     """Compare every algorithm on ``n_states`` random states; return the worst errors."""
-    model = bridge.gm
+    model = bridge.model
     q = model.random_configuration(rng, size=n_states)
     v = rng.normal(size=(n_states, model.nv))
     a = rng.normal(size=(n_states, model.nv))
@@ -74,7 +74,7 @@ def compare_with_pinocchio(bridge, rng, n_states=N_STATES):
         record("crba", rel_err(H[k], bridge.crba(q[k])))
         record("aba", rel_err(dv[k], bridge.aba(q[k], v[k], tau[k])))
         record("aba f_ext", rel_err(dv_f[k], bridge.aba(q[k], v[k], tau[k], f_ext[k])))
-        record("gravity", rel_err(g[k], bridge.gravity(q[k])))
+        record("gravity", rel_err(g[k], bridge.gravity_forces(q[k])))
         record("kinetic energy", rel_err(ke[k], bridge.kinetic_energy(q[k], v[k])))
         record("forward kinematics", rel_err(T[k], bridge.forward_kinematics(q[k])))
         pin.forwardKinematics(
@@ -103,7 +103,7 @@ def test_shipped_urdf_matches_pinocchio(name, floating_base, rng):
         else pin.buildModelFromUrdf(path)
     )
     assert pm.nv == model.nv
-    bridge = match_by_name(model, pm, lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pm)
     compare_with_pinocchio(bridge, rng)
 
 
@@ -112,13 +112,13 @@ def test_builtin_model_written_as_urdf_matches_pinocchio(name, rng):
     model = robots.load(name)
     pm = pin.buildModelFromXML(to_urdf(model))
     assert pm.nv == model.nv
-    bridge = match_by_name(model, pm, lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pm)
     compare_with_pinocchio(bridge, rng)
 
 
 @pytest.mark.parametrize("name", GENERATED + ["ur5"])
 def test_builtin_model_via_bridge_matches_pinocchio(name, rng):
-    compare_with_pinocchio(to_pinocchio(robots.load(name)), rng, n_states=4)
+    compare_with_pinocchio(PinocchioBridge(robots.load(name)), rng, n_states=4)
 
 
 @pytest.mark.parametrize("n", [1, 2, 5, 12, 30, 60])
@@ -126,7 +126,7 @@ def test_builtin_model_via_bridge_matches_pinocchio(name, rng):
 def test_random_tree_matches_pinocchio(n, seed, mixed_tree):
     rng = np.random.default_rng([n, seed])
     model = mixed_tree(n, rng, floating_base=bool(seed))
-    compare_with_pinocchio(to_pinocchio(model), rng)
+    compare_with_pinocchio(PinocchioBridge(model), rng)
 
 
 @pytest.mark.parametrize(
@@ -145,7 +145,7 @@ def test_random_tree_matches_pinocchio(n, seed, mixed_tree):
 def test_each_joint_type_matches_pinocchio(kind, mixed_tree, rng):
     """Chains of one joint type (plus a revolute root so that fixed joints carry a body)."""
     model = mixed_tree(6, rng, kinds=[kind], floating_base=False)
-    compare_with_pinocchio(to_pinocchio(model), rng, n_states=6)
+    compare_with_pinocchio(PinocchioBridge(model), rng, n_states=6)
 
 
 def test_random_tree_generator_uses_all_joint_types(mixed_tree):

@@ -13,7 +13,6 @@ import networkx as nx
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import match_by_name, to_pinocchio
 
 from geomech.errors import (
     ConnectionSpecError,
@@ -24,6 +23,7 @@ from geomech.errors import (
 )
 from geomech.geometry import LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
 from geomech.multibody.body_connections import CallableBody, body_connection_names
 from geomech.multibody.coriolis import slotine_li_torques
@@ -191,12 +191,12 @@ def test_regressor_broadcasts_batches_and_gravity(rng):
     q = model.random_configuration(rng, size=(2, 1))
     v, v_r, a_r = rng.normal(size=(3, 4, model.nv))
     g = rng.normal(size=(2, 4, 3))
-    Y = slotine_li_regressor(model, q, v, v_r, a_r, "momentum-cross", gravity=g)
+    Y = slotine_li_regressor(model, q, v, v_r, a_r, "boltzmann-hamel", gravity=g)
     assert Y.shape == (2, 4, model.nv, 10 * model.n_bodies)
     for i, j in np.ndindex(2, 4):
-        Y1 = slotine_li_regressor(model, q[i, 0], v[j], v_r[j], a_r[j], "momentum-cross", g[i, j])
+        Y1 = slotine_li_regressor(model, q[i, 0], v[j], v_r[j], a_r[j], "boltzmann-hamel", g[i, j])
         np.testing.assert_allclose(Y[i, j], Y1, rtol=0, atol=1e-12)
-        tau = slotine_li_torques(model, q[i, 0], v[j], v_r[j], a_r[j], "momentum-cross", g[i, j])
+        tau = slotine_li_torques(model, q[i, 0], v[j], v_r[j], a_r[j], "boltzmann-hamel", g[i, j])
         assert rel_err(Y1 @ _pi(model), tau) < RTOL
 
 
@@ -228,7 +228,7 @@ def test_regressor_with_actual_motion_is_inverse_dynamics(rng):
     model = MODELS["quadruped"]
     q = model.random_configuration(rng, size=4)
     v, a = rng.normal(size=(2, 4, model.nv))
-    for connection in ("levi-civita", "velocity-cross", "momentum-cross"):  # correct dynamics
+    for connection in ("levi-civita", "velocity-cross", "boltzmann-hamel"):  # correct dynamics
         Y = slotine_li_regressor(model, q, v, v, a, connection)
         assert rel_err(Y @ _pi(model), rnea(model, q, v, a)) < RTOL
 
@@ -237,7 +237,7 @@ def test_regressor_with_actual_motion_is_inverse_dynamics(rng):
 
 
 def pinocchio_regressor_error(bridge, rng, n_states=4):
-    model = bridge.gm
+    model = bridge.model
     worst = 0.0
     q = model.random_configuration(rng, size=n_states)
     v, a = rng.normal(size=(2, n_states, model.nv))
@@ -260,7 +260,7 @@ def pinocchio_regressor_error(bridge, rng, n_states=4):
 def test_regressor_matches_pinocchio_on_ur5(rng):
     path = str(robots.urdf_path("ur5"))
     model = load_urdf(path)
-    bridge = match_by_name(model, pin.buildModelFromUrdf(path), lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pin.buildModelFromUrdf(path))
     # same parameters on both sides (the column blocks are then comparable)
     pi_pin = np.concatenate(
         [bridge.pin_model.inertias[jid].toDynamicParameters() for jid, _ in bridge.body_frames]
@@ -273,7 +273,7 @@ def test_regressor_matches_pinocchio_on_floating_jvrc1(rng):
     path = str(robots.urdf_path("jvrc1"))
     model = load_urdf(path, floating_base=True)
     pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
-    bridge = match_by_name(model, pm, lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pm)
     assert pinocchio_regressor_error(bridge, rng, n_states=2) < 1e-12
 
 
@@ -282,7 +282,7 @@ def test_regressor_matches_pinocchio_on_random_trees(seed, mixed_tree):
     rng = np.random.default_rng([17, seed])
     kinds = ["revolute", "prismatic", "helical", "spherical", "planar", "schoenflies"]
     model = mixed_tree(9, rng, kinds=kinds, floating_base=bool(seed))
-    assert pinocchio_regressor_error(to_pinocchio(model), rng) < 1e-12
+    assert pinocchio_regressor_error(PinocchioBridge(model), rng) < 1e-12
 
 
 # ---- validation ---------------------------------------------------------------------------

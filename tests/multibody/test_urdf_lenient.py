@@ -10,9 +10,9 @@ import networkx as nx
 import numpy as np
 import pinocchio as pin
 import pytest
-from pinocchio_bridge import match_by_name
 
 from geomech.errors import ModelError, URDFError, URDFWarning
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import MultibodyModel, Prismatic, Revolute, crba, rnea, robots
 from geomech.multibody.model import check_inertia
 from geomech.multibody.urdf import load_urdf, to_urdf
@@ -83,7 +83,7 @@ def test_lenient_loads_with_one_warning_naming_each_defective_link():
 def test_lenient_dynamics_equal_pinocchios():
     model, _ = load_leniently(DEFECTIVE)
     pm = pin.buildModelFromXML(DEFECTIVE)
-    bridge = match_by_name(model, pm, lambda i: model.joint_names[i])
+    bridge = PinocchioBridge(model, pm)
     assert list(pm.names)[1:] == model.joint_names
     rng = np.random.default_rng(7)
     for _ in range(5):

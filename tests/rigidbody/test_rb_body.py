@@ -137,9 +137,9 @@ def test_state_validation():
         body.forward_dynamics(np.eye(3), np.zeros(4))
     with pytest.raises(DimensionError, match=r"`tau` to have shape \(\.\.\., 3\)"):
         body.forward_dynamics(np.eye(3), np.zeros(3), np.zeros(2))
-    with pytest.raises(NonFiniteError, match="`v_dot` to be finite"):
+    with pytest.raises(NonFiniteError, match="`a` to be finite"):
         body.inverse_dynamics(np.eye(3), np.zeros(3), [np.nan, 0.0, 0.0])
-    with pytest.raises(DimensionError, match=r"`g` to have shape \(\.\.\., 3, 3\)"):
+    with pytest.raises(DimensionError, match=r"`q` to have shape \(\.\.\., 3, 3\)"):
         body.spatial_momentum(np.eye(4), np.zeros(3))
 
 

@@ -53,10 +53,10 @@ def test_T14_energy_conserved_with_gravity(group, rng):
 
 def test_heavy_top_equilibria():
     top = RigidBody.from_spatial_inertia(SO3, spatial_inertia(1.0, [0.0, 0.0, 0.5], np.eye(3)))
-    np.testing.assert_allclose(top.potential_force(np.eye(3)), 0.0, atol=1e-15)  # upright
-    np.testing.assert_allclose(top.potential_force(SO3.exp([np.pi, 0.0, 0.0])), 0.0, atol=1e-14)  # hanging
+    np.testing.assert_allclose(top.gravity_forces(np.eye(3)), 0.0, atol=1e-15)  # upright
+    np.testing.assert_allclose(top.gravity_forces(SO3.exp([np.pi, 0.0, 0.0])), 0.0, atol=1e-14)  # hanging
     # small tilt about x: gravity tips it further, n_x = -m g0 l sin(α)
-    n = top.potential_force(SO3.exp([0.1, 0.0, 0.0]))
+    n = top.gravity_forces(SO3.exp([0.1, 0.0, 0.0]))
     assert n[0] == pytest.approx(-9.81 * 0.5 * np.sin(0.1), rel=1e-12)
 
 
