@@ -92,6 +92,10 @@ def compiled(model):
     geomech.errors.ModelError: Expected `model` to be a MultibodyModel, got NoneType.
     """
     try:
+        return model._compiled  # built and cached by `model.compiled` (the fast path)
+    except AttributeError:
+        pass
+    try:
         return model.compiled
     except AttributeError:
         raise ModelError(
@@ -195,7 +199,8 @@ def call_one(kernel, args, model, names, inputs, what="the result"):
     array([[5., 2.],
            [2., 1.]])
     """
-    status = _entry(kernel)(*args)
+    ep = _ENTRY.get(kernel)
+    status = (ep if ep is not None else _entry(kernel))(*args)
     if status:
         raise _error(int(status), 0, (), model, names, inputs, what)
 

@@ -27,11 +27,10 @@ from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tre
 from geomech.multibody.kernels.linalg import cholesky_inverse
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
+    congruence_sym,
     cross_force,
     cross_motion,
     dot6,
-    force_to_parent,
-    inertia_matrix,
     inertia_params,
     inertia_params_times,
     inertia_params_transform,
@@ -242,88 +241,73 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
     With :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i\times)
-    \boldsymbol\Phi_i\nu_i + \mathring{\boldsymbol\Phi}_i\nu_i` (seed 001 §1.4). Every
-    spatial quantity is held in ground coordinates (Pinocchio's choice; the accelerations
-    :math:`\dot\nu` do not depend on the frame): the congruences
-    :math:`{}^i\mathbf X_{p}^\top\mathbf I^a_i\,{}^i\mathbf X_{p}` and the transforms of
-    the passes become plain sums, at the cost of one transform of each body's inertia and
-    motion subspace. Returns a packed status (``SINGULAR`` naming the body whose
-    :math:`\mathbf D_i` is singular).
+    \boldsymbol\Phi_i\nu_i + \mathring{\boldsymbol\Phi}_i\nu_i` (seed 001 §1.4). Returns a
+    packed status (``SINGULAR`` naming the body whose :math:`\mathbf D_i` is singular).
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
-    nv = iv[N]
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(120 * N + 13 * nv + 136)  # one allocation for the work arrays
+    nv = iv[N]
+    buf = np.empty(108 * N + 7 * nv + 204)  # one allocation for the work arrays
     E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
-    vel, c = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
-    p_A, acc = buf[36 * N: 42 * N].reshape((N, 6)), buf[42 * N: 48 * N].reshape((N, 6))
-    I_A = buf[48 * N: 84 * N].reshape((N, 6, 6))
-    D_inv = buf[84 * N: 120 * N].reshape((N, 6, 6))
-    o = 120 * N
-    Phi = buf[o: o + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
-    U = buf[o + 6 * nv: o + 12 * nv].reshape((nv, 6))  # rows: U_i = I^A_i Φ_i
-    u = buf[o + 12 * nv: o + 13 * nv]
-    o += 13 * nv
+    vel, c = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
+    p_A, acc = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
+    I_A = buf[36 * N: 72 * N].reshape((N, 6, 6))
+    D_inv = buf[72 * N: 108 * N].reshape((N, 6, 6))
+    o = 108 * N
+    U = buf[o: o + 6 * nv].reshape((nv, 6))  # rows: U_i = I^A_i Φ_i, column by column
+    u = buf[o + 6 * nv: o + 7 * nv]
+    o += 7 * nv
     W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # D_i, its factor
-    vJ, h, w = buf[o + 72: o + 78], buf[o + 78: o + 84], buf[o + 84: o + 90]
-    ip, Y = buf[o + 90: o + 100], buf[o + 100: o + 136].reshape((6, 6))  # I_i's parameters; U D⁻¹
+    I_a, Y = buf[o + 72: o + 108].reshape((6, 6)), buf[o + 108: o + 144].reshape((6, 6))
+    W3 = buf[o + 144: o + 180].reshape((4, 3, 3))
+    vJ, h = buf[o + 180: o + 186], buf[o + 186: o + 192]
+    p_a = buf[o + 192: o + 198]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
+    I_A[:, :, :] = inertia
 
     # ---- forward pass 1: velocities, velocity-product accelerations, bias forces ---------
     for i in range(N):
+        joint_velocity(S, iv, i, v, vJ)
         p = parent[i]
         if p < 0:
-            E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
-            vel[i, :] = 0.0
+            vel[i, :] = vJ
         else:
-            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
-            vel[i, :] = vel[p]
-        vJ[:] = 0.0
-        for k in range(iv[i], iv[i + 1]):  # v_i = v_p(i) + Φ_i ν_i
-            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
-            for m in range(6):
-                vJ[m] += Phi[k, m] * v[k]
-        for m in range(6):
-            vel[i, m] += vJ[m]
+            transform_motion(E[i], r[i], vel[p], vel[i])
+            for k in range(6):
+                vel[i, k] += vJ[k]
         c[i, :] = 0.0  # c_i = (v_i ×) Φ_i ν_i + Φ̊_i ν_i
         cross_motion(vel[i], vJ, c[i])
         for k in range(iv[i], iv[i + 1]):
-            ring = False  # Φ̊ = 0 for every built-in joint: skip its transform
             for m in range(6):
-                ring |= S_ring[k, m] != 0.0
-            if ring:
-                transform_motion_transpose(E0[i], r0[i], S_ring[k], h)
-                for m in range(6):
-                    c[i, m] += h[m] * v[k]
-        inertia_params(inertia[i], ip)  # I^A_i = I_i, in ground coordinates
-        inertia_params_transform(E0[i], r0[i], ip, ip)
-        inertia_matrix(ip, I_A[i])
-        inertia_params_times(ip, vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+                c[i, m] += S_ring[k, m] * v[k]
+        inertia_times(inertia[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
         p_A[i, :] = 0.0
         cross_force(vel[i], h, p_A[i])
         if f_ext.shape[0] > 0:
-            force_to_parent(E0[i], r0[i], f_ext[i], h, False)  # f^ext_i in ground coordinates
             for m in range(6):
-                p_A[i, m] -= h[m]
+                p_A[i, m] -= f_ext[i, m]
 
     # ---- backward pass: articulated inertias I^A_i and bias forces p^A_i -----------------
     for i in range(N - 1, -1, -1):
         d = iv[i + 1] - iv[i]
         o = iv[i]
         for k in range(d):
-            matvec6(I_A[i], Phi[o + k], U[o + k])  # U_i = I^A_i Φ_i
+            matvec6(I_A[i], S[o + k], U[o + k])  # U_i = I^A_i Φ_i
         if d > 0:
-            for k in range(d):  # D_i = Φ_iᵀ U_i, symmetric up to rounding: symmetrised
-                for m in range(k + 1):
-                    W[k, m] = W[m, k] = 0.5 * (dot6(Phi[o + k], U[o + m])
-                                               + dot6(Phi[o + m], U[o + k]))
+            for k in range(d):  # D_i = Φ_iᵀ U_i
+                for m in range(d):
+                    s = 0.0
+                    for e in range(6):
+                        s += S[o + k, e] * U[o + m, e]
+                    W[k, m] = s
+            for k in range(d):  # symmetric up to rounding: symmetrise
+                for m in range(k):
+                    W[k, m] = W[m, k] = 0.5 * (W[k, m] + W[m, k])
             scale = 0.0
             for k in range(6):
                 for m in range(6):
@@ -331,52 +315,58 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
             if not cholesky_inverse(W, d, scale, D_inv[i], L):
                 return pack(SINGULAR, i)
             for k in range(d):  # u_i = τ_i − Φ_iᵀ p^A_i
-                u[o + k] = tau[o + k] - dot6(Phi[o + k], p_A[i])
+                s = 0.0
+                for e in range(6):
+                    s += S[o + k, e] * p_A[i, e]
+                u[o + k] = tau[o + k] - s
         p = parent[i]
         if p < 0:
             continue
-        for k in range(d):  # Y = U D⁻¹ (rows: its columns)
+        # I^a = I^A − U D⁻¹ Uᵀ = I^A − Y Uᵀ, p^a = p^A + I^a c + Y u, with Y = U D⁻¹
+        for k in range(d):  # Y (rows: its columns)
             for e in range(6):
-                s = 0.0
+                x = 0.0
                 for m in range(d):
-                    s += U[o + m, e] * D_inv[i, m, k]
-                Y[k, e] = s
-        # I^A_p += I^a_i = I^A_i − Y Uᵀ: a plain sum in ground coordinates
-        for e in range(6):
-            for g in range(6):
-                I_A[p, e, g] += I_A[i, e, g]
+                    x += U[o + m, e] * D_inv[i, m, k]
+                Y[k, e] = x
+        for k in range(6):
+            for m in range(6):
+                I_a[k, m] = I_A[i, k, m]
         for k in range(d):
             for e in range(6):
                 y = Y[k, e]
                 for g in range(6):
-                    I_A[p, e, g] -= y * U[o + k, g]
-        # p^A_p += p^a_i = p^A_i + I^a_i c_i + U D⁻¹ u_i = p^A_i + I^A_i c_i + Y (u_i − Uᵀ c_i)
-        for k in range(d):
-            w[k] = u[o + k] - dot6(U[o + k], c[i])
-        matvec6(I_A[i], c[i], h)
+                    I_a[e, g] -= y * U[o + k, g]
+        matvec6(I_a, c[i], p_a)
         for e in range(6):
-            p_A[p, e] += p_A[i, e] + h[e]
+            p_a[e] += p_A[i, e]
         for k in range(d):
             for e in range(6):
-                p_A[p, e] += Y[k, e] * w[k]
+                p_a[e] += Y[k, e] * u[o + k]
+        congruence_sym(E[i], r[i], I_a, W3, I_A[p])  # I^A_p += X_upᵀ I^a X_up
+        transform_force_transpose(E[i], r[i], p_a, p_A[p])  # p^A_p += X_upᵀ p^a
 
     # ---- forward pass 2: accelerations ----------------------------------------------------
     for i in range(N):
         p = parent[i]
-        for e in range(6):  # a'_i = a_p(i) + c_i (ground coordinates: no transform)
-            acc[i, e] = (a0[e] if p < 0 else acc[p, e]) + c[i, e]
+        transform_motion(E[i], r[i], a0 if p < 0 else acc[p], acc[i])  # a'_i = X_up a_p + c_i
+        for k in range(6):
+            acc[i, k] += c[i, k]
         d = iv[i + 1] - iv[i]
         o = iv[i]
         for k in range(d):  # ν̇_i = D⁻¹ (u_i − U_iᵀ a'_i)
-            w[k] = u[o + k] - dot6(U[o + k], acc[i])
+            s = 0.0
+            for e in range(6):
+                s += U[o + k, e] * acc[i, e]
+            h[k] = u[o + k] - s
         for k in range(d):
             s = 0.0
             for m in range(d):
-                s += D_inv[i, k, m] * w[m]
+                s += D_inv[i, k, m] * h[m]
             a[o + k] = s
         for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
             for e in range(6):
-                acc[i, e] += Phi[o + k, e] * a[o + k]
+                acc[i, e] += S[o + k, e] * a[o + k]
     if not all_finite(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK

@@ -48,7 +48,6 @@ __all__ = [
     "dot6",
     "compose_transforms",
     "inertia_params",
-    "inertia_matrix",
     "inertia_params_transform",
     "inertia_params_times",
     "inertia_params_rate",
@@ -384,24 +383,6 @@ def inertia_params(M, p):
     p[1], p[2], p[3] = M[2, 4], M[0, 5], M[1, 3]  # M[:3, 3:] = h×
     p[4], p[5], p[6] = M[0, 0], M[0, 1], M[1, 1]
     p[7], p[8], p[9] = M[0, 2], M[1, 2], M[2, 2]
-
-
-@njit(**_JIT)
-def inertia_matrix(p, M):
-    """``M`` (6×6) = the matrix of rigid-body-inertia form of the parameters ``p`` (10,)."""
-    m, h0, h1, h2 = p[0], p[1], p[2], p[3]
-    M[0, 0], M[0, 1], M[0, 2] = p[4], p[5], p[7]
-    M[1, 0], M[1, 1], M[1, 2] = p[5], p[6], p[8]
-    M[2, 0], M[2, 1], M[2, 2] = p[7], p[8], p[9]
-    M[0, 3], M[0, 4], M[0, 5] = 0.0, -h2, h1  # h×
-    M[1, 3], M[1, 4], M[1, 5] = h2, 0.0, -h0
-    M[2, 3], M[2, 4], M[2, 5] = -h1, h0, 0.0
-    M[3, 0], M[3, 1], M[3, 2] = 0.0, h2, -h1  # (h×)ᵀ
-    M[4, 0], M[4, 1], M[4, 2] = -h2, 0.0, h0
-    M[5, 0], M[5, 1], M[5, 2] = h1, -h0, 0.0
-    for a in range(3):
-        for b in range(3):
-            M[3 + a, 3 + b] = m if a == b else 0.0
 
 
 @njit(**_JIT)
