@@ -115,17 +115,13 @@ class CompiledModel:
         #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
         self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
         self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
-        #: the leading kernel arguments of one state (constant arrays, then ``S``, ``S_ring``,
-        #: ``T_user`` of that state), or ``None`` when user joints make them per-state
-        self.one = None if self.user else (*self._arrays, self.S[0], self.S_ring[0],
-                                            self.T_user[0])
-        #: the float arrays of :attr:`one` and ``a0`` in one flat array (see :func:`unpack`):
-        #: the single-state entry points take two model arguments instead of eight, each
-        #: array argument costing ~50 ns to pass from Python
+        #: the float arrays of one state of a model without user joints (``placement``,
+        #: ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``) in one flat array
+        #: (see :func:`unpack`), else ``None``: the single-state entry points take the model
+        #: as two arguments instead of eight (each array argument costs ~50 ns from Python)
         self.packed = None if self.user else np.concatenate(
-            [x.ravel() for x in (*self.one[1:], self.a0)])
-        #: :attr:`a0` of one state, (6,)
-        self.a0_one = self.a0[0]
+            [x.ravel() for x in (self.placement, self.jparam, self.inertia, self.S,
+                                 self.S_ring, self.T_user, self.a0)])
         self._model = model
 
     @property
@@ -176,7 +172,9 @@ def unpack(topo, packed):
     >>> from geomech.multibody.kernels.compiled import unpack
     >>> cm = robots.double_pendulum().compiled
     >>> views = unpack(cm.topo, cm.packed)
-    >>> all(np.array_equal(x, y) for x, y in zip(views, (*cm.one[1:], cm.a0[0])))
+    >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
+    ...           cm.a0[0])
+    >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
     True
     """
     N = topo.shape[0] - 1
