@@ -14,7 +14,8 @@ time of all kernels (a fresh numba cache) and the first-call time in a second pr
 imports included. Every comparison is interleaved in the same process (``_timing.interleaved``)
 and reported as the median over rounds, or with ``--stat min`` as the fastest round of each
 contender over many short rounds (an estimate of the uncontended times on a machine loaded
-by other processes, where medians swing by 2x); results are checked to agree before timing.
+by other processes, where medians swing by 2x; batches of 100 states then, so that a block
+fits in a time slice); results are checked to agree before timing.
 ``--no-startup`` skips the compile and start-up measurements (a cold compile of every kernel).
 
 Run: ``python benchmarks/bench_kernels.py`` (``--quick`` for a smoke run).
@@ -94,7 +95,7 @@ def bench_model(name, model, rng, batch, rounds, stat="median"):
     for alg, (gm1, pin1, gmB, pinB) in cases.items():
         if stat == "min":  # many short rounds
             t_gm1, t_pin1, r1 = interleaved(gm1, pin1, 20 * rounds, 0.001, stat)
-            t_gmB, t_pinB, rB = interleaved(gmB, pinB, 2 * rounds, 0.01, stat)
+            t_gmB, t_pinB, rB = interleaved(gmB, pinB, 4 * rounds, 0.001, stat)
         else:
             t_gm1, t_pin1, r1 = interleaved(gm1, pin1, rounds)
             t_gmB, t_pinB, rB = interleaved(gmB, pinB, max(3, rounds // 3), block=0.05)
@@ -168,6 +169,8 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     batch, rounds = (100, 5) if args.quick else (BATCH, 15)
+    if args.stat == "min":  # blocks shorter than a time slice of a loaded machine
+        batch = min(batch, 100)
     print(f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
           f"{args.stat} of interleaved rounds; ratio = geomech / Pinocchio")
     header = (f"{'model':<9} {'N':>3} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} "
