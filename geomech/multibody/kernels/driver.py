@@ -175,8 +175,9 @@ def is_state(x, n: int) -> bool:
     >>> is_state(np.zeros(3), 3), is_state(np.zeros(6)[::2], 3), is_state([0.0] * 3, 3)
     (True, False, False)
     """
-    return type(x) is np.ndarray and x.dtype is _F64 and x.shape == (n,) and \
-        x.strides == _UNIT_STRIDE
+    # strides (8,): one contiguous axis (so len() is safe); the cheapest checks first
+    return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and \
+        len(x) == n
 
 
 def call_one(kernel, args, model, names, inputs, what="the result"):
