@@ -308,10 +308,9 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
             for k in range(d):  # symmetric up to rounding: symmetrise
                 for m in range(k):
                     W[k, m] = W[m, k] = 0.5 * (W[k, m] + W[m, k])
-            scale = 0.0
+            scale = 0.0  # |I^A|: of a positive semi-definite matrix, its largest diagonal entry
             for k in range(6):
-                for m in range(6):
-                    scale = max(scale, abs(I_A[i, k, m]))
+                scale = max(scale, I_A[i, k, k])
             if not cholesky_inverse(W, d, scale, D_inv[i], L):
                 return pack(SINGULAR, i)
             for k in range(d):  # u_i = τ_i − Φ_iᵀ p^A_i
