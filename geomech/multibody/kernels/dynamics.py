@@ -250,7 +250,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
     nv = iv[N]
-    buf = np.empty(108 * N + 7 * nv + 204)  # one allocation for the work arrays
+    buf = np.empty(108 * N + 7 * nv + 162)  # one allocation for the work arrays
     E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
     vel, c = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
     p_A, acc = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
@@ -261,10 +261,9 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     u = buf[o + 6 * nv: o + 7 * nv]
     o += 7 * nv
     W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # D_i, its factor
-    I_a, Y = buf[o + 72: o + 108].reshape((6, 6)), buf[o + 108: o + 144].reshape((6, 6))
-    W3 = buf[o + 144: o + 180].reshape((4, 3, 3))
-    vJ, h = buf[o + 180: o + 186], buf[o + 186: o + 192]
-    p_a = buf[o + 192: o + 198]
+    Y = buf[o + 72: o + 108].reshape((6, 6))  # U D⁻¹
+    W3 = buf[o + 108: o + 144].reshape((4, 3, 3))
+    vJ, h, p_a = buf[o + 144: o + 150], buf[o + 150: o + 156], buf[o + 156: o + 162]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -328,9 +327,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
                 for m in range(d):
                     x += U[o + m, e] * D_inv[i, m, k]
                 Y[k, e] = x
-        for k in range(6):
-            for m in range(6):
-                I_a[k, m] = I_A[i, k, m]
+        I_a = I_A[i]  # I^A_i is not read again: I^a_i takes its place
         for k in range(d):
             for e in range(6):
                 y = Y[k, e]
