@@ -1,4 +1,4 @@
-"""Seed 004's comparisons: C-ABA vs the projection and Lagrange baselines, C-EFPA vs projection.
+r"""Seed 004's comparisons: C-ABA vs the projection and Lagrange baselines, C-EFPA vs projection.
 
 Two families of growing size (as seed 004 Sec. IX / Fig. 11, 13):
 
@@ -17,6 +17,12 @@ of states, reported per state, with the relative cost (baseline / cluster − 1,
 paper's Tables III–IV convention) and the fitted log-log slope of time against n. The
 per-state cost of G and g from the Python constraint objects (loop clusters only; geared
 clusters have a constant G) is printed too.
+
+Then seed 000's Coriolis matrix of the closed chain, :math:`\bar C = G^\top C_sG + G^\top
+H_s\dot G`: Algorithm 1 in cluster form (the kernel behind ``coriolis_matrix`` on closed
+models, :mod:`geomech.multibody.kernels.cluster_coriolis`) against the dense projection (the
+spanning tree's compiled Alg. 1 and CRBA, then the products with G and Ġ), both with the same
+G and Ġ computed beforehand.
 
 Run: ``python benchmarks/bench_clusters.py`` (``--quick`` for a smoke run).
 """
@@ -38,8 +44,12 @@ from _timing import interleaved, slope  # noqa: E402
 
 from geomech.lie import SO3  # noqa: E402
 from geomech.multibody import MultibodyModel, Revolute  # noqa: E402
+from geomech.multibody._body_factors import _factor_tensors  # noqa: E402
 from geomech.multibody.kernels import cluster_baselines as BL  # noqa: E402
+from geomech.multibody.kernels import cluster_coriolis as KCC  # noqa: E402
 from geomech.multibody.kernels import cluster_dynamics as CK  # noqa: E402
+from geomech.multibody.kernels import coriolis as KC  # noqa: E402
+from geomech.multibody.kernels import dynamics as KD  # noqa: E402
 from geomech.multibody.kernels.cluster_compiled import cluster_layout  # noqa: E402
 from geomech.multibody.robots import random_inertia  # noqa: E402
 from geomech.spatial import spatial_inertia  # noqa: E402
@@ -190,6 +200,58 @@ def run(family, sizes, B, rng, rounds):
     return rows
 
 
+class CoriolisCase:
+    """Cluster Alg. 1 and the dense projection on the same states, G and Ġ."""
+
+    def __init__(self, model, B, rng):
+        self.model = model
+        lay = cluster_layout(model)
+        st = lay.tree
+        cm = st.compiled
+        Q = np.ascontiguousarray(model.random_configuration(rng, size=B))
+        V = rng.normal(size=(B, model.nv))
+        G, _, Gd = model.constraint_matrices(Q, V, rate=True)
+        self.G, self.Gd, self.GT = G, Gd, np.ascontiguousarray(np.swapaxes(G, -1, -2))
+        QD = np.ascontiguousarray(np.einsum("bij,bj->bi", G, V))
+        Bt, lc = _factor_tensors(st, "levi-civita")
+        S, S_ring, T_user = cm.joint_arrays(Q)
+        self.status = np.empty(B, dtype=np.int64)
+        self.C = np.empty((B, model.nv, model.nv))
+        self.Cs, self.Hs = np.empty((B, st.nv, st.nv)), np.empty((B, st.nv, st.nv))
+        topo = (*cm.arrays(),)
+        self.cluster = (*topo, Bt, lc, lay.cbody, lay.cclus, lay.yidx, S, S_ring, T_user,
+                        lay.gather(G), lay.gather(Gd), Q, V, self.C, self.status)  # fmt: skip
+        self.tree_c = (*topo, Bt, lc, S, S_ring, T_user, Q, QD, self.Cs, self.status)
+        self.tree_h = (*topo, S, S_ring, T_user, Q, self.Hs, self.status)
+
+    def run_cluster(self):
+        KCC.cluster_coriolis_batch(*self.cluster)
+        return self.C
+
+    def run_projection(self):
+        KC.coriolis_batch(*self.tree_c)
+        KD.crba_batch(*self.tree_h)
+        return self.GT @ self.Cs @ self.G + self.GT @ self.Hs @ self.Gd
+
+
+def run_coriolis(family, sizes, B, rng, rounds):
+    build = geared_chain if family == "geared" else fourbar_stack
+    rows = []
+    for n in sizes:
+        case = CoriolisCase(build(n, rng), B, rng)
+        assert np.allclose(case.run_cluster(), case.run_projection(), rtol=1e-9, atol=1e-9)
+        t_c, t_p, r = interleaved(case.run_cluster, case.run_projection, rounds)
+        m = case.model
+        rows.append((m.n_bodies, t_c / B, t_p / B))
+        print(f"  n={n:3d} bodies={m.n_bodies:3d} nv={m.nv:3d} | cluster Alg. 1 "
+              f"{1e6 * t_c / B:8.2f} us  dense projection {1e6 * t_p / B:8.2f} us "
+              f"({100 * (1 / r - 1):+6.1f}%)", flush=True)
+    a = np.array(rows)
+    print(f"  log-log slopes vs bodies: cluster Alg. 1 {slope(a[:, 0], a[:, 1]):.2f}, "
+          f"dense projection {slope(a[:, 0], a[:, 2]):.2f}")
+    return rows
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, few rounds")
@@ -205,6 +267,12 @@ def main(argv=None):
     run("geared", geared, B, rng, rounds)
     print("stacks of four-bar loops (n loops, n clusters of 3 bodies, depth n):")
     run("fourbar", fourbar, B, rng, rounds)
+    print("Coriolis matrix C̄ = GᵀCG + GᵀHĠ (Levi-Civita), per state; relative cost = "
+          "projection / cluster − 1")
+    print("geared rotor chains:")
+    run_coriolis("geared", geared, B, rng, rounds)
+    print("stacks of four-bar loops:")
+    run_coriolis("fourbar", fourbar, B, rng, rounds)
 
 
 if __name__ == "__main__":

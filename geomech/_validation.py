@@ -11,7 +11,9 @@ import numpy as np
 from geomech.errors import (
     DimensionError,
     DTypeError,
+    GeomechError,
     InertiaError,
+    ModelError,
     NonFiniteError,
     NotOnManifoldError,
 )
@@ -26,6 +28,9 @@ __all__ = [
     "check_spd",
     "check_symmetric",
     "default_rng",
+    "check_q",
+    "check_v",
+    "check_placement",
 ]
 
 #: Default tolerance for membership tests (orthonormality, symmetry).
@@ -228,3 +233,32 @@ def default_rng(rng=None) -> np.random.Generator:
             f"Expected `rng` to be None, a nonnegative int seed or a numpy.random.Generator, "
             f"got {type(rng).__name__} ({exc})."
         ) from exc
+
+
+def check_q(model, q, name: str = "q") -> np.ndarray:
+    """Configurations of a model: ``as_array(q, name, (model.nq,))``."""
+    return as_array(q, name, (model.nq,))
+
+
+def check_v(model, v, name: str = "v") -> np.ndarray:
+    """Speeds of a model: ``as_array(v, name, (model.nv,))``."""
+    return as_array(v, name, (model.nv,))
+
+
+def check_placement(T, label: str) -> np.ndarray:
+    """A placement (4×4 pose of a joint or loop frame) of ``label``; errors are ModelErrors."""
+    try:
+        T = as_array(T, f"placement of {label}", (4, 4))
+        if T.ndim != 2:
+            raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
+        if np.max(np.abs(T[3] - [0.0, 0.0, 0.0, 1.0])) > MANIFOLD_TOL:
+            raise ModelError(
+                f"Expected the last row of `placement` of {label} to be [0, 0, 0, 1], "
+                f"got {T[3].tolist()}."
+            )
+        check_rotation(T[:3, :3], "T[..., :3, :3]")
+    except ModelError:
+        raise
+    except GeomechError as exc:
+        raise ModelError(str(exc)) from exc
+    return T

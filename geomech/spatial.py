@@ -28,6 +28,7 @@ import numpy as np
 
 from geomech._validation import MANIFOLD_TOL, as_array, check_rotation
 from geomech.errors import DimensionError, InertiaError
+from geomech.lie._maps import _blocks, _skew
 
 __all__ = [
     "skew",
@@ -58,15 +59,6 @@ __all__ = [
     "tensor_rotate",
     "coriolis_tensor",
 ]
-
-
-def _skew(p: np.ndarray) -> np.ndarray:
-    """Unvalidated :func:`skew` for internal hot paths."""
-    z = np.zeros_like(p[..., 0])
-    x, y, w = p[..., 0], p[..., 1], p[..., 2]
-    return np.stack(
-        [np.stack([z, -w, y], -1), np.stack([w, z, -x], -1), np.stack([-y, x, z], -1)], -2
-    )
 
 
 def skew(p) -> np.ndarray:
@@ -119,13 +111,36 @@ def unskew(S) -> np.ndarray:
     )
 
 
-def _blocks(A, B, C, D) -> np.ndarray:
-    return np.concatenate([np.concatenate([A, B], -1), np.concatenate([C, D], -1)], -2)
+# ----------------------------------------------------------------------------------------
+# the cross products, unvalidated (the one implementation; the public functions validate).
+# Each is linear in its argument: one product with a constant (6, 36) table, the matrices of
+# the six unit vectors.
+# ----------------------------------------------------------------------------------------
+def _crm_blocks(v: np.ndarray) -> np.ndarray:
+    Sw, Sv = _skew(v[..., :3]), _skew(v[..., 3:])
+    return _blocks(Sw, np.zeros_like(Sw), Sv, Sw)
+
+
+_E6 = np.eye(6)
+_CRM_TABLE = _crm_blocks(_E6).reshape(6, 36)  # row k: (e_k x)
+_CRF_TABLE = -np.swapaxes(_crm_blocks(_E6), -1, -2).reshape(6, 36)  # row k: (e_k x*)
+_CRBAR_TABLE = (-_blocks(_skew(_E6[:, :3]), _skew(_E6[:, 3:]), _skew(_E6[:, 3:]),
+                         np.zeros((6, 3, 3)))).reshape(6, 36)  # row k: (e_k xbar*)
 
 
 def _crm(v: np.ndarray) -> np.ndarray:
-    Sw, Sv = _skew(v[..., :3]), _skew(v[..., 3:])
-    return _blocks(Sw, np.zeros_like(Sw), Sv, Sw)
+    r""":math:`(\mathbf v\times)`, (..., 6) -> (..., 6, 6)."""
+    return np.matmul(v, _CRM_TABLE).reshape(v.shape[:-1] + (6, 6))
+
+
+def _crf(v: np.ndarray) -> np.ndarray:
+    r""":math:`(\mathbf v\times^*) = -(\mathbf v\times)^\top`, (..., 6) -> (..., 6, 6)."""
+    return np.matmul(v, _CRF_TABLE).reshape(v.shape[:-1] + (6, 6))
+
+
+def _crbar(f: np.ndarray) -> np.ndarray:
+    r""":math:`(\mathbf f\bar\times^*)`, (..., 6) -> (..., 6, 6)."""
+    return np.matmul(f, _CRBAR_TABLE).reshape(f.shape[:-1] + (6, 6))
 
 
 def crm(v) -> np.ndarray:
@@ -189,7 +204,7 @@ def crf(v) -> np.ndarray:
     >>> np.allclose(crf(v), -crm(v).T)
     True
     """
-    return -np.swapaxes(_crm(as_array(v, "v", (6,))), -1, -2)
+    return _crf(as_array(v, "v", (6,)))
 
 
 def crbar(f) -> np.ndarray:
@@ -228,9 +243,7 @@ def crbar(f) -> np.ndarray:
     >>> np.allclose(crbar(f) @ v, crf(v) @ f)
     True
     """
-    f = as_array(f, "f", (6,))
-    Sn, Sf = _skew(f[..., :3]), _skew(f[..., 3:])
-    return -_blocks(Sn, Sf, Sf, np.zeros_like(Sn))
+    return _crbar(as_array(f, "f", (6,)))
 
 
 def plucker(E, r) -> np.ndarray:
@@ -997,9 +1010,7 @@ def crbar_tensor(F) -> np.ndarray:
     True
     """
     F = _matrix(F, "F")
-    f = np.swapaxes(F, -1, -2)
-    Sn, Sf = _skew(f[..., :3]), _skew(f[..., 3:])
-    return np.moveaxis(-_blocks(Sn, Sf, Sf, np.zeros_like(Sn)), -3, -1)
+    return np.moveaxis(_crbar(np.swapaxes(F, -1, -2)), -3, -1)
 
 
 def tensor_matmul(A, B) -> np.ndarray:

@@ -95,3 +95,66 @@ def test_module_imports_form_no_cycle():
                 graph.remove_edge(name, target)
     cycles = list(nx.simple_cycles(graph))
     assert cycles == [], f"import cycles: {cycles[:5]}"
+
+
+# ----------------------------------------------------------------------------------------
+# one home per helper: no private name imported from a module that is not meant for sharing
+# ----------------------------------------------------------------------------------------
+#: Packages whose modules may share private helpers among themselves (the numba kernels
+#: call each other's jitted helpers; they are one implementation layer).
+PRIVATE_SHARING_PACKAGES = ("geomech.multibody.kernels",)
+
+
+def _is_sharing_module(module: str) -> bool:
+    """A private module (``geomech._validation``, ``geomech.lie._maps``, ...) is meant for it."""
+    return module.rpartition(".")[2].startswith("_")
+
+
+def _private_imports():
+    modules = {_module(p) for p in SOURCES}
+    for path in SOURCES:
+        here = _module(path)
+        package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            source = node.module or ""
+            if node.level:
+                anchor = package.split(".")
+                anchor = anchor[: len(anchor) - (node.level - 1)]
+                source = ".".join(anchor + ([source] if source else []))
+            for alias in node.names:
+                name = alias.name
+                if not name.startswith("_") or name.startswith("__"):
+                    continue
+                if f"{source}.{name}" in modules:  # a private module, itself meant for sharing
+                    continue
+                if _is_sharing_module(source):
+                    continue
+                if any(here.startswith(p + ".") and source.startswith(p + ".")
+                       for p in PRIVATE_SHARING_PACKAGES):
+                    continue
+                yield f"{here}:{node.lineno} imports {name} from {source}"
+
+
+def test_no_private_name_is_imported_across_modules():
+    """A helper shared by several modules lives in a module meant for it (a private module such
+    as ``geomech/_validation.py``, ``geomech/_arrays.py``, ``geomech/lie/_maps.py``), or is
+    public where it lives (issue 14 item 4)."""
+    assert list(_private_imports()) == []
+
+
+def test_the_private_import_check_can_fail(tmp_path, monkeypatch):
+    """The scan above flags a private import from a public module (and only that)."""
+    pkg = tmp_path / "geomech"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "a.py").write_text("def _helper():\n    pass\n")
+    (pkg / "sub" / "_shared.py").write_text("def _ok():\n    pass\n")
+    (pkg / "sub" / "b.py").write_text(
+        "from geomech.sub.a import _helper\nfrom geomech.sub._shared import _ok\n"
+        "from geomech.sub import _shared\n")
+    monkeypatch.setitem(globals(), "ROOT", pkg)
+    monkeypatch.setitem(globals(), "SOURCES", sorted(pkg.rglob("*.py")))
+    assert list(_private_imports()) == ["geomech.sub.b:1 imports _helper from geomech.sub.a"]

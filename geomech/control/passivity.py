@@ -12,7 +12,7 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.induced import LoopClosureFrame
 from ..geometry.system import MechanicalSystem
-from .reference import _JointwiseError, group_tracking_error
+from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
 
@@ -239,7 +239,7 @@ class SlotineLi:
         self.n = model.nv
         self.Lambda = _gain(Lambda, self.n, "Lambda")
         self.K_D = _gain(K_D, self.n, "K_D")
-        self._jointwise = _JointwiseError(model)  # block layout of the joint-wise error
+        self._jointwise = JointwiseTrackingError(model)  # block layout of the joint-wise error
         # admissibility at a random state: Hdot = C + C^T (passivity) and C v = C* v (dynamics)
         from ..multibody.coriolis import coriolis_matrix, mass_matrix_derivative
 

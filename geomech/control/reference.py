@@ -70,11 +70,13 @@ from typing import NamedTuple
 
 import numpy as np
 
+from geomech._arrays import matvec
 from geomech._validation import as_array
 from geomech.errors import DimensionError, DTypeError, ParameterError
 from geomech.lie import LieGroup
 
-__all__ = ["GroupTrackingError", "group_tracking_error", "multibody_tracking_error"]
+__all__ = ["GroupTrackingError", "JointwiseTrackingError", "group_tracking_error",
+           "multibody_tracking_error"]
 
 
 class GroupTrackingError(NamedTuple):
@@ -106,10 +108,6 @@ class GroupTrackingError(NamedTuple):
     v_r: np.ndarray
     a_r: np.ndarray
     e_dot: np.ndarray
-
-
-def _matvec(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.einsum("...ij,...j->...i", A, x)
 
 
 def _lambda_matrix(Lambda, n: int) -> np.ndarray:
@@ -258,21 +256,21 @@ def _error_rates(G, g_e, e, v, v_d, a_d, side):
     else:
         Ad = G._Ad(g_e)
         sign = 1.0  # d/dt Ad_{g_e} = +ad_{xi_e} Ad_{g_e} (xi_e spatial)
-    w = _matvec(Ad, v_d)  # T v_d
+    w = matvec(Ad, v_d)  # T v_d
     xi_e = v - w  # velocity of g_e (body for left, spatial for right)
     # e_dot = dexp^{-1}_{-e} xi_e = J_r(e)^{-1} xi_e (left), dexp^{-1}_{e} xi_e = J_l(e)^{-1} xi_e
     # (right); J_r(e) = J_l(-e), geomech.lie.base
     J_inv = G._left_jacobian_inverse(-e if side == "left" else e)
-    e_dot = _matvec(J_inv, xi_e)
+    e_dot = matvec(J_inv, xi_e)
     ad_xi_w = np.einsum("...i,...j,ijk->...k", xi_e, w, G._structure_constants)  # [xi_e, w]
-    b = _matvec(Ad, a_d) + sign * ad_xi_w  # d/dt (T v_d) = T a_d -/+ ad_{xi_e} T v_d
+    b = matvec(Ad, a_d) + sign * ad_xi_w  # d/dt (T v_d) = T a_d -/+ ad_{xi_e} T v_d
     return w, b, e_dot
 
 
 def _with_gain(e, w, b, e_dot, L) -> GroupTrackingError:
     """``v_r = w - Λ e`` (Remark 5, corrected sign, seed 000 §IV-A1), ``a_r = b - Λ ė``."""
-    v_r = w - _matvec(L, e)
-    a_r = b - _matvec(L, e_dot)  # a_r = d/dt v_r(q(t), t)
+    v_r = w - matvec(L, e)
+    a_r = b - matvec(L, e_dot)  # a_r = d/dt v_r(q(t), t)
     return GroupTrackingError(e, v_r, a_r, e_dot)
 
 
@@ -287,12 +285,35 @@ def _stateless_joint_types() -> tuple[type, ...]:
     return (Spherical, Planar, SchoenfliesJoint, FreeFlyer)
 
 
-class _JointwiseError:
+class JointwiseTrackingError:
     r"""The joint-wise group error of a multibody model, its blocks laid out once per model.
 
     1-DoF joints (configuration manifold :math:`\mathbb R`) share one vectorised slice;
     multi-DoF joints are stacked by kind (all spherical joints in one batched call, ...), and
-    a joint of another class (a user joint) is its own block.
+    a joint of another class (a user joint) is its own block. Calling it is
+    :func:`multibody_tracking_error` without the per-call layout work (a controller builds
+    one per model).
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        Every moving joint's ``manifold`` is a Lie group of dimension ``nv``.
+
+    Raises
+    ------
+    ParameterError
+        If a joint's manifold is not a Lie group of dimension ``nv``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.control.reference import JointwiseTrackingError
+    >>> from geomech.multibody import robots
+    >>> model = robots.double_pendulum()
+    >>> err = JointwiseTrackingError(model)
+    >>> q, z = np.array([0.3, -0.2]), np.zeros(2)
+    >>> err(q, z, z, z, z, np.eye(2)).e  # 1-DoF joints: e = q - q_d
+    array([ 0.3, -0.2])
     """
 
     def __init__(self, model):
@@ -315,6 +336,7 @@ class _JointwiseError:
         self._blocks = [(j, np.array(qr), np.array(vr)) for j, qr, vr in blocks.values()]
 
     def __call__(self, q, v, q_d, v_d, a_d, L) -> GroupTrackingError:
+        """The tracking error at validated ``q, v`` and reference ``q_d, v_d, a_d``, gain ``L``."""
         lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1],
                                    a_d.shape[:-1])
         q, q_d = (np.broadcast_to(x, lead + (self.nq,)) for x in (q, q_d))
@@ -447,4 +469,4 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
             f"Expected the leading (batch) dimensions of `q` {q.shape}, `v` {v.shape}, `q_d` "
             f"{q_d.shape}, `v_d` {v_d.shape} and `a_d` {a_d.shape} to broadcast."
         ) from exc
-    return _JointwiseError(model)(q, v, q_d, v_d, a_d, L)
+    return JointwiseTrackingError(model)(q, v, q_d, v_d, a_d, L)

@@ -114,6 +114,8 @@ class AffineConnection:
         return G
 
     def _second_kind(self, q: np.ndarray) -> np.ndarray:
+        # internal layout G2[..., i, j, k] = Gamma^i_jk (the solve's natural one, and geomstats');
+        # the public christoffel_second_kind moves the upper index last
         n = self.dim
         G = self._Gamma(q)
         H = self.system._H(q)
@@ -168,7 +170,9 @@ class AffineConnection:
         Returns
         -------
         ndarray, shape (..., n, n, n)
-            ``G2[..., i, j, k]`` :math:`= \Gamma^i_{jk}`, :math:`\nabla_{X_j} X_k = \Gamma^i_{jk} X_i`.
+            ``G2[..., j, k, i]`` :math:`= \Gamma^i_{jk}`, :math:`\nabla_{X_j} X_k = \Gamma^i_{jk}
+            X_i` (the upper index last, as for every 3-index array; conventions page), so
+            ``einsum('...jki,...j,...k->...i', G2, v, w)`` is :math:`\Gamma^i_{jk} v^j w^k`.
 
         Raises
         ------
@@ -181,10 +185,11 @@ class AffineConnection:
         >>> from geomech.geometry import LeviCivitaConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> body = rigid_body_so3(2.0 * np.eye(3))
-        >>> float(LeviCivitaConnection(body).christoffel_second_kind(np.eye(3))[0, 1, 2])
+        >>> G2 = LeviCivitaConnection(body).christoffel_second_kind(np.eye(3))
+        >>> float(G2[1, 2, 0])  # nabla_{X_y} X_z = 1/2 [X_y, X_z] = 1/2 X_x
         0.5
         """
-        return self._second_kind(self._point(q))
+        return np.moveaxis(self._second_kind(self._point(q)), -3, -1)
 
     def coriolis_matrix(self, q, v) -> np.ndarray:
         r"""Coriolis matrix of this connection, :math:`C_{ik}(q, v) = \Gamma_{ijk}(q)\, v^j`.
@@ -271,7 +276,7 @@ class AffineConnection:
     def torsion(self, q) -> np.ndarray:
         r"""Torsion tensor :math:`T^i_{jk} = \Gamma^i_{jk} - \Gamma^i_{kj} - s^i_{jk}`.
 
-        :math:`T(X, Y) = \nabla_X Y - \nabla_Y X - [X, Y]`, so ``T[..., i, j, k]`` are the
+        :math:`T(X, Y) = \nabla_X Y - \nabla_Y X - [X, Y]`, so ``T[..., j, k, :]`` are the
         components of :math:`T(X_j, X_k)`.
 
         Parameters
@@ -281,7 +286,8 @@ class AffineConnection:
         Returns
         -------
         ndarray, shape (..., n, n, n)
-            ``T[..., i, j, k]`` :math:`= T^i_{jk}` (upper index first).
+            ``T[..., j, k, i]`` :math:`= T^i_{jk}` (the upper index last, as for the structure
+            constants ``s[..., j, k, i]`` :math:`= s^i_{jk}`).
 
         Raises
         ------
@@ -298,13 +304,12 @@ class AffineConnection:
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> minus = CartanSchoutenConnection(rigid_body_so3(np.eye(3)), "cartan-minus")
-        >>> float(minus.torsion(np.eye(3))[2, 0, 1])  # T(X_x, X_y) = -[X_x, X_y] = -X_z
+        >>> float(minus.torsion(np.eye(3))[0, 1, 2])  # T(X_x, X_y) = -[X_x, X_y] = -X_z
         -1.0
         """
         q = self._point(q)
-        G2 = self._second_kind(q)
-        s_up = np.einsum("...jki->...ijk", self.system._s(q))  # s_up[i, j, k] = s^i_jk
-        return G2 - np.swapaxes(G2, -1, -2) - s_up
+        G2 = np.moveaxis(self._second_kind(q), -3, -1)  # G2[j, k, i] = Gamma^i_jk
+        return G2 - np.swapaxes(G2, -2, -3) - self.system._s(q)
 
     def contorsion(self, q, reference=None) -> np.ndarray:
         r"""Contorsion :math:`D_{ijk} = \Gamma^\star_{ijk} - \Gamma_{ijk}` (the paper's sign).

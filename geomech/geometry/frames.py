@@ -690,7 +690,7 @@ class CustomFrame(Frame):
                 )
         self._s = structure_constants
         self._chart_velocity = chart_velocity
-        self._random_point = random_configuration
+        self._random_configuration = random_configuration
 
     def flow(self, q, w, t=1.0):
         """Call the user flow (see :meth:`Frame.flow`).
@@ -802,8 +802,8 @@ class CustomFrame(Frame):
         >>> frame.random_configuration(rng=1, size=3).shape
         (3, 2)
         """
-        if self._random_point is not None:
-            return np.asarray(self._random_point(default_rng(rng), size), dtype=float)
+        if self._random_configuration is not None:
+            return np.asarray(self._random_configuration(default_rng(rng), size), dtype=float)
         return super().random_configuration(rng, size)
 
     def __repr__(self):

@@ -321,11 +321,15 @@ class MechanicalSystem:
         return Frame.lie_derivative(self.frame, f, q, step)
 
     def mass_matrix_lie_derivative(self, q) -> np.ndarray:
-        r"""Lie derivatives of the mass matrix, ``dH[..., k, i, j]`` :math:`= \mathscr L_{X_k} H_{ij}`.
+        r"""Lie derivatives of the mass matrix, ``dH[..., i, j, k]`` :math:`= \mathscr L_{X_k} H_{ij}`.
 
-        Exactly zero for a constant ``H``; central differences along the flow otherwise.
-        Subclasses give an analytic expression by overriding the hook ``_dH(q)`` (which
-        receives a validated array); every connection and predicate goes through that hook.
+        A derivative array: the differentiated matrix's indices first, the direction ``k``
+        last (like ``dM_dq`` of :func:`geomech.multibody.derivatives.rnea_second_derivatives`;
+        conventions page). Exactly zero for a constant ``H``; central differences along the
+        flow otherwise. Subclasses give an analytic expression by overriding the hook
+        ``_dH(q)`` (which receives a validated array and returns the direction index first,
+        ``[..., k, i, j]``, as :meth:`lie_derivative` does); every connection and predicate goes
+        through that hook.
 
         Parameters
         ----------
@@ -345,11 +349,11 @@ class MechanicalSystem:
         >>> import numpy as np
         >>> from geomech.geometry.examples import two_link_arm
         >>> arm = two_link_arm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)
-        >>> np.round(arm.mass_matrix_lie_derivative([0.0, np.pi / 2])[1], 8)  # d/dq2
+        >>> np.round(arm.mass_matrix_lie_derivative([0.0, np.pi / 2])[..., 1], 8)  # d/dq2
         array([[-1. , -0.5],
                [-0.5,  0. ]])
         """
-        return self._dH(self._point(q))
+        return np.moveaxis(self._dH(self._point(q)), -3, -1)
 
     def mass_matrix_derivative(self, q, v) -> np.ndarray:
         r"""Time derivative of the mass matrix along the motion, :math:`\dot H`.

@@ -6,8 +6,7 @@ import numpy as np
 
 from geomech.errors import NotOnManifoldError
 from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
-from geomech.lie.base import LieGroup
-from geomech.lie.se2 import (
+from geomech.lie._maps import (
     _rot2,
     _se2_Ad,
     _se2_exp,
@@ -15,6 +14,7 @@ from geomech.lie.se2 import (
     _se2_left_jacobian_inverse,
     _se2_log,
 )
+from geomech.lie.base import LieGroup
 
 __all__ = ["SchoenfliesGroup", "Schoenflies"]
 

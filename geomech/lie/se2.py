@@ -1,95 +1,25 @@
 """SE(2): planar rigid motions as 3×3 homogeneous matrices, coordinates ``[ω; vx; vy]``.
 
-The module-level private kernels (``_se2_*``) act on the planar parts ``(ω, v)`` and
-``(R, p)`` and are reused by the Schönflies group (SE(2) × R).
+The closed forms (``_se2_*`` in :mod:`geomech.lie._maps`) act on the planar parts ``(ω, v)``
+and ``(R, p)`` and are shared with the Schönflies group (SE(2) × R).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from geomech.errors import SingularityError
-from geomech.lie import _coefficients as co
 from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
+from geomech.lie._maps import (
+    _rot2,
+    _se2_Ad,
+    _se2_exp,
+    _se2_left_jacobian,
+    _se2_left_jacobian_inverse,
+    _se2_log,
+)
 from geomech.lie.base import LieGroup
-from geomech.lie.so3 import SINGULAR_TOL
 
 __all__ = ["SE2Group", "SE2"]
-
-_J = np.array([[0.0, -1.0], [1.0, 0.0]])  # planar 90° rotation: Rot(ω) = cos ω I + sin ω J
-
-
-def _rot2(w: np.ndarray) -> np.ndarray:
-    c, s = np.cos(w), np.sin(w)
-    return np.stack([c, -s, s, c], axis=-1).reshape(np.shape(w) + (2, 2))
-
-
-def _mv(A: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.einsum("...ij,...j->...i", A, x)
-
-
-def _perp(v: np.ndarray) -> np.ndarray:
-    """``-J v = [v_y, -v_x]``."""
-    return np.stack([v[..., 1], -v[..., 0]], axis=-1)
-
-
-def _se2_V(w: np.ndarray) -> np.ndarray:
-    # V(ω) = [[sin ω, cos ω - 1], [1 - cos ω, sin ω]] / ω = sinc(ω/2) Rot(ω/2): the half-angle
-    # form is free of cancellation near ω = 0.
-    return co.sinc(0.5 * w)[..., None, None] * _rot2(0.5 * w)
-
-
-def _se2_exp(w: np.ndarray, v: np.ndarray):
-    return _rot2(w), _mv(_se2_V(w), v)
-
-
-def _se2_log(R: np.ndarray, p: np.ndarray):
-    # Principal angle in (-π, π]; atan2 of the averaged entries (robust to small drift).
-    w = np.arctan2(R[..., 1, 0] - R[..., 0, 1], R[..., 0, 0] + R[..., 1, 1])
-    w = np.where(w <= -np.pi, np.pi, w)
-    # V⁻¹ = Rot(-ω/2) / sinc(ω/2), regular for |ω| ≤ π.
-    v = _mv(_rot2(-0.5 * w), p) / co.sinc(0.5 * w)[..., None]
-    return w, v
-
-
-def _se2_Ad(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    # Ad(g) [ω; v] = [ω; R v - ω J p]  =>  [[1, 0], [-J p, R]]
-    A = np.zeros(R.shape[:-2] + (3, 3))
-    A[..., 0, 0] = 1.0
-    A[..., 1:, 0] = _perp(p)
-    A[..., 1:, 1:] = R
-    return A
-
-
-def _se2_left_jacobian(w: np.ndarray, v: np.ndarray) -> np.ndarray:
-    # ad(ξ) = [[0, 0], [c, ω J]] with c = -J v, so ad^k = [[0, 0], [(ωJ)^{k-1} c, (ωJ)^k]] and
-    # J_l = Σ ad^k/(k+1)! = [[1, 0], [W c, V]],  W = Σ (ωJ)^{k-1}/(k+1)! = B I + ω C J,
-    # B = (1 - cos ω)/ω², C = (ω - sin ω)/ω³.
-    V = _se2_V(w)
-    B = co.one_minus_cos_over_x2(w)[..., None, None]
-    C = co.x_minus_sin_over_x3(w)[..., None, None]
-    W = B * np.eye(2) + (w[..., None, None] * C) * _J
-    Jl = np.zeros(w.shape + (3, 3))
-    Jl[..., 0, 0] = 1.0
-    Jl[..., 1:, 0] = _mv(W, _perp(v))
-    Jl[..., 1:, 1:] = V
-    return Jl
-
-
-def _se2_left_jacobian_inverse(w: np.ndarray, v: np.ndarray, group: str) -> np.ndarray:
-    # [[1, 0], [a, V]]⁻¹ = [[1, 0], [-V⁻¹ a, V⁻¹]], V⁻¹ = Rot(-ω/2)/sinc(ω/2): singular at ω = 2πk.
-    if np.any((np.abs(w) > np.pi) & (np.abs(np.sin(0.5 * w)) < SINGULAR_TOL)):
-        raise SingularityError(
-            f"The Jacobian of exp on {group} is singular at `xi` (rotation angle 2πk, k ≥ 1)."
-        )
-    Jl = _se2_left_jacobian(w, v)
-    Vinv = _rot2(-0.5 * w) / co.sinc(0.5 * w)[..., None, None]
-    out = np.zeros_like(Jl)
-    out[..., 0, 0] = 1.0
-    out[..., 1:, 0] = -_mv(Vinv, Jl[..., 1:, 0])
-    out[..., 1:, 1:] = Vinv
-    return out
-
 
 class SE2Group(LieGroup):
     r"""The planar rigid-motion group SE(2) acting on 3×3 homogeneous matrices.

@@ -6,9 +6,8 @@ import numpy as np
 
 from geomech.lie import _coefficients as co
 from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
-from geomech.lie.base import LieGroup
-from geomech.lie.quaternion import quat_to_matrix
-from geomech.lie.so3 import (
+from geomech.lie._maps import (
+    _blocks,
     _check_jacobian_invertible,
     _random_quaternion,
     _skew,
@@ -18,6 +17,8 @@ from geomech.lie.so3 import (
     _so3_log,
     _unskew,
 )
+from geomech.lie.base import LieGroup
+from geomech.lie.quaternion import quat_to_matrix
 
 __all__ = ["SE3Group", "SE3"]
 
@@ -41,13 +42,6 @@ def _q_block(w: np.ndarray, v: np.ndarray) -> np.ndarray:
         + c2 * (WW @ P + P @ WW - 3.0 * WPW)
         + c3 * (WPW @ W + W @ WPW)
     )
-
-
-def _blocks(A: np.ndarray, B: np.ndarray, C: np.ndarray, D: np.ndarray) -> np.ndarray:
-    """``[[A, B], [C, D]]`` from 3×3 blocks (batched)."""
-    top = np.concatenate(np.broadcast_arrays(A, B), axis=-1)
-    bottom = np.concatenate(np.broadcast_arrays(C, D), axis=-1)
-    return np.concatenate(np.broadcast_arrays(top, bottom), axis=-2)
 
 
 class SE3Group(LieGroup):

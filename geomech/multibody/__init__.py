@@ -16,6 +16,7 @@ Examples
 from geomech.multibody import (
     body_connections,
     christoffel,
+    closed_coriolis,
     closed_dynamics,
     clusters,
     coriolis,
@@ -115,6 +116,7 @@ __all__ = [
     "loops",
     "clusters",
     "closed_dynamics",
+    "closed_coriolis",
     "urdf_plus",
     "check_inertia",
     "load_urdf",

@@ -91,11 +91,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from geomech._arrays import matvec
 from geomech._validation import as_array
 from geomech.errors import ConnectionSpecError
 from geomech.geometry.checks import CheckResult
 from geomech.geometry.names import canonical_connection_name, register_connection_name
-from geomech.spatial import _blocks, _crm, _skew
+from geomech.spatial import crbar, crf, crm
 
 __all__ = [
     "NAMED_BODY_CONNECTIONS",
@@ -111,36 +112,6 @@ __all__ = [
     "body_connection_names",
     "register_body_connection",
 ]
-
-
-# ----------------------------------------------------------------------------------------
-# spatial operators on batches (unvalidated): each is linear in its argument, so it is one
-# product with a constant (6, 36) table, the matrices of the six unit vectors
-# ----------------------------------------------------------------------------------------
-_CRM_TABLE = _crm(np.eye(6)).reshape(6, 36)  # row k: (e_k x)
-_CRF_TABLE = -np.swapaxes(_crm(np.eye(6)), -1, -2).reshape(6, 36)  # row k: (e_k x*)
-_E = np.eye(6)
-_CRBAR_TABLE = (-_blocks(_skew(_E[:, :3]), _skew(_E[:, 3:]), _skew(_E[:, 3:]),
-                         np.zeros((6, 3, 3)))).reshape(6, 36)  # row k: (e_k xbar*)
-
-
-def _crm6(v: np.ndarray) -> np.ndarray:
-    r""":math:`(\mathbf v\times)`, (..., 6) -> (..., 6, 6)."""
-    return np.matmul(v, _CRM_TABLE).reshape(v.shape[:-1] + (6, 6))
-
-
-def _crf(v: np.ndarray) -> np.ndarray:
-    r""":math:`(\mathbf v\times^*) = -(\mathbf v\times)^\top`, (..., 6) -> (..., 6, 6)."""
-    return np.matmul(v, _CRF_TABLE).reshape(v.shape[:-1] + (6, 6))
-
-
-def _crbar(f: np.ndarray) -> np.ndarray:
-    r""":math:`(\mathbf f\bar\times^*)` with :math:`(\mathbf f\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f`."""
-    return np.matmul(f, _CRBAR_TABLE).reshape(f.shape[:-1] + (6, 6))
-
-
-def _matvec(M: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.matmul(M, x[..., None])[..., 0]
 
 
 # ----------------------------------------------------------------------------------------
@@ -217,7 +188,7 @@ class BodyConnection(abc.ABC):
 
     def _B(self, inertia: np.ndarray, v: np.ndarray) -> np.ndarray:
         """Unvalidated B = C - I (v x) (seed 000 eq. 21 for the Levi-Civita choice)."""
-        return self._coriolis(inertia, v) - np.matmul(inertia, _crm6(v))
+        return self._coriolis(inertia, v) - np.matmul(inertia, crm(v))
 
     def _check(self, inertia: np.ndarray, label: str) -> None:
         """Hook: raise ConnectionSpecError if the connection cannot serve this body."""
@@ -463,13 +434,13 @@ class LeviCivitaBody(BodyConnection):
 
     def _coriolis(self, inertia, v):
         # seed 000 eq. (18)
-        h = _matvec(inertia, v)
-        return 0.5 * (np.matmul(inertia, _crm6(v)) + np.matmul(_crf(v), inertia) + _crbar(h))
+        h = matvec(inertia, v)
+        return 0.5 * (np.matmul(inertia, crm(v)) + np.matmul(crf(v), inertia) + crbar(h))
 
     def _B(self, inertia, v):
         # seed 000 eq. (21): B = 1/2 [(v x*) I + (I v) xbar* - I (v x)]
-        h = _matvec(inertia, v)
-        return 0.5 * (np.matmul(_crf(v), inertia) + _crbar(h) - np.matmul(inertia, _crm6(v)))
+        h = matvec(inertia, v)
+        return 0.5 * (np.matmul(crf(v), inertia) + crbar(h) - np.matmul(inertia, crm(v)))
 
 
 _CARTAN = {"cartan-minus": 0.0, "cartan-zero": 0.5, "cartan-plus": 1.0}
@@ -524,7 +495,7 @@ class CartanSchoutenBody(BodyConnection):
 
     def _coriolis(self, inertia, v):
         # Gamma_ijk = lambda <E_i, [E_j, E_k]> = lambda (I (e_j x) e_k)_i  =>  C = lambda I (v x)
-        return self._lambda * np.matmul(inertia, _crm6(v))
+        return self._lambda * np.matmul(inertia, crm(v))
 
 
 class VelocityCrossBody(BodyConnection):
@@ -553,10 +524,10 @@ class VelocityCrossBody(BodyConnection):
     name = "velocity-cross"
 
     def _coriolis(self, inertia, v):
-        return np.matmul(_crf(v), inertia) + np.matmul(inertia, _crm6(v))
+        return np.matmul(crf(v), inertia) + np.matmul(inertia, crm(v))
 
     def _B(self, inertia, v):
-        return np.matmul(_crf(v), inertia)  # seed 001 eq. (9)
+        return np.matmul(crf(v), inertia)  # seed 001 eq. (9)
 
 
 class BoltzmannHamelBody(BodyConnection):
@@ -589,7 +560,7 @@ class BoltzmannHamelBody(BodyConnection):
     name = "boltzmann-hamel"
 
     def _coriolis(self, inertia, v):
-        return _crbar(_matvec(inertia, v))
+        return crbar(matvec(inertia, v))
 
 
 # ----------------------------------------------------------------------------------------

@@ -32,32 +32,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS
 from geomech.multibody.kernels import christoffel as K
 from geomech.multibody.kernels.driver import call, compiled, states
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
-
-
-def _rate_derivatives(model, Q: np.ndarray) -> np.ndarray:
-    r"""``D`` (B or 1, nv, 6, 6) of kernels.christoffel: D[iv_i + b, c] = dΦ̊_i[:, c] / dν_b.
-
-    The rate :math:`\mathring{\boldsymbol\Phi}_i(q, \nu_i)` is linear in :math:`\nu_i`, so
-    its derivative is its value at the unit speeds (seed 000 Alg. 2 l.3): one call of each
-    user joint's hook on the whole batch; zero (one shared row) for the built-in joints.
-    """
-    cm = compiled(model)
-    if not cm.has_user_joints:
-        return np.zeros((1, cm.nv, 6, 6))
-    B = Q.shape[0]
-    D = np.zeros((B, cm.nv, 6, 6))
-    for i, joint in cm.user:
-        d = joint.nv
-        if d == 0:
-            continue
-        q_i = Q[:, None, model.q_slices[i]]
-        R = np.broadcast_to(joint._motion_subspace_rate(q_i, np.eye(d)), (B, d, 6, d))
-        D[:, model.v_slices[i], :d, :] = np.swapaxes(R, -1, -2)  # [b, c, :] = R[b, :, c]
-    return D
 
 
 def joint_structure_constants(model, q) -> np.ndarray:
@@ -104,7 +83,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     s = np.empty((B, cm.nv, cm.nv, cm.nv))
     call(K.structure_constants_batch, (cm.topo,),
-         (cm.joint_arrays(Q)[0], _rate_derivatives(model, Q), Q, s), batch, model,
+         (cm.joint_arrays(Q)[0], cm.rate_derivatives(Q), Q, s), batch, model,
          names=("q", "q", "q"), what="the structure constants")
     return s.reshape(batch + (cm.nv,) * 3)
 
@@ -124,7 +103,10 @@ def christoffel_symbols(model, q) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model, :math:`\bar\Gamma^\star` of the independent speeds by seed 000
+        Alg. 2 in cluster form
+        (:func:`~geomech.multibody.closed_coriolis.closed_christoffel_symbols`).
     q : array_like, shape (..., nq)
 
     Returns
@@ -158,10 +140,12 @@ def christoffel_symbols(model, q) -> np.ndarray:
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
     """
+    if getattr(model, "is_closed", False):  # seed 000 Alg. 2 in cluster form
+        return CLOSED_MODEL_FUNCTIONS["christoffel_symbols"](model, q)
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
     Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
-    call(K.christoffel_batch, cm.arrays(), (S, _rate_derivatives(model, Q), T_user, Q, Gamma),
+    call(K.christoffel_batch, cm.arrays(), (S, cm.rate_derivatives(Q), T_user, Q, Gamma),
          batch, model, names=("q", "q", "q", "q"), what="the Christoffel symbols")
     return Gamma.reshape(batch + (cm.nv,) * 3)

@@ -26,6 +26,12 @@ which inherits the body connections' properties (Props. V.1–V.3): skew
   :math:`H a_r + \bar C\nu_r + g` and :math:`\bar C^\top w` in :math:`O(N)` without forming
   :math:`\bar C`.
 
+On a closed model (:class:`~geomech.multibody.loops.ClosedMultibodyModel`) each function
+returns the induced quantity of the independent speeds, :math:`\bar C = G^\top C_s G +
+G^\top H_s\dot G` (seed 000 eq. 17 with :math:`A = G`), computed by seed 000 Alg. 1 in
+cluster form (:mod:`geomech.multibody.closed_coriolis`, registered in
+``dynamics.CLOSED_MODEL_FUNCTIONS``).
+
 Speeds are the model's (joint rates; body twists ``[ω; v]`` for free-flyers; body angular
 velocities for spherical joints); ``connection`` is a body-connection specification (a name,
 a :class:`~geomech.multibody.body_connections.BodyConnection`, an
@@ -47,28 +53,24 @@ seed 001 Alg. 1 (eqs. 18–21); Slotine and Li (1987), seed 000 §IV-A1 (eq. 13)
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Mapping
-
 import numpy as np
 
-from geomech._validation import as_array
-from geomech.errors import ConnectionSpecError, DimensionError
+from geomech._arrays import matvec, mT
+from geomech._validation import check_q, check_v
 from geomech.geometry.induced import transform_coriolis
-from geomech.multibody.body_connections import (
-    AffineConnectionBody,
-    BodyConnection,
-    BoltzmannHamelBody,
-    CartanSchoutenBody,
-    LeviCivitaBody,
-    VelocityCrossBody,
-    _crm6,
-    body_connection,
+from geomech.multibody._body_factors import (
+    _QV,
+    _batch,
+    _body_B,
+    _body_connections,
+    _call_kernel,
+    _factor_tensors,
 )
-from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
+from geomech.multibody.kernels.driver import call_one, compiled, is_state
 from geomech.multibody.kinematics import velocity_map
+from geomech.spatial import crm
 
 __all__ = [
     "coriolis_matrix",
@@ -81,190 +83,13 @@ __all__ = [
 
 
 # ----------------------------------------------------------------------------------------
-# body connections as constant tensors (shared with regressor.py and system_connection.py)
+# closed models (registered by geomech.multibody.closed_coriolis)
 # ----------------------------------------------------------------------------------------
-def _T(M: np.ndarray) -> np.ndarray:
-    return M.swapaxes(-1, -2)
-
-
-def _mv(M: np.ndarray, x: np.ndarray) -> np.ndarray:
-    return np.matmul(M, x[..., None])[..., 0]
-
-
-def _check_q(model, q, name="q") -> np.ndarray:
-    return as_array(q, name, (model.nq,))
-
-
-def _check_v(model, v, name="v") -> np.ndarray:
-    return as_array(v, name, (model.nv,))
-
-
-def _batch(*shapes) -> tuple[int, ...]:
-    try:
-        return np.broadcast_shapes(*shapes)
-    except ValueError as exc:
-        raise DimensionError(
-            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {list(shapes)}."
-        ) from exc
-
-
-def _body_connections(model, connection) -> list[BodyConnection]:
-    """One :class:`BodyConnection` per body, from a spec or a mapping body name -> spec."""
-    if isinstance(connection, Mapping):
-        names = model.body_names
-        unknown = [k for k in connection if k not in names]
-        if unknown:
-            raise ConnectionSpecError(
-                f"Expected the keys of `connection` to be body names of the model, got "
-                f"{unknown[0]!r} (bodies: {names})."
-            )
-        specs = [connection.get(name, "levi-civita") for name in names]
-    else:
-        specs = [connection] * model.n_bodies
-    conns = []
-    cache: dict[int, BodyConnection] = {}
-    for i, spec in enumerate(specs):
-        try:
-            conn = cache.get(id(spec)) if not isinstance(spec, str) else None
-            if conn is None:
-                conn = body_connection(spec)
-                if not isinstance(spec, str):
-                    cache[id(spec)] = conn
-            conn._check(model.inertias[i], f"body {model.body_names[i]!r}")
-        except ConnectionSpecError as exc:
-            raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
-        conns.append(conn)
-    return conns
-
-
-def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
-    """B_i = C_i - I_i (v_i x) of one body, with the output shape checked."""
-    try:
-        B = np.asarray(conn._B(inertia, v_i), dtype=float)
-    except ConnectionSpecError as exc:
-        raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
-    want = np.broadcast_shapes(np.shape(inertia)[:-2], v_i.shape[:-1]) + (6, 6)
-    if B.shape != want:
-        if B.shape[-2:] == (6, 6) and B.ndim <= len(want):
-            return np.broadcast_to(B, want)
-        raise ConnectionSpecError(
-            f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis matrix "
-            f"to have shape {want}, got {B.shape}."
-        )
-    return B
-
-
-#: Connections whose ``_B`` is vectorised over inertias and twists by construction.
-_BUILT_IN = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody,
-             AffineConnectionBody)
-_UNIT = np.eye(6)
-#: A generic twist at which a user connection's linearity in the twist is checked.
-_PROBE = np.array([0.31, -0.72, 0.55, 1.13, -0.27, 0.86])
-#: Tensors kept per model (the oldest is dropped beyond this many specifications).
-_CACHE_SIZE = 32
-_CACHE: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_LAST: dict = {}  # kind -> (weak model, key, value) of the last lookup
-
-
-def _spec_key(connection):
-    """A hashable key of a connection specification, or None (then nothing is cached)."""
-    if type(connection) is str:
-        return connection
-    try:
-        if isinstance(connection, Mapping):
-            key = ("mapping",) + tuple(sorted(connection.items()))
-        else:
-            key = ("spec", connection)
-        hash(key)
-    except TypeError:
-        return None
-    return key
-
-
-def _cached(model, kind: str, connection, build):
-    """``build()`` cached per (model, kind, connection) for hashable specifications."""
-    key = _spec_key(connection)
-    if key is None:
-        return build()
-    last = _LAST.get(kind)  # the common case: the same model and specification again
-    if last is not None and last[0]() is model and last[1] == key:
-        return last[2]
-    per_model = _CACHE.get(model)
-    if per_model is None:
-        per_model = _CACHE[model] = {}
-    key = (kind, key)
-    value = per_model.get(key)
-    if value is None:
-        value = build()
-        if len(per_model) >= _CACHE_SIZE:
-            per_model.pop(next(iter(per_model)))
-        per_model[key] = value
-    _LAST[kind] = (weakref.ref(model), key[1], value)
-    return value
-
-
-def _user_factor_tensor(conn: BodyConnection, model, i: int) -> np.ndarray:
-    """``Bt[j] = B(I_i, e_j)`` of a user connection, one twist at a time, linearity checked."""
-    inertia = model.inertias[i]
-    Bt = np.stack([_body_B(conn, inertia, e, model, i) for e in _UNIT])
-    direct = _body_B(conn, inertia, _PROBE, model, i)
-    err = float(np.max(np.abs(direct - np.einsum("j,jab->ab", _PROBE, Bt))))
-    if not err <= 1e-9 * (1.0 + float(np.max(np.abs(direct)))):
-        raise ConnectionSpecError(
-            f"`connection` of body {model.body_names[i]!r}: expected the body Coriolis matrix "
-            f"C(I, v) to be linear in the twist v (a connection), got |C(v) - sum_j v^j C(e_j)| "
-            f"= {err:.3g}."
-        )
-    return Bt
-
-
-def _build_factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
-    conns = _body_connections(model, connection)
-    Bt = np.empty((model.n_bodies, 6, 6, 6))
-    groups: dict[int, tuple[BodyConnection, list[int]]] = {}
-    for i, conn in enumerate(conns):
-        groups.setdefault(id(conn), (conn, []))[1].append(i)
-    for conn, bodies in groups.values():
-        if type(conn) in _BUILT_IN:  # all bodies and unit twists at once: (n, j, 6, 6)
-            Bt[bodies] = conn._B(model.inertias[bodies][:, None], _UNIT)
-        else:
-            for i in bodies:
-                Bt[i] = _user_factor_tensor(conn, model, i)
-    return Bt, all(type(conn) is LeviCivitaBody for conn in conns)
-
-
-def _factor_tensors(model, connection) -> tuple[np.ndarray, bool]:
-    r"""``Bt`` (N, 6, 6, 6) with :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathtt{Bt}[i, j]`.
-
-    Every body connection is left-invariant and linear in the twist, :math:`\mathbf C(\mathbf
-    I, \mathbf v)_{ik} = \Gamma_{ijk}(\mathbf I)v^j`, so its factor :math:`\mathbf B =
-    \mathbf C - \mathbf I(\mathbf v\times)` is one constant tensor per body, evaluated once
-    (at the unit twists) and cached per model and hashable specification; the connections'
-    checks (``_check``, output shapes, linearity of user connections) run when it is built.
-    Returned with a flag: whether every body uses the Levi-Civita connection (the kernels'
-    closed form of seed 000 eq. 21).
+def _closed(model, kind: str):
+    """The closed-model version of ``kind`` for a closed model (registered by
+    :mod:`geomech.multibody.closed_coriolis`, which builds on this module), else None.
     """
-    return _cached(model, "factors", connection, lambda: _build_factor_tensors(model, connection))
-
-
-#: names of the per-state kernel inputs S, S_ring, T_user, q, v (the joint arrays named after
-#: the input they are computed from)
-_QV = ("q", "v", "q", "q", "v")
-
-
-def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
-    """Validate ``inputs`` (name, value, trailing), run ``kernel`` with the factor tensors.
-
-    ``names`` name the kernel's per-state inputs, the joint arrays after the input they are
-    computed from (``q``, ``v``, ``q``) so that a failure names what the user passed.
-    """
-    batch, B, arrays = states(*inputs)
-    factors = _factor_tensors(model, connection)
-    out = np.empty((B,) + out_shape)
-    call(kernel, (*cm.arrays(), *factors), (*cm.joint_arrays(arrays[0], arrays[1]), *arrays, out),
-         batch, model, names=names, what=what)
-    return out.reshape(batch + out_shape)
-
+    return CLOSED_MODEL_FUNCTIONS[kind] if getattr(model, "is_closed", False) else None
 
 # ----------------------------------------------------------------------------------------
 # public API
@@ -288,7 +113,10 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix` (seed 000 Alg. 1
+        in cluster form, :math:`\bar C = G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -340,6 +168,9 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
+    closed = _closed(model, "coriolis_matrix")
+    if closed is not None:
+        return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     if cm.packed is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
@@ -365,7 +196,10 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_matrix_dense` (the dense
+        projection :math:`G^\top C_s G + G^\top H_s\dot G`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     connection : str, BodyConnection, AffineConnection, callable or mapping, optional
@@ -395,25 +229,28 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     ...                  coriolis_matrix(model, q, v, "boltzmann-hamel")))
     True
     """
+    closed = _closed(model, "coriolis_matrix_dense")
+    if closed is not None:
+        return closed(model, q, v, connection)
     compiled(model)  # a MultibodyModel, or a named error
-    q, v = _check_q(model, q), _check_v(model, v)
+    q, v = check_q(model, q), check_v(model, v)
     batch = _batch(q.shape[:-1], v.shape[:-1])
     conns = _body_connections(model, connection)
     N = model.n_bodies
     A, A_dot = velocity_map(model, q, v)  # (..., 6N, nv)
     A = np.broadcast_to(A, batch + A.shape[-2:])
-    twists = _mv(A, v).reshape(batch + (N, 6))  # v = A nu
+    twists = matvec(A, v).reshape(batch + (N, 6))  # v = A nu
     H_max = np.zeros(batch + (6 * N, 6 * N))
     C_max = np.zeros(batch + (6 * N, 6 * N))
     for i in range(N):
         blk = slice(6 * i, 6 * i + 6)
         I_i, v_i = model.inertias[i], twists[..., i, :]
         H_max[..., blk, blk] = I_i
-        C_max[..., blk, blk] = _body_B(conns[i], I_i, v_i, model, i) + np.matmul(I_i, _crm6(v_i))
+        C_max[..., blk, blk] = _body_B(conns[i], I_i, v_i, model, i) + np.matmul(I_i, crm(v_i))
     if np.all(np.linalg.eigvalsh(model.inertias)[:, 0] > 0.0):
         _, C_bar = transform_coriolis(H_max, C_max, A, A_dot)  # seed 000 eq. (17)/(20)
     else:  # a semi-definite maximal metric (point masses): eq. (17) evaluated directly
-        C_bar = _T(A) @ C_max @ A + _T(A) @ H_max @ A_dot
+        C_bar = mT(A) @ C_max @ A + mT(A) @ H_max @ A_dot
     return C_bar
 
 
@@ -471,13 +308,13 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
     True
     """
     compiled(model)  # a MultibodyModel, or a named error
-    q, v = _check_q(model, q), _check_v(model, v)
+    q, v = check_q(model, q), check_v(model, v)
     n = model.nv
     batch = _batch(q.shape[:-1], v.shape[:-1])
     E = np.eye(n)
     V = np.stack([v[..., None, :] + E, v[..., None, :] - E], axis=-3)  # (..., 2, n[k], n)
     c = rnea(model, q[..., None, None, :], V, np.zeros(n), gravity=np.zeros(3))
-    dc_dv = _T(0.5 * (c[..., 0, :, :] - c[..., 1, :, :]))  # [i, k] = d c_i / d v_k (eq. 29)
+    dc_dv = mT(0.5 * (c[..., 0, :, :] - c[..., 1, :, :]))  # [i, k] = d c_i / d v_k (eq. 29)
     s = _joint_structure_constants(model, q)  # s[j, k, l] = s^l_jk
     K = np.einsum("...jkl,...j->...lk", s, v)  # eq. (30): K_lk = s^l_jk v^j
     H = crba(model, q)
@@ -496,7 +333,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_mass_matrix_derivative`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
 
@@ -529,6 +368,9 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
+    closed = _closed(model, "mass_matrix_derivative")
+    if closed is not None:
+        return closed(model, q, v)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.mass_matrix_derivative_batch, cm, model, "levi-civita",
@@ -557,7 +399,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_slotine_li_torques`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
         Actual speeds :math:`\nu`.
@@ -598,6 +442,9 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     >>> bool(np.allclose(tau, ref))
     True
     """
+    closed = _closed(model, "slotine_li_torques")
+    if closed is not None:
+        return closed(model, q, v, v_ref, a_ref, connection, gravity)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
@@ -624,7 +471,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model (``v`` the independent speeds), the result of
+        :func:`~geomech.multibody.closed_coriolis.closed_coriolis_transpose_product`.
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
     w : array_like, shape (..., nv)
@@ -655,6 +504,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     ...                  coriolis_matrix(model, q, v).T @ w))
     True
     """
+    closed = _closed(model, "coriolis_transpose_product")
+    if closed is not None:
+        return closed(model, q, v, w, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     return _call_kernel(K.coriolis_transpose_product_batch, cm, model, connection,

@@ -57,17 +57,18 @@ from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
-from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
-from geomech.lie.se2 import _rot2
-from geomech.lie.so3 import (
+from geomech.lie._maps import (
     _random_quaternion,
+    _rot2,
     _so3_left_jacobian,
     _so3_left_jacobian_inverse,
 )
-from geomech.spatial import _plucker
+from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
+from geomech.spatial import plucker
 
 __all__ = [
     "Joint",
+    "OneDoFJoint",
     "Revolute",
     "Prismatic",
     "Helical",
@@ -256,9 +257,9 @@ class Joint(abc.ABC):
         return dexpinv_series(structure_constants(), delta, v, order=4)
 
     def _transform(self, q: np.ndarray) -> np.ndarray:
-        """Unvalidated X_J(q) = plucker(Rᵀ, p) from the pose (hot path for the algorithms)."""
+        """X_J(q) = plucker(Rᵀ, p) from the pose (a rotation block off SO(3) is an error)."""
         T = self._pose(q)
-        return _plucker(np.swapaxes(T[..., :3, :3], -1, -2), T[..., :3, 3])
+        return plucker(np.swapaxes(T[..., :3, :3], -1, -2), T[..., :3, 3])
 
     # ------------------------------------------------------------------------------------
     # Public interface (validation at the boundary, once)
@@ -539,8 +540,22 @@ class Joint(abc.ABC):
 # ----------------------------------------------------------------------------------------
 # 1-DoF joints
 # ----------------------------------------------------------------------------------------
-class _OneDoF(Joint):
-    """Common core of the 1-DoF joints (q ∈ R, v ∈ R, additive integration)."""
+class OneDoFJoint(Joint):
+    r"""Common core of the 1-DoF joints: :math:`q \in \mathbb R`, :math:`v = \dot q`, additive
+    integration.
+
+    The base class of :class:`Revolute`, :class:`Prismatic` and :class:`Helical`, and of a
+    user joint with one coordinate whose manifold is :math:`\mathbb R`: a subclass gives the
+    joint's pose and motion subspace (the :class:`Joint` hooks). Algorithms that treat the
+    1-DoF joints in one vectorised slice (couplings, the joint-wise tracking error) recognise
+    them by this class.
+
+    Examples
+    --------
+    >>> from geomech.multibody.joints import OneDoFJoint, Prismatic, Spherical
+    >>> isinstance(Prismatic([1.0, 0.0, 0.0]), OneDoFJoint), isinstance(Spherical(), OneDoFJoint)
+    (True, False)
+    """
 
     nq = 1
     nv = 1
@@ -563,7 +578,7 @@ class _OneDoF(Joint):
         return np.zeros(1)
 
 
-class Revolute(_OneDoF):
+class Revolute(OneDoFJoint):
     r"""Revolute joint about a fixed unit axis ``a`` (any direction; normalised).
 
     .. math:: \text{pose}(\theta) = \begin{bmatrix}\exp(\theta\,\hat{\mathbf a}) & 0\\ 0 & 1
@@ -619,7 +634,7 @@ class Revolute(_OneDoF):
         return rng.uniform(-np.pi, np.pi, shape + (1,))
 
 
-class Prismatic(_OneDoF):
+class Prismatic(OneDoFJoint):
     r"""Prismatic joint along a fixed unit axis ``a`` (any direction; normalised).
 
     .. math:: \text{pose}(d) = \begin{bmatrix}\mathbf 1 & d\,\mathbf a\\ 0 & 1\end{bmatrix},
@@ -668,7 +683,7 @@ class Prismatic(_OneDoF):
         return rng.uniform(-1.0, 1.0, shape + (1,))
 
 
-class Helical(_OneDoF):
+class Helical(OneDoFJoint):
     r"""Helical (screw) joint: rotation θ about ``a`` with translation ``pitch·θ`` along ``a``.
 
     .. math:: \text{pose}(\theta) = \begin{bmatrix}\exp(\theta\,\hat{\mathbf a}) &

@@ -62,7 +62,7 @@ import copy
 import networkx as nx
 import numpy as np
 
-from geomech._validation import as_array, default_rng
+from geomech._validation import as_array, check_placement, default_rng
 from geomech.errors import (
     DimensionError,
     ModelError,
@@ -78,9 +78,9 @@ from geomech.multibody.clusters import (
     partition_clusters,
     path_closure,
 )
-from geomech.multibody.joints import FreeFlyer, Joint, _OneDoF
+from geomech.multibody.joints import FreeFlyer, Joint, OneDoFJoint
 from geomech.multibody.kinematics import forward_kinematics, velocity_map
-from geomech.multibody.model import MultibodyModel, _check_placement
+from geomech.multibody.model import MultibodyModel
 from geomech.spatial import crm, plucker_from_pose
 
 __all__ = ["ImplicitConstraint", "ClosedMultibodyModel", "declares_closures"]
@@ -299,7 +299,7 @@ class _Coupling:
         for path, coef in ((self.pred_path, self.ratio), (self.succ_path, -1.0)):
             for b in path:
                 joint = tree.joints[b]
-                if not isinstance(joint, _OneDoF):
+                if not isinstance(joint, OneDoFJoint):
                     raise ModelError(
                         f"coupling {name!r}: every joint between the bodies' nearest common "
                         f"ancestor and {pred_node!r}, {succ_node!r} must have one degree of "
@@ -589,9 +589,9 @@ class ClosedMultibodyModel(MultibodyModel):
                     f"{type(joint).__name__}."
                 )
             name = str(d.get("name", joint.name if joint.name is not None else f"loop_{u}_{v}"))
-            Tp = np.eye(4) if d.get("placement") is None else _check_placement(d["placement"], label)
+            Tp = np.eye(4) if d.get("placement") is None else check_placement(d["placement"], label)
             Ts = (np.eye(4) if d.get("successor_placement") is None
-                  else _check_placement(d["successor_placement"], label))  # fmt: skip
+                  else check_placement(d["successor_placement"], label))  # fmt: skip
             loops.append(_LoopJoint(name, self._body(u, label), self._body(v, label), joint,
                                     Tp, Ts, st, u, v))
         for u, v, d in coupling_edges:

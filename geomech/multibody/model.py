@@ -28,9 +28,9 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 
-from geomech._validation import MANIFOLD_TOL, as_array, default_rng
+from geomech._validation import MANIFOLD_TOL, as_array, check_placement, default_rng
 from geomech.errors import DimensionError, GeomechError, ModelError, NotATreeError
-from geomech.multibody.joints import Joint, _OneDoF
+from geomech.multibody.joints import Joint, OneDoFJoint
 from geomech.spatial import plucker_from_pose
 
 __all__ = ["MultibodyModel", "check_inertia"]
@@ -127,24 +127,6 @@ def check_inertia(inertia, name: str = "inertia", *, strict: bool = True) -> np.
     return I
 
 
-def _check_placement(T, label: str) -> np.ndarray:
-    try:
-        T = as_array(T, f"placement of {label}", (4, 4))
-        if T.ndim != 2:
-            raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
-        if np.max(np.abs(T[3] - [0.0, 0.0, 0.0, 1.0])) > MANIFOLD_TOL:
-            raise ModelError(
-                f"Expected the last row of `placement` of {label} to be [0, 0, 0, 1], "
-                f"got {T[3].tolist()}."
-            )
-        plucker_from_pose(T)  # checks the rotation block
-    except ModelError:
-        raise
-    except GeomechError as exc:
-        raise ModelError(str(exc)) from exc
-    return T
-
-
 def _as_6x6(inertia, name: str) -> np.ndarray:
     try:
         I = as_array(inertia, name, (6, 6))  # noqa: E741
@@ -186,7 +168,7 @@ def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
 
 
 def _failing_placements(T: np.ndarray) -> np.ndarray:
-    """Indices of the placements (N, 4, 4) that :func:`_check_placement` rejects (batched)."""
+    """Indices of the placements (N, 4, 4) that :func:`check_placement` rejects (batched)."""
     if T.shape[0] == 0:
         return np.zeros(0, dtype=int)
     R = T[:, :3, :3]
@@ -359,7 +341,7 @@ class MultibodyModel:
             check_inertia(inertias[k], f"inertia of body {order[k]!r}", strict=strict)
         for k in _failing_placements(placements):
             (pk,) = graph.predecessors(order[k])
-            _check_placement(placements[k], f"edge ({pk!r}, {order[k]!r})")
+            check_placement(placements[k], f"edge ({pk!r}, {order[k]!r})")
         for kind, names in (("body", body_names), ("joint", joint_names)):
             dup = [n for n, c in Counter(names).items() if c > 1]
             if dup:
@@ -766,7 +748,7 @@ class MultibodyModel:
         """
         iq, iv, multi = [], [], []
         for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if isinstance(joint, _OneDoF):
+            if isinstance(joint, OneDoFJoint):
                 iq.extend(range(qs.start, qs.stop))
                 iv.extend(range(vs.start, vs.stop))
             elif joint.nv:

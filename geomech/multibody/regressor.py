@@ -34,6 +34,13 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.errors import ConnectionSpecError
+from geomech.multibody._body_factors import (
+    _UNIT,
+    _body_B,
+    _body_connections,
+    _cached,
+    _user_factor_tensor,
+)
 from geomech.multibody.body_connections import (
     AffineConnectionBody,
     BoltzmannHamelBody,
@@ -41,21 +48,15 @@ from geomech.multibody.body_connections import (
     LeviCivitaBody,
     VelocityCrossBody,
 )
-from geomech.multibody.coriolis import (
-    _UNIT,
-    _body_B,
-    _body_connections,
-    _cached,
-    _user_factor_tensor,
-)
+from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS
 from geomech.multibody.kernels import regressor as K
 from geomech.multibody.kernels.driver import call, compiled, states
-from geomech.spatial import _inertia_from_dynamic_parameters, dynamic_parameters
+from geomech.spatial import dynamic_parameters, inertia_from_dynamic_parameters
 
 __all__ = ["slotine_li_regressor"]
 
 #: The spatial inertias E_k of the ten unit parameter vectors, shape (10, 6, 6).
-_BASIS = _inertia_from_dynamic_parameters(np.eye(10))
+_BASIS = inertia_from_dynamic_parameters(np.eye(10))
 #: Body connections whose B(I, v) is linear in I by construction (no run-time check).
 _LINEAR_IN_INERTIA = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody)
 
@@ -141,7 +142,9 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
 
     Parameters
     ----------
-    model : MultibodyModel
+    model : MultibodyModel or ClosedMultibodyModel
+        On a closed model, :math:`G^\top Y_s` with :math:`Y_s` the spanning tree's regressor
+        (:func:`~geomech.multibody.closed_coriolis.closed_slotine_li_regressor`).
     q : array_like, shape (..., nq)
     v : array_like, shape (..., nv)
         Actual speeds :math:`\nu`.
@@ -191,6 +194,9 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     >>> bool(np.allclose(Y @ pi, slotine_li_torques(model, q, v, v_r, a_r, "boltzmann-hamel")))
     True
     """
+    if getattr(model, "is_closed", False):  # Gᵀ Y_s (geomech.multibody.closed_coriolis)
+        return CLOSED_MODEL_FUNCTIONS["slotine_li_regressor"](model, q, v, v_ref, a_ref,
+                                                              connection, gravity)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity

@@ -31,17 +31,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from geomech._validation import as_array, default_rng
+from geomech._validation import as_array, check_q, check_v, default_rng
 from geomech.errors import DimensionError
 from geomech.geometry.connection import AffineConnection
 from geomech.geometry.frames import CustomFrame
 from geomech.geometry.system import MechanicalSystem
+from geomech.multibody._body_factors import _body_connections
 from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS, LeviCivitaBody
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.coriolis import (
-    _body_connections,
-    _check_q,
-    _check_v,
     coriolis_matrix,
     coriolis_matrix_dense,
     coriolis_matrix_differentiation,
@@ -184,7 +182,7 @@ class MultibodyConnection(AffineConnection):
         if self.is_levi_civita:
             return christoffel_symbols(model, q)
         # Gamma_ijk = [C(q, e_j)]_ik: Alg. 1 at the n unit speeds, batched
-        q = _check_q(model, q)
+        q = check_q(model, q)
         C = coriolis_matrix(model, q[..., None, :], np.eye(model.nv), self._body_connection)
         return np.moveaxis(C, -3, -2)
 
@@ -360,7 +358,7 @@ def connection_report(model, q=None, v=None, *, connections=None, rng=None, repe
     rng = default_rng(0 if rng is None else rng)
     q = model.random_configuration(rng) if q is None else as_array(q, "q", (model.nq,))
     v = rng.uniform(-1.0, 1.0, model.nv) if v is None else as_array(v, "v", (model.nv,))
-    q, v = _check_q(model, q), _check_v(model, v)
+    q, v = check_q(model, q), check_v(model, v)
     if q.ndim != 1 or v.ndim != 1:
         raise DimensionError(
             f"Expected a single state, `q` of shape ({model.nq},) and `v` of shape "

@@ -161,7 +161,7 @@ def duindam_stramigioli_forward_dynamics(body: RigidBody, q, v, tau=None) -> np.
 
 
 def _ds_forward_dynamics(body: RigidBody, g, v, tau):
-    # seed 003 eq. (37): M v_dot - ad_{Mv}^T v = tau - n(g); (ad_p^T v)_i = sum_jk p_j s_jik v_k
+    # seed 003 eq. (37): M a - ad_{Mv}^T v = tau - n(q); (ad_p^T v)_i = sum_jk p_j s_jik v_k
     p = v @ body.inertia
     ds = -np.einsum("...j,jik,...k->...i", p, body.group._structure_constants, v)  # C_DS v
     rhs = -ds - body._gravity_forces(g)

@@ -360,7 +360,8 @@ def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> 
     Returns
     -------
     ndarray, shape (..., dim, dim, dim)
-        ``gamma[..., k, i, j] = (γ_k)_ij``.
+        ``gamma[..., i, k, j] = (γ_k)_ij``: the upper index ``j`` last, as in the structure
+        constants it equals (``(γ_k)_ij = c^j_ik = s[i, k, j]`` in every chart of a Lie group).
 
     Raises
     ------
@@ -383,7 +384,9 @@ def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> 
     >>> from geomech.rigidbody.local import boltzmann_hamel_coefficients
     >>> gamma = boltzmann_hamel_coefficients(EulerZYX(SO3), [0.3, -0.4, 0.7])
     >>> v = np.array([0.1, -0.2, 0.3])
-    >>> bool(np.allclose(np.einsum("kij,k->ij", gamma, v), -SO3.ad(v).T))
+    >>> bool(np.allclose(np.einsum("ikj,k->ij", gamma, v), -SO3.ad(v).T))
+    True
+    >>> bool(np.allclose(gamma, SO3.structure_constants()))  # (γ_k)_ij = c^j_ik
     True
     """
     if not isinstance(chart, Chart):
@@ -392,7 +395,7 @@ def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> 
     S_inv = chart.velocity_map_inverse(q, tol)
     dS = chart._dS(q)  # dS[..., j, l, m] = ∂S_jl/∂x_m
     # seed 003 eq. (46): sum_{l,m} Sinv[l,i] (dS[j,l,m] - dS[j,m,l]) Sinv[m,k]
-    return np.einsum("...li,...jlm,...mk->...kij", S_inv, dS - np.swapaxes(dS, -1, -2), S_inv)
+    return np.einsum("...li,...jlm,...mk->...ikj", S_inv, dS - np.swapaxes(dS, -1, -2), S_inv)
 
 
 def chart_coriolis_matrix(body: RigidBody, chart: Chart, q, v, tol: float = SINGULAR_TOL) -> np.ndarray:
@@ -453,5 +456,5 @@ def chart_coriolis_matrix(body: RigidBody, chart: Chart, q, v, tol: float = SING
     _check(body, chart)
     gamma = boltzmann_hamel_coefficients(chart, q, tol)
     p = body.momentum(v)
-    # C_ij = sum_s (gamma_j)_is (Mv)_s   (eq. 54 = eq. 53 with the indices renamed)
-    return np.einsum("...jis,...s->...ij", gamma, p)
+    # C_ij = sum_s (gamma_j)_is (Mv)_s = gamma[i, j, s] (Mv)_s  (eq. 54 = eq. 53 renamed)
+    return np.einsum("...ijs,...s->...ij", gamma, p)

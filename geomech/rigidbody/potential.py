@@ -30,7 +30,7 @@ from geomech._validation import as_array
 from geomech.errors import InertiaError
 from geomech.lie import LieGroup
 from geomech.lie.base import as_lie_group
-from geomech.rigidbody.embedding import _columns, _embed
+from geomech.rigidbody.embedding import embed_in_se3, selection_matrix
 
 __all__ = ["Potential", "UniformGravity", "GRAVITY"]
 
@@ -192,7 +192,7 @@ class UniformGravity(Potential):
 
     def __init__(self, group: LieGroup, mass: float, com=(0.0, 0.0, 0.0), gravity=GRAVITY):
         super().__init__(group)
-        self._cols = _columns(group)
+        self._cols = list(np.argmax(selection_matrix(group), axis=0))  # rows of [ω; v] kept
         m = float(as_array(mass, "mass"))
         if not m > 0.0:
             raise InertiaError(f"Expected `mass` to be positive, got {m}.")
@@ -201,7 +201,7 @@ class UniformGravity(Potential):
         self.gravity = as_array(gravity, "gravity", (3,)).copy()
 
     def _pose(self, g: np.ndarray):
-        T = _embed(self.group, g)
+        T = embed_in_se3(self.group, g)
         return T[..., :3, :3], T[..., :3, 3]
 
     def _energy(self, g):

@@ -53,7 +53,7 @@ class SystemChart:
     velocity : callable
         ``velocity(t, q, v) -> xi``: the frame components of :math:`\dot q`.
     acceleration : callable
-        ``acceleration(t, q, v, tau) -> v_dot`` (``tau`` may be ``None``).
+        ``acceleration(t, q, v, tau) -> a`` (``tau`` may be ``None``).
 
     Examples
     --------

@@ -44,7 +44,7 @@ class LieGroupForm:
     velocity : callable
         ``velocity(t, q, v) -> xi``: left-trivialised configuration rate, ``q̇ = q ξ̂``.
     acceleration : callable
-        ``acceleration(t, q, v, tau) -> v_dot`` (``tau`` may be ``None``).
+        ``acceleration(t, q, v, tau) -> a`` (``tau`` may be ``None``).
     validate_q : callable
         ``validate_q(q0) -> ndarray``: checks an initial configuration.
 
@@ -241,7 +241,7 @@ def hamel_acceleration(system, constant_at=None):
     Returns
     -------
     callable
-        ``acceleration(t, q, v, tau) -> v_dot`` (``tau`` may be ``None``).
+        ``acceleration(t, q, v, tau) -> a`` (``tau`` may be ``None``).
 
     References
     ----------

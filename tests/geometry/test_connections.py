@@ -187,7 +187,7 @@ def test_second_kind_and_covariant_derivative(rng):
     lc = LeviCivitaConnection(system)
     R, v, w, wd = SO3.random(rng), *rng.normal(size=(3, 3))
     G, G2, H = lc.christoffel_first_kind(R), lc.christoffel_second_kind(R), system.mass_matrix(R)
-    assert_allclose(np.einsum("il,ljk->ijk", H, G2), G, atol=1e-12)
+    assert_allclose(np.einsum("il,jkl->ijk", H, G2), G, atol=1e-12)  # G2[j, k, i] = Gamma^i_jk
     # Remark 5: H nabla_v w = H wdot + C(q, v) w
     assert_allclose(H @ lc.covariant_derivative(R, v, w, wd),
                     H @ wd + lc.coriolis_matrix(R, v) @ w, atol=1e-12)
@@ -343,7 +343,7 @@ def test_eq12_family_for_n4(rng):
 def test_cartan_schouten_torsion(group, rng):
     system = group_system(group, rng)
     q = group.random(rng)
-    s_up = np.einsum("jki->ijk", group.structure_constants())  # s^i_jk
+    s_up = group.structure_constants()  # s[j, k, i] = s^i_jk, the layout of the torsion
     for kind, sign in (("cartan-minus", -1.0), ("cartan-zero", 0.0), ("cartan-plus", 1.0)):
         conn = CartanSchoutenConnection(system, kind)
         assert_allclose(conn.torsion(q), sign * s_up, atol=1e-12)

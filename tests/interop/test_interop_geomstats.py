@@ -195,8 +195,9 @@ def test_metric_inner_product_and_distance():
     assert metric.inner_product(v0, v0, q0) == pytest.approx(v0 @ H @ v0, rel=1e-14)
     q1 = metric.exp(v0, q0)
     assert metric.dist(q0, q1) == pytest.approx(np.sqrt(v0 @ H @ v0), rel=1e-8)
-    assert np.allclose(metric.christoffels(q0), lc.christoffel_second_kind(q0), rtol=0,
-                       atol=1e-12)  # fmt: skip
+    # geomstats puts the upper index first, geomech last (conventions page)
+    assert np.allclose(metric.christoffels(q0), np.moveaxis(lc.christoffel_second_kind(q0), -1, -3),
+                       rtol=0, atol=1e-12)  # fmt: skip
     body = rigid_body_se3(se3_inertia())
     gm = to_geomstats(LeviCivitaConnection(body))
     q, v = SE3.exp([0.3, 0.0, 0.2, 1.0, 2.0, 0.0]), np.arange(1.0, 7.0)

@@ -43,7 +43,7 @@ from geomech.multibody import (
     Spherical,
     robots,
 )
-from geomech.multibody import coriolis as coriolis_module
+from geomech.multibody import _body_factors as body_factors
 from geomech.multibody.body_connections import BodyConnection, CallableBody
 from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.coriolis import (
@@ -360,7 +360,7 @@ class BlockFormLeviCivita(BodyConnection):
 def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
     model, bridge = tree64(mixed_tree, True, seed=1)
     q, v, w, a = states(model, rng, n=2)
-    factors = coriolis_module._factor_tensors(model, connection)
+    factors = body_factors._factor_tensors(model, connection)
     assert not factors[1]  # the generic path, not the Levi-Civita closed form
     C = coriolis_matrix(model, q, v, connection)
     CTw = coriolis_transpose_product(model, q, v, w, connection)
@@ -382,16 +382,16 @@ def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
 def test_factor_tensors_are_cached_per_model_and_spec():
     model = robots.double_pendulum()
     fun = CallableBody(levi_civita_eq18)
-    first = coriolis_module._factor_tensors(model, fun)
-    assert coriolis_module._factor_tensors(model, fun) is first
+    first = body_factors._factor_tensors(model, fun)
+    assert body_factors._factor_tensors(model, fun) is first
     spec = {model.body_names[0]: "boltzmann-hamel"}
-    assert coriolis_module._factor_tensors(model, spec) is coriolis_module._factor_tensors(
+    assert body_factors._factor_tensors(model, spec) is body_factors._factor_tensors(
         model, dict(spec))  # equal mappings share their tensors
     other = robots.double_pendulum()
-    assert coriolis_module._factor_tensors(other, fun) is not first
-    for k in range(2 * coriolis_module._CACHE_SIZE):  # bounded: the oldest entries are dropped
-        coriolis_module._factor_tensors(model, CallableBody(lambda v, I, k=k: k * crm(v)))
-    assert len(coriolis_module._CACHE[model]) <= coriolis_module._CACHE_SIZE
+    assert body_factors._factor_tensors(other, fun) is not first
+    for k in range(2 * body_factors._CACHE_SIZE):  # bounded: the oldest entries are dropped
+        body_factors._factor_tensors(model, CallableBody(lambda v, I, k=k: k * crm(v)))
+    assert len(body_factors._CACHE[model]) <= body_factors._CACHE_SIZE
 
 
 # ----------------------------------------------------------------------------------------

@@ -195,8 +195,8 @@ def test_T8_boltzmann_hamel_coefficients_in_every_chart(group, rng):
     for chart in _charts(group):
         for x in (np.zeros(group.dim), rng.uniform(-1.0, 1.0, group.dim)):
             gamma = boltzmann_hamel_coefficients(chart, x)
-            np.testing.assert_allclose(gamma, np.einsum("ikj->kij", s), atol=1e-10)  # (γ_k)_ij = c^j_ik
-            Gv = np.einsum("kij,k->ij", gamma, v)
+            np.testing.assert_allclose(gamma, s, atol=1e-10)  # gamma[i, k, j] = (γ_k)_ij = c^j_ik
+            Gv = np.einsum("ikj,k->ij", gamma, v)
             np.testing.assert_allclose(Gv, -group.ad(v).T, atol=1e-10)
             # two factorizations (52) and (57): same C v, different matrices
             np.testing.assert_allclose(Gv @ body.inertia @ v, body.coriolis_force(v), atol=1e-10)

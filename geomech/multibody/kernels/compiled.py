@@ -156,6 +156,28 @@ class CompiledModel:
                         joint._motion_subspace_rate(q_i, v_i), (B, 6, joint.nv)), -1, -2)
         return S, S_ring, T_user
 
+    def rate_derivatives(self, Q):
+        r"""``D`` (B or 1, nv, 6, 6): ``D[iv_i + b, c] = dΦ̊_i[:, c] / dν_b`` (kernels.christoffel).
+
+        The rate :math:`\mathring{\boldsymbol\Phi}_i(q, \nu_i)` is linear in :math:`\nu_i`,
+        so its derivative is its value at the unit speeds (seed 000 Alg. 2 l.3): one call of
+        each user joint's hook on the whole batch ``Q`` (B, nq); zero (one shared row) for
+        the built-in joints.
+        """
+        if not self.user:
+            return np.zeros((1, self.nv, 6, 6))
+        model = self._model
+        B = Q.shape[0]
+        D = np.zeros((B, self.nv, 6, 6))
+        for i, joint in self.user:
+            d = joint.nv
+            if d == 0:
+                continue
+            q_i = Q[:, None, model.q_slices[i]]
+            R = np.broadcast_to(joint._motion_subspace_rate(q_i, np.eye(d)), (B, d, 6, d))
+            D[:, model.v_slices[i], :d, :] = np.swapaxes(R, -1, -2)  # [b, c, :] = R[b, :, c]
+        return D
+
     def arrays(self):
         """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
         return self._arrays
