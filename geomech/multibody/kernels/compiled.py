@@ -193,7 +193,7 @@ def unpack(topo, packed):
     >>> from geomech.multibody import robots
     >>> from geomech.multibody.kernels.compiled import unpack
     >>> cm = robots.double_pendulum().compiled
-    >>> views = unpack(cm.topo, cm.packed)
+    >>> views = unpack.py_func(cm.topo, cm.packed)  # (for kernels: shown without compiling)
     >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
     ...           cm.a0[0])
     >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
