@@ -548,6 +548,8 @@ class ClosedMultibodyModel(MultibodyModel):
     """
 
     is_closed = True
+    #: residual tolerance of :meth:`check_configuration` (times ``max(1, max|q|)``)
+    closure_tol = CLOSURE_TOL
 
     def __init__(self, graph, *, gravity=None, strict: bool | None = None):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
@@ -911,6 +913,16 @@ class ClosedMultibodyModel(MultibodyModel):
         geomech.errors.NotOnManifoldError: Expected `q` to satisfy the loop constraints phi(q) = 0, got residual 0.6 > 1e-09 in 'transmission_1' (project it with model.project).
         """
         q = as_array(q, name, (self.nq,))
+        if not self._couplings_only():
+            from geomech.multibody.kernels.cluster_compiled import cluster_layout
+
+            lay = cluster_layout(self)
+            if lay.certifies_closure:  # residuals by the constraint kernel, one pass
+                Q = np.ascontiguousarray(q.reshape(-1, self.nq))
+                ok = lay.closed_states(Q)
+                for b in np.flatnonzero(~ok):
+                    self._check_single(Q[b], name)  # the exact residual, or the error
+                return q
         if self._couplings_only():  # linear residuals: one vectorised test for the batch
             r = np.stack([q[..., c.q_index] @ c._q_row for c in self.constraints], axis=-1)
             scale = np.maximum(1.0, np.max(np.abs(q), axis=-1, initial=0.0))
@@ -999,6 +1011,12 @@ class ClosedMultibodyModel(MultibodyModel):
         joints' own speeds (dependent too), and :math:`K^+` the least-squares solution
         (redundant rows of planar loops are consistent).
 
+        :math:`G` is block diagonal over the clusters: each block is evaluated by the
+        compiled kernel :func:`~geomech.multibody.kernels.cluster_constraints.
+        cluster_constraints` (in-cluster Jacobians, Householder QR of :math:`K_D`, single
+        and batched), except the clusters holding user-defined constraints or joints, whose
+        Python objects fill their blocks (two-stage path).
+
         Parameters
         ----------
         q : array_like, shape (..., nq)
@@ -1039,19 +1057,27 @@ class ClosedMultibodyModel(MultibodyModel):
         >>> G[[link, rotor], 0], float(np.abs(g).max())
         (array([1., 6.]), 0.0)
         """
+        from geomech.multibody.kernels.cluster_compiled import cluster_layout
+
         q = as_array(q, "q", (self.nq,))
         v = as_array(v, "v", (self.nv,))
         batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         q, v = np.broadcast_to(q, batch + (self.nq,)), np.broadcast_to(v, batch + (self.nv,))
-        G = np.empty(batch + (self._n_s, self.nv))
-        g = np.empty(batch + (self._n_s,))
-        Gd = np.empty(batch + (self._n_s, self.nv)) if rate else None
-        for idx in np.ndindex(batch):
-            out = self._matrices_single(q[idx], v[idx], rate)
-            G[idx], g[idx] = out[0], out[1]
-            if rate:
-                Gd[idx] = out[2]
-        return (G, g, Gd) if rate else (G, g)
+        Q = np.ascontiguousarray(q.reshape(-1, self.nq))
+        V = np.ascontiguousarray(v.reshape(-1, self.nv))
+        lay = cluster_layout(self)
+        if lay.all_static:  # constant G: only the residuals to check
+            self.check_configuration(Q)
+        # per cluster, on the compiled-kernel layer (cluster_constraints) or, for clusters
+        # with user-defined constraints, by the constraint objects (_matrices_single)
+        Gc, gs, Gdc = lay.constraint_arrays(Q, V, rate=True)
+        B = Q.shape[0]
+        G = lay.scatter(np.broadcast_to(Gc, (B,) + Gc.shape[1:])).reshape(batch + (self._n_s, self.nv))
+        g = np.broadcast_to(gs, (B, self._n_s)).reshape(batch + (self._n_s,)).copy()
+        if not rate:
+            return G, g
+        Gd = lay.scatter(np.broadcast_to(Gdc, (B,) + Gdc.shape[1:])).reshape(G.shape)
+        return G, g, Gd
 
     def cluster_matrices(self, q, v):
         r"""The per-cluster blocks :math:`(G_k, g_k, \dot G_k)` of the constraint matrices.

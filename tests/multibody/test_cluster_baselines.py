@@ -8,6 +8,7 @@ from geomech.multibody.closed_dynamics import (
     inverse_operational_space_inertia,
     lagrange_aba,
     projected_aba,
+    projected_rnea,
 )
 from geomech.multibody.kernels import cluster_baselines as BL
 from geomech.multibody.urdf_plus import load_example
@@ -33,6 +34,11 @@ def test_compiled_baselines_equal_the_public_ones(name):
     A = np.empty((B, model.nv))
     BL.projection_aba_batch(*cm.arrays(), S, S_ring, T_user, G, g, Q, V, TAU, cm.a0, F, A, status)
     assert rel_err(A, projected_aba(model, Q, V, TAU)) < 1e-10
+    TAU2 = np.empty((B, model.nv))
+    BL.projected_rnea_batch(*cm.arrays(), S, S_ring, T_user, G, g, Q, V, A, cm.a0, F, TAU2,
+                            status)  # fmt: skip
+    assert rel_err(TAU2, projected_rnea(model, Q, V, A)) < 1e-10 and np.all(status == 0)
+    assert rel_err(TAU2, TAU) < 1e-9  # the inverse of the forward dynamics above
     ind = np.ascontiguousarray(model.independent_v_index, dtype=np.int64)
     BL.lagrange_aba_batch(*cm.arrays(), S, S_ring, T_user, G, K, k, ind, Q, V, TAU, cm.a0, F, A,
                           status)  # fmt: skip

@@ -9,6 +9,7 @@ with dense factorisations, one state per call, with the same per-state constrain
 the cluster kernels (dense ``G`` (n_s, nv), ``g`` (n_s), and for the Lagrange method a
 full-row-rank ``K`` (r, n_s) and ``k`` (r)):
 
+- projected RNEA: :math:`\tau = G^\top\,\mathrm{RNEA}_s(q, Gv, G\dot v + g)`;
 - projection: :math:`\ddot y = (G^\top HG)^{-1}(\tau - G^\top\,\mathrm{RNEA}_s(q, Gv, g))`;
 - Lagrange multipliers: the KKT system :math:`[[H, K^\top], [K, 0]]\,[\ddot q; -\lambda] =
   [\tau_s - c_s; k]`;
@@ -30,9 +31,75 @@ from geomech.multibody.kernels.dynamics import at, crba, rnea
 from geomech.multibody.kernels.kinematics import body_jacobians, tree_transforms
 from geomech.multibody.kernels.status import OK
 
-__all__ = ["projection_aba_batch", "lagrange_aba_batch", "projection_iosim_batch"]
+__all__ = ["explicit_constraint", "projected_rnea_batch", "projection_aba_batch", "lagrange_aba_batch", "projection_iosim_batch"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+def explicit_constraint(G, g, independent):
+    r"""A full-row-rank velocity constraint from the explicit form: :math:`K\dot q_s = 0`,
+    :math:`K\ddot q_s = k` with
+
+    .. math:: K = [-G_D \mid \mathbf 1_D] \text{ (on the Y, D columns)},\qquad k = g_D
+
+    (:math:`\dot q_D = G_D\dot q_Y` and :math:`\ddot q_D = G_D\ddot q_Y + g_D`, seed 004
+    eq. 3): the same null space as the implicit :math:`K` of eq. 2, one row per dependent
+    speed, built from the same per-state data as the other contenders.
+
+    Parameters
+    ----------
+    G : ndarray, shape (B, n_s, nv)
+    g : ndarray, shape (B, n_s)
+    independent : ndarray of int, shape (nv,)
+        The spanning speeds of the independent joints.
+
+    Returns
+    -------
+    K : ndarray, shape (B, n_s - nv, n_s)
+    k : ndarray, shape (B, n_s - nv)
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.cluster_baselines import explicit_constraint
+    >>> G = np.array([[[1.0], [6.0]]])  # a geared rotor: q_rotor = 6 q_link
+    >>> K, k = explicit_constraint(G, np.zeros((1, 2)), np.array([0]))
+    >>> K.tolist(), bool(np.allclose(K @ G, 0))
+    ([[[-6.0, 1.0]]], True)
+    """
+    B, n_s, nv = G.shape
+    dep = np.setdiff1d(np.arange(n_s), independent)
+    K = np.zeros((B, dep.size, n_s))
+    K[:, np.arange(dep.size), dep] = 1.0
+    K[:, :, independent] = -G[:, dep, :]
+    return np.ascontiguousarray(K), np.ascontiguousarray(g[:, dep])
+
+
+@njit(**_JIT)
+def projected_rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, A, A0,
+                         F_ext, TAU, status):
+    r"""Projected RNEA over a batch: :math:`\tau = G^\top\mathrm{RNEA}_s(q, Gv, G\dot v + g)`
+    (seed 004 §2.4).
+    """
+    n_s = S.shape[1]
+    qd, qdd, tau_s = np.empty(n_s), np.empty(n_s), np.empty(n_s)
+    for b in range(status.shape[0]):
+        Gb, gb, vb, ab = at(G, b), at(g, b), at(V, b), at(A, b)
+        m = Gb.shape[1]
+        for j in range(n_s):  # q̇_s = G v, q̈_s = G a + g
+            x, y = 0.0, gb[j]
+            for c in range(m):
+                x += Gb[j, c] * vb[c]
+                y += Gb[j, c] * ab[c]
+            qd[j], qdd[j] = x, y
+        status[b] = rnea(topo, placement, jparam, inertia, at(S, b), at(S_ring, b), at(T_user, b),
+                         at(Q, b), qd, qdd, at(A0, b), at(F_ext, b), tau_s)
+        for c in range(m):  # τ = Gᵀ τ_s
+            x = 0.0
+            for j in range(n_s):
+                x += Gb[j, c] * tau_s[j]
+            TAU[b, c] = x
+    return 0
 
 
 @njit(**_JIT)

@@ -18,29 +18,38 @@ spanning tree's arrays (:mod:`~geomech.multibody.kernels.compiled`):
 
 The constraint data are per state: ``Gc`` (n_s, m_max) holds, in row ``j`` (a spanning-tree
 speed of a body of cluster ``k``), the entries of :math:`G_k` over the cluster's independent
-speeds (column ``c`` for :math:`\dot y_k[c]`), and ``gs`` (n_s) holds :math:`g = \dot G v`.
-They come from the model's constraint objects in Python (:meth:`ClosedMultibodyModel.
-constraint_matrices`), the two-stage path already used for user-defined joints. Clusters
-whose constraints are all couplings (gears, belts: seed 004's "static" constraints, linear
-with constant :math:`G_k` and :math:`g_k = 0`) are evaluated once per model, so a model
-made only of them (geared chains, belt transmissions) calls no Python per state at all. A
-tree is the degenerate case: one body per cluster, :math:`G_k = \mathbf 1`, :math:`g = 0`
-(seed 004 §5 identity 11).
+speeds (column ``c`` for :math:`\dot y_k[c]`), ``gs`` (n_s) holds :math:`g = \dot G v` and
+``Gdc`` (n_s, m_max) the rate :math:`\dot G_k` in the layout of ``Gc``. Each cluster has a
+mode:
 
-Why G and g are not computed in numba: loop joints and user constraints evaluate
-:math:`G_D = -K_D^{+}K_Y` from the constraint Jacobian of the loop frames (least squares for
-the redundant rows of planar loops) and user-supplied callables (``ImplicitConstraint``);
-the compiled kernels take their results as arrays, exactly as they take user joints' poses.
+- *constant* (no constraint, or couplings only: seed 004's "static" constraints, linear
+  with constant :math:`G_k` and :math:`g_k = 0`): its rows are evaluated once per model;
+- *kernel* (loop joints of the built-in types, with or without couplings, on built-in tree
+  joints): :math:`G_k`, :math:`g_k` and :math:`\dot G_k` are computed per state, cluster by
+  cluster, by :func:`~geomech.multibody.kernels.cluster_constraints.cluster_constraints`
+  (no Python per state), which also returns the constraint residual that validates the
+  state;
+- *two-stage* (user-defined :class:`~geomech.multibody.loops.ImplicitConstraint` callables,
+  user-defined joints, loop joints without a closed-form residual): the model's Python
+  constraint objects fill the cluster's rows per state (the two-stage path already used for
+  user-defined joints), and the kernels consume them.
+
+A tree is the degenerate case: one body per cluster, :math:`G_k = \mathbf 1`, :math:`g = 0`
+(seed 004 §5 identity 11).
 
 References
 ----------
-Seed 004 §1.4–1.5 (clusters, output bodies, stacks), §2.0 (``updateConstraints``), §6 traps
-4 and 8.
+Seed 004 §1.4–1.5 (clusters, output bodies, stacks), §2.0 (``updateConstraints`` per
+cluster), §6 traps 4 and 8.
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from geomech.multibody.kernels import cluster_constraints as CC
+from geomech.multibody.kernels import joints as codes
+from geomech.multibody.kernels.compiled import joint_code
 
 __all__ = ["ClusterLayout", "cluster_layout"]
 
@@ -109,44 +118,192 @@ class ClusterLayout:
                 for j in range(st.v_slices[b].start, st.v_slices[b].stop):
                     rows[j, : y.size], cols[j, : y.size], mask[j, : y.size] = j, y, 1.0
         self._gather = (rows, cols, mask)
+        self._python_clusters = False
         self.all_static = all(static)
         self._model = model
+        self._g_zero = np.zeros((1, n_s))
+        self._python_rows = np.zeros(0, dtype=np.int64)
         if not closed:
             Gc = np.zeros((1, n_s, self.mmax))
             for i in range(N):
                 for c, j in enumerate(range(st.v_slices[i].start, st.v_slices[i].stop)):
                     Gc[0, j, c] = 1.0
             self._G_const = Gc
-        elif self.all_static:
-            q = model.neutral()
-            G, _ = model.constraint_matrices(q, np.zeros(model.nv))
-            self._G_const = self.gather(G[None])
-        else:
-            self._G_const = None
-        self._g_zero = np.zeros((1, n_s))
+            return
+        G, _, _ = model._matrices_single(model.neutral(), np.zeros(model.nv), False)
+        G0 = self.gather(G[None])
+        self._G_const = G0 if self.all_static else None
+        if not self.all_static:
+            self._build_kernel_tables(model, G0[0])
+
+    # ---- constraint tables of the kernel clusters ----------------------------------------
+    _RESIDUAL_CODES = (codes.FIXED, codes.REVOLUTE, codes.PRISMATIC, codes.HELICAL,
+                       codes.SPHERICAL)
+
+    def _kernel_mode(self, model, c) -> bool:
+        """Whether cluster ``c``'s G, g and Ġ can be computed by the kernel."""
+        st = model.spanning_tree
+        if any(con.kind not in ("loop", "coupling") for con in c.constraints):
+            return False
+        if any(joint_code(st.joints[b]) == codes.USER for b in c.bodies):
+            return False
+        members = set(c.bodies)
+        out = dict(zip(c.bodies, c.output, strict=True))
+        for lp in (con for con in c.constraints if con.kind == "loop"):
+            if joint_code(lp.joint) not in self._RESIDUAL_CODES:
+                return False
+            # both loop frames must hang from the same output body (module docstring of
+            # cluster_constraints): an end outside the cluster is that output body itself
+            anchors = {out[b] if b in members else b for b in (lp.pred, lp.succ)}
+            if len(anchors) != 1:
+                return False
+        return True
+
+    def _build_kernel_tables(self, model, G0):
+        NC, n_s = self.n_clusters, self.n_s
+        kc = np.zeros((NC, 9), dtype=np.int64)
+        kcol, span, lpi, lpf = [], [], [], []
+        loc = np.zeros(n_s, dtype=np.int64)
+        cpi, cpe, cpc = [], [], []
+        python_rows = []
+        sizes = np.zeros(5, dtype=np.int64)
+        for k, c in enumerate(model.clusters):
+            cols = np.asarray(c.v_index, dtype=np.int64)
+            for t, j in enumerate(cols):
+                loc[j] = t
+            for con in c.constraints:
+                if con.kind == "coupling":  # residual of every coupling; K rows if kernel
+                    e0 = len(cpe)
+                    for j, iq, coef in zip(con.v_index, con.q_index, con._q_row, strict=True):
+                        cpe.append((int(j), int(iq)))
+                        cpc.append(float(coef))
+                    cpi.append([k, -1, e0, len(cpe)])
+            if not c.constraints or all(con.kind == "coupling" for con in c.constraints):
+                continue
+            if not self._kernel_mode(model, c):
+                python_rows.extend(int(j) for j in cols)
+                continue
+            nc = cols.size
+            Y = [int(t) for t, j in enumerate(cols) if self._is_independent(model, int(j))]
+            D = [t for t in range(nc) if t not in Y]
+            row, na, l0 = 0, 0, len(lpi)
+            for con in c.constraints:
+                if con.kind == "loop":
+                    nva = con.nv_aux
+                    D.extend(nc + na + d for d in range(nva))
+                    lpi.append([k, con.pred, con.succ, row, na, nva, joint_code(con.joint)])
+                    f = np.zeros(CC.LOOP_FLOAT)
+                    f[0:9], f[9:12] = con.Tp[:3, :3].T.ravel(), con.Tp[:3, 3]
+                    f[12:21], f[21:24] = con.Ts[:3, :3].T.ravel(), con.Ts[:3, 3]
+                    Phi = np.zeros((6, 6))
+                    Phi[:, :nva] = con.joint._Phi()
+                    f[24:60] = Phi.ravel()
+                    f[60:63] = getattr(con.joint, "axis", np.zeros(3))
+                    f[63] = getattr(con.joint, "pitch", 0.0)
+                    lpf.append(f)
+                    row += 6
+                    na += nva
+                else:
+                    cpi[[i for i, x in enumerate(cpi) if x[0] == k and x[1] < 0][0]][1] = row
+                    row += 1
+            m = len(Y)
+            if row < len(D):  # fewer rows than unknowns: leave it to the Python objects
+                python_rows.extend(int(j) for j in cols)
+                del lpi[l0:], lpf[l0:]
+                continue
+            kc[k] = (CC.KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span))
+            kcol.extend(Y + D)
+            span.extend(int(j) for j in cols)
+            sizes = np.maximum(sizes, [nc, na, row, len(D), m])
+        self._python_rows = np.asarray(python_rows, dtype=np.int64)
+        self._python_clusters = bool(python_rows)
+        i64 = np.int64
+        self._tables = (
+            kc, np.asarray(kcol, dtype=i64), np.asarray(span, dtype=i64), loc,
+            np.asarray(lpi, dtype=i64).reshape(-1, CC.LOOP_INT),
+            np.asarray(lpf, dtype=float).reshape(-1, CC.LOOP_FLOAT),
+            np.asarray(cpi, dtype=i64).reshape(-1, 4), np.asarray(cpe, dtype=i64).reshape(-1, 2),
+            np.asarray(cpc, dtype=float), np.ascontiguousarray(G0), sizes)
+
+    @staticmethod
+    def _is_independent(model, j: int) -> bool:
+        return bool(np.any(model.independent_v_index == j))
+
+    @property
+    def certifies_closure(self) -> bool:
+        """Whether the kernel checks every constraint of the model (no two-stage cluster)."""
+        return self._G_const is None and not self._python_clusters
 
     def gather(self, G):
         """``Gc`` (B, n_s, m_max) from dense ``G`` (B, n_s, nv)."""
         rows, cols, mask = self._gather
         return np.ascontiguousarray(G[:, rows, cols] * mask)
 
-    def constraint_arrays(self, Q, V=None):
-        """``(Gc, gs)`` for the states ``Q`` (B, nq) and independent speeds ``V`` (B, nv).
+    def scatter(self, Gc):
+        """Dense ``G`` (B, n_s, nv) from ``Gc`` (B, n_s, m_max) (the inverse of :meth:`gather`)."""
+        rows, cols, mask = self._gather
+        sel = mask > 0
+        G = np.zeros((Gc.shape[0], self.n_s, self.nv))
+        G[:, rows[sel], cols[sel]] = Gc[:, sel]
+        return G
 
-        Arrays with one row are shared by the batch (constant G and g = 0). ``Q`` must have
-        been validated (closed configurations).
+    def _kernel(self, Q, V):
+        """Run the constraint kernel: ``(Gc, gs, Gdc, residual, status)``."""
+        st = self.tree
+        cm = st.compiled
+        S, _, T_user = cm.joint_arrays(Q)
+        B = max(Q.shape[0], V.shape[0])
+        Gc = np.empty((B, self.n_s, self.mmax))
+        gs, Gdc = np.empty((B, self.n_s)), np.empty((B, self.n_s, self.mmax))
+        res, status = np.empty(B), np.empty(B, dtype=np.int64)
+        kc, kcol, span, loc, lpi, lpf, cpi, cpe, cpc, G0, sizes = self._tables
+        CC.cluster_constraints_batch(cm.topo, cm.placement, cm.jparam, T_user, S, self.cbody,
+                                     self.cclus, self.yidx, kc, kcol, span, loc, lpi, lpf, cpi,
+                                     cpe, cpc, G0, sizes, np.ascontiguousarray(Q),
+                                     np.ascontiguousarray(V), Gc, gs, Gdc, res, status)
+        return Gc, gs, Gdc, res, status
+
+    def closed_states(self, Q):
+        """Boolean mask (B,): the states the kernel certifies closed (residual at most half
+        the tolerance of :meth:`ClosedMultibodyModel.check_configuration`).
+        """
+        _, _, _, res, status = self._kernel(Q, np.zeros((1, self.nv)))
+        scale = np.maximum(1.0, np.max(np.abs(Q), axis=-1, initial=0.0))
+        return (status == 0) & (res <= 0.5 * self._model.closure_tol * scale)
+
+    def constraint_arrays(self, Q, V=None, rate=False):
+        """``(Gc, gs)`` (and ``Gdc`` if ``rate``) for the states ``Q`` (B, nq) and independent
+        speeds ``V`` (B, nv).
+
+        Arrays with one row are shared by the batch (constant G and g = 0). With constraints
+        evaluated per state, ``Q`` is validated here (:class:`NotOnManifoldError` for an open
+        configuration); a model whose constraints are all constant leaves that to the caller.
         """
         if self._G_const is not None:
+            if rate:
+                return self._G_const, self._g_zero, np.zeros_like(self._G_const)
             return self._G_const, self._g_zero
         model = self._model
-        B = Q.shape[0] if V is None else max(Q.shape[0], V.shape[0])
-        Vb = np.zeros((B, model.nv)) if V is None else np.broadcast_to(V, (B, model.nv))
+        V = np.zeros((1, model.nv)) if V is None else V
+        Gc, gs, Gdc, res, status = self._kernel(Q, V)
+        B = Gc.shape[0]
         Qb = np.broadcast_to(Q, (B, model.nq))
-        G = np.empty((B, self.n_s, model.nv))
-        g = np.empty((B, self.n_s))
+        Vb = np.broadcast_to(V, (B, model.nv))
+        scale = np.maximum(1.0, np.max(np.abs(Qb), axis=-1, initial=0.0))
+        doubt = (status != 0) | (res > 0.5 * model.closure_tol * scale)
+        rows = self._python_rows
         for b in range(B):
-            G[b], g[b] = model._matrices_single(Qb[b], Vb[b], False)[:2]
-        return self.gather(G), g
+            if not (doubt[b] or rows.size):
+                continue
+            if status[b] != 0 or rows.size:  # two-stage clusters (or a singular K_D): Python
+                G, g, Gd = model._matrices_single(Qb[b], Vb[b], True)
+                sel = slice(None) if status[b] != 0 else rows
+                Gc[b, sel] = self.gather(G[None])[0, sel]
+                gs[b, sel] = g[sel]
+                Gdc[b, sel] = self.gather(Gd[None])[0, sel]
+            else:
+                model._check_single(Qb[b])  # raises NotOnManifoldError on an open state
+        return (Gc, gs, Gdc) if rate else (Gc, gs)
 
 
 def cluster_layout(model) -> ClusterLayout:
