@@ -26,11 +26,14 @@ def _block(fun, n: int) -> float:
     return (time.perf_counter() - t0) / n
 
 
-def interleaved(fun_a, fun_b, rounds: int = 15, block: float = 0.01):
-    """Median per-call times of ``fun_a`` and ``fun_b`` and the median of their ratio a/b.
+def interleaved(fun_a, fun_b, rounds: int = 15, block: float = 0.01, stat: str = "median"):
+    """Per-call times of ``fun_a`` and ``fun_b`` over interleaved rounds, and their ratio a/b.
 
     Each round times a block of ``fun_a`` calls then a block of ``fun_b`` calls (about
-    ``block`` seconds each); the ratio is taken round by round before the median.
+    ``block`` seconds each). ``stat="median"``: the medians of the times and of the ratio
+    taken round by round. ``stat="min"``: the smallest time of each and their ratio, an
+    estimate of the uncontended times when other processes load the machine (use many
+    short rounds: the minimum needs only a few undisturbed blocks, the median half of them).
     """
     fun_a(), fun_b()  # warm up (compilation, caches)
     na, nb = _block_size(fun_a, block), _block_size(fun_b, block)
@@ -39,6 +42,8 @@ def interleaved(fun_a, fun_b, rounds: int = 15, block: float = 0.01):
         ta.append(_block(fun_a, na))
         tb.append(_block(fun_b, nb))
     ta, tb = np.array(ta), np.array(tb)
+    if stat == "min":
+        return float(ta.min()), float(tb.min()), float(ta.min() / tb.min())
     return float(np.median(ta)), float(np.median(tb)), float(np.median(ta / tb))
 
 

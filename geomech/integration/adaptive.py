@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.integrate as si
 
 from geomech.errors import NonFiniteError, SimulationBudgetError, SimulationError
 from geomech.integration.budget import Budget
@@ -56,6 +55,8 @@ def get_solver(method):
     >>> get_solver("dop853").__name__, get_solver("rkmk4")
     ('DOP853', None)
     """
+    import scipy.integrate as si  # lazily: scipy.integrate costs ~0.3 s of `import geomech`
+
     if isinstance(method, type) and issubclass(method, si.OdeSolver):
         return method
     if isinstance(method, str):
@@ -84,7 +85,9 @@ class DenseChartSolution:
     def __init__(self, chart, segments, unpack):
         self._chart, self._unpack = chart, unpack
         self._starts = [seg[0] for seg in segments]
-        self._charts = [(q_c, si.OdeSolution(ts, interpolants)) for _, q_c, ts, interpolants in segments]
+        from scipy.integrate import OdeSolution
+
+        self._charts = [(q_c, OdeSolution(ts, interpolants)) for _, q_c, ts, interpolants in segments]
 
     def __call__(self, s: float):
         """``(q, y)`` at time ``s`` (within the run's interval; no validation)."""

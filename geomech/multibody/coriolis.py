@@ -64,10 +64,11 @@ from geomech.multibody._body_factors import (
     _body_B,
     _body_connections,
     _call_kernel,
+    _factor_tensors,
 )
 from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import compiled
+from geomech.multibody.kernels.driver import call_one, compiled, is_state
 from geomech.multibody.kinematics import velocity_map
 from geomech.spatial import crm
 
@@ -172,6 +173,11 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
         return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
+    if cm.packed is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
+        C = np.empty((nv, nv))
+        call_one(K.coriolis_one, (cm.topo, cm.packed, *_factor_tensors(model, connection), q, v,
+                                  C), model, ("q", "v"), (q, v), "the Coriolis matrix")
+        return C
     return _call_kernel(K.coriolis_batch, cm, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")
 

@@ -56,7 +56,6 @@ import weakref
 from typing import NamedTuple
 
 import numpy as np
-import scipy.sparse as sp
 
 from geomech.errors import DimensionError, ModelError, NotATreeError, ParameterError
 from geomech.multibody.kernels import derivatives as K
@@ -167,6 +166,8 @@ class _Layout:
         if P is None:
             rest = [k for k in range(3) if k != axis]
             cols = self.indices[rest[0]] * self.nv + self.indices[rest[1]]
+            import scipy.sparse as sp  # lazily: keeps scipy out of `import geomech`
+
             P = sp.csr_matrix((np.ones(self.size), (np.arange(self.size), cols)),
                               shape=(self.size, self.nv ** 2))
             self._scatter[axis] = P

@@ -35,13 +35,14 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody.kernels import dynamics as K
-from geomech.multibody.kernels.driver import call, compiled, states
+from geomech.multibody.kernels import linalg as _linalg
+from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
 
 __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 
 #: An articulated-inertia block Φᵀ I^A Φ counts as singular when a pivot of its Cholesky
 #: factorisation is at most this fraction of the largest entry of I^A.
-SINGULAR_RTOL = K.SINGULAR_RTOL
+SINGULAR_RTOL = _linalg.SINGULAR_RTOL
 
 _NO_FORCES = np.zeros((1, 0, 6))
 
@@ -169,6 +170,13 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
+    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
+            and is_state(v, nv) and is_state(a, nv)):  # one state: straight to its kernel
+        tau = np.empty(nv)
+        call_one(K.rnea_one, (cm.topo, cm.packed, q, v, a, tau), model, ("q", "v", "a"),
+                 (q, v, a), "tau")
+        return tau
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
     TAU = np.empty((B, cm.nv))
@@ -237,6 +245,10 @@ def crba(model, q, method=None) -> np.ndarray:
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
+    if cm.packed is not None and is_state(q, cm.nq):  # one state: straight to its kernel
+        H = np.empty((cm.nv, cm.nv))
+        call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,), "H")
+        return H
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
     call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model,
@@ -314,6 +326,13 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
+    nq, nv = cm.nq, cm.nv
+    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
+            and is_state(v, nv) and is_state(tau, nv)):  # one state: straight to its kernel
+        a = np.empty(nv)
+        call_one(K.aba_one, (cm.topo, cm.packed, q, v, tau, a), model, ("q", "v", "tau"),
+                 (q, v, tau), "the accelerations")
+        return a
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))
     A = np.empty((B, cm.nv))

@@ -29,7 +29,6 @@ import abc
 from math import factorial
 
 import numpy as np
-from scipy.linalg import expm
 
 from geomech._validation import as_array
 from geomech.errors import ParameterError, SingularityError
@@ -461,6 +460,8 @@ class ExponentialChart(Chart):
             B[..., off : off + n, off : off + n] = -ad_x[..., None, :, :]
             B[..., off : off + n, off + n : off + 2 * n] = np.eye(n)
         B[..., :n, 2 * n : 3 * n] = -ad_e
+        from scipy.linalg import expm  # lazily: keeps scipy out of `import geomech`
+
         L = expm(B)[..., : 2 * n, 2 * n :]  # Fréchet derivative of expm(A) along E_m
         return np.moveaxis(L[..., :n, n:], -3, -1)  # dS[..., i, j, m]
 

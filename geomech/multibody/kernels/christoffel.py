@@ -26,7 +26,6 @@ from numba import njit
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import (
     all_finite,
-    all_finite_branchless,
     tree_transforms,
 )
 from geomech.multibody.kernels.spatial import (
@@ -163,7 +162,7 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
         if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
             for a in range(10):
                 I_C[p, a] += I_C[k, a]
-    if not all_finite_branchless(Gamma):
+    if not all_finite(Gamma):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -240,7 +239,7 @@ def structure_constants(topo, S, D, q, s):
                     y[m] = t / L[m, m]
                 for m in range(d):
                     s[o + a, o + b, o + m] = y[m]
-    if not all_finite_branchless(s):
+    if not all_finite(s):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

@@ -61,7 +61,7 @@ from numba import njit
 
 from geomech.multibody.kernels.coriolis import body_factor
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.kinematics import all_finite, all_finite_branchless, tree_transforms
+from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
     congruence,
@@ -278,7 +278,7 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
                 for a in range(6):
                     for b in range(6):
                         B_C[o, a, b] += B_C[i, a, b]
-    if not all_finite_branchless(C):
+    if not all_finite(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -511,7 +511,7 @@ def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S,
             if o >= 0:
                 for a in range(10):
                     I_C[o, a] += I_C[i, a]
-    if not all_finite_branchless(Gamma):
+    if not all_finite(Gamma):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

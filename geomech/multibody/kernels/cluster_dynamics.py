@@ -46,8 +46,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.dynamics import _cholesky_inverse, at
+from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody.kernels.linalg import cholesky_inverse
 from geomech.multibody.kernels.spatial import (
     congruence_sym,
     cross_force,
@@ -284,7 +285,7 @@ def _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     scale = 0.0
     for x in IAk.ravel():
         scale = max(scale, abs(x))
-    return _cholesky_inverse(Dk, m, scale, Dinv, L)
+    return cholesky_inverse(Dk, m, scale, Dinv, L)
 
 
 @njit(**_JIT)

@@ -32,11 +32,12 @@ Seed 001 §1.2 (tree encoding); Featherstone 2008, §4.1–4.2.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from geomech.multibody import joints as J
 from geomech.multibody.kernels import joints as codes
 
-__all__ = ["CompiledModel", "joint_code"]
+__all__ = ["CompiledModel", "joint_code", "unpack"]
 
 _CODES = {
     J.Fixed: codes.FIXED,
@@ -114,6 +115,13 @@ class CompiledModel:
         #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
         self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
         self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
+        #: the float arrays of one state of a model without user joints (``placement``,
+        #: ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``) in one flat array
+        #: (see :func:`unpack`), else ``None``: the single-state entry points take the model
+        #: as two arguments instead of eight (each array argument costs ~50 ns from Python)
+        self.packed = None if self.user else np.concatenate(
+            [x.ravel() for x in (self.placement, self.jparam, self.inertia, self.S,
+                                 self.S_ring, self.T_user, self.a0)])
         self._model = model
 
     @property
@@ -173,3 +181,30 @@ class CompiledModel:
     def arrays(self):
         """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
         return self._arrays
+
+
+@njit(cache=True, nogil=True)
+def unpack(topo, packed):
+    """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of :attr:`CompiledModel.packed`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels.compiled import unpack
+    >>> cm = robots.double_pendulum().compiled
+    >>> views = unpack.py_func(cm.topo, cm.packed)  # (for kernels: shown without compiling)
+    >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
+    ...           cm.a0[0])
+    >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
+    True
+    """
+    N = topo.shape[0] - 1
+    nv = topo[N, 3]
+    placement, o = packed[: 12 * N].reshape((N, 3, 4)), 12 * N
+    jparam, o = packed[o: o + 25 * N].reshape((N, 25)), o + 25 * N
+    inertia, o = packed[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N
+    S, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    S_ring, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
+    T_user, o = packed[o: o + 12 * N].reshape((N, 3, 4)), o + 12 * N
+    return placement, jparam, inertia, S, S_ring, T_user, packed[o: o + 6]

@@ -25,10 +25,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import (
     all_finite,
-    all_finite_branchless,
     joint_velocity,
     tree_transforms,
 )
@@ -56,6 +56,7 @@ __all__ = [
     "coriolis_work",
     "coriolis",
     "coriolis_batch",
+    "coriolis_one",
     "mass_matrix_derivative_batch",
     "coriolis_transpose_product",
     "coriolis_transpose_product_batch",
@@ -282,7 +283,7 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
                 for a in range(6):
                     for b in range(6):
                         B_C[p, a, b] += B_C[j, a, b]
-    if not all_finite_branchless(C):
+    if not all_finite(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -308,6 +309,14 @@ def coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
+
+
+@njit(**_JIT)
+def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
+    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
+                    C)
 
 
 @njit(**_JIT)
@@ -376,7 +385,7 @@ def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, levi_civita
         if p >= 0:
             transform_force_transpose(E[i], r[i], g1[i], g1[p])
             transform_force_transpose(E[i], r[i], g2[i], g2[p])
-    if not all_finite_branchless(tau):
+    if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -469,7 +478,7 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_r
             tau[k] = dot6(S[k], f[i])
         if parent[i] >= 0:
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
-    if not all_finite_branchless(tau):
+    if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

@@ -33,8 +33,8 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["compiled", "states", "call", "set_num_threads", "get_num_threads",
-           "PARALLEL_THRESHOLD"]
+__all__ = ["compiled", "states", "call", "is_state", "call_one", "set_num_threads",
+           "get_num_threads", "PARALLEL_THRESHOLD"]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
@@ -91,6 +91,10 @@ def compiled(model):
         ...
     geomech.errors.ModelError: Expected `model` to be a MultibodyModel, got NoneType.
     """
+    try:
+        return model._compiled  # built and cached by `model.compiled` (the fast path)
+    except AttributeError:
+        pass
     try:
         return model.compiled
     except AttributeError:
@@ -151,6 +155,55 @@ def states(*inputs):
         # one array type per kernel argument (C-contiguous, writable float64), see `call`
         out.append(a if flags.c_contiguous and flags.writeable else a.copy())
     return batch, B, out
+
+
+_F64 = np.dtype(np.float64)
+_UNIT_STRIDE = (8,)
+
+
+def is_state(x, n: int) -> bool:
+    """Whether ``x`` goes to a single-state kernel as it is: a contiguous float64 array of shape (n,).
+
+    The public wrappers' fast path: one state given as such arrays skips :func:`states`
+    (finiteness is checked inside the kernels). Anything else (lists, other dtypes, batches,
+    strided views) takes the general path, which converts, validates and names the input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.driver import is_state
+    >>> is_state(np.zeros(3), 3), is_state(np.zeros(6)[::2], 3), is_state([0.0] * 3, 3)
+    (True, False, False)
+    """
+    # strides (8,): one contiguous axis (so len() is safe); the cheapest checks first
+    return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and \
+        len(x) == n
+
+
+def call_one(kernel, args, model, names, inputs, what="the result"):
+    """Run the single-state ``kernel(*args)`` and raise the named error of a failed status.
+
+    ``inputs`` are the user's inputs (arrays accepted by :func:`is_state`), ``names`` their
+    names, for messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels import dynamics as K
+    >>> from geomech.multibody.kernels.driver import call_one
+    >>> model = robots.double_pendulum()
+    >>> q, H = np.array([0.3, 0.0]), np.empty((2, 2))
+    >>> cm = model.compiled
+    >>> call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,))
+    >>> H
+    array([[5., 2.],
+           [2., 1.]])
+    """
+    ep = _ENTRY.get(kernel)
+    status = (ep if ep is not None else _entry(kernel))(*args)
+    if status:
+        raise _error(int(status), 0, (), model, names, inputs, what)
 
 
 def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the result"):

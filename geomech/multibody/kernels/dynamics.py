@@ -22,17 +22,23 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody.kernels.linalg import cholesky_inverse
 from geomech.multibody.kernels.spatial import (
+    compose_transforms,
     congruence_sym,
     cross_force,
     cross_motion,
-    force_to_parent,
-    inertia_congruence,
+    dot6,
+    inertia_params,
+    inertia_params_times,
+    inertia_params_transform,
     inertia_times,
     matvec6,
     transform_force_transpose,
     transform_motion,
+    transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import (
     NON_FINITE_INPUT,
@@ -42,13 +48,12 @@ from geomech.multibody.kernels.status import (
     pack,
 )
 
-__all__ = ["rnea", "rnea_batch", "crba", "crba_batch", "aba", "aba_batch",
+__all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "aba",
+           "aba_batch", "aba_one",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-#: relative tolerance of the singular-articulated-inertia test of ABA (dynamics.SINGULAR_RTOL)
-SINGULAR_RTOL = 1e-12
 
 
 @njit(**_JIT)
@@ -72,12 +77,14 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    buf = np.empty(30 * N + 12)  # one allocation for the work arrays
+    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
+    vel, acc = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
+    f = buf[24 * N: 30 * N].reshape((N, 6))
+    vJ, h = buf[30 * N: 30 * N + 6], buf[30 * N + 6: 30 * N + 12]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, acc, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    vJ, h = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists, accelerations, body forces --------------------------------
     for i in range(N):
@@ -128,6 +135,14 @@ def rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0,
 
 
 @njit(**_JIT)
+def rnea_one(topo, packed, q, v, a, tau):
+    """:func:`rnea` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    return rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0,
+                packed[:0].reshape((0, 6)), tau)
+
+
+@njit(**_JIT)
 def _first_failure(status):
     for b in range(status.shape[0]):
         if status[b] != OK:
@@ -142,51 +157,61 @@ def _first_failure(status):
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
-    The full symmetric matrix is written. Returns a packed status.
+    Every quantity is held in ground coordinates (seed 001's footnote 3; Pinocchio's
+    choice): :math:`\mathbf M_{ij} = \boldsymbol\Phi_i^\top\mathbf I^C_j\boldsymbol\Phi_j`
+    does not depend on the frame, so line 17 (re-expressing F2 in the parent's frame) is the
+    identity and line 24 a plain sum; inertias are ten parameters
+    (:func:`~geomech.multibody.kernels.spatial.inertia_params`). The full symmetric matrix is
+    written. Returns a packed status.
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
+    nv = iv[N]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    buf = np.empty(34 * N + 6 * nv + 36)  # one allocation for the work arrays
+    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
+    E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
+    I_C = buf[24 * N: 34 * N].reshape((N, 10))  # composite inertias, ten parameters
+    Phi = buf[34 * N: 34 * N + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
+    F = buf[34 * N + 6 * nv:].reshape((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    I_C = inertia.copy()  # seed 001 Alg. 1 l.5: I^C_i = I_i
-    F = np.empty((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
-    G = np.empty((6, 6))
-    H[:, :] = 0.0
+
+    # ---- forward pass: Φ_i and I_i in ground coordinates ---------------------------------
+    for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
     # ---- backward pass: composite inertias and the blocks of H along each support path ---
+    H[:, :] = 0.0
     for j in range(N - 1, -1, -1):
-        d = iv[j + 1] - iv[j]
+        o, d = iv[j], iv[j + 1] - iv[j]
         for k in range(d):
-            inertia_times(I_C[j], S[iv[j] + k], F[k])  # l.10: F2 = I^C_j Φ_j
-        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2
-            for l in range(d):  # noqa: E741
-                s = 0.0
-                for c in range(6):
-                    s += S[iv[j] + k, c] * F[l, c]
-                H[iv[j] + k, iv[j] + l] = s
-        for k in range(d):  # a multi-DoF block is symmetric only to rounding: symmetrise
-            for l in range(k):  # noqa: E741
-                m = 0.5 * (H[iv[j] + k, iv[j] + l] + H[iv[j] + l, iv[j] + k])
-                H[iv[j] + k, iv[j] + l] = H[iv[j] + l, iv[j] + k] = m
+            inertia_params_times(I_C[j], Phi[o + k], F[k])  # l.10: F2 = I^C_j Φ_j
+        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2 (a multi-DoF block symmetrised)
+            for l in range(k + 1):  # noqa: E741
+                m = 0.5 * (dot6(Phi[o + k], F[l]) + dot6(Phi[o + l], F[k]))
+                H[o + k, o + l] = H[o + l, o + k] = m
         i = j
-        while parent[i] >= 0 and d > 0:  # l.16: walk to the root
-            for k in range(d):  # l.17: re-express F2 in frame p(i) before stepping
-                force_to_parent(E[i], r[i], F[k], G[k], False)
-            F, G = G, F
+        while parent[i] >= 0 and d > 0:  # l.16: walk to the root (l.17: identity here)
             i = parent[i]
             for m in range(iv[i], iv[i + 1]):  # l.21: M_ij = Φ_iᵀ F2, M_ji = M_ijᵀ
                 for k in range(d):
-                    s = 0.0
-                    for c in range(6):
-                        s += S[m, c] * F[k, c]
-                    H[m, iv[j] + k] = s
-                    H[iv[j] + k, m] = s
-        if parent[j] >= 0:  # l.24 (guarded): I^C_p(j) += X_jᵀ I^C_j X_j
-            inertia_congruence(E[j], r[j], I_C[j], I_C[parent[j]])
+                    H[m, o + k] = H[o + k, m] = dot6(Phi[m], F[k])
+        p = parent[j]
+        if p >= 0:  # l.24 (guarded): I^C_p(j) += I^C_j, a plain sum in ground coordinates
+            for a in range(10):
+                I_C[p, a] += I_C[j, a]
     if not all_finite(H):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -201,39 +226,16 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
     return _first_failure(status)
 
 
+@njit(**_JIT)
+def crba_one(topo, packed, q, H):
+    """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    return crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H)
+
+
 # ----------------------------------------------------------------------------------------
 # ABA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
-def _cholesky_inverse(D, d, scale, Dinv, L):
-    """Inverse of the SPD d×d block ``D`` by Cholesky; False when a pivot ≤ rtol·scale."""
-    for i in range(d):
-        for j in range(i + 1):
-            s = D[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            if i == j:
-                if not s > SINGULAR_RTOL * scale:
-                    return False
-                L[i, i] = np.sqrt(s)
-            else:
-                L[i, j] = s / L[j, j]
-    # Dinv = L⁻ᵀ L⁻¹: invert L column by column, then multiply
-    for c in range(d):
-        for i in range(d):  # forward substitution L y = e_c, stored in Dinv[:, c]
-            s = 1.0 if i == c else 0.0
-            for k in range(i):
-                s -= L[i, k] * Dinv[k, c]
-            Dinv[i, c] = s / L[i, i]
-    for c in range(d):  # back substitution Lᵀ x = y
-        for i in range(d - 1, -1, -1):
-            s = Dinv[i, c]
-            for k in range(i + 1, d):
-                s -= L[k, i] * Dinv[k, c]
-            Dinv[i, c] = s / L[i, i]
-    return True
-
-
 @njit(**_JIT)
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
@@ -247,19 +249,25 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    nv = iv[N]
+    buf = np.empty(108 * N + 7 * nv + 162)  # one allocation for the work arrays
+    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
+    vel, c = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
+    p_A, acc = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
+    I_A = buf[36 * N: 72 * N].reshape((N, 6, 6))
+    D_inv = buf[72 * N: 108 * N].reshape((N, 6, 6))
+    o = 108 * N
+    U = buf[o: o + 6 * nv].reshape((nv, 6))  # rows: U_i = I^A_i Φ_i, column by column
+    u = buf[o + 6 * nv: o + 7 * nv]
+    o += 7 * nv
+    W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # D_i, its factor
+    Y = buf[o + 72: o + 108].reshape((6, 6))  # U D⁻¹
+    W3 = buf[o + 108: o + 144].reshape((4, 3, 3))
+    vJ, h, p_a = buf[o + 144: o + 150], buf[o + 150: o + 156], buf[o + 156: o + 162]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, c, p_A, acc = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    I_A = inertia.copy()
-    nv = iv[N]
-    U = np.empty((nv, 6))  # rows: U_i = I^A_i Φ_i, column by column
-    D_inv = np.empty((N, 6, 6))
-    u = np.empty(nv)
-    vJ, h = np.empty(6), np.empty(6)
-    W, I_a, L, W3 = np.empty((6, 6)), np.empty((6, 6)), np.empty((6, 6)), np.empty((4, 3, 3))
-    p_a, UDu = np.empty(6), np.empty(6)
+    I_A[:, :, :] = inertia
 
     # ---- forward pass 1: velocities, velocity-product accelerations, bias forces ---------
     for i in range(N):
@@ -299,11 +307,10 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
             for k in range(d):  # symmetric up to rounding: symmetrise
                 for m in range(k):
                     W[k, m] = W[m, k] = 0.5 * (W[k, m] + W[m, k])
-            scale = 0.0
+            scale = 0.0  # |I^A|: of a positive semi-definite matrix, its largest diagonal entry
             for k in range(6):
-                for m in range(6):
-                    scale = max(scale, abs(I_A[i, k, m]))
-            if not _cholesky_inverse(W, d, scale, D_inv[i], L):
+                scale = max(scale, I_A[i, k, k])
+            if not cholesky_inverse(W, d, scale, D_inv[i], L):
                 return pack(SINGULAR, i)
             for k in range(d):  # u_i = τ_i − Φ_iᵀ p^A_i
                 s = 0.0
@@ -313,27 +320,25 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         p = parent[i]
         if p < 0:
             continue
-        # I^a = I^A − U D⁻¹ Uᵀ, p^a = p^A + I^a c + U D⁻¹ u
-        for k in range(6):
-            for m in range(6):
-                I_a[k, m] = I_A[i, k, m]
-        for k in range(d):
-            for m in range(d):
-                w = D_inv[i, k, m]
-                for e in range(6):
-                    x = U[o + k, e] * w
-                    for g in range(6):
-                        I_a[e, g] -= x * U[o + m, g]
-        matvec6(I_a, c[i], p_a)
-        UDu[:] = 0.0
-        for k in range(d):
-            s = 0.0
-            for m in range(d):
-                s += D_inv[i, k, m] * u[o + m]
+        # I^a = I^A − U D⁻¹ Uᵀ = I^A − Y Uᵀ, p^a = p^A + I^a c + Y u, with Y = U D⁻¹
+        for k in range(d):  # Y (rows: its columns)
             for e in range(6):
-                UDu[e] += U[o + k, e] * s
+                x = 0.0
+                for m in range(d):
+                    x += U[o + m, e] * D_inv[i, m, k]
+                Y[k, e] = x
+        I_a = I_A[i]  # I^A_i is not read again: I^a_i takes its place
+        for k in range(d):
+            for e in range(6):
+                y = Y[k, e]
+                for g in range(6):
+                    I_a[e, g] -= y * U[o + k, g]
+        matvec6(I_a, c[i], p_a)
         for e in range(6):
-            p_a[e] += p_A[i, e] + UDu[e]
+            p_a[e] += p_A[i, e]
+        for k in range(d):
+            for e in range(6):
+                p_a[e] += Y[k, e] * u[o + k]
         congruence_sym(E[i], r[i], I_a, W3, I_A[p])  # I^A_p += X_upᵀ I^a X_up
         transform_force_transpose(E[i], r[i], p_a, p_A[p])  # p^A_p += X_upᵀ p^a
 
@@ -372,6 +377,14 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
                         at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
                         at(F_ext, b), A[b])
     return _first_failure(status)
+
+
+@njit(**_JIT)
+def aba_one(topo, packed, q, v, tau, a):
+    """:func:`aba` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    return aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0,
+               packed[:0].reshape((0, 6)), a)
 
 
 # ----------------------------------------------------------------------------------------

@@ -26,18 +26,23 @@ from geomech.multibody.kernels.spatial import (
 from geomech.multibody.kernels.status import NOT_ON_MANIFOLD, OK, pack
 
 __all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses",
-           "body_jacobians", "all_finite", "all_finite_branchless"]
+           "body_jacobians", "all_finite"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
 def all_finite(x):
-    """True when every entry of ``x`` (any shape) is finite."""
-    for value in x.ravel():
-        if not np.isfinite(value):
-            return False
-    return True
+    """True when every entry of ``x`` (any shape) is finite.
+
+    One branch-free pass: ``y - y`` is 0 unless ``y`` is NaN or inf (several times faster
+    than testing ``np.isfinite`` entry by entry with an early exit).
+    """
+    y = x.ravel()
+    bad = False
+    for k in range(y.shape[0]):
+        bad |= (y[k] - y[k]) != 0.0
+    return not bad
 
 
 @njit(**_JIT)
@@ -52,8 +57,9 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     d\,\mathbf R_T\mathbf a`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
     quaternion).
     """
-    R_work, p_work = np.empty((3, 3)), np.empty(3)  # the joint pose
-    R_up, p_up = np.empty((3, 3)), np.empty(3)  # the pose of body i in its parent
+    work = np.empty(24)  # one allocation: R_work, p_work (the joint pose), R_up, p_up (the
+    R_work, p_work = work[:9].reshape((3, 3)), work[9:12]  # pose of body i in its parent)
+    R_up, p_up = work[12:21].reshape((3, 3)), work[21:24]
     for i in range(jtype.shape[0]):
         code = jtype[i]
         P, c = placement[i], jparam[i]
@@ -144,16 +150,3 @@ def body_jacobians(parent, iv, S, E, r, J):
                 transform_motion(E[i], r[i], J[p, k], J[i, k])
         for k in range(iv[i], iv[i + 1]):
             J[i, k, :] = S[k]
-
-
-@njit(**_JIT)
-def all_finite_branchless(x):
-    """:func:`all_finite` in one branch-free pass (``x - x`` is 0 unless ``x`` is NaN or inf).
-
-    About 7× faster than :func:`all_finite` on a 30 × 30 result, which it could replace.
-    """
-    y = x.ravel()
-    bad = False
-    for k in range(y.shape[0]):
-        bad |= (y[k] - y[k]) != 0.0
-    return not bad

@@ -28,7 +28,6 @@ from geomech.multibody.kernels.coriolis import reference_motion
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import (
     all_finite,
-    all_finite_branchless,
     tree_transforms,
 )
 from geomech.multibody.kernels.spatial import (
@@ -104,7 +103,7 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
                 for k in range(10):
                     Y[m, 10 * i + k] = dot6(Phi[m], F[k])
             j = parent[j]
-    if not all_finite_branchless(Y):
+    if not all_finite(Y):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
