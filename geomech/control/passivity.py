@@ -203,9 +203,10 @@ class SlotineLi:
         self._connection = resolve_connection(given, connection)
         # a robot with a named body connection: the recursive torques of
         # geomech.multibody.slotine_li_torques (O(N), with the estimate's inertias)
+        # (on a closed model, Gᵀ times the spanning tree's, seed 000 eq. 17)
         self._body_connection = (
             connection if self.multibody and not isinstance(connection, AffineConnection)
-            and not getattr(system, "is_closed", False) else None
+            else None
         )
         self.reference = reference
         n = self.n = system.dim
@@ -429,7 +430,8 @@ def _check_same_kinematics(model, estimate) -> None:
         from ..multibody.kinematics import joint_transforms
 
         q = model.random_configuration(np.random.default_rng(1))
-        same = np.allclose(joint_transforms(estimate, q)[0], joint_transforms(model, q)[0],
+        tree, tree_hat = (getattr(m, "spanning_tree", m) for m in (model, estimate))
+        same = np.allclose(joint_transforms(tree_hat, q)[0], joint_transforms(tree, q)[0],
                            rtol=0.0, atol=1e-12)
     if not same:
         raise ParameterError(
@@ -534,7 +536,7 @@ class AdaptiveSlotineLi(SlotineLi):
         from ..multibody.regressor import slotine_li_regressor
         from ..spatial import dynamic_parameters
 
-        if not isinstance(system, MultibodyModel) or system.is_closed:
+        if not isinstance(system, MultibodyModel):
             raise ParameterError(
                 "Adaptation needs the regressor of a MultibodyModel, got "
                 f"{type(system).__name__}."
