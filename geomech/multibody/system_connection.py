@@ -36,7 +36,7 @@ from geomech.errors import DimensionError
 from geomech.geometry.connection import AffineConnection
 from geomech.multibody._body_factors import _body_connections
 from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS, LeviCivitaBody
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.christoffel import christoffel_symbols
 from geomech.multibody.coriolis import (
     coriolis_matrix,
     coriolis_matrix_dense,
@@ -322,7 +322,7 @@ def connection_report(model, q=None, v=None, *, connections=None, rng=None, repe
     bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
     H = crba(model, q)
     scale = max(1.0, float(np.max(np.abs(H))))
-    s = joint_structure_constants(model, q)
+    s = model.frame.structure_constants(q)  # of the independent speeds on a closed model
     s_low = np.einsum("il,jkl->ijk", H, s)
     rows = []
     for spec in connections:
@@ -335,12 +335,11 @@ def connection_report(model, q=None, v=None, *, connections=None, rng=None, repe
         tors = float(np.max(np.abs(Gamma - np.swapaxes(Gamma, -1, -2) - s_low), initial=0.0))
         extra = {}
         if conn.is_levi_civita:
-            extra = {
-                "time_alg2": _best_time(lambda: christoffel_symbols(model, q), repeat),
-                "time_differentiation": _best_time(
+            extra = {"time_alg2": _best_time(lambda: christoffel_symbols(model, q), repeat)}
+            if not getattr(model, "is_closed", False):  # eqs. 29-32 are written for trees
+                extra["time_differentiation"] = _best_time(
                     lambda: coriolis_matrix_differentiation(model, q, v), repeat
-                ),
-            }
+                )
         rows.append(
             ConnectionReport(
                 name=str(name),
