@@ -57,6 +57,7 @@ from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
+from geomech.lie._homogeneous import homogeneous
 from geomech.lie._maps import (
     _random_quaternion,
     _rot2,
@@ -104,16 +105,6 @@ class _AxisRotation:
     def __call__(self, theta: np.ndarray) -> np.ndarray:
         s, c = np.sin(theta)[..., None, None], np.cos(theta)[..., None, None]
         return np.eye(3) + s * self.K + (1.0 - c) * self.K2
-
-
-def _homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``[[R, p], [0, 1]]`` from broadcastable ``R`` (..., 3, 3) and ``p`` (..., 3)."""
-    lead = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
-    T = np.zeros(lead + (4, 4))
-    T[..., :3, :3] = R
-    T[..., :3, 3] = p
-    T[..., 3, 3] = 1.0
-    return T
 
 
 def _rot_z(theta: np.ndarray) -> np.ndarray:
@@ -625,7 +616,7 @@ class Revolute(OneDoFJoint):
 
     def _pose(self, q):
         R = self._K(q[..., 0])
-        return _homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
+        return homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
 
     def _Phi(self):
         return np.concatenate([self.axis, np.zeros(3)])[:, None]
@@ -674,7 +665,7 @@ class Prismatic(OneDoFJoint):
 
     def _pose(self, q):
         p = q[..., 0, None] * self.axis
-        return _homogeneous(np.eye(3), p)
+        return homogeneous(np.eye(3), p)
 
     def _Phi(self):
         return np.concatenate([np.zeros(3), self.axis])[:, None]
@@ -734,7 +725,7 @@ class Helical(OneDoFJoint):
 
     def _pose(self, q):
         R = self._K(q[..., 0])
-        return _homogeneous(R, self.pitch * q[..., 0, None] * self.axis)
+        return homogeneous(R, self.pitch * q[..., 0, None] * self.axis)
 
     def _Phi(self):
         return np.concatenate([self.axis, self.pitch * self.axis])[:, None]
@@ -786,7 +777,7 @@ class Spherical(Joint):
 
     def _pose(self, q):
         R = quat_to_matrix(q)
-        return _homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
+        return homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
 
     def _Phi(self):
         return np.concatenate([np.eye(3), np.zeros((3, 3))])
@@ -875,7 +866,7 @@ class Planar(Joint):
 
     def _pose(self, q):
         p = np.concatenate([q[..., :2], np.zeros(q.shape[:-1] + (1,))], axis=-1)
-        return _homogeneous(_rot_z(q[..., 2]), p)
+        return homogeneous(_rot_z(q[..., 2]), p)
 
     def _Phi(self):
         Phi = np.zeros((6, 3))
@@ -939,7 +930,7 @@ class SchoenfliesJoint(Joint):
         self.manifold = Schoenflies
 
     def _pose(self, q):
-        return _homogeneous(_rot_z(q[..., 3]), q[..., :3])
+        return homogeneous(_rot_z(q[..., 3]), q[..., :3])
 
     def _Phi(self):
         Phi = np.zeros((6, 4))
@@ -1007,7 +998,7 @@ class FreeFlyer(Joint):
         self.manifold = SE3
 
     def _pose(self, q):
-        return _homogeneous(quat_to_matrix(q[..., 3:]), q[..., :3])
+        return homogeneous(quat_to_matrix(q[..., 3:]), q[..., :3])
 
     def _Phi(self):
         return np.eye(6)
