@@ -822,7 +822,49 @@ def _planar_step(theta0: np.ndarray, w: np.ndarray, v: np.ndarray) -> np.ndarray
     return np.einsum("...ij,...j->...i", R, v)
 
 
-class Planar(Joint):
+class _PlanarMotionJoint(Joint):
+    """Joints on SE(2) × R^k (k = 0, 1): ``q = [x, y, (z,) θ]``, ``v = [ω_z, v_x, v_y, (v_z)]``.
+
+    The ``(θ, x, y)`` part moves by the exact SE(2) step; ``z`` (the Schönflies joint's
+    central translation) adds. ``Φ`` selects ``[ω_z, v_x, v_y, (v_z)]`` from ``[ω; v]``.
+    """
+
+    def _pose(self, q):
+        p = np.zeros(q.shape[:-1] + (3,))
+        p[..., : self.nq - 1] = q[..., :-1]
+        return homogeneous(_rot_z(q[..., -1]), p)
+
+    def _Phi(self):
+        Phi = np.zeros((6, self.nv))
+        Phi[2 : 2 + self.nv] = np.eye(self.nv)
+        return Phi
+
+    def _integrate(self, q, v):
+        q, v = np.broadcast_arrays(q, v)
+        xy = q[..., :2] + _planar_step(q[..., -1], v[..., 0], v[..., 1:3])
+        z = q[..., 2:-1] + v[..., 3:]
+        return np.concatenate([xy, z, q[..., -1:] + v[..., :1]], axis=-1)
+
+    def _difference(self, q0, q1):
+        q0, q1 = np.broadcast_arrays(q0, q1)
+        dtheta = q1[..., -1] - q0[..., -1]
+        vxy = _planar_difference(dtheta, q0[..., -1], q1[..., :2] - q0[..., :2])
+        return np.concatenate([dtheta[..., None], vxy, q1[..., 2:-1] - q0[..., 2:-1]], axis=-1)
+
+    def _neutral(self):
+        return np.zeros(self.nq)
+
+    def _random(self, rng, shape):
+        return np.concatenate(
+            [
+                rng.uniform(-1.0, 1.0, shape + (self.nq - 1,)),
+                rng.uniform(-np.pi, np.pi, shape + (1,)),
+            ],
+            -1,
+        )
+
+
+class Planar(_PlanarMotionJoint):
     r"""Planar joint: SE(2) in the joint frame's xy-plane, ``q = [x, y, θ]``, ``v = [ω_z, v_x, v_y]``.
 
     ``v`` is the body twist; the angle θ is not wrapped.
@@ -864,36 +906,9 @@ class Planar(Joint):
         super().__init__(name)
         self.manifold = SE2
 
-    def _pose(self, q):
-        p = np.concatenate([q[..., :2], np.zeros(q.shape[:-1] + (1,))], axis=-1)
-        return homogeneous(_rot_z(q[..., 2]), p)
-
-    def _Phi(self):
-        Phi = np.zeros((6, 3))
-        Phi[2, 0] = Phi[3, 1] = Phi[4, 2] = 1.0
-        return Phi
-
-    def _integrate(self, q, v):
-        q, v = np.broadcast_arrays(q, v)
-        xy = q[..., :2] + _planar_step(q[..., 2], v[..., 0], v[..., 1:])
-        return np.concatenate([xy, q[..., 2:] + v[..., :1]], axis=-1)
-
-    def _difference(self, q0, q1):
-        q0, q1 = np.broadcast_arrays(q0, q1)
-        dtheta = q1[..., 2] - q0[..., 2]
-        vxy = _planar_difference(dtheta, q0[..., 2], q1[..., :2] - q0[..., :2])
-        return np.concatenate([dtheta[..., None], vxy], axis=-1)
-
-    def _neutral(self):
-        return np.zeros(3)
-
-    def _random(self, rng, shape):
-        return np.concatenate(
-            [rng.uniform(-1.0, 1.0, shape + (2,)), rng.uniform(-np.pi, np.pi, shape + (1,))], -1
-        )
 
 
-class SchoenfliesJoint(Joint):
+class SchoenfliesJoint(_PlanarMotionJoint):
     r"""Schönflies joint X(z): ``q = [x, y, z, θ]``, ``v = [ω_z, v_x, v_y, v_z]`` (body).
 
     The SCARA motion group SE(2) × R: translations in x, y, z and rotation about z.
@@ -929,33 +944,6 @@ class SchoenfliesJoint(Joint):
         super().__init__(name)
         self.manifold = Schoenflies
 
-    def _pose(self, q):
-        return homogeneous(_rot_z(q[..., 3]), q[..., :3])
-
-    def _Phi(self):
-        Phi = np.zeros((6, 4))
-        Phi[2, 0] = Phi[3, 1] = Phi[4, 2] = Phi[5, 3] = 1.0
-        return Phi
-
-    def _integrate(self, q, v):
-        q, v = np.broadcast_arrays(q, v)
-        xy = q[..., :2] + _planar_step(q[..., 3], v[..., 0], v[..., 1:3])
-        z = q[..., 2:3] + v[..., 3:4]
-        return np.concatenate([xy, z, q[..., 3:] + v[..., :1]], axis=-1)
-
-    def _difference(self, q0, q1):
-        q0, q1 = np.broadcast_arrays(q0, q1)
-        dtheta = q1[..., 3] - q0[..., 3]
-        vxy = _planar_difference(dtheta, q0[..., 3], q1[..., :2] - q0[..., :2])
-        return np.concatenate([dtheta[..., None], vxy, q1[..., 2:3] - q0[..., 2:3]], axis=-1)
-
-    def _neutral(self):
-        return np.zeros(4)
-
-    def _random(self, rng, shape):
-        return np.concatenate(
-            [rng.uniform(-1.0, 1.0, shape + (3,)), rng.uniform(-np.pi, np.pi, shape + (1,))], -1
-        )
 
 
 class FreeFlyer(Joint):
