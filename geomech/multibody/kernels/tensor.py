@@ -14,7 +14,8 @@ one motion vector ``s`` (a column :math:`\mathbf s_p`) or one force vector ``f``
                                        (seed 002 eq. 6 **without** the ½, as Alg. 1 l.9, 15)
 =====================================  =====================================================
 
-plus 6-vector helpers (``dot6``, ``matTvec6_add`` ...). Spatial vectors are angular first.
+plus 6-vector helpers (``matvec6_add``, ``matTvec6_add``; ``dot6`` is
+:mod:`geomech.multibody.kernels.spatial`'s). Spatial vectors are angular first.
 These are the numba twins of the numpy operators of :mod:`geomech.spatial` (the reference
 they are tested against in ``tests/test_spatial_tensor.py``).
 
@@ -28,7 +29,6 @@ from __future__ import annotations
 from numba import njit
 
 __all__ = [
-    "dot6",
     "crf_left",
     "crm_right",
     "crbar_add",
@@ -41,13 +41,6 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 #: the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
 #: the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
 _INLINE = dict(_JIT, inline="always")
-
-
-@njit(**_INLINE)
-def dot6(x, y):
-    r""":math:`\mathbf x^\top\mathbf y` of two 6-vectors."""
-    return (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-            + x[3] * y[3] + x[4] * y[4] + x[5] * y[5])
 
 
 @njit(**_INLINE)
