@@ -96,6 +96,17 @@ def crm_right(M, s, out):
         out[r, 5] += w0 * f4 - w1 * f3
 
 
+@njit(**_INLINE)
+def _sub_skew(out, r, c, x0, x1, x2):
+    """``out[r:r+3, c:c+3] -= [x×]``, the skew matrix of ``x = (x0, x1, x2)``."""
+    out[r, c + 1] += x2
+    out[r, c + 2] -= x1
+    out[r + 1, c] -= x2
+    out[r + 1, c + 2] += x0
+    out[r + 2, c] += x1
+    out[r + 2, c + 1] -= x0
+
+
 @njit(**_JIT)
 def crbar_add(f, out, c):
     r"""``out += c (f ×̄*)``: :math:`(\mathbf f\bar\times^*) = -\begin{bmatrix}\mathbf n\times &
@@ -104,24 +115,9 @@ def crbar_add(f, out, c):
     """
     n0, n1, n2, g0, g1, g2 = c * f[0], c * f[1], c * f[2], c * f[3], c * f[4], c * f[5]
     # -[n×] and -[f×] blocks (upper left, upper right, lower left)
-    out[0, 1] += n2
-    out[0, 2] -= n1
-    out[1, 0] -= n2
-    out[1, 2] += n0
-    out[2, 0] += n1
-    out[2, 1] -= n0
-    out[0, 4] += g2
-    out[0, 5] -= g1
-    out[1, 3] -= g2
-    out[1, 5] += g0
-    out[2, 3] += g1
-    out[2, 4] -= g0
-    out[3, 1] += g2
-    out[3, 2] -= g1
-    out[4, 0] -= g2
-    out[4, 2] += g0
-    out[5, 0] += g1
-    out[5, 1] -= g0
+    _sub_skew(out, 0, 0, n0, n1, n2)
+    _sub_skew(out, 0, 3, g0, g1, g2)
+    _sub_skew(out, 3, 0, g0, g1, g2)
 
 
 @njit(**_JIT)
