@@ -1010,6 +1010,18 @@ class PinocchioBridge:
             out[jid] = out[jid] + M.act(pin.Force(wrench_to_pin(f_ext[i])))
         return out
 
+    def _run_dynamics(self, algorithm: str, q, v, x, f_ext) -> np.ndarray:
+        """Pinocchio's ``algorithm(model, data, q, v, x[, f_ext])`` in geomech's layout.
+
+        Shared by :meth:`rnea` and :meth:`aba`: the arguments mapped in, the result mapped back.
+        """
+        pin = _pin()
+        args = [self.pin_model, self.pin_data, self.q_to_pin(q), self.v_to_pin(v),
+                self.v_to_pin(x)]  # fmt: skip
+        if f_ext is not None:
+            args.append(self.f_ext_to_pin(f_ext))
+        return self.v_from_pin(getattr(pin, algorithm)(*args))
+
     # ---- Pinocchio's algorithms in geomech's conventions (single states)
     def rnea(self, q, v, a, f_ext=None) -> np.ndarray:
         """Pinocchio's RNEA, in geomech's layout: ``tau`` of shape (nv,).
@@ -1035,12 +1047,7 @@ class PinocchioBridge:
         >>> np.round(bridge.rnea([0.0, 0.0], [0.0, 0.0], [1.0, 0.0]), 12)
         array([5., 2.])
         """
-        pin = _pin()
-        args = [self.pin_model, self.pin_data, self.q_to_pin(q), self.v_to_pin(v),
-                self.v_to_pin(a)]  # fmt: skip
-        if f_ext is not None:
-            args.append(self.f_ext_to_pin(f_ext))
-        return self.v_from_pin(pin.rnea(*args))
+        return self._run_dynamics("rnea", q, v, a, f_ext)
 
     def aba(self, q, v, tau, f_ext=None) -> np.ndarray:
         """Pinocchio's ABA, in geomech's layout: accelerations of shape (nv,).
@@ -1065,12 +1072,7 @@ class PinocchioBridge:
         >>> np.round(bridge.aba([0.0, 0.0], [0.0, 0.0], [5.0, 2.0]), 12)
         array([1., 0.])
         """
-        pin = _pin()
-        args = [self.pin_model, self.pin_data, self.q_to_pin(q), self.v_to_pin(v),
-                self.v_to_pin(tau)]  # fmt: skip
-        if f_ext is not None:
-            args.append(self.f_ext_to_pin(f_ext))
-        return self.v_from_pin(pin.aba(*args))
+        return self._run_dynamics("aba", q, v, tau, f_ext)
 
     def crba(self, q) -> np.ndarray:
         """Pinocchio's CRBA (both triangles filled), in geomech's ordering.

@@ -1,4 +1,4 @@
-"""Helpers for homogeneous matrices ``[[R, p], [0, 1]]`` (private)."""
+"""Helpers for matrix groups and homogeneous matrices ``[[R, p], [0, 1]]`` (private)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,15 @@ import numpy as np
 
 from geomech._validation import check_rotation
 from geomech.errors import NotOnManifoldError
+from geomech.lie.base import LieGroup
 
-__all__ = ["check_homogeneous", "homogeneous", "homogeneous_inverse"]
+__all__ = [
+    "HomogeneousGroup",
+    "MatrixGroup",
+    "check_homogeneous",
+    "homogeneous",
+    "homogeneous_inverse",
+]
 
 
 def check_homogeneous(g: np.ndarray, name: str, tol: float, k: int) -> None:
@@ -48,3 +55,26 @@ def homogeneous_inverse(g: np.ndarray) -> np.ndarray:
     out[..., : n - 1, n - 1] = -np.einsum("...ij,...j->...i", Rt, p)
     out[..., n - 1, n - 1] = 1.0
     return out
+
+
+class MatrixGroup(LieGroup):
+    """A group of ``matrix_size × matrix_size`` matrices: identity ``1``, product ``a @ b``.
+
+    Shared by SO(3), SE(2), SE(3) and the Schönflies group, which differ only in their maps.
+    """
+
+    def _identity(self):
+        return np.eye(self.matrix_size)
+
+    def _compose(self, a, b):
+        return a @ b
+
+
+class HomogeneousGroup(MatrixGroup):
+    """A group of homogeneous matrices ``[[R, p], [0, 1]]`` (``R`` orthogonal).
+
+    The inverse is the closed form :func:`homogeneous_inverse`.
+    """
+
+    def _inverse(self, g):
+        return homogeneous_inverse(g)

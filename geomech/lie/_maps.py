@@ -56,20 +56,34 @@ def _axis_form(w: np.ndarray):
     return theta, big, _skew(w / s[..., None])
 
 
-def _so3_exp(w: np.ndarray) -> np.ndarray:
-    # Rodrigues: R = I + sinc(θ) ŵ + (1 - cos θ)/θ² ŵ²   (coefficients without cancellation),
-    # i.e. R = I + sin θ û + (1 - cos θ) û² on the unit axis for θ > 1
+def _hat_quadratic(w: np.ndarray, small, unit_axis) -> np.ndarray:
+    """``1 + a ŵ + b ŵ²`` with ``(a, b) = small(θ)``, the common shape of the SO(3) closed forms.
+
+    Where ``θ > _UNIT_AXIS_ANGLE`` it is evaluated as ``1 + a' û + b' û²`` on the unit axis,
+    with ``(a', b') = unit_axis(θ) = (a θ, b θ²)``; ``small`` only sees angles ≤
+    ``_UNIT_AXIS_ANGLE`` and ``unit_axis`` only angles above it (both 1.0 elsewhere).
+    """
     theta = _angle(w)
     if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
         W = _skew(w)
-        A = co.sinc(theta)[..., None, None]
-        B = co.one_minus_cos_over_x2(theta)[..., None, None]
-        return np.eye(3) + A * W + B * (W @ W)
+        a, b = small(theta)
+        return np.eye(3) + a[..., None, None] * W + b[..., None, None] * (W @ W)
     theta, big, U = _axis_form(w)
-    t_small = np.where(big, 1.0, theta)
-    A = np.where(big, np.sin(theta), co.sinc(t_small))[..., None, None]
-    B = np.where(big, 1.0 - np.cos(theta), co.one_minus_cos_over_x2(t_small))[..., None, None]
+    a_small, b_small = small(np.where(big, 1.0, theta))
+    a_unit, b_unit = unit_axis(np.where(big, theta, 1.0))
+    A = np.where(big, a_unit, a_small)[..., None, None]
+    B = np.where(big, b_unit, b_small)[..., None, None]
     return np.eye(3) + A * U + B * (U @ U)
+
+
+def _so3_exp(w: np.ndarray) -> np.ndarray:
+    # Rodrigues: R = I + sinc(θ) ŵ + (1 - cos θ)/θ² ŵ²   (coefficients without cancellation),
+    # i.e. R = I + sin θ û + (1 - cos θ) û² on the unit axis for θ > 1
+    return _hat_quadratic(
+        w,
+        lambda t: (co.sinc(t), co.one_minus_cos_over_x2(t)),
+        lambda t: (np.sin(t), 1.0 - np.cos(t)),
+    )
 
 
 def _so3_log(R: np.ndarray) -> np.ndarray:
@@ -101,18 +115,11 @@ def _so3_log(R: np.ndarray) -> np.ndarray:
 
 def _so3_left_jacobian(w: np.ndarray) -> np.ndarray:
     # J_l(ω) = I + (1 - cos θ)/θ² ŵ + (θ - sin θ)/θ³ ŵ²   (= V of SE(3) exp)
-    theta = _angle(w)
-    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
-        W = _skew(w)
-        B = co.one_minus_cos_over_x2(theta)[..., None, None]
-        C = co.x_minus_sin_over_x3(theta)[..., None, None]
-        return np.eye(3) + B * W + C * (W @ W)
-    theta, big, U = _axis_form(w)
-    t_small = np.where(big, 1.0, theta)
-    t_big = np.where(big, theta, 1.0)
-    B = np.where(big, (1.0 - np.cos(t_big)) / t_big, co.one_minus_cos_over_x2(t_small))
-    C = np.where(big, 1.0 - np.sin(t_big) / t_big, co.x_minus_sin_over_x3(t_small))
-    return np.eye(3) + B[..., None, None] * U + C[..., None, None] * (U @ U)
+    return _hat_quadratic(
+        w,
+        lambda t: (co.one_minus_cos_over_x2(t), co.x_minus_sin_over_x3(t)),
+        lambda t: ((1.0 - np.cos(t)) / t, 1.0 - np.sin(t) / t),
+    )
 
 
 def _check_jacobian_invertible(theta: np.ndarray, group: str) -> None:
@@ -125,19 +132,15 @@ def _check_jacobian_invertible(theta: np.ndarray, group: str) -> None:
 
 def _so3_left_jacobian_inverse(w: np.ndarray, group: str = "SO(3)") -> np.ndarray:
     # J_l(ω)⁻¹ = I - ½ ŵ + (1 - (θ/2) cot(θ/2))/θ² ŵ²   (seed 003 §1.3 gives S⁻¹ = J_l(-ω)⁻¹)
-    theta = _angle(w)
-    _check_jacobian_invertible(theta, group)
-    if not np.any(theta > _UNIT_AXIS_ANGLE):  # the common case: no division by θ needed
-        W = _skew(w)
-        D = co.half_cot_coefficient(theta)[..., None, None]
-        return np.eye(3) - 0.5 * W + D * (W @ W)
-    theta, big, U = _axis_form(w)
-    s = np.where(big, theta, 1.0)
-    h = 0.5 * s
-    with np.errstate(divide="ignore", invalid="ignore"):
-        D_big = 1.0 - h * np.cos(h) / np.sin(h)  # (1 - (θ/2) cot(θ/2)) on the unit axis
-    D = np.where(big, D_big, co.half_cot_coefficient(np.where(big, 1.0, theta)))
-    return np.eye(3) - 0.5 * s[..., None, None] * U + D[..., None, None] * (U @ U)
+    _check_jacobian_invertible(_angle(w), group)
+
+    def unit_axis(t):  # (-θ/2, 1 - (θ/2) cot(θ/2)) on the unit axis
+        h = 0.5 * t
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return -h, 1.0 - h * np.cos(h) / np.sin(h)
+
+    return _hat_quadratic(w, lambda t: (np.full_like(t, -0.5), co.half_cot_coefficient(t)),
+                          unit_axis)
 
 
 def _random_quaternion(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.errors import NotOnManifoldError
-from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
+from geomech.lie._homogeneous import HomogeneousGroup, check_homogeneous, homogeneous
 from geomech.lie._maps import (
     _rot2,
     _se2_Ad,
@@ -14,7 +14,6 @@ from geomech.lie._maps import (
     _se2_left_jacobian_inverse,
     _se2_log,
 )
-from geomech.lie.base import LieGroup
 
 __all__ = ["SchoenfliesGroup", "Schoenflies"]
 
@@ -27,7 +26,7 @@ def _with_z(A: np.ndarray) -> np.ndarray:
     return out
 
 
-class SchoenfliesGroup(LieGroup):
+class SchoenfliesGroup(HomogeneousGroup):
     r"""The Schönflies group X(z) (SCARA motions) acting on 4×4 homogeneous matrices.
 
     An element is ``g = [[Rz(θ), p], [0, 1]]`` with ``Rz`` a rotation about z only and
@@ -62,15 +61,6 @@ class SchoenfliesGroup(LieGroup):
     dim = 4
     point_shape = (4, 4)
     matrix_size = 4
-
-    def _identity(self):
-        return np.eye(4)
-
-    def _compose(self, a, b):
-        return a @ b
-
-    def _inverse(self, g):
-        return homogeneous_inverse(g)
 
     def _exp(self, xi):
         R, pxy = _se2_exp(xi[..., 0], xi[..., 1:3])

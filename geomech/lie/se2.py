@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
+from geomech.lie._homogeneous import HomogeneousGroup, check_homogeneous, homogeneous
 from geomech.lie._maps import (
     _rot2,
     _se2_Ad,
@@ -17,11 +17,10 @@ from geomech.lie._maps import (
     _se2_left_jacobian_inverse,
     _se2_log,
 )
-from geomech.lie.base import LieGroup
 
 __all__ = ["SE2Group", "SE2"]
 
-class SE2Group(LieGroup):
+class SE2Group(HomogeneousGroup):
     r"""The planar rigid-motion group SE(2) acting on 3×3 homogeneous matrices.
 
     An element is ``g = [[R(θ), p], [0, 1]]``; coordinates are ``xi = [ω; vx; vy]`` (angular
@@ -56,15 +55,6 @@ class SE2Group(LieGroup):
     dim = 3
     point_shape = (3, 3)
     matrix_size = 3
-
-    def _identity(self):
-        return np.eye(3)
-
-    def _compose(self, a, b):
-        return a @ b
-
-    def _inverse(self, g):
-        return homogeneous_inverse(g)
 
     def _exp(self, xi):
         R, p = _se2_exp(xi[..., 0], xi[..., 1:])

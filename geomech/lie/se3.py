@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech.lie import _coefficients as co
-from geomech.lie._homogeneous import check_homogeneous, homogeneous, homogeneous_inverse
+from geomech.lie._homogeneous import HomogeneousGroup, check_homogeneous, homogeneous
 from geomech.lie._maps import (
     _blocks,
     _check_jacobian_invertible,
@@ -17,7 +17,6 @@ from geomech.lie._maps import (
     _so3_log,
     _unskew,
 )
-from geomech.lie.base import LieGroup
 from geomech.lie.quaternion import quat_to_matrix
 
 __all__ = ["SE3Group", "SE3"]
@@ -44,7 +43,7 @@ def _q_block(w: np.ndarray, v: np.ndarray) -> np.ndarray:
     )
 
 
-class SE3Group(LieGroup):
+class SE3Group(HomogeneousGroup):
     r"""The special Euclidean group SE(3) acting on 4×4 homogeneous matrices.
 
     An element is ``g = [[R, p], [0, 1]]``; Lie-algebra coordinates are the twist
@@ -80,15 +79,6 @@ class SE3Group(LieGroup):
     dim = 6
     point_shape = (4, 4)
     matrix_size = 4
-
-    def _identity(self):
-        return np.eye(4)
-
-    def _compose(self, a, b):
-        return a @ b
-
-    def _inverse(self, g):
-        return homogeneous_inverse(g)
 
     def _exp(self, xi):
         w, v = xi[..., :3], xi[..., 3:]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from geomech._validation import check_rotation
+from geomech.lie._homogeneous import MatrixGroup
 from geomech.lie._maps import (
     _random_quaternion,
     _skew,
@@ -18,14 +19,13 @@ from geomech.lie._maps import (
     _so3_log,
     _unskew,
 )
-from geomech.lie.base import LieGroup
 from geomech.lie.quaternion import quat_to_matrix
 
 __all__ = ["SO3Group", "SO3"]
 
 
 
-class SO3Group(LieGroup):
+class SO3Group(MatrixGroup):
     r"""The rotation group SO(3) acting on 3×3 rotation matrices.
 
     Lie-algebra coordinates are rotation vectors ``ω`` (angle ``|ω|`` about ``ω/|ω|``),
@@ -59,12 +59,6 @@ class SO3Group(LieGroup):
     dim = 3
     point_shape = (3, 3)
     matrix_size = 3
-
-    def _identity(self):
-        return np.eye(3)
-
-    def _compose(self, a, b):
-        return a @ b
 
     def _inverse(self, g):
         return np.swapaxes(g, -1, -2).copy()

@@ -57,6 +57,7 @@ from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
+from geomech.lie._homogeneous import homogeneous
 from geomech.lie._maps import (
     _random_quaternion,
     _rot2,
@@ -104,16 +105,6 @@ class _AxisRotation:
     def __call__(self, theta: np.ndarray) -> np.ndarray:
         s, c = np.sin(theta)[..., None, None], np.cos(theta)[..., None, None]
         return np.eye(3) + s * self.K + (1.0 - c) * self.K2
-
-
-def _homogeneous(R: np.ndarray, p: np.ndarray) -> np.ndarray:
-    """``[[R, p], [0, 1]]`` from broadcastable ``R`` (..., 3, 3) and ``p`` (..., 3)."""
-    lead = np.broadcast_shapes(R.shape[:-2], p.shape[:-1])
-    T = np.zeros(lead + (4, 4))
-    T[..., :3, :3] = R
-    T[..., :3, 3] = p
-    T[..., 3, 3] = 1.0
-    return T
 
 
 def _rot_z(theta: np.ndarray) -> np.ndarray:
@@ -625,7 +616,7 @@ class Revolute(OneDoFJoint):
 
     def _pose(self, q):
         R = self._K(q[..., 0])
-        return _homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
+        return homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
 
     def _Phi(self):
         return np.concatenate([self.axis, np.zeros(3)])[:, None]
@@ -674,7 +665,7 @@ class Prismatic(OneDoFJoint):
 
     def _pose(self, q):
         p = q[..., 0, None] * self.axis
-        return _homogeneous(np.eye(3), p)
+        return homogeneous(np.eye(3), p)
 
     def _Phi(self):
         return np.concatenate([np.zeros(3), self.axis])[:, None]
@@ -734,7 +725,7 @@ class Helical(OneDoFJoint):
 
     def _pose(self, q):
         R = self._K(q[..., 0])
-        return _homogeneous(R, self.pitch * q[..., 0, None] * self.axis)
+        return homogeneous(R, self.pitch * q[..., 0, None] * self.axis)
 
     def _Phi(self):
         return np.concatenate([self.axis, self.pitch * self.axis])[:, None]
@@ -786,7 +777,7 @@ class Spherical(Joint):
 
     def _pose(self, q):
         R = quat_to_matrix(q)
-        return _homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
+        return homogeneous(R, np.zeros(R.shape[:-2] + (3,)))
 
     def _Phi(self):
         return np.concatenate([np.eye(3), np.zeros((3, 3))])
@@ -831,7 +822,49 @@ def _planar_step(theta0: np.ndarray, w: np.ndarray, v: np.ndarray) -> np.ndarray
     return np.einsum("...ij,...j->...i", R, v)
 
 
-class Planar(Joint):
+class _PlanarMotionJoint(Joint):
+    """Joints on SE(2) × R^k (k = 0, 1): ``q = [x, y, (z,) θ]``, ``v = [ω_z, v_x, v_y, (v_z)]``.
+
+    The ``(θ, x, y)`` part moves by the exact SE(2) step; ``z`` (the Schönflies joint's
+    central translation) adds. ``Φ`` selects ``[ω_z, v_x, v_y, (v_z)]`` from ``[ω; v]``.
+    """
+
+    def _pose(self, q):
+        p = np.zeros(q.shape[:-1] + (3,))
+        p[..., : self.nq - 1] = q[..., :-1]
+        return homogeneous(_rot_z(q[..., -1]), p)
+
+    def _Phi(self):
+        Phi = np.zeros((6, self.nv))
+        Phi[2 : 2 + self.nv] = np.eye(self.nv)
+        return Phi
+
+    def _integrate(self, q, v):
+        q, v = np.broadcast_arrays(q, v)
+        xy = q[..., :2] + _planar_step(q[..., -1], v[..., 0], v[..., 1:3])
+        z = q[..., 2:-1] + v[..., 3:]
+        return np.concatenate([xy, z, q[..., -1:] + v[..., :1]], axis=-1)
+
+    def _difference(self, q0, q1):
+        q0, q1 = np.broadcast_arrays(q0, q1)
+        dtheta = q1[..., -1] - q0[..., -1]
+        vxy = _planar_difference(dtheta, q0[..., -1], q1[..., :2] - q0[..., :2])
+        return np.concatenate([dtheta[..., None], vxy, q1[..., 2:-1] - q0[..., 2:-1]], axis=-1)
+
+    def _neutral(self):
+        return np.zeros(self.nq)
+
+    def _random(self, rng, shape):
+        return np.concatenate(
+            [
+                rng.uniform(-1.0, 1.0, shape + (self.nq - 1,)),
+                rng.uniform(-np.pi, np.pi, shape + (1,)),
+            ],
+            -1,
+        )
+
+
+class Planar(_PlanarMotionJoint):
     r"""Planar joint: SE(2) in the joint frame's xy-plane, ``q = [x, y, θ]``, ``v = [ω_z, v_x, v_y]``.
 
     ``v`` is the body twist; the angle θ is not wrapped.
@@ -873,36 +906,9 @@ class Planar(Joint):
         super().__init__(name)
         self.manifold = SE2
 
-    def _pose(self, q):
-        p = np.concatenate([q[..., :2], np.zeros(q.shape[:-1] + (1,))], axis=-1)
-        return _homogeneous(_rot_z(q[..., 2]), p)
-
-    def _Phi(self):
-        Phi = np.zeros((6, 3))
-        Phi[2, 0] = Phi[3, 1] = Phi[4, 2] = 1.0
-        return Phi
-
-    def _integrate(self, q, v):
-        q, v = np.broadcast_arrays(q, v)
-        xy = q[..., :2] + _planar_step(q[..., 2], v[..., 0], v[..., 1:])
-        return np.concatenate([xy, q[..., 2:] + v[..., :1]], axis=-1)
-
-    def _difference(self, q0, q1):
-        q0, q1 = np.broadcast_arrays(q0, q1)
-        dtheta = q1[..., 2] - q0[..., 2]
-        vxy = _planar_difference(dtheta, q0[..., 2], q1[..., :2] - q0[..., :2])
-        return np.concatenate([dtheta[..., None], vxy], axis=-1)
-
-    def _neutral(self):
-        return np.zeros(3)
-
-    def _random(self, rng, shape):
-        return np.concatenate(
-            [rng.uniform(-1.0, 1.0, shape + (2,)), rng.uniform(-np.pi, np.pi, shape + (1,))], -1
-        )
 
 
-class SchoenfliesJoint(Joint):
+class SchoenfliesJoint(_PlanarMotionJoint):
     r"""Schönflies joint X(z): ``q = [x, y, z, θ]``, ``v = [ω_z, v_x, v_y, v_z]`` (body).
 
     The SCARA motion group SE(2) × R: translations in x, y, z and rotation about z.
@@ -938,33 +944,6 @@ class SchoenfliesJoint(Joint):
         super().__init__(name)
         self.manifold = Schoenflies
 
-    def _pose(self, q):
-        return _homogeneous(_rot_z(q[..., 3]), q[..., :3])
-
-    def _Phi(self):
-        Phi = np.zeros((6, 4))
-        Phi[2, 0] = Phi[3, 1] = Phi[4, 2] = Phi[5, 3] = 1.0
-        return Phi
-
-    def _integrate(self, q, v):
-        q, v = np.broadcast_arrays(q, v)
-        xy = q[..., :2] + _planar_step(q[..., 3], v[..., 0], v[..., 1:3])
-        z = q[..., 2:3] + v[..., 3:4]
-        return np.concatenate([xy, z, q[..., 3:] + v[..., :1]], axis=-1)
-
-    def _difference(self, q0, q1):
-        q0, q1 = np.broadcast_arrays(q0, q1)
-        dtheta = q1[..., 3] - q0[..., 3]
-        vxy = _planar_difference(dtheta, q0[..., 3], q1[..., :2] - q0[..., :2])
-        return np.concatenate([dtheta[..., None], vxy, q1[..., 2:3] - q0[..., 2:3]], axis=-1)
-
-    def _neutral(self):
-        return np.zeros(4)
-
-    def _random(self, rng, shape):
-        return np.concatenate(
-            [rng.uniform(-1.0, 1.0, shape + (3,)), rng.uniform(-np.pi, np.pi, shape + (1,))], -1
-        )
 
 
 class FreeFlyer(Joint):
@@ -1007,7 +986,7 @@ class FreeFlyer(Joint):
         self.manifold = SE3
 
     def _pose(self, q):
-        return _homogeneous(quat_to_matrix(q[..., 3:]), q[..., :3])
+        return homogeneous(quat_to_matrix(q[..., 3:]), q[..., :3])
 
     def _Phi(self):
         return np.eye(6)

@@ -61,6 +61,7 @@ __all__ = [
     "coriolis_transpose_product",
     "coriolis_transpose_product_batch",
     "reference_motion",
+    "reference_state",
     "slotine_li_torques",
     "slotine_li_torques_batch",
 ]
@@ -443,6 +444,25 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
 
 
 @njit(**_JIT)
+def reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r,
+                    vel, w, alpha):
+    """The joint transforms ``E``, ``r`` and :func:`reference_motion` for one state; a status.
+
+    The common start of the Slotine–Li torques and regressor: checks that the state is finite,
+    places the bodies (``tree_transforms``) and runs the forward pass of the modified RNEA.
+    """
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
+            and all_finite(gravity)):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+    return OK
+
+
+@njit(**_JIT)
 def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
                        v_ref, a_ref, gravity, tau):
     r""":math:`H a_r + \bar C(q, \nu)\nu_r + g` in :math:`O(N)` for one state: ``tau`` (nv,).
@@ -452,20 +472,17 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_r
     :math:`\boldsymbol\tau_i = \boldsymbol\Phi_i^\top\mathbf f_i`, :math:`\mathbf f_{p(i)}
     \mathrel{+}= {}^i\mathbf X_{p(i)}^\top\mathbf f_i` (seed 000 eqs. 13, 20).
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
-            and all_finite(gravity)):
-        return pack(NON_FINITE_INPUT, -1)
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return status
     vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
     h, t, z = np.empty(6), np.empty(6), np.empty(6)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
-    reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+    status = reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref,
+                             gravity, E, r, vel, w, alpha)
+    if status != OK:
+        return status
     for i in range(N):
         matvec6(inertia[i], alpha[i], f[i])  # f_i = I_i alpha_i + B_i(v_i) w_i
         _factor_times(Bt[i], levi_civita, inertia[i], vel[i], w[i], h, t, z)

@@ -41,6 +41,7 @@ from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import (
     cross_force,
     cross_motion,
+    dot6,
     inertia_congruence,
     inertia_times,
     transform_force_transpose,
@@ -58,7 +59,6 @@ from geomech.multibody.kernels.tensor import (
     crbar_add,
     crf_left,
     crm_right,
-    dot6,
     matTvec6_add,
     matvec6_add,
 )

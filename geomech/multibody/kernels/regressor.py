@@ -24,19 +24,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.coriolis import reference_motion
+from geomech.multibody.kernels.coriolis import reference_state
 from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.kinematics import (
-    all_finite,
-    tree_transforms,
-)
+from geomech.multibody.kernels.kinematics import all_finite
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
     dot6,
     force_to_parent,
     transform_motion_transpose,
 )
-from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody.kernels.status import NON_FINITE_RESULT, OK, pack
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
 
@@ -55,15 +52,9 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
     taken in ground coordinates, where moving :math:`\mathbf F_i` up the support costs
     nothing.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
-            and all_finite(gravity)):
-        return pack(NON_FINITE_INPUT, -1)
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return status
     vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
     E0, r0, Phi = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((iv[N], 6))
     x, g = np.empty(42), np.empty(6)
@@ -71,7 +62,10 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
     Fflat = F.reshape(60)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
-    reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha)
+    status = reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref,
+                             gravity, E, r, vel, w, alpha)
+    if status != OK:
+        return status
 
     # ---- the motion subspaces in ground coordinates ------------------------------------------
     for i in range(N):

@@ -14,7 +14,8 @@ one motion vector ``s`` (a column :math:`\mathbf s_p`) or one force vector ``f``
                                        (seed 002 eq. 6 **without** the ½, as Alg. 1 l.9, 15)
 =====================================  =====================================================
 
-plus 6-vector helpers (``dot6``, ``matTvec6_add`` ...). Spatial vectors are angular first.
+plus 6-vector helpers (``matvec6_add``, ``matTvec6_add``; ``dot6`` is
+:mod:`geomech.multibody.kernels.spatial`'s). Spatial vectors are angular first.
 These are the numba twins of the numpy operators of :mod:`geomech.spatial` (the reference
 they are tested against in ``tests/test_spatial_tensor.py``).
 
@@ -28,7 +29,6 @@ from __future__ import annotations
 from numba import njit
 
 __all__ = [
-    "dot6",
     "crf_left",
     "crm_right",
     "crbar_add",
@@ -41,13 +41,6 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 #: the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
 #: the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
 _INLINE = dict(_JIT, inline="always")
-
-
-@njit(**_INLINE)
-def dot6(x, y):
-    r""":math:`\mathbf x^\top\mathbf y` of two 6-vectors."""
-    return (x[0] * y[0] + x[1] * y[1] + x[2] * y[2]
-            + x[3] * y[3] + x[4] * y[4] + x[5] * y[5])
 
 
 @njit(**_INLINE)
@@ -103,6 +96,17 @@ def crm_right(M, s, out):
         out[r, 5] += w0 * f4 - w1 * f3
 
 
+@njit(**_INLINE)
+def _sub_skew(out, r, c, x0, x1, x2):
+    """``out[r:r+3, c:c+3] -= [x×]``, the skew matrix of ``x = (x0, x1, x2)``."""
+    out[r, c + 1] += x2
+    out[r, c + 2] -= x1
+    out[r + 1, c] -= x2
+    out[r + 1, c + 2] += x0
+    out[r + 2, c] += x1
+    out[r + 2, c + 1] -= x0
+
+
 @njit(**_JIT)
 def crbar_add(f, out, c):
     r"""``out += c (f ×̄*)``: :math:`(\mathbf f\bar\times^*) = -\begin{bmatrix}\mathbf n\times &
@@ -111,24 +115,9 @@ def crbar_add(f, out, c):
     """
     n0, n1, n2, g0, g1, g2 = c * f[0], c * f[1], c * f[2], c * f[3], c * f[4], c * f[5]
     # -[n×] and -[f×] blocks (upper left, upper right, lower left)
-    out[0, 1] += n2
-    out[0, 2] -= n1
-    out[1, 0] -= n2
-    out[1, 2] += n0
-    out[2, 0] += n1
-    out[2, 1] -= n0
-    out[0, 4] += g2
-    out[0, 5] -= g1
-    out[1, 3] -= g2
-    out[1, 5] += g0
-    out[2, 3] += g1
-    out[2, 4] -= g0
-    out[3, 1] += g2
-    out[3, 2] -= g1
-    out[4, 0] -= g2
-    out[4, 2] += g0
-    out[5, 0] += g1
-    out[5, 1] -= g0
+    _sub_skew(out, 0, 0, n0, n1, n2)
+    _sub_skew(out, 0, 3, g0, g1, g2)
+    _sub_skew(out, 3, 0, g0, g1, g2)
 
 
 @njit(**_JIT)
