@@ -23,8 +23,20 @@ transform densely (trap 9):
   lacks (seed 004 §6 trap 1, erratum): the term :math:`\mathbf v_i\times\mathbf S_i\dot q_i`
   is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
   motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
-- articulated inertias :math:`\mathsf I^A_k` are dense :math:`6n_b\times 6n_b` blocks of one
-  flat work array (offsets in ``cclus[:, 3]``).
+- articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
+  flat work array (offsets in ``cclus[:, 3]``), with a mask of their nonzero 6×6 blocks
+  (``nzb``, offsets ``cclus[:, 3] // 36``): :math:`\mathsf I_k` is block diagonal and a
+  child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
+  blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
+  columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
+  :math:`6n_b\times n_{v,k}`, :math:`\mathsf D_k` is :math:`n_{v,k}\times n_{v,k}`, and
+  :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top` is
+  never formed: :math:`{}^{\lambda}\mathsf X^*_k\mathsf I^a{}^k\mathsf X_{\lambda}` is the
+  congruence of the nonzero blocks of :math:`\mathsf I^A_k` minus the rank-:math:`n_{v,k}`
+  update by :math:`\bar{\mathsf U} = {}^{\lambda}\mathsf X^*_k\mathsf U_k`, which lives on
+  the (usually one or two) output bodies only, and :math:`\mathsf p^a = \mathsf p^A +
+  \mathsf I^A_k\mathsf c_k + \mathsf U_k\mathsf D_k^{-1}(\mathsf u_k - \mathsf U_k^\top
+  \mathsf c_k)` (l.30 substituted in l.31).
 
 A tree is the degenerate cluster tree (one body per cluster, :math:`\mathsf G_k = \mathbf 1`),
 where C-RNEA and C-ABA are the RNEA and ABA (seed 004 §5 identity 11).
