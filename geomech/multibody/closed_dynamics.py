@@ -368,6 +368,16 @@ def _cluster_inputs(model, gravity, f_ext, *named):
     return lay, batch, B, arrays[:n], A0, F, Gc, gs
 
 
+def _joint_arrays(lay, Q, V, Gc):
+    r"""``(S, S_ring, T_user)`` of the spanning tree's joints; the rates :math:`\mathring S`
+    of user joints are taken at the spanning speeds :math:`\dot q_s = G v` (not at ``v``).
+    """
+    cm = lay.tree.compiled
+    if not cm.has_user_joints:
+        return cm.joint_arrays(Q)
+    return cm.joint_arrays(Q, lay.spanning_speeds(Gc, V))
+
+
 def _shaped(out, batch):
     return out[0] if not batch else out.reshape(batch + out.shape[1:])
 
@@ -435,7 +445,7 @@ def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
         model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("a", a, (lay.nv,)))
     TAU = np.empty((B, lay.nv))
     call(CK.c_rnea_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (*cm.joint_arrays(Q, None), Gc, gs, Q, V, A, A0, F, TAU), batch, model,
+         (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, A, A0, F, TAU), batch, model,
          names=("S", "S_ring", "T_user", "G", "g", "q", "v", "a", "gravity", "f_ext"), what="tau")
     return _shaped(TAU, batch)
 
@@ -503,7 +513,7 @@ def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
         model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("tau", tau, (lay.nv,)))
     A = np.empty((B, lay.nv))
     call(CK.c_aba_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (*cm.joint_arrays(Q, None), Gc, gs, Q, V, TAU, A0, F, A), batch, model,
+         (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, TAU, A0, F, A), batch, model,
          names=("S", "S_ring", "T_user", "G", "g", "q", "v", "tau", "gravity", "f_ext"),
          what="the accelerations")
     return _shaped(A, batch)

@@ -247,6 +247,25 @@ class ClusterLayout:
         G[:, rows[sel], cols[sel]] = Gc[:, sel]
         return G
 
+    def spanning_speeds(self, Gc, V):
+        r"""The spanning-tree speeds :math:`\dot q_s = G v` (B, n_s) from ``Gc`` (B or 1, n_s,
+        m_max) and the independent speeds ``V`` (B or 1, nv), without forming dense ``G``.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech.multibody.urdf_plus import load_example
+        >>> from geomech.multibody.kernels.cluster_compiled import cluster_layout
+        >>> model = load_example("four_bar")
+        >>> lay, q, v = cluster_layout(model), model.random_configuration(rng=0), np.ones((1, 1))
+        >>> Gc, _ = lay.constraint_arrays(q[None], v)
+        >>> G, _ = model.constraint_matrices(q, v[0])
+        >>> bool(np.allclose(lay.spanning_speeds(Gc, v)[0], G @ v[0]))
+        True
+        """
+        _, cols, mask = self._gather
+        return np.ascontiguousarray(np.einsum("bjc,bjc->bj", Gc * mask, V[:, cols]))
+
     def _kernel(self, Q, V):
         """Run the constraint kernel: ``(Gc, gs, Gdc, residual, status)``."""
         st = self.tree

@@ -23,8 +23,20 @@ transform densely (trap 9):
   lacks (seed 004 §6 trap 1, erratum): the term :math:`\mathbf v_i\times\mathbf S_i\dot q_i`
   is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
   motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
-- articulated inertias :math:`\mathsf I^A_k` are dense :math:`6n_b\times 6n_b` blocks of one
-  flat work array (offsets in ``cclus[:, 3]``).
+- articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
+  flat work array (offsets in ``cclus[:, 3]``), with a mask of their nonzero 6×6 blocks
+  (``nzb``, offsets ``cclus[:, 3] // 36``): :math:`\mathsf I_k` is block diagonal and a
+  child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
+  blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
+  columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
+  :math:`6n_b\times n_{v,k}`, :math:`\mathsf D_k` is :math:`n_{v,k}\times n_{v,k}`, and
+  :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top` is
+  never formed: :math:`{}^{\lambda}\mathsf X^*_k\mathsf I^a{}^k\mathsf X_{\lambda}` is the
+  congruence of the nonzero blocks of :math:`\mathsf I^A_k` minus the rank-:math:`n_{v,k}`
+  update by :math:`\bar{\mathsf U} = {}^{\lambda}\mathsf X^*_k\mathsf U_k`, which lives on
+  the (usually one or two) output bodies only, and :math:`\mathsf p^a = \mathsf p^A +
+  \mathsf I^A_k\mathsf c_k + \mathsf U_k\mathsf D_k^{-1}(\mathsf u_k - \mathsf U_k^\top
+  \mathsf c_k)` (l.30 substituted in l.31).
 
 A tree is the degenerate cluster tree (one body per cluster, :math:`\mathsf G_k = \mathbf 1`),
 where C-RNEA and C-ABA are the RNEA and ABA (seed 004 §5 identity 11).
@@ -257,21 +269,31 @@ def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
 
 
 @njit(**_JIT)
-def _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
+def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
     :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
+
+    Only the nonzero 6×6 blocks of :math:`\mathsf I^A_k` (``nzk[s, s2]``) are visited: the
+    cluster's own inertia is block diagonal and its children add blocks only between the
+    bodies that are their output bodies, so :math:`\mathsf U_k` costs :math:`36\,m` per
+    nonzero block instead of :math:`(6n)^2 m`.
     """
-    for c in range(m):  # l.26: U_k = I^A_k S_k
-        for s in range(n):
-            i = cbody[b0 + s, 3]
+    for s in range(n):  # l.26: U_k = I^A_k S_k (6n × m), block row by block row
+        i = cbody[b0 + s, 3]
+        for c in range(m):
             for e in range(6):
-                x = 0.0
-                for s2 in range(n):
-                    j = cbody[b0 + s2, 3]
+                U[i, c, e] = 0.0
+        for s2 in range(n):
+            if not nzk[s, s2]:
+                continue
+            j = cbody[b0 + s2, 3]
+            for c in range(m):
+                for e in range(6):
+                    x = 0.0
                     for e2 in range(6):
                         x += IAk[6 * s + e, 6 * s2 + e2] * Sk[j, c, e2]
-                U[i, c, e] = x
-    for c in range(m):  # l.27: D_k = S_kᵀ U_k
+                    U[i, c, e] += x
+    for c in range(m):  # l.27: D_k = S_kᵀ U_k (m × m)
         for d in range(m):
             x = 0.0
             for s in range(n):
@@ -283,73 +305,100 @@ def _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
         for d in range(c):
             Dk[c, d] = Dk[d, c] = 0.5 * (Dk[c, d] + Dk[d, c])
     scale = 0.0
-    for x in IAk.ravel():
-        scale = max(scale, abs(x))
+    for s in range(n):  # max |I^A_k| over its nonzero blocks
+        for s2 in range(n):
+            if nzk[s, s2]:
+                for e in range(6):
+                    for e2 in range(6):
+                        scale = max(scale, abs(IAk[6 * s + e, 6 * s2 + e2]))
     return cholesky_inverse(Dk, m, scale, Dinv, L)
 
 
 @njit(**_JIT)
-def _reduce(IAk, U, Dinv, cbody, b0, n, m, Ia, UD):
-    r"""l.30: :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top`
-    into ``Ia`` (6n × 6n); ``UD`` (6n, m) gets :math:`\mathsf U_k\mathsf D_k^{-1}`.
-    """
-    for s in range(n):
-        i = cbody[b0 + s, 3]
-        for e in range(6):
-            for c in range(m):
-                x = 0.0
-                for d in range(m):
-                    x += U[i, d, e] * Dinv[d, c]
-                UD[6 * s + e, c] = x
-    for s in range(n):
-        for e in range(6):
-            for s2 in range(n):
-                j = cbody[b0 + s2, 3]
-                for e2 in range(6):
-                    x = IAk[6 * s + e, 6 * s2 + e2]
-                    for c in range(m):
-                        x -= UD[6 * s + e, c] * U[j, c, e2]
-                    Ia[6 * s + e, 6 * s2 + e2] = x
+def _to_parent_inertia(IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col,
+                       W3, P, XU, XUD, slots):
+    r"""l.30 and l.32 without forming :math:`\mathsf I^a`: :math:`\mathsf I^A_{\lambda(k)}
+    \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\mathsf I^A_k{}^k\mathsf X_{\lambda(k)} -
+    \bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top`, :math:`\bar{\mathsf U} =
+    {}^{\lambda(k)}\mathsf X^*_k\mathsf U_k`.
 
-
-@njit(**_JIT)
-def _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P):
-    r"""l.32: :math:`\mathsf I^A_{\lambda(k)} \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\,
-    \mathsf I^a\,{}^k\mathsf X_{\lambda(k)}`, block (Λ(i), Λ(j)) of the parent for each body
-    pair (i, j) of the cluster.
-
-    :math:`\mathsf I^a` is symmetric: the diagonal pairs use the symmetric congruence, and
-    each off-diagonal pair is computed once, its transpose added to block (Λ(j), Λ(i)).
+    The congruence of :math:`\mathsf I^A_k` visits its nonzero blocks only (block (i, j) goes
+    to block (Λ(i), Λ(j)) of the parent: :math:`{}^k\mathsf X_{\lambda(k)}` has one nonzero
+    block per body, eq. 17); :math:`\bar{\mathsf U}` (6 m per output body, usually one or two
+    of them) is summed per output body of the parent, so the rank-m update touches
+    :math:`36m` entries per pair of output bodies instead of :math:`(6n)^2 m` for
+    :math:`\mathsf U\mathsf D^{-1}\mathsf U^\top`. ``nzb`` marks the parent's new nonzero
+    blocks.
     """
     o0 = cbody[cbody[b0, 3], 2]
     kp = cbody[o0, 0]
     npar = cclus[kp + 1, 1] - cclus[kp, 1]
     IAp = IA[cclus[kp, 3]:cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
-    for s in range(n):
+    nzp = nzb[cclus[kp, 3] // 36:cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
+    for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
         i = cbody[b0 + s, 3]
         si = cbody[cbody[i, 2], 1]
-        congruence_sym(Eo[i], ro[i], Ia[6 * s:6 * s + 6, 6 * s:6 * s + 6], W3,
+        congruence_sym(Eo[i], ro[i], IAk[6 * s:6 * s + 6, 6 * s:6 * s + 6], W3,
                        IAp[6 * si:6 * si + 6, 6 * si:6 * si + 6])
         for s2 in range(s + 1, n):
+            if not nzk[s, s2]:
+                continue
             j = cbody[b0 + s2, 3]
             sj = cbody[cbody[j, 2], 1]
             P[:, :] = 0.0
-            _congruence_pair(Eo[i], ro[i], Ia[6 * s:6 * s + 6, 6 * s2:6 * s2 + 6], Eo[j], ro[j],
-                             W, col, P)
+            _congruence_pair(Eo[i], ro[i], IAk[6 * s:6 * s + 6, 6 * s2:6 * s2 + 6], Eo[j],
+                             ro[j], W, col, P)
             for a in range(6):
                 for b in range(6):
                     IAp[6 * si + a, 6 * sj + b] += P[a, b]
                     IAp[6 * sj + b, 6 * si + a] += P[a, b]
+            nzp[si, sj] = nzp[sj, si] = True
+    if m == 0:
+        return
+    nsl = 0  # Ū = ^λX*_k U_k, one (m × 6) block per distinct output body
+    for s in range(n):
+        i = cbody[b0 + s, 3]
+        si = cbody[cbody[i, 2], 1]
+        t = 0
+        while t < nsl and slots[t] != si:
+            t += 1
+        if t == nsl:
+            slots[t] = si
+            XU[t, :m, :] = 0.0
+            nsl += 1
+        for c in range(m):
+            force_to_parent(Eo[i], ro[i], U[i, c], XU[t, c], True)
+    for t in range(nsl):  # Ū D⁻¹
+        for c in range(m):
+            for e in range(6):
+                x = 0.0
+                for d in range(m):
+                    x += XU[t, d, e] * Dinv[d, c]
+                XUD[t, c, e] = x
+    for t in range(nsl):  # l.30 projected: − Ū D⁻¹ Ūᵀ on the blocks of the output bodies
+        sa = slots[t]
+        for t2 in range(nsl):
+            sb = slots[t2]
+            for e in range(6):
+                for e2 in range(6):
+                    x = 0.0
+                    for c in range(m):
+                        x += XUD[t, c, e] * XU[t2, c, e2]
+                    IAp[6 * sa + e, 6 * sb + e2] -= x
+            nzp[sa, sb] = True
 
 
 @njit(**_JIT)
-def _init_inertia(inertia, cbody, cclus, IA):
-    """l.20: I^A_k = I_k = block(I_i) for every cluster."""
+def _init_inertia(inertia, cbody, cclus, IA, nzb):
+    """l.20: I^A_k = I_k = block(I_i) for every cluster; ``nzb`` marks its diagonal blocks."""
     IA[:] = 0.0
+    nzb[:] = False
     for k in range(cclus.shape[0] - 1):
         n = cclus[k + 1, 1] - cclus[k, 1]
         IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
         for s in range(n):
+            nzk[s, s] = True
             i = cbody[cclus[k, 1] + s, 3]
             for e in range(6):
                 for e2 in range(6):
@@ -384,16 +433,17 @@ def _aba_work(topo, cclus, mmax, n_s):
     return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
             np.empty(n_s), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)),
             np.empty((N, 6)), np.empty((N, mmax, 6)), np.empty((N, mmax, 6)),
-            np.empty(cclus[NC, 3]), np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)),
-            np.empty((mmax, mmax)), np.empty((NC, mmax)), np.empty((6 * lmax, 6 * lmax)),
-            np.empty((6 * lmax, mmax)), np.empty((lmax, 6)), np.empty(mmax), np.empty(6),
+            np.empty(cclus[NC, 3]), np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
+            np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax)),
+            np.empty((NC, mmax)), np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6)),
+            np.empty(lmax, dtype=np.int64), np.empty((lmax, 6)), np.empty((2, mmax)), np.empty(6),
             np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6)))
 
 
 @njit(**_JIT)
 def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q,
-           v, tau, a0, f_ext, a, E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, Dinv, Dk, L, u,
-           Ia, UD, p_a, w6, h, W, col, W3, P):
+           v, tau, a0, f_ext, a, E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, nzb, Dinv, Dk,
+           L, u, XU, XUD, slots, p_a, w6, h, W, col, W3, P):
     """:func:`c_aba` with its work arrays."""
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
     N = parent.shape[0]
@@ -407,7 +457,7 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k, p^A_k = v_k ×* I_k v_k --------
     cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel,
                        Sk, ck)
-    _init_inertia(inertia, cbody, cclus, IA)  # l.20
+    _init_inertia(inertia, cbody, cclus, IA, nzb)  # l.20
     for i in range(N):  # l.21 (minus the external forces)
         inertia_times(inertia[i], vel[i], h)
         p_A[i, :] = 0.0
@@ -421,8 +471,9 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
         b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
         y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
         IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
         if m > 0:
-            if not _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
+            if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
                 return pack(SINGULAR, cbody[b0, 3])
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
                 x = tau[yidx[y0 + c]]
@@ -433,21 +484,39 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
                 u[k, c] = x
         if cclus[k, 0] < 0:  # l.29
             continue
-        if m > 0:
-            _reduce(IAk, U, Dinv[k], cbody, b0, n, m, Ia, UD)  # l.30: I^a = I^A − U D⁻¹ Uᵀ
-        else:
-            Ia[:6 * n, :6 * n] = IAk
-        for s in range(n):  # l.31: p^a = p^A + I^a c_k + U D⁻¹ u_k
+        # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
+        #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
+        for c in range(m):
+            x = u[k, c]
+            for s in range(n):
+                i = cbody[b0 + s, 3]
+                for e in range(6):
+                    x -= U[i, c, e] * ck[i, e]
+            w6[1, c] = x
+        for c in range(m):
+            x = 0.0
+            for d in range(m):
+                x += Dinv[k, c, d] * w6[1, d]
+            w6[0, c] = x
+        for s in range(n):
+            i = cbody[b0 + s, 3]
             for e in range(6):
-                x = p_A[cbody[b0 + s, 3], e]
-                for s2 in range(n):
-                    j = cbody[b0 + s2, 3]
-                    for e2 in range(6):
-                        x += Ia[6 * s + e, 6 * s2 + e2] * ck[j, e2]
+                x = p_A[i, e]
                 for c in range(m):
-                    x += UD[6 * s + e, c] * u[k, c]
+                    x += U[i, c, e] * w6[0, c]
                 p_a[s, e] = x
-        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P)  # l.32
+            for s2 in range(n):  # I^A_k c_k over the nonzero blocks
+                if not nzk[s, s2]:
+                    continue
+                j = cbody[b0 + s2, 3]
+                for e in range(6):
+                    x = 0.0
+                    for e2 in range(6):
+                        x += IAk[6 * s + e, 6 * s2 + e2] * ck[j, e2]
+                    p_a[s, e] += x
+        # l.30 + l.32: I^A_λ(k) += ^λX*_k (I^A_k − U D⁻¹ Uᵀ) ^kX_λ, I^a never formed
+        _to_parent_inertia(IAk, nzk, U, Dinv[k], m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W,
+                           col, W3, P, XU, XUD, slots)
         for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
             i = cbody[b0 + s, 3]
             force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
@@ -468,11 +537,11 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
                 i = cbody[b0 + s, 3]
                 for e in range(6):
                     x -= U[i, c, e] * acc[i, e]
-            w6[c] = x
+            w6[0, c] = x
         for c in range(m):
             x = 0.0
             for d in range(m):
-                x += Dinv[k, c, d] * w6[d]
+                x += Dinv[k, c, d] * w6[0, d]
             a[yidx[y0 + c]] = x
         for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
             i = cbody[b0 + s, 3]
@@ -530,7 +599,9 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
     IA = np.empty(cclus[NC, 3])
     Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
-    Ia, UD = np.empty((6 * lmax, 6 * lmax)), np.empty((6 * lmax, mmax))
+    nzb = np.empty(cclus[NC, 3] // 36, dtype=np.bool_)
+    XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
+    slots = np.empty(lmax, dtype=np.int64)
     W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
     chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
     Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
@@ -549,22 +620,21 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     # ---- kinematics (§2.0: only the transforms and S_k are used), I^A_k = I_k ------------
     cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v, Eo, ro,
                        qd, vel, Sk, ck)
-    _init_inertia(inertia, cbody, cclus, IA)
+    _init_inertia(inertia, cbody, cclus, IA, nzb)
 
     # ---- backward pass: articulated inertias and force propagators -----------------------
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
         m = cclus[k + 1, 2] - cclus[k, 2]
         IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        if m > 0 and not _articulate(IAk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
+        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
+        if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
             return pack(SINGULAR, cbody[b0, 3])
         if cclus[k, 0] < 0:
             continue
-        if m > 0:  # I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ
-            _reduce(IAk, U, Dinv[k], cbody, b0, n, m, Ia, UD)
-        else:
-            Ia[:6 * n, :6 * n] = IAk
-        _to_parent_inertia(Ia, Eo, ro, cbody, cclus, b0, n, IA, W, col, W3, P)
+        # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
+        _to_parent_inertia(IAk, nzk, U, Dinv[k], m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W,
+                           col, W3, P, XU, XUD, slots)
         for e in range(ne):  # eq. 62: ^eχ_λ(k) = ^eχ_k L_k ^kX_λ(k), L_k = 1 − S D⁻¹ Uᵀ
             if not sup[e, k]:
                 continue
