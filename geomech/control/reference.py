@@ -73,7 +73,7 @@ import numpy as np
 from geomech._arrays import matvec
 from geomech._validation import as_array
 from geomech.errors import DimensionError, DTypeError, ParameterError
-from geomech.lie import Euclidean, LieGroup
+from geomech.lie import LieGroup
 
 __all__ = ["GroupTrackingError", "JointwiseTrackingError", "group_tracking_error",
            "multibody_tracking_error"]
@@ -320,24 +320,29 @@ class JointwiseTrackingError:
     """
 
     def __init__(self, model):
+        from geomech.multibody.joints import OneDoFJoint
         from geomech.multibody.kernels.compiled import joint_code
         from geomech.multibody.kernels.tracking import HANDLED
 
         stateless = _stateless_joint_types()
         iq1, iv1, blocks = [], [], {}
         for joint, qs, vs in zip(model.joints, model.q_slices, model.v_slices, strict=True):
-            if joint.nv == 0 or joint_code(joint) in HANDLED:
-                continue  # compiled kernel
-            if joint.nq == 1 and joint.nv == 1 and isinstance(joint.manifold, Euclidean):
-                iq1.append(qs.start)  # a 1-DoF user joint: G = R
-                iv1.append(vs.start)
+            if joint.nv == 0:
                 continue
-            if not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv:
+            one_dof = isinstance(joint, OneDoFJoint)
+            if not one_dof and (not isinstance(joint.manifold, LieGroup)
+                                or joint.manifold.dim != joint.nv):
                 raise ParameterError(
                     f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
                     f"nv = {joint.nv} (its speeds in the group's Lie algebra), got "
                     f"{joint.manifold!r}."
                 )
+            if joint_code(joint) in HANDLED:
+                continue  # compiled kernel
+            if one_dof:
+                iq1.append(qs.start)  # a 1-DoF user joint: G = R
+                iv1.append(vs.start)
+                continue
             key = type(joint) if type(joint) in stateless else id(joint)
             _, q_rows, v_rows = blocks.setdefault(key, (joint, [], []))
             q_rows.append(np.arange(qs.start, qs.stop))
@@ -483,7 +488,7 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
         raise DTypeError(
             f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
         )
-    q, q_d = (as_array(x, name, (model.nq,)) for x, name in ((q, "q"), (q_d, "q_d")))
+    q, q_d = (model.frame.validate_point(x, name) for x, name in ((q, "q"), (q_d, "q_d")))
     v, v_d, a_d = (as_array(x, name, (model.nv,))
                    for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d")))
     L = _lambda_matrix(Lambda, model.nv)

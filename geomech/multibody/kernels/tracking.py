@@ -82,8 +82,10 @@ def _rt_apply(R, x0, x1, x2):
 
 @njit(**_JIT)
 def _se3_coefficients(th):
-    """``(c1, c2, c3)`` of Q (lie._coefficients): (θ − sin θ)/θ³, (θ² + 2cos θ − 2)/(2θ⁴),
-    (2θ − 3 sin θ + θ cos θ)/(2θ⁵), by their series for θ < 1."""
+    """``(c1, c2, c3)`` of Q (lie._coefficients), by their series for θ < 1.
+
+    (θ − sin θ)/θ³, (θ² + 2cos θ − 2)/(2θ⁴), (2θ − 3 sin θ + θ cos θ)/(2θ⁵).
+    """
     if th < 1.0:
         x2 = th * th
         c1 = c2 = c3 = 0.0
@@ -102,7 +104,8 @@ def _se3_coefficients(th):
 @njit(**_JIT)
 def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     """Q(ω, ρ) u, Q = ½P + c1 (WP + PW + WPW) + c2 (W²P + PW² − 3 WPW) + c3 (WPW² + W²PW)
-    with W = ω̂, P = ρ̂ (geomech.lie.se3._q_block), by cross products."""
+    with W = ω̂, P = ρ̂ (geomech.lie.se3._q_block), by cross products.
+    """
     c1, c2, c3 = _se3_coefficients(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
     Pu = _cross(r0, r1, r2, u0, u1, u2)
     Wu = _cross(w0, w1, w2, u0, u1, u2)
@@ -112,8 +115,7 @@ def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     PWWu = _cross(r0, r1, r2, WWu[0], WWu[1], WWu[2])
     WPWu = _cross(w0, w1, w2, PWu[0], PWu[1], PWu[2])
     WWPu = _cross(w0, w1, w2, WPu[0], WPu[1], WPu[2])
-    PWWWu_in = _cross(r0, r1, r2, WWu[0], WWu[1], WWu[2])  # P W² u
-    WPWWu = _cross(w0, w1, w2, PWWWu_in[0], PWWWu_in[1], PWWWu_in[2])  # W P W² u
+    WPWWu = _cross(w0, w1, w2, PWWu[0], PWWu[1], PWWu[2])  # W P W² u
     WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])  # W² P W u
     out = np.empty(3)
     for k in range(3):
