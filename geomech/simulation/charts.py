@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import singledispatch
 
 import numpy as np
@@ -136,6 +136,9 @@ def _(system, q0) -> tuple[SystemChart, np.ndarray]:
         return system.forward_dynamics(q, v, tau)
 
     chart = frame_chart(_FiniteGuard(frame), curved=getattr(frame, "curved", None))
+    rate = _compiled_chart_rate(system)
+    if rate is not None:  # the same chart rate, by the compiled kernel
+        chart = replace(chart, rate=rate)
     q0 = frame.validate_point(q0, "q0")
     q0 = chart.retract(q0, np.zeros(system.dim))  # exactly on the manifold (unit quaternions)
     return SystemChart(chart, system.dim, lambda t, q, v: v, acceleration), q0
@@ -156,3 +159,36 @@ class _FiniteGuard:
             lead = np.broadcast_shapes(q.shape[: q.ndim - len(self.point_shape)], w.shape[:-1])
             return np.full(lead + self.point_shape, np.nan)
         return self._frame.flow(q, w, t)
+
+
+def _compiled_chart_rate(system):
+    r"""The joint frame's chart rate by :func:`geomech.multibody.kernels.chart.chart_rate`.
+
+    For a tree model whose joints are all 1-DoF, spherical, free-flyer or fixed: the rate
+    :math:`\dot\delta_i = J_r(\delta_i)^{-1} v_i` of ``JointFrame.chart_velocity`` in one
+    kernel call (the integrator's inner loop); ``None`` for any other system.
+    """
+    from geomech.multibody.frame import JointFrame
+    from geomech.multibody.kernels.chart import HANDLED, chart_rate, chart_rate_batch
+
+    if not isinstance(system.frame, JointFrame) or getattr(system, "is_closed", False):
+        return None
+    topo = system.compiled.topo
+    if not all(code in HANDLED for code in topo[:-1, 1]):
+        return None
+    nv = system.nv
+
+    def rate(q_c, delta, xi):
+        delta, xi = np.asarray(delta, dtype=float), np.asarray(xi, dtype=float)
+        if delta.ndim == 1 and xi.ndim == 1:
+            out = np.empty(nv)
+            chart_rate(topo, delta, xi, out)
+            return out
+        lead = np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1], xi.shape[:-1])
+        out = np.empty(lead + (nv,))
+        chart_rate_batch(topo, np.ascontiguousarray(np.broadcast_to(delta, out.shape)).reshape(-1, nv),
+                         np.ascontiguousarray(np.broadcast_to(xi, out.shape)).reshape(-1, nv),
+                         out.reshape(-1, nv))
+        return out
+
+    return rate

@@ -30,6 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
+from geomech.multibody.kernels.chart import _cross, right_jacobian_inverse_apply
 from geomech.multibody.kernels.joints import (
     FREE_FLYER,
     HELICAL,
@@ -47,11 +48,6 @@ __all__ = ["HANDLED", "tracking_error", "tracking_error_batch"]
 HANDLED = (REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
-
-
-@njit(**_JIT)
-def _cross(a0, a1, a2, b0, b1, b2):
-    return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
 @njit(**_JIT)
@@ -81,50 +77,6 @@ def _rt_apply(R, x0, x1, x2):
 
 
 @njit(**_JIT)
-def _se3_coefficients(th):
-    """``(c1, c2, c3)`` of Q (lie._coefficients), by their series for θ < 1.
-
-    (θ − sin θ)/θ³, (θ² + 2cos θ − 2)/(2θ⁴), (2θ − 3 sin θ + θ cos θ)/(2θ⁵).
-    """
-    if th < 1.0:
-        x2 = th * th
-        c1 = c2 = c3 = 0.0
-        p = 1.0  # (-1)^k x^{2k}
-        for k in range(12):
-            c1 += p / math.gamma(2 * k + 4)  # (2k+3)!
-            c2 += p / math.gamma(2 * k + 5)  # (2k+4)!
-            c3 += p * (k + 1) / math.gamma(2 * k + 6)  # k' = k + 2: (k'-1) / (2k'+1)!
-            p *= -x2
-        return c1, c2, c3
-    s, c = math.sin(th), math.cos(th)
-    return ((th - s) / th**3, (th * th + 2.0 * c - 2.0) / (2.0 * th**4),
-            (2.0 * th - 3.0 * s + th * c) / (2.0 * th**5))
-
-
-@njit(**_JIT)
-def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
-    """Q(ω, ρ) u, Q = ½P + c1 (WP + PW + WPW) + c2 (W²P + PW² − 3 WPW) + c3 (WPW² + W²PW)
-    with W = ω̂, P = ρ̂ (geomech.lie.se3._q_block), by cross products.
-    """
-    c1, c2, c3 = _se3_coefficients(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
-    Pu = _cross(r0, r1, r2, u0, u1, u2)
-    Wu = _cross(w0, w1, w2, u0, u1, u2)
-    WPu = _cross(w0, w1, w2, Pu[0], Pu[1], Pu[2])
-    PWu = _cross(r0, r1, r2, Wu[0], Wu[1], Wu[2])
-    WWu = _cross(w0, w1, w2, Wu[0], Wu[1], Wu[2])
-    PWWu = _cross(r0, r1, r2, WWu[0], WWu[1], WWu[2])
-    WPWu = _cross(w0, w1, w2, PWu[0], PWu[1], PWu[2])
-    WWPu = _cross(w0, w1, w2, WPu[0], WPu[1], WPu[2])
-    WPWWu = _cross(w0, w1, w2, PWWu[0], PWWu[1], PWWu[2])  # W P W² u
-    WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])  # W² P W u
-    out = np.empty(3)
-    for k in range(3):
-        out[k] = (0.5 * Pu[k] + c1 * (WPu[k] + PWu[k] + WPWu[k])
-                  + c2 * (WWPu[k] + PWWu[k] - 3.0 * WPWu[k]) + c3 * (WPWWu[k] + WWPWu[k]))
-    return out
-
-
-@njit(**_JIT)
 def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     """The error of one joint (module docstring); the slices are that joint's."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
@@ -143,11 +95,10 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     xi = np.empty(6)
     for k in range(3):
         xi[k] = v[k] - w[k]  # xi_e = v - T v_d
-    # e_dot = J_r(e)^{-1} xi_e = J_l(-e)^{-1} xi_e (rotation block J⁻¹ = J_l(−ω)⁻¹)
-    _so3_left_jacobian_apply(-e[0], -e[1], -e[2], xi[0:3], e_dot[0:3], True)
     # [xi_e, w] on so(3): xi_ω × w_ω
     c = _cross(xi[0], xi[1], xi[2], w[0], w[1], w[2])
     if code == SPHERICAL:
+        right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e
         for k in range(3):
             b[k] -= c[k]  # b = T a_d - ad_{xi_e} T v_d
         return
@@ -160,12 +111,7 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     b[3], b[4], b[5] = _rt_apply(R, a_d[3] - t[0], a_d[4] - t[1], a_d[5] - t[2])
     for k in range(3, 6):
         xi[k] = v[k] - w[k]
-    # J_l(x)⁻¹ = [[J⁻¹, 0], [−J⁻¹ Q J⁻¹, J⁻¹]] at x = −e (geomech.lie.se3)
-    qj = _se3_q_apply(-e[0], -e[1], -e[2], -e[3], -e[4], -e[5], e_dot[0], e_dot[1], e_dot[2])
-    y = np.empty(3)
-    for k in range(3):
-        y[k] = xi[3 + k] - qj[k]
-    _so3_left_jacobian_apply(-e[0], -e[1], -e[2], y, e_dot[3:6], True)
+    right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e
     # [xi_e, w] on se(3): [xi_ω × w_ω; xi_v × w_ω + xi_ω × w_v]
     d = _cross(xi[3], xi[4], xi[5], w[0], w[1], w[2])
     f = _cross(xi[0], xi[1], xi[2], w[3], w[4], w[5])
