@@ -13,7 +13,8 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
-from ..multibody.frame import JointFrame
+from ..multibody.frame import QUATERNION_TOL, JointFrame
+from ..multibody.joints import FreeFlyer, Spherical
 from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
@@ -183,6 +184,10 @@ class SlotineLi:
                 self._coordinates = _independent_coordinates(system)
             else:
                 self._jointwise = JointwiseTrackingError(system)  # block layout of the joint-wise error
+                self._quaternion_rows = np.array(
+                    [np.arange(qs.stop - 4, qs.stop) for j, qs in zip(system.joints, system.q_slices,
+                                                                     strict=True)
+                     if isinstance(j, (Spherical, FreeFlyer))], dtype=int).reshape(-1, 4)
         elif not isinstance(frame, CoordinateFrame):
             raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
@@ -235,6 +240,20 @@ class SlotineLi:
             raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
+    def _tree_inputs(self, t, q):
+        # q and the reference on a tree: shapes and finiteness, then the joint quaternions'
+        # norms in one vectorised test; the frame's validator words any failure
+        frame, rows = self.system.frame, self._quaternion_rows
+        ref = self._reference(t)
+        out = []
+        for x, name in ((q, "q"), (ref[0], "q_d")):
+            x = self._vec(x, name, self.system.nq)
+            if rows.size and np.any(
+                    np.abs(np.sqrt(np.square(x[rows]).sum(-1)) - 1.0) > QUATERNION_TOL):
+                frame.validate_point(x, name)  # raises NotOnManifoldError
+            out.append(x)
+        return out[0], out[1], self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
+
     def _reference(self, t):
         ref = tuple(self.reference(t))
         if len(ref) != 3:
@@ -247,6 +266,11 @@ class SlotineLi:
         # (right), v_r a vector field (Remark 5), a_r its exact rate. Coordinate and
         # loop-closure frames: the frame is the coordinate fields of y (all of q, or its
         # independent part), so v = dy/dt and e = y - y_d.
+        if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
+            q, q_d, v_d, a_d = self._tree_inputs(t, q)
+            v = self._vec(v, "v")
+            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
+            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         frame = self.system.frame
         shape = tuple(frame.point_shape)
         q = frame.validate_point(q, "q")
@@ -260,9 +284,6 @@ class SlotineLi:
         v_d, a_d = self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
         if self._group is not None:
             err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
-            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
-        if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
-            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         e = q[self._coordinates] - q_d[self._coordinates]
         v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)
