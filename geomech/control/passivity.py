@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -247,12 +248,22 @@ class SlotineLi:
         ref = self._reference(t)
         out = []
         for x, name in ((q, "q"), (ref[0], "q_d")):
-            x = self._vec(x, name, self.system.nq)
-            if rows.size and np.any(
-                    np.abs(np.sqrt(np.square(x[rows]).sum(-1)) - 1.0) > QUATERNION_TOL):
-                frame.validate_point(x, name)  # raises NotOnManifoldError
+            x = self._fast_vec(x, name, self.system.nq)
+            if rows.size:
+                x4 = x[rows]
+                if np.abs(np.sqrt((x4 * x4).sum(-1)) - 1.0).max() > QUATERNION_TOL:
+                    frame.validate_point(x, name)  # raises NotOnManifoldError
             out.append(x)
-        return out[0], out[1], self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
+        return out[0], out[1], self._fast_vec(ref[1], "v_d"), self._fast_vec(ref[2], "a_d")
+
+    def _fast_vec(self, x, name, n=None):
+        # the common case (a finite float vector of the right shape) in one reduction; any
+        # other input goes through the full check, which words the failure
+        n = self.n if n is None else n
+        if (type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,)
+                and math.isfinite(np.add.reduce(x))):
+            return x
+        return self._vec(x, name, n)
 
     def _reference(self, t):
         ref = tuple(self.reference(t))
@@ -268,7 +279,7 @@ class SlotineLi:
         # independent part), so v = dy/dt and e = y - y_d.
         if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
             q, q_d, v_d, a_d = self._tree_inputs(t, q)
-            v = self._vec(v, "v")
+            v = self._fast_vec(v, "v")
             err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         frame = self.system.frame
