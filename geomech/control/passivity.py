@@ -241,20 +241,15 @@ class SlotineLi:
             raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
-    def _tree_inputs(self, t, q):
-        # q and the reference on a tree: shapes and finiteness, then the joint quaternions'
-        # norms in one vectorised test; the frame's validator words any failure
-        frame, rows = self.system.frame, self._quaternion_rows
-        ref = self._reference(t)
-        out = []
-        for x, name in ((q, "q"), (ref[0], "q_d")):
-            x = self._fast_vec(x, name, self.system.nq)
-            if rows.size:
-                x4 = x[rows]
-                if np.abs(np.sqrt((x4 * x4).sum(-1)) - 1.0).max() > QUATERNION_TOL:
-                    frame.validate_point(x, name)  # raises NotOnManifoldError
-            out.append(x)
-        return out[0], out[1], self._fast_vec(ref[1], "v_d"), self._fast_vec(ref[2], "a_d")
+    def _tree_point(self, x, name):
+        # a configuration of a tree: shape and finiteness, then the joint quaternions' norms
+        # in one vectorised test; the frame's validator words any failure
+        x, rows = self._fast_vec(x, name, self.system.nq), self._quaternion_rows
+        if rows.size:
+            x4 = x[rows]
+            if np.abs(np.sqrt((x4 * x4).sum(-1)) - 1.0).max() > QUATERNION_TOL:
+                self.system.frame.validate_point(x, name)  # raises NotOnManifoldError
+        return x
 
     def _fast_vec(self, x, name, n=None):
         # the common case (a finite float vector of the right shape) in one reduction; any
@@ -278,8 +273,11 @@ class SlotineLi:
         # loop-closure frames: the frame is the coordinate fields of y (all of q, or its
         # independent part), so v = dy/dt and e = y - y_d.
         if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
-            q, q_d, v_d, a_d = self._tree_inputs(t, q)
+            q = self._tree_point(q, "q")
             v = self._fast_vec(v, "v")
+            ref = self._reference(t)
+            q_d = self._tree_point(ref[0], "q_d")
+            v_d, a_d = self._fast_vec(ref[1], "v_d"), self._fast_vec(ref[2], "a_d")
             err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         frame = self.system.frame
