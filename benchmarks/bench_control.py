@@ -14,7 +14,7 @@
 
    ``--simulate`` runs this part alone over one simulated second (``t_final = 1.0``, the
    figure of issue 13 item 7: faster than real time means under 1 s of wall time), with
-   :math:`K_D = \operatorname{diag}(H(q_c))` (the default 10 diag(H) makes the humanoid
+   K_D = diag(H(q_c)) (the default 10 diag(H) makes the humanoid
    loop too stiff for 1 ms steps over a whole second).
 
 Run: ``python benchmarks/bench_control.py [--quick | --simulate]``.
