@@ -175,12 +175,15 @@ def _compiled_chart(system):
     from geomech.multibody.kernels.chart import HANDLED, chart_rate, chart_rate_batch
     from geomech.multibody.kernels.joints import integrate, integrate_batch
 
-    if not isinstance(system.frame, JointFrame) or getattr(system, "is_closed", False):
+    if type(system.frame) is not JointFrame:
         return None
-    topo = system.compiled.topo
+    model = system.frame.model  # the chart is the frame's: its model's joints
+    if getattr(model, "is_closed", False):
+        return None
+    topo = model.compiled.topo
     if not all(code in HANDLED for code in topo[:-1, 1]):
         return None
-    nq, nv = system.nq, system.nv
+    nq, nv = model.nq, model.nv
     one = np.ones(1)
 
     def retract(q_c, delta):  # q = q_c ⊕ δ
