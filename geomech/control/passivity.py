@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -13,7 +14,8 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
-from ..multibody.frame import JointFrame
+from ..multibody.frame import QUATERNION_TOL, JointFrame
+from ..multibody.joints import FreeFlyer, Spherical
 from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
@@ -183,6 +185,10 @@ class SlotineLi:
                 self._coordinates = _independent_coordinates(system)
             else:
                 self._jointwise = JointwiseTrackingError(system)  # block layout of the joint-wise error
+                self._quaternion_rows = np.array(
+                    [np.arange(qs.stop - 4, qs.stop) for j, qs in zip(system.joints, system.q_slices,
+                                                                     strict=True)
+                     if isinstance(j, (Spherical, FreeFlyer))], dtype=int).reshape(-1, 4)
         elif not isinstance(frame, CoordinateFrame):
             raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
@@ -236,6 +242,25 @@ class SlotineLi:
             raise DimensionError(f"Expected `{name}` to have shape {(n,)}, got {x.shape}.")
         return x
 
+    def _tree_point(self, x, name):
+        # a configuration of a tree: shape and finiteness, then the joint quaternions' norms
+        # in one vectorised test; the frame's validator words any failure
+        x, rows = self._fast_vec(x, name, self.system.nq), self._quaternion_rows
+        if rows.size:
+            x4 = x[rows]
+            if np.abs(np.sqrt((x4 * x4).sum(-1)) - 1.0).max() > QUATERNION_TOL:
+                self.system.frame.validate_point(x, name)  # raises NotOnManifoldError
+        return x
+
+    def _fast_vec(self, x, name, n=None):
+        # the common case (a finite float vector of the right shape) in one reduction; any
+        # other input goes through the full check, which words the failure
+        n = self.n if n is None else n
+        if (type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,)
+                and math.isfinite(np.add.reduce(x))):
+            return x
+        return self._vec(x, name, n)
+
     def _reference(self, t):
         ref = tuple(self.reference(t))
         if len(ref) != 3:
@@ -248,6 +273,14 @@ class SlotineLi:
         # (right), v_r a vector field (Remark 5), a_r its exact rate. Coordinate and
         # loop-closure frames: the frame is the coordinate fields of y (all of q, or its
         # independent part), so v = dy/dt and e = y - y_d.
+        if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
+            q = self._tree_point(q, "q")
+            v = self._fast_vec(v, "v")
+            ref = self._reference(t)
+            q_d = self._tree_point(ref[0], "q_d")
+            v_d, a_d = self._fast_vec(ref[1], "v_d"), self._fast_vec(ref[2], "a_d")
+            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
+            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         frame = self.system.frame
         shape = tuple(frame.point_shape)
         q = frame.validate_point(q, "q")
@@ -261,9 +294,6 @@ class SlotineLi:
         v_d, a_d = self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
         if self._group is not None:
             err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
-            return q_d, v_d, err.v_r, err.a_r, v - err.v_r
-        if self._jointwise is not None:  # joint-wise group error, exact a_r = d/dt v_r
-            err = self._jointwise(q, v, q_d, v_d, a_d, self.Lambda)
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         e = q[self._coordinates] - q_d[self._coordinates]
         v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)

@@ -286,13 +286,16 @@ def _stateless_joint_types() -> tuple[type, ...]:
 
 
 class JointwiseTrackingError:
-    r"""The joint-wise group error of a multibody model, its blocks laid out once per model.
+    r"""The joint-wise group error of a multibody model, its layout built once per model.
 
-    1-DoF joints (configuration manifold :math:`\mathbb R`) share one vectorised slice;
-    multi-DoF joints are stacked by kind (all spherical joints in one batched call, ...), and
-    a joint of another class (a user joint) is its own block. Calling it is
-    :func:`multibody_tracking_error` without the per-call layout work (a controller builds
-    one per model).
+    Two stages. The built-in revolute, prismatic, helical, spherical and free-flyer joints
+    are handled by one compiled kernel over the compiled model's joint type codes
+    (:func:`geomech.multibody.kernels.tracking.tracking_error`, the equations of
+    :func:`multibody_tracking_error` joint by joint). The other joints go through numpy:
+    1-DoF user joints in one vectorised slice, multi-DoF joints stacked by kind (all planar
+    joints in one batched call, ...), a user joint of another class its own block. Calling
+    it is :func:`multibody_tracking_error` without the per-call layout work (a controller
+    builds one per model); its inputs are not validated again.
 
     Parameters
     ----------
@@ -317,46 +320,74 @@ class JointwiseTrackingError:
     """
 
     def __init__(self, model):
+        from geomech.multibody.joints import OneDoFJoint
+        from geomech.multibody.kernels.compiled import joint_code
+        from geomech.multibody.kernels.tracking import HANDLED
+
         stateless = _stateless_joint_types()
-        self._iq1, self._iv1, multi = model._one_dof_split()
-        blocks = {}
-        for joint, qs, vs in multi:
-            if not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv:
+        iq1, iv1, blocks = [], [], {}
+        for joint, qs, vs in zip(model.joints, model.q_slices, model.v_slices, strict=True):
+            if joint.nv == 0:
+                continue
+            one_dof = isinstance(joint, OneDoFJoint)
+            if not one_dof and (not isinstance(joint.manifold, LieGroup)
+                                or joint.manifold.dim != joint.nv):
                 raise ParameterError(
                     f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
                     f"nv = {joint.nv} (its speeds in the group's Lie algebra), got "
                     f"{joint.manifold!r}."
                 )
+            if joint_code(joint) in HANDLED:
+                continue  # compiled kernel
+            if one_dof:
+                iq1.append(qs.start)  # a 1-DoF user joint: G = R
+                iv1.append(vs.start)
+                continue
             key = type(joint) if type(joint) in stateless else id(joint)
             _, q_rows, v_rows = blocks.setdefault(key, (joint, [], []))
             q_rows.append(np.arange(qs.start, qs.stop))
             v_rows.append(np.arange(vs.start, vs.stop))
+        self._iq1, self._iv1 = np.array(iq1, dtype=int), np.array(iv1, dtype=int)
         self.nq, self.nv = model.nq, model.nv
+        self._topo = model.compiled.topo
         # (joint, iq (k, nq_j), iv (k, nv_j)): x[..., iq] stacks the k joints on axis -2
         self._blocks = [(j, np.array(qr), np.array(vr)) for j, qr, vr in blocks.values()]
 
-    def __call__(self, q, v, q_d, v_d, a_d, L) -> GroupTrackingError:
-        """The tracking error at validated ``q, v`` and reference ``q_d, v_d, a_d``, gain ``L``."""
-        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1],
-                                   a_d.shape[:-1])
-        q, q_d = (np.broadcast_to(x, lead + (self.nq,)) for x in (q, q_d))
-        v, v_d, a_d = (np.broadcast_to(x, lead + (self.nv,)) for x in (v, v_d, a_d))
-        e, w, b, e_dot = (np.empty(lead + (self.nv,)) for _ in range(4))
-        # 1-DoF joints, G = R: T = 1, ad = 0, J = 1, so e = q - q_d, T v_d = v_d,
-        # d/dt (T v_d) = a_d, e_dot = v - v_d (the coordinate law of seed 000 §IV-A1)
-        i, j = self._iq1, self._iv1
-        e[..., j] = q[..., i] - q_d[..., i]
-        w[..., j] = v_d[..., j]
-        b[..., j] = a_d[..., j]
-        e_dot[..., j] = v[..., j] - v_d[..., j]
-        # multi-DoF joints, body speeds in their group: g_e = q_d^{-1} q = exp(e) per joint
+    def rates(self, q, v, q_d, v_d, a_d):
+        """``(e, T v_d, d/dt (T v_d), ė)`` at validated inputs, each ``(..., nv)``."""
+        from geomech.multibody.kernels.tracking import tracking_error, tracking_error_batch
+
+        if q.ndim == v.ndim == q_d.ndim == v_d.ndim == a_d.ndim == 1:  # one state
+            lead = ()
+            e, w, b, e_dot = (np.zeros(self.nv) for _ in range(4))
+            tracking_error(self._topo, q, v, q_d, v_d, a_d, e, w, b, e_dot)
+        else:
+            lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1],
+                                       v_d.shape[:-1], a_d.shape[:-1])
+            q, q_d = (np.broadcast_to(x, lead + (self.nq,)) for x in (q, q_d))
+            v, v_d, a_d = (np.broadcast_to(x, lead + (self.nv,)) for x in (v, v_d, a_d))
+            e, w, b, e_dot = (np.zeros(lead + (self.nv,)) for _ in range(4))
+            flat = [np.ascontiguousarray(x).reshape(-1, x.shape[-1]) for x in (q, v, q_d, v_d, a_d)]
+            out = [x.reshape(-1, self.nv) for x in (e, w, b, e_dot)]
+            tracking_error_batch(self._topo, *flat, *out)
+        if self._iv1.size:  # 1-DoF user joints, G = R: the coordinate law of seed 000 §IV-A1
+            i, j = self._iq1, self._iv1
+            e[..., j] = q[..., i] - q_d[..., i]
+            w[..., j] = v_d[..., j]
+            b[..., j] = a_d[..., j]
+            e_dot[..., j] = v[..., j] - v_d[..., j]
+        # other multi-DoF joints, body speeds in their group: g_e = q_d^{-1} q = exp(e) per joint
         for joint, iq, iv in self._blocks:
             G = joint.manifold
             e_k = joint._difference(q_d[..., iq], q[..., iq])  # log(q_d^{-1} q), (..., k, nv_j)
             w_k, b_k, ed_k = _error_rates(G, G._exp(e_k), e_k, v[..., iv], v_d[..., iv],
                                           a_d[..., iv], "left")
             e[..., iv], w[..., iv], b[..., iv], e_dot[..., iv] = e_k, w_k, b_k, ed_k
-        return _with_gain(e, w, b, e_dot, L)  # Lambda may couple joints
+        return e, w, b, e_dot
+
+    def __call__(self, q, v, q_d, v_d, a_d, L) -> GroupTrackingError:
+        """The tracking error at validated ``q, v`` and reference ``q_d, v_d, a_d``, gain ``L``."""
+        return _with_gain(*self.rates(q, v, q_d, v_d, a_d), L)  # Lambda may couple joints
 
 
 def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackingError:
@@ -457,7 +488,7 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
         raise DTypeError(
             f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
         )
-    q, q_d = (as_array(x, name, (model.nq,)) for x, name in ((q, "q"), (q_d, "q_d")))
+    q, q_d = (model.frame.validate_point(x, name) for x, name in ((q, "q"), (q_d, "q_d")))
     v, v_d, a_d = (as_array(x, name, (model.nv,))
                    for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d")))
     L = _lambda_matrix(Lambda, model.nv)

@@ -38,6 +38,7 @@ True
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from math import factorial
@@ -103,7 +104,16 @@ def dexpinv_series(s, Theta, xi, order: int = 4) -> np.ndarray:
 
 def _lincomb(coefficients, terms):
     """``Σ_j c_j terms[j]``, skipping zero coefficients (the tableaux are sparse)."""
-    return sum((c * x for c, x in zip(coefficients, terms, strict=True) if c != 0.0), 0.0 * terms[0])
+    out = None
+    for c, x in zip(coefficients, terms, strict=True):
+        if c != 0.0:
+            out = c * x if out is None else out + c * x  # shapes may broadcast
+    return 0.0 * terms[0] if out is None else out
+
+
+def _finite(x) -> bool:
+    """Whether every entry is finite: one reduction (its sum), the full test if that overflows."""
+    return math.isfinite(np.add.reduce(x, axis=None)) or bool(np.isfinite(x).all())
 
 
 @dataclass(frozen=True)
@@ -222,7 +232,7 @@ class RKMK:
                 if delta0 is not None:
                     Theta = delta0 + Theta
                 y_i = y + h * _lincomb(self.A[i][:i], F)  # y_i = y_n + h Σ_j a_ij F_j
-                if not (np.isfinite(Theta).all() and np.isfinite(y_i).all()):
+                if not (_finite(Theta) and _finite(y_i)):
                     # a stage blew up: no evaluation there (it would fail on its own validation);
                     # the caller sees a non-finite step and reports the divergence
                     nan = np.full(np.broadcast_shapes(np.shape(Theta), np.shape(K[0])), np.nan)

@@ -28,7 +28,7 @@ Examples
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import singledispatch
 
 import numpy as np
@@ -136,6 +136,9 @@ def _(system, q0) -> tuple[SystemChart, np.ndarray]:
         return system.forward_dynamics(q, v, tau)
 
     chart = frame_chart(_FiniteGuard(frame), curved=getattr(frame, "curved", None))
+    compiled = _compiled_chart(system)
+    if compiled is not None:  # the same retraction and chart rate, by the compiled kernels
+        chart = replace(chart, retract=compiled[0], rate=compiled[1])
     q0 = frame.validate_point(q0, "q0")
     q0 = chart.retract(q0, np.zeros(system.dim))  # exactly on the manifold (unit quaternions)
     return SystemChart(chart, system.dim, lambda t, q, v: v, acceleration), q0
@@ -156,3 +159,60 @@ class _FiniteGuard:
             lead = np.broadcast_shapes(q.shape[: q.ndim - len(self.point_shape)], w.shape[:-1])
             return np.full(lead + self.point_shape, np.nan)
         return self._frame.flow(q, w, t)
+
+
+def _compiled_chart(system):
+    r"""``(retract, rate)`` of the joint frame's chart by the compiled kernels, or ``None``.
+
+    For a tree model whose joints are all 1-DoF, spherical, free-flyer or fixed:
+    :math:`q_c \oplus \delta` (``model.integrate``, :func:`geomech.multibody.kernels.joints.integrate`)
+    and the rate :math:`\dot\delta_i = J_r(\delta_i)^{-1} v_i` of ``JointFrame.chart_velocity``
+    (:func:`geomech.multibody.kernels.chart.chart_rate`), one kernel call each and without
+    re-validating the integrator's own states (the inner loop). A non-finite step gives NaN,
+    as the frame's chart does (:class:`_FiniteGuard`). ``None`` for any other system.
+    """
+    from geomech.multibody.frame import JointFrame
+    from geomech.multibody.kernels.chart import HANDLED, chart_rate, chart_rate_batch
+    from geomech.multibody.kernels.joints import integrate, integrate_batch
+
+    if type(system.frame) is not JointFrame:
+        return None
+    model = system.frame.model  # the chart is the frame's: its model's joints
+    if getattr(model, "is_closed", False):
+        return None
+    topo = model.compiled.topo
+    if not all(code in HANDLED for code in topo[:-1, 1]):
+        return None
+    nq, nv = model.nq, model.nv
+    one = np.ones(1)
+
+    def retract(q_c, delta):  # q = q_c ⊕ δ
+        if q_c.ndim == 1 and delta.ndim == 1:
+            out = np.empty(nq)
+            if integrate(topo, q_c, delta, 1.0, out) != 0:
+                out[:] = np.nan
+            return out
+        lead = np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1])
+        out = np.empty(lead + (nq,))
+        flat = out.reshape(-1, nq)
+        status = np.zeros(flat.shape[0], dtype=np.int64)
+        integrate_batch(topo, np.ascontiguousarray(np.broadcast_to(q_c, lead + (nq,))).reshape(-1, nq),
+                        np.ascontiguousarray(np.broadcast_to(delta, lead + (nv,))).reshape(-1, nv),
+                        one, flat, status)
+        flat[status != 0] = np.nan
+        return out
+
+    def rate(q_c, delta, xi):
+        delta, xi = np.asarray(delta, dtype=float), np.asarray(xi, dtype=float)
+        if delta.ndim == 1 and xi.ndim == 1:
+            out = np.empty(nv)
+            chart_rate(topo, delta, xi, out)
+            return out
+        lead = np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1], xi.shape[:-1])
+        out = np.empty(lead + (nv,))
+        chart_rate_batch(topo, np.ascontiguousarray(np.broadcast_to(delta, out.shape)).reshape(-1, nv),
+                         np.ascontiguousarray(np.broadcast_to(xi, out.shape)).reshape(-1, nv),
+                         out.reshape(-1, nv))
+        return out
+
+    return retract, rate
