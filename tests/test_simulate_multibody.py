@@ -7,7 +7,7 @@ import pytest
 from scipy.integrate import solve_ivp
 from scipy.linalg import expm
 
-from geomech.errors import NotOnManifoldError
+from geomech.errors import NotOnManifoldError, SingularityError
 from geomech.multibody import FreeFlyer, MultibodyModel, Spherical, robots
 from geomech.multibody import joints as gj
 from geomech.simulation import simulate
@@ -296,3 +296,15 @@ def test_multibody_validation():
     q0[3:7] = [0.0, 0.0, 0.0, 1.0 + 1e-9]  # rounding-level error is normalised away
     res = simulate(model, q0, np.zeros(model.nv), 0.02, dt=0.01)
     assert np.linalg.norm(res.q[0, 3:7]) == pytest.approx(1.0, abs=1e-15)
+
+
+@pytest.mark.parametrize("joint", [gj.Spherical(), gj.FreeFlyer()], ids=lambda j: j.kind)
+def test_compiled_chart_rate_is_the_group_jacobian_and_names_its_singularity(joint, rng):
+    """The joint's one chart rate (compiled) is J_r(δ)⁻¹ = J_l(−δ)⁻¹ of its group (lie layer)."""
+    delta, v = 1.5 * rng.standard_normal((20, joint.nv)), rng.standard_normal((20, joint.nv))
+    ref = np.einsum("...ij,...j->...i", joint.manifold._left_jacobian_inverse(-delta), v)
+    np.testing.assert_allclose(joint._chart_rate(delta, v, _unused), ref, atol=1e-11)
+    at_2pi = np.zeros(joint.nv)
+    at_2pi[0] = 2 * np.pi
+    with pytest.raises(SingularityError, match="multiple of 2π"):
+        joint._chart_rate(at_2pi, np.ones(joint.nv), _unused)

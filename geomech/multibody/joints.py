@@ -65,6 +65,8 @@ from geomech.lie._maps import (
     _so3_left_jacobian_inverse,
 )
 from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
+from geomech.multibody.kernels.chart import joint_chart_rate_batch
+from geomech.multibody.kernels.joints import FREE_FLYER, SPHERICAL
 from geomech.spatial import plucker
 
 __all__ = [
@@ -133,6 +135,26 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
         raise ModelError(f"{label}: expected a nonzero `axis`, got {(a * big).tolist()}.")
     return a / norm
 
+
+
+def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
+    r""":math:`J_r(\delta)^{-1}\mathbf v` of a spherical or free-flyer joint by the compiled kernel
+    (:func:`geomech.multibody.kernels.chart.right_jacobian_inverse_apply`, the one code of this
+    rate, also run by ``simulate``), for any batch shape; ``SingularityError`` where the rotation
+    angle of ``δ`` is a nonzero multiple of 2π.
+    """
+    shape = np.broadcast_shapes(delta.shape, v.shape)
+    n = shape[-1]
+    D = np.ascontiguousarray(np.broadcast_to(delta, shape), dtype=float).reshape(-1, n)
+    V = np.ascontiguousarray(np.broadcast_to(v, shape), dtype=float).reshape(-1, n)
+    out = np.empty_like(V)
+    joint_chart_rate_batch(code, D, V, out)
+    if not np.isfinite(out).all() and np.isfinite(D).all() and np.isfinite(V).all():
+        raise SingularityError(
+            "The chart rate J_r(δ)⁻¹ is singular: the rotation angle of δ is a nonzero "
+            "multiple of 2π (re-centre the chart)."
+        )
+    return out.reshape(shape)
 
 class Joint(abc.ABC):
     r"""Abstract joint: configuration manifold, pose, transform and motion subspace.
@@ -771,6 +793,9 @@ class Spherical(Joint):
     nq = 4
     nv = 3
 
+    def _chart_rate(self, delta, v, structure_constants=None):
+        return _compiled_chart_rate(SPHERICAL, delta, v)  # J_r(δ)⁻¹ v, compiled
+
     def __init__(self, name: str | None = None):
         super().__init__(name)
         self.manifold = SO3
@@ -980,6 +1005,9 @@ class FreeFlyer(Joint):
     _exp_chart = True  # q ⊕ δ = q exp(δ): exact chart rate J_r(δ)⁻¹
     nq = 7
     nv = 6
+
+    def _chart_rate(self, delta, v, structure_constants=None):
+        return _compiled_chart_rate(FREE_FLYER, delta, v)  # J_r(δ)⁻¹ v, compiled
 
     def __init__(self, name: str | None = None):
         super().__init__(name)

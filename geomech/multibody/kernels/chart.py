@@ -36,7 +36,8 @@ from geomech.multibody.kernels.joints import (
     _so3_left_jacobian_apply,
 )
 
-__all__ = ["HANDLED", "right_jacobian_inverse_apply", "chart_rate", "chart_rate_batch"]
+__all__ = ["HANDLED", "right_jacobian_inverse_apply", "joint_chart_rate_batch", "chart_rate",
+           "chart_rate_batch"]
 
 #: joint type codes whose chart rate the kernel computes
 HANDLED = (FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
@@ -124,3 +125,12 @@ def chart_rate_batch(topo, Delta, V, OUT):
     """:func:`chart_rate` over a batch (rows of equal-length 2-D arrays)."""
     for k in range(OUT.shape[0]):
         chart_rate(topo, Delta[k], V[k], OUT[k])
+
+
+@njit(**_JIT)
+def joint_chart_rate_batch(code, Delta, V, OUT):
+    """:func:`right_jacobian_inverse_apply` of one joint over rows: the joint's own chart rate
+    (``Spherical._chart_rate``, ``FreeFlyer._chart_rate``), the same code as :func:`chart_rate`.
+    """
+    for k in range(OUT.shape[0]):
+        right_jacobian_inverse_apply(code, Delta[k], V[k], OUT[k])
