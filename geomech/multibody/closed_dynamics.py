@@ -68,6 +68,7 @@ __all__ = [
     "projected_crba",
     "projected_aba",
     "lagrange_aba",
+    "lagrange_rnea",
     "cluster_rnea",
     "cluster_aba",
     "inverse_operational_space_inertia",
@@ -301,6 +302,81 @@ def lagrange_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
         kkt[:n, :n], kkt[:n, n:], kkt[n:, :n] = H[idx], K.T, K
         sol = np.linalg.solve(kkt, np.concatenate([rhs_s[idx], k]))
         out[idx] = sol[:n][model.independent_v_index]
+    return out
+
+
+def lagrange_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
+    r"""Inverse dynamics of a closed model by Lagrange multipliers (the KKT system).
+
+    With :math:`E` the injection of the independent joints' speeds into the spanning tree's,
+    the spanning accelerations, the independent torques and the multipliers solve
+
+    .. math::
+        \begin{bmatrix} H & -E & -K^\top\\ E^\top & 0 & 0\\ K & 0 & 0\end{bmatrix}
+        \begin{bmatrix}\ddot q_s\\ \tau\\ \lambda\end{bmatrix} =
+        \begin{bmatrix} -c_s\\ \dot v\\ k\end{bmatrix}
+
+    (least squares where planar loops give redundant, consistent rows of :math:`K`): the
+    baseline of C-RNEA that uses the implicit constraint :math:`K\ddot q_s = k`, not
+    :math:`G`.
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+    q : array_like, shape (..., nq)
+    v, a : array_like, shape (..., nv)
+        Independent speeds and accelerations.
+    gravity : array_like, shape (3,), optional
+    f_ext : array_like, shape (N, 6), optional
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError
+        If an input is malformed.
+    NotOnManifoldError
+        If ``q`` does not satisfy the constraints.
+
+    References
+    ----------
+    Seed 004 §2.4 (Lagrange multiplier method).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.urdf_plus import load_example
+    >>> from geomech.multibody.closed_dynamics import lagrange_rnea, projected_rnea
+    >>> model = load_example("four_bar")
+    >>> q, v, a = model.neutral(), np.array([0.5]), np.array([1.0])
+    >>> bool(np.allclose(lagrange_rnea(model, q, v, a), projected_rnea(model, q, v, a)))
+    True
+    """
+    q, v = _checked(model, q, v)
+    a = as_array(a, "a", (model.nv,))
+    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], a.shape[:-1])
+    q = np.broadcast_to(q, batch + (model.nq,))
+    v = np.broadcast_to(v, batch + (model.nv,))
+    a = np.broadcast_to(a, batch + (model.nv,))
+    st = model.spanning_tree
+    n, m = st.nv, model.nv
+    G, _ = model.constraint_matrices(q, v)
+    qd = np.einsum("...ij,...j->...i", G, v)
+    H = crba(st, q)
+    c_s = rnea(st, q, qd, np.zeros(batch + (n,)), gravity, f_ext)
+    E = _lift(model, np.eye(m), n).T  # (n, m): E τ puts τ on the independent joints
+    out = np.empty(batch + (m,))
+    for idx in np.ndindex(batch):
+        K, k = model.constraint_jacobian(q[idx], v[idx])
+        r = K.shape[0]
+        kkt = np.zeros((n + m + r, n + m + r))
+        kkt[:n, :n], kkt[:n, n:n + m], kkt[:n, n + m:] = H[idx], -E, -K.T
+        kkt[n:n + m, :n], kkt[n + m:, :n] = E.T, K
+        rhs = np.concatenate([-c_s[idx], a[idx], k])
+        sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
+        out[idx] = sol[n:n + m]
     return out
 
 
@@ -627,7 +703,7 @@ def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") ->
 
 #: Registry of the closed-model algorithms by kind and method name.
 METHODS = {
-    "rnea": {"cluster": cluster_rnea, "projection": projected_rnea},
+    "rnea": {"cluster": cluster_rnea, "projection": projected_rnea, "lagrange": lagrange_rnea},
     "crba": {"projection": projected_crba},
     "aba": {"cluster": cluster_aba, "projection": projected_aba, "lagrange": lagrange_aba},
 }
@@ -654,7 +730,7 @@ def register_method(kind: str, name: str, func) -> None:
     >>> from geomech.multibody.closed_dynamics import METHODS, projected_rnea, register_method
     >>> register_method("rnea", "projection-copy", projected_rnea)
     >>> sorted(METHODS["rnea"])
-    ['cluster', 'projection', 'projection-copy']
+    ['cluster', 'lagrange', 'projection', 'projection-copy']
     >>> del METHODS["rnea"]["projection-copy"]
     """
     if kind not in METHODS:
@@ -686,8 +762,8 @@ def closed_rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.nda
     gravity : array_like, shape (..., 3), optional
     f_ext : array_like, shape (..., N, 6), optional
     method : str, optional
-        A name from ``METHODS["rnea"]``: ``"cluster"`` (C-RNEA, the default) or
-        ``"projection"``.
+        A name from ``METHODS["rnea"]``: ``"cluster"`` (C-RNEA, the default),
+        ``"projection"`` or ``"lagrange"``.
 
     Returns
     -------

@@ -103,6 +103,8 @@ def test_inverse_and_forward_dynamics_round_trip(name, floating):
     tau = projected_rnea(model, q, v, a, f_ext=f_ext)
     assert rel_err(projected_aba(model, q, v, tau, f_ext=f_ext), a) < 1e-9
     assert rel_err(closed_rnea(model, q, v, a, f_ext=f_ext), tau) < 1e-12  # default method
+    # the Lagrange baseline solves the KKT system with K q̈ = k (no G): the same torques
+    assert rel_err(closed_rnea(model, q, v, a, f_ext=f_ext, method="lagrange"), tau) < 1e-9
 
 
 @pytest.mark.parametrize(("name", "floating"), ALL)
