@@ -59,7 +59,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.coriolis import body_factor
+from geomech.multibody.kernels.coriolis import add_composite, body_factor
 from geomech.multibody.kernels.dynamics import at
 from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import (
@@ -267,17 +267,7 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
             o = cbody[i, 2]
             if o < 0:
                 continue
-            for a in range(10):
-                I_C[o, a] += I_C[i, a]
-            if levi_civita:
-                for a in range(10):
-                    P_C[o, a] += P_C[i, a]
-                for a in range(6):
-                    h_C[o, a] += h_C[i, a]
-            else:
-                for a in range(6):
-                    for b in range(6):
-                        B_C[o, a, b] += B_C[i, a, b]
+            add_composite(I_C, P_C, h_C, B_C, levi_civita, i, o)
     if not all_finite(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK

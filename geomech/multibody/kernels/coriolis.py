@@ -51,6 +51,7 @@ from geomech.multibody.kernels.spatial import (
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 
 __all__ = [
+    "add_composite",
     "body_factor",
     "coriolis_workspace",
     "coriolis_work",
@@ -67,6 +68,24 @@ __all__ = [
 ]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(inline="always", **_JIT)
+def add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p):
+    """Seed 000 Alg. 1 l.20-21: body ``j``'s composite quantities into ``p``'s (ground
+    coordinates: plain sums; ``P_C``, ``h_C`` for Levi-Civita, else ``B_C``).
+    """
+    for a in range(10):
+        I_C[p, a] += I_C[j, a]
+    if levi_civita:
+        for a in range(10):
+            P_C[p, a] += P_C[j, a]
+        for a in range(6):
+            h_C[p, a] += h_C[j, a]
+    else:
+        for a in range(6):
+            for b in range(6):
+                B_C[p, a, b] += B_C[j, a, b]
 
 
 @njit(**_JIT)
@@ -273,17 +292,7 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
                     C[o + k, m] = dot6(Phi_dot[m], F[d + k]) + dot6(Phi[m], F[2 * d + k])
         p = parent[j]
         if p >= 0:  # l.20-21, guarded at the root (sums in ground coordinates)
-            for a in range(10):
-                I_C[p, a] += I_C[j, a]
-            if levi_civita:
-                for a in range(10):
-                    P_C[p, a] += P_C[j, a]
-                for a in range(6):
-                    h_C[p, a] += h_C[j, a]
-            else:
-                for a in range(6):
-                    for b in range(6):
-                        B_C[p, a, b] += B_C[j, a, b]
+            add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p)
     if not all_finite(C):
         return pack(NON_FINITE_RESULT, -1)
     return OK
