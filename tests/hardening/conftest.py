@@ -20,3 +20,10 @@ def _compiled_kernels():
         gm.coriolis_matrix(model, q, v)
         model.integrate(q, v)
         model.difference(q, q)
+        # the general (list / batch) path beside the single-state fast path
+        Q, V = np.stack([q, q]), np.zeros((2, model.nv))
+        gm.rnea(model, Q, V, V)
+        gm.crba(model, Q)
+        gm.aba(model, list(q), list(v), list(v))
+        gm.aba(model, Q, V, V)
+        gm.coriolis_matrix(model, Q, V)
