@@ -242,6 +242,23 @@ def projected_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     return np.linalg.solve(H_bar, (tau - c_bar)[..., None])[..., 0]
 
 
+def _kkt_inputs(model, q, v, x, name, gravity, f_ext):
+    """Validated, broadcast ``q, v, x`` and the spanning tree's H and bias c_s at q̇_s = G v
+    (the blocks of the Lagrange baselines' KKT systems).
+    """
+    q, v = _checked(model, q, v)
+    x = as_array(x, name, (model.nv,))
+    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], x.shape[:-1])
+    q = np.broadcast_to(q, batch + (model.nq,))
+    v = np.broadcast_to(v, batch + (model.nv,))
+    x = np.broadcast_to(x, batch + (model.nv,))
+    st = model.spanning_tree
+    G, _ = model.constraint_matrices(q, v)
+    qd = np.einsum("...ij,...j->...i", G, v)
+    c_s = rnea(st, q, qd, np.zeros(batch + (st.nv,)), gravity, f_ext)
+    return batch, q, v, x, crba(st, q), c_s
+
+
 def lagrange_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     r"""Forward dynamics of a closed model by the Lagrange-multiplier (KKT) method.
 
@@ -281,18 +298,8 @@ def lagrange_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     >>> lagrange_aba(model, model.neutral(), [0.0], [0.0]).shape
     (1,)
     """
-    q, v = _checked(model, q, v)
-    tau = as_array(tau, "tau", (model.nv,))
-    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], tau.shape[:-1])
-    q = np.broadcast_to(q, batch + (model.nq,))
-    v = np.broadcast_to(v, batch + (model.nv,))
-    tau = np.broadcast_to(tau, batch + (model.nv,))
-    st = model.spanning_tree
-    n = st.nv
-    G, _ = model.constraint_matrices(q, v)
-    qd = np.einsum("...ij,...j->...i", G, v)
-    H = crba(st, q)
-    c_s = rnea(st, q, qd, np.zeros(batch + (n,)), gravity, f_ext)
+    batch, q, v, tau, H, c_s = _kkt_inputs(model, q, v, tau, "tau", gravity, f_ext)
+    n = H.shape[-1]
     rhs_s = _lift(model, tau, n) - c_s
     out = np.empty(batch + (model.nv,))
     for idx in np.ndindex(batch):
@@ -354,18 +361,8 @@ def lagrange_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     >>> bool(np.allclose(lagrange_rnea(model, q, v, a), projected_rnea(model, q, v, a)))
     True
     """
-    q, v = _checked(model, q, v)
-    a = as_array(a, "a", (model.nv,))
-    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], a.shape[:-1])
-    q = np.broadcast_to(q, batch + (model.nq,))
-    v = np.broadcast_to(v, batch + (model.nv,))
-    a = np.broadcast_to(a, batch + (model.nv,))
-    st = model.spanning_tree
-    n, m = st.nv, model.nv
-    G, _ = model.constraint_matrices(q, v)
-    qd = np.einsum("...ij,...j->...i", G, v)
-    H = crba(st, q)
-    c_s = rnea(st, q, qd, np.zeros(batch + (n,)), gravity, f_ext)
+    batch, q, v, a, H, c_s = _kkt_inputs(model, q, v, a, "a", gravity, f_ext)
+    n, m = H.shape[-1], model.nv
     E = _lift(model, np.eye(m), n).T  # (n, m): E τ puts τ on the independent joints
     out = np.empty(batch + (m,))
     for idx in np.ndindex(batch):
