@@ -18,7 +18,14 @@ import pinocchio as pin
 from geomech.interop.pinocchio import PinocchioBridge, se3_to_pin
 from geomech.multibody.joints import Revolute
 
-__all__ = ["PinLoops", "coupling_G", "rel_err", "consistent_path"]
+__all__ = ["LOOPS", "COUPLINGS", "ALL", "PinLoops", "coupling_G", "rel_err", "consistent_path"]
+
+#: The shipped closed models (name, floating base): loops, and couplings only.
+LOOPS = [("four_bar", False), ("four_bar", True), ("six_bar", False), ("six_bar", True),
+         ("planar_leg", False), ("planar_leg", True)]  # fmt: skip
+COUPLINGS = [("geared_chain", False), ("geared_chain", True), ("belt_leg", False),
+             ("belt_leg", True)]  # fmt: skip
+ALL = LOOPS + COUPLINGS
 
 
 def rel_err(actual, expected):

@@ -14,7 +14,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from loops_helpers import PinLoops, coupling_G, rel_err
+from loops_helpers import ALL, COUPLINGS, LOOPS, PinLoops, coupling_G, rel_err
 
 from geomech.errors import ModelError, NonFiniteError, NotOnManifoldError
 from geomech.multibody import robots
@@ -30,11 +30,6 @@ from geomech.multibody.urdf_plus import load_example
 
 RTOL = 1e-8
 N_STATES = 8
-LOOPS = [("four_bar", False), ("four_bar", True), ("six_bar", False), ("six_bar", True),
-         ("planar_leg", False), ("planar_leg", True)]  # fmt: skip
-COUPLINGS = [("geared_chain", False), ("geared_chain", True), ("belt_leg", False),
-             ("belt_leg", True)]  # fmt: skip
-ALL = LOOPS + COUPLINGS
 
 
 def _states(model, rng, n=N_STATES):

@@ -12,7 +12,7 @@
 import numpy as np
 import pinocchio as pin
 import pytest
-from loops_helpers import PinLoops, coupling_G, rel_err
+from loops_helpers import ALL, COUPLINGS, LOOPS, PinLoops, coupling_G, rel_err
 
 from geomech.errors import ModelError, NotOnManifoldError
 from geomech.multibody.closed_dynamics import (
@@ -33,11 +33,6 @@ from geomech.multibody.urdf_plus import load_example
 
 RTOL = 1e-8
 N_STATES = 10
-LOOPS = [("four_bar", False), ("four_bar", True), ("six_bar", False), ("six_bar", True),
-         ("planar_leg", False), ("planar_leg", True)]  # fmt: skip
-COUPLINGS = [("geared_chain", False), ("geared_chain", True), ("belt_leg", False),
-             ("belt_leg", True)]  # fmt: skip
-ALL = LOOPS + COUPLINGS
 
 
 def _states(model, rng, n=N_STATES):
