@@ -87,6 +87,21 @@ def test_congruences_match_dense_matrices(rng):
         np.testing.assert_allclose(out[0], I @ v, atol=1e-14)
 
 
+def test_inertia_matrix_and_trace_about_a_point_match_dense_matrices(rng):
+    for _ in range(5):
+        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))  # noqa: E741
+        p, out = np.empty(10), np.empty((6, 6))
+        KS.inertia_params(I, p)
+        KS.inertia_params_matrix(p, out)
+        np.testing.assert_allclose(out, I, rtol=0, atol=1e-15)
+        # an articulated inertia (any symmetric PSD matrix) about the point c: X(c)^{-T} M X(c)^{-1}
+        A = rng.normal(size=(6, 6))
+        M, c = A @ A.T, rng.normal(size=3)
+        Xc = plucker(np.eye(3), c)  # coordinates at c, same axes
+        Xi = np.linalg.inv(Xc)
+        np.testing.assert_allclose(KS.trace_about(M, c), np.trace(Xi.T @ M @ Xi), rtol=1e-13)
+
+
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_joint_kernels_match_the_joint_classes(kind, rng):
     """Poses, q ⊕ v and q1 ⊖ q0 of the kernels equal the joints' numpy methods."""
