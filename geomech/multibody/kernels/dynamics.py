@@ -23,8 +23,14 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody.kernels.compiled import unpack
+from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody.kernels.linalg import SINGULAR_RTOL, cholesky_inverse
+from geomech.multibody.kernels.linalg import (
+    SINGULAR_RTOL,
+    cholesky,
+    solve_lower,
+    solve_lower_transpose,
+)
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
     cross_force,
@@ -51,7 +57,7 @@ from geomech.multibody.kernels.status import (
 )
 
 __all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "aba",
-           "aba_batch", "aba_one",
+           "aba_batch", "aba_one", "aba_workspace",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -249,18 +255,26 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     \mathbf I^a_i` is a plain sum, and the root's acceleration is ``a0`` itself. The
     velocity-product term is :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i
     \times)\boldsymbol\Phi_i\nu_i + {}^0\mathbf X_i\mathring{\boldsymbol\Phi}_i\nu_i` (seed
-    001 §1.4, :math:`\mathring{\boldsymbol\Phi}_i` in body coordinates). ``D_i`` counts as
-    singular when a pivot is at most ``SINGULAR_RTOL`` times the trace of
-    :math:`\mathbf I^A_i` about body i's origin (:func:`~.spatial.trace_about`: the same
-    number in any frame). Returns a packed status (``SINGULAR`` naming the body).
+    001 §1.4, :math:`\mathring{\boldsymbol\Phi}_i` in body coordinates).
+
+    :math:`\mathbf D_i^{-1}` enters through its Cholesky factor :math:`\mathbf D_i =
+    \mathbf L_i\mathbf L_i^\top`: with :math:`[\mathbf Z_i\,|\,\mathbf z_i] =
+    \mathbf L_i^{-1}[\mathbf U_i^\top\,|\,\mathbf u_i]`, :math:`\mathbf U_i\mathbf D_i^{-1}
+    \mathbf U_i^\top = \mathbf Z_i^\top\mathbf Z_i` and :math:`\mathbf U_i\mathbf D_i^{-1}
+    \mathbf u_i = \mathbf Z_i^\top\mathbf z_i`. ``D_i`` counts as singular when a pivot is
+    at most ``SINGULAR_RTOL`` times the trace of :math:`\mathbf I^A_i` about body i's origin
+    (:func:`~.spatial.trace_about`: the same number in any frame). Returns a packed status
+    (``SINGULAR`` naming the body).
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
-    N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
-            and all_finite(f_ext)):
-        return pack(NON_FINITE_INPUT, -1)
-    nv = iv[N]
-    buf = np.empty(78 * N + 14 * nv + 172)  # one allocation for the work arrays
+    N = topo.shape[0] - 1
+    return _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a,
+                aba_workspace(N, topo[N, 3]))
+
+
+@njit(**_JIT)
+def aba_workspace(N, nv):
+    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
+    buf = np.empty(78 * N + 19 * nv + 64)
     E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
     E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
     vel, c = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
@@ -268,14 +282,23 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     I_A = buf[42 * N: 78 * N].reshape((N, 6, 6))
     o = 78 * N
     Phi = buf[o: o + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
-    Y = buf[o + 6 * nv: o + 12 * nv].reshape((nv, 6))  # rows: columns of U_i D_i⁻¹
-    Du = buf[o + 12 * nv: o + 13 * nv]  # D_i⁻¹ u_i
-    u = buf[o + 13 * nv: o + 14 * nv]
-    o += 14 * nv
-    U, W = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # U_i, D_i
-    L, D_inv = buf[o + 72: o + 108].reshape((6, 6)), buf[o + 108: o + 144].reshape((6, 6))
-    vJ, h, x = buf[o + 144: o + 150], buf[o + 150: o + 156], buf[o + 156: o + 162]
-    I10 = buf[o + 162: o + 172]  # I_i, ten parameters
+    Z = buf[o + 6 * nv: o + 13 * nv].reshape((nv, 7))  # rows [Z_i | z_i]
+    L = buf[o + 13 * nv: o + 19 * nv].reshape((nv, 6))  # rows iv_i.. of joint i: L_i
+    o += 19 * nv
+    W = buf[o: o + 36].reshape((6, 6))  # D_i
+    vJ, h, x, I10 = buf[o + 36: o + 42], buf[o + 42: o + 48], buf[o + 48: o + 54], buf[o + 54:]
+    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10
+
+
+@njit(**_JIT)
+def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
+    """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
+    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10 = ws
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
+            and all_finite(f_ext)):
+        return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -288,21 +311,18 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
             r0[i, :] = r[i]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
-        inertia_params(inertia[i], I10)  # I^A_i = I_i = ^0X_i^* I_i ^iX_0
+        inertia_params(inertia[i], I10)  # I^A_i = I_i in ground: ^0X_i^* I_i ^iX_0
         inertia_params_transform(E0[i], r0[i], I10, I10)
         inertia_params_matrix(I10, I_A[i])
-        vJ[:] = 0.0  # Φ_i ν_i
-        x[:] = 0.0  # Φ̊_i ν_i (body coordinates)
         for k in range(iv[i], iv[i + 1]):
             transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
-            for m in range(6):
-                vJ[m] += Phi[k, m] * v[k]
-                x[m] += S_ring[k, m] * v[k]
+        joint_velocity(Phi, iv, i, v, vJ)  # Φ_i ν_i
         for m in range(6):  # v_i = v_p(i) + Φ_i ν_i
             vel[i, m] = vJ[m] if p < 0 else vel[p, m] + vJ[m]
         c[i, :] = 0.0  # c_i = (v_i ×) Φ_i ν_i + ^0X_i Φ̊_i ν_i
         cross_motion(vel[i], vJ, c[i])
-        if x[0] != 0.0 or x[1] != 0.0 or x[2] != 0.0 or x[3] != 0.0 or x[4] != 0.0 or x[5] != 0.0:
+        if jtype[i] == USER:  # a built-in joint's Φ_i is constant in body coordinates: Φ̊_i = 0
+            joint_velocity(S_ring, iv, i, v, x)
             transform_motion_transpose(E0[i], r0[i], x, vJ)
             for m in range(6):
                 c[i, m] += vJ[m]
@@ -318,48 +338,41 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     for i in range(N - 1, -1, -1):
         d, o = iv[i + 1] - iv[i], iv[i]
         for k in range(d):
-            matvec6(I_A[i], Phi[o + k], U[k])  # U_i = I^A_i Φ_i
-            u[o + k] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
-        if d == 1:  # D_i = Φ_iᵀ U_i, a scalar
-            D = dot6(Phi[o], U[0])
-            if not D > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
+            matvec6(I_A[i], Phi[o + k], Z[o + k])  # U_i = I^A_i Φ_i
+            Z[o + k, 6] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
+            for m in range(k + 1):
+                W[k, m] = dot6(Phi[o + k], Z[o + m])  # D_i = Φ_iᵀ U_i (lower triangle)
+        if d == 1:  # the same for a scalar D_i
+            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
                 return pack(SINGULAR, i)
-            Du[o] = u[o] / D
-            for e in range(6):
-                Y[o, e] = U[0, e] / D
+            L[o, 0] = l = np.sqrt(W[0, 0])
+            for e in range(7):
+                Z[o, e] *= 1.0 / l
         elif d > 1:
-            for k in range(d):  # D_i = Φ_iᵀ U_i, symmetrised
-                for m in range(k + 1):
-                    W[k, m] = W[m, k] = 0.5 * (dot6(Phi[o + k], U[m]) + dot6(Phi[o + m], U[k]))
-            if not cholesky_inverse(W, d, trace_about(I_A[i], r0[i]), D_inv, L):
+            L_i = L[o: o + d]
+            if not cholesky(W, d, trace_about(I_A[i], r0[i]), L_i):  # D_i = L_i L_iᵀ
                 return pack(SINGULAR, i)
-            for k in range(d):  # Y = U_i D_i⁻¹ (rows: its columns), D_i⁻¹ u_i
-                s = 0.0
-                for m in range(d):
-                    s += D_inv[k, m] * u[o + m]
-                Du[o + k] = s
-                for e in range(6):
-                    s = 0.0
-                    for m in range(d):
-                        s += U[m, e] * D_inv[m, k]
-                    Y[o + k, e] = s
+            solve_lower(L_i, d, Z[o: o + d])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
         p = parent[i]
         if p < 0:
             continue
-        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ takes the place of I^A_i
-        for k in range(d):
+        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
+        if d == 6:  # Φ_i invertible: I^a_i = 0 exactly
+            I_a[:, :] = 0.0
+        elif d > 0:
+            for k in range(d):
+                for e in range(6):
+                    y = Z[o + k, e]
+                    for g in range(e, 6):
+                        I_a[e, g] -= y * Z[o + k, g]
             for e in range(6):
-                y = Y[o + k, e]
-                for g in range(e, 6):
-                    I_a[e, g] -= y * U[k, g]
-        for e in range(6):
-            for g in range(e + 1, 6):
-                I_a[g, e] = I_a[e, g]
+                for g in range(e + 1, 6):
+                    I_a[g, e] = I_a[e, g]
         matvec6(I_a, c[i], x)  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i
         for e in range(6):
             s = p_A[i, e] + x[e]
             for k in range(d):
-                s += U[k, e] * Du[o + k]
+                s += Z[o + k, e] * Z[o + k, 6]
             p_A[p, e] += s  # p^A_p(i) += p^a_i: a plain sum in ground coordinates
             for g in range(6):
                 I_A[p, e, g] += I_a[e, g]  # I^A_p(i) += I^a_i: likewise
@@ -371,8 +384,14 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         for e in range(6):  # a'_i = a_p(i) + c_i
             acc[e] += a0[e] if p < 0 else c[p, e]
         d, o = iv[i + 1] - iv[i], iv[i]
-        for k in range(d):  # ν̇_i = D_i⁻¹ u_i − (U_i D_i⁻¹)ᵀ a'_i
-            a[o + k] = Du[o + k] - dot6(Y[o + k], acc)
+        if d == 0:
+            continue
+        for k in range(d):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
+            a[o + k] = Z[o + k, 6] - dot6(Z[o + k], acc)
+        if d == 1:
+            a[o] /= L[o, 0]
+        else:
+            solve_lower_transpose(L[o: o + d], d, a[o: o + d])
         for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
             for e in range(6):
                 acc[e] += Phi[o + k, e] * a[o + k]
@@ -384,11 +403,12 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 @njit(**_JIT)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A,
               status):
-    """:func:`aba` over a batch; first failure + 1."""
+    """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
+    ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
     for b in range(status.shape[0]):
-        status[b] = aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                        at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
-                        at(F_ext, b), A[b])
+        status[b] = _aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                         at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
+                         at(F_ext, b), A[b], ws)
     return _first_failure(status)
 
 
