@@ -248,11 +248,14 @@ def crba_one(topo, packed, q, H):
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
-    Every quantity is held in ground coordinates (Plücker coordinates at the world origin,
-    Featherstone §2.8; Pinocchio's choice, as in :func:`crba`): with
-    :math:`\boldsymbol\Phi_i` and :math:`\mathbf I_i` carried to ground once, the articulated
-    inertia handed to the parent needs no congruence, :math:`\mathbf I^A_{p(i)} \mathrel{+}=
-    \mathbf I^a_i` is a plain sum, and the root's acceleration is ``a0`` itself. The
+    Every quantity is held in ground coordinates (Featherstone §2.8; Pinocchio's choice, as
+    in :func:`crba`), with the ground's axes and, as origin, the point of the ground where
+    body 0's origin is (any point fixed in the ground serves; near the bodies, the sums
+    below round off less): with :math:`\boldsymbol\Phi_i` and :math:`\mathbf I_i` carried
+    to ground once, the articulated inertia handed to the parent needs no congruence,
+    :math:`\mathbf I^A_{p(i)} \mathrel{+}= \mathbf I^a_i` is a plain sum, and the roots'
+    parent acceleration is ``a0`` itself (a pure linear acceleration: the same at any
+    origin). The
     velocity-product term is :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i
     \times)\boldsymbol\Phi_i\nu_i + {}^0\mathbf X_i\mathring{\boldsymbol\Phi}_i\nu_i` (seed
     001 §1.4, :math:`\mathring{\boldsymbol\Phi}_i` in body coordinates).
@@ -306,9 +309,10 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     # ---- forward pass 1: Φ_i, I_i, velocities, velocity products, bias forces (ground) ---
     for i in range(N):
         p = parent[i]
-        if p < 0:
+        if p < 0:  # ^iX_0 of a root, the origin at body 0's (see above)
             E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
+            for m in range(3):
+                r0[i, m] = r[i, m] - r[0, m]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
         inertia_params(inertia[i], I10)  # I^A_i = I_i in ground: ^0X_i^* I_i ^iX_0
@@ -342,7 +346,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
             Z[o + k, 6] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
             for m in range(k + 1):
                 W[k, m] = dot6(Phi[o + k], Z[o + m])  # D_i = Φ_iᵀ U_i (lower triangle)
-        if d == 1:  # the same for a scalar D_i
+        if d == 1:  # the same for a scalar D_i: L_i = √D_i
             if not W[0, 0] > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
                 return pack(SINGULAR, i)
             L[o, 0] = l = np.sqrt(W[0, 0])
@@ -356,24 +360,25 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         p = parent[i]
         if p < 0:
             continue
-        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
-        if d == 6:  # Φ_i invertible: I^a_i = 0 exactly
-            I_a[:, :] = 0.0
-        elif d > 0:
-            for k in range(d):
-                for e in range(6):
-                    y = Z[o + k, e]
-                    for g in range(e, 6):
-                        I_a[e, g] -= y * Z[o + k, g]
-            for e in range(6):
-                for g in range(e + 1, 6):
-                    I_a[g, e] = I_a[e, g]
-        matvec6(I_a, c[i], x)  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i
-        for e in range(6):
-            s = p_A[i, e] + x[e]
+        for e in range(6):  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i (I^a_i c_i below)
+            s = p_A[i, e]
             for k in range(d):
                 s += Z[o + k, e] * Z[o + k, 6]
             p_A[p, e] += s  # p^A_p(i) += p^a_i: a plain sum in ground coordinates
+        if d == 6:  # Φ_i invertible: I^a_i = 0, the joint hands on no inertia
+            continue
+        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
+        for k in range(d):
+            for e in range(6):
+                y = Z[o + k, e]
+                for g in range(e, 6):
+                    I_a[e, g] -= y * Z[o + k, g]
+        for e in range(6):
+            for g in range(e + 1, 6):
+                I_a[g, e] = I_a[e, g]
+        matvec6(I_a, c[i], x)
+        for e in range(6):
+            p_A[p, e] += x[e]
             for g in range(6):
                 I_A[p, e, g] += I_a[e, g]  # I^A_p(i) += I^a_i: likewise
 

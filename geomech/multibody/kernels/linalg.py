@@ -21,7 +21,7 @@ __all__ = ["cholesky", "cholesky_inverse", "solve_lower", "solve_lower_transpose
 SINGULAR_RTOL = 1e-12
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def cholesky(D, d, scale, L):
     """``L`` lower triangular with ``L Lᵀ = D`` (d×d SPD, its lower triangle read); False when a pivot ≤ rtol·scale.
 
@@ -49,7 +49,7 @@ def cholesky(D, d, scale, L):
     return True
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def solve_lower(L, d, B):
     """``B ← L⁻¹ B`` in place for the leading d rows of ``B`` (any number of columns).
 
@@ -65,11 +65,12 @@ def solve_lower(L, d, B):
         for k in range(i):
             for c in range(B.shape[1]):
                 B[i, c] -= L[i, k] * B[k, c]
+        w = 1.0 / L[i, i]
         for c in range(B.shape[1]):
-            B[i, c] /= L[i, i]
+            B[i, c] *= w
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def solve_lower_transpose(L, d, x):
     """``x ← L⁻ᵀ x`` in place for the leading d entries of ``x``.
 

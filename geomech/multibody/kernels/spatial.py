@@ -148,11 +148,10 @@ def transform_force_transpose(E, r, f, out):
 @njit(**_JIT)
 def matvec6(M, x, out):
     """``out = M x`` for a 6×6 ``M``."""
+    x0, x1, x2, x3, x4, x5 = x[0], x[1], x[2], x[3], x[4], x[5]  # in registers across the stores
     for k in range(6):
-        s = 0.0
-        for l in range(6):  # noqa: E741
-            s += M[k, l] * x[l]
-        out[k] = s
+        out[k] = (M[k, 0] * x0 + M[k, 1] * x1 + M[k, 2] * x2
+                  + M[k, 3] * x3 + M[k, 4] * x4 + M[k, 5] * x5)
 
 
 @njit(**_JIT)
