@@ -169,7 +169,11 @@ def compile_times():
     """Cold compile of all kernels in a fresh cache, then in second processes: imports + the
     first call of every algorithm, and imports + the first call of one (rnea), in s."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        # a user's second process: numba's cache and Python's bytecode cache both written by
+        # the first run (PYTHONDONTWRITEBYTECODE, set in some shells, would recompile every
+        # module of geomech in every process: +0.15-0.25 s)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPYCACHEPREFIX=cache)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
 
         def run(script):
             return float(subprocess.run([sys.executable, "-c", script], env=env,

@@ -68,7 +68,7 @@ from geomech.multibody._body_factors import (
 )
 from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call_one, compiled, is_state
+from geomech.multibody.kernels.driver import call_one, compiled, is_state, single_state
 from geomech.multibody.kinematics import velocity_map
 from geomech.spatial import crm
 
@@ -168,7 +168,7 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
-    single = getattr(model, "_single", None)  # one state: straight to its kernel
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv):

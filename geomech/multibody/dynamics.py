@@ -36,7 +36,14 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody.kernels import dynamics as K
 from geomech.multibody.kernels import linalg as _linalg
-from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
+from geomech.multibody.kernels.driver import (
+    call,
+    call_one,
+    compiled,
+    is_state,
+    single_state,
+    states,
+)
 
 __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 
@@ -165,7 +172,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> rnea(model, [np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0])
     array([29.43,  9.81])
     """
-    single = getattr(model, "_single", None)  # one state: straight to its kernel
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None and gravity is None and f_ext is None and method is None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
@@ -241,7 +248,7 @@ def crba(model, q, method=None) -> np.ndarray:
     array([[5., 2.],
            [2., 1.]])
     """
-    single = getattr(model, "_single", None)  # one state: straight to its kernel
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None and method is None:
         topo, packed, nq, nv = single
         if is_state(q, nq):
@@ -325,7 +332,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> bool(np.allclose(aba(model, q, v, rnea(model, q, v, a)), a))
     True
     """
-    single = getattr(model, "_single", None)  # one state: straight to its kernel
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None and gravity is None and f_ext is None and method is None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv) and is_state(tau, nv):
