@@ -6,6 +6,7 @@ import sys
 import networkx as nx
 import numpy as np
 import pytest
+from numba import njit
 
 import geomech as gm
 from geomech.errors import DimensionError, NonFiniteError, NotOnManifoldError
@@ -27,6 +28,7 @@ from geomech.multibody.kernels import spatial as KS
 from geomech.multibody.kernels import status as KST
 from geomech.multibody.kernels.compiled import joint_code
 from geomech.multibody.kernels.kinematics import tree_transforms
+from geomech.multibody.kernels.views import view
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -175,6 +177,24 @@ def test_tree_transforms_renormalise_quaternions_within_the_tolerance(kind, rng)
     np.testing.assert_allclose(r, reference[2], atol=1e-14)
     q[quat] *= 1.0 + 2.0 * KJ.UNIT_TOL  # beyond the tolerance: named with the body
     assert KST.unpack(_tree_transforms(model, q)[0]) == (KST.NOT_ON_MANIFOLD, i)
+
+
+def test_views_of_a_work_buffer_are_its_reshaped_slices():
+    @njit
+    def carve(buf, start, n):
+        return view(buf, start, (n, 3, 2)), view(buf, start + 6 * n, (n,))
+
+    buf = np.arange(40.0)
+    blocks, tail = carve(buf, 5, 4)
+    np.testing.assert_array_equal(blocks, buf[5:29].reshape(4, 3, 2))
+    np.testing.assert_array_equal(tail, buf[29:33])
+    assert blocks.flags.c_contiguous and np.shares_memory(blocks, buf)
+    blocks[1, 2, 0] = -1.0  # a view: writes reach the buffer
+    assert buf[5 + 6 + 4] == -1.0
+    with pytest.raises(DimensionError, match="within its length"):
+        carve(buf, 5, 6)
+    with pytest.raises(DimensionError, match="within its length"):
+        carve(buf, -1, 1)
 
 
 # ---- statuses become named errors -------------------------------------------------------------

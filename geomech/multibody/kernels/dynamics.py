@@ -48,6 +48,7 @@ from geomech.multibody.kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody.kernels.views import view
 
 __all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "aba",
            "aba_batch", "aba_one",
@@ -81,9 +82,8 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
     buf = np.empty(30 * N + 12)  # one allocation for the work arrays
-    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    vel, acc = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
-    f = buf[24 * N: 30 * N].reshape((N, 6))
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
     vJ, h = buf[30 * N: 30 * N + 6], buf[30 * N + 6: 30 * N + 12]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
