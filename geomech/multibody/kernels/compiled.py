@@ -36,6 +36,7 @@ from numba import njit
 
 from geomech.multibody import joints as J
 from geomech.multibody.kernels import joints as codes
+from geomech.multibody.kernels.views import view
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
 
@@ -122,6 +123,9 @@ class CompiledModel:
         self.packed = None if self.user else np.concatenate(
             [x.ravel() for x in (self.placement, self.jparam, self.inertia, self.S,
                                  self.S_ring, self.T_user, self.a0)])
+        #: ``(topo, packed, nq, nv)``, what a single-state entry point needs, or ``None`` (user
+        #: joints); the model keeps it as ``model._single`` for its public functions' fast path
+        self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
         self._model = model
 
     @property
@@ -201,10 +205,10 @@ def unpack(topo, packed):
     """
     N = topo.shape[0] - 1
     nv = topo[N, 3]
-    placement, o = packed[: 12 * N].reshape((N, 3, 4)), 12 * N
-    jparam, o = packed[o: o + 25 * N].reshape((N, 25)), o + 25 * N
-    inertia, o = packed[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N
-    S, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    S_ring, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    T_user, o = packed[o: o + 12 * N].reshape((N, 3, 4)), o + 12 * N
+    placement, o = view(packed, 0, (N, 3, 4)), 12 * N
+    jparam, o = view(packed, o, (N, 25)), o + 25 * N
+    inertia, o = view(packed, o, (N, 6, 6)), o + 36 * N
+    S, o = view(packed, o, (nv, 6)), o + 6 * nv
+    S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
+    T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
     return placement, jparam, inertia, S, S_ring, T_user, packed[o: o + 6]
