@@ -284,22 +284,21 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 def aba_workspace(N, nv):
     """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
     buf = np.empty(78 * N + 19 * nv + 64)
-    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
-    vel, c = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
-    p_A = buf[36 * N: 42 * N].reshape((N, 6))
-    I_A = buf[42 * N: 78 * N].reshape((N, 6, 6))
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
+    vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
+    I_A = view(buf, 42 * N, (N, 6, 6))
     o = 78 * N
-    Phi = buf[o: o + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
-    Z = buf[o + 6 * nv: o + 13 * nv].reshape((nv, 7))  # rows [Z_i | z_i]
-    L = buf[o + 13 * nv: o + 19 * nv].reshape((nv, 6))  # rows iv_i.. of joint i: L_i
+    Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
+    Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
+    L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
     o += 19 * nv
-    W = buf[o: o + 36].reshape((6, 6))  # D_i
+    W = view(buf, o, (6, 6))  # D_i
     vJ, h, x, I10 = buf[o + 36: o + 42], buf[o + 42: o + 48], buf[o + 48: o + 54], buf[o + 54:]
     return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10
 
 
-@njit(**_JIT)
+@njit(**_FMA)
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10 = ws
