@@ -32,6 +32,7 @@ __all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses"
            "body_jacobians", "all_finite"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_INLINE = dict(_JIT, inline="always")
 
 
 @njit(**_JIT)
@@ -99,7 +100,7 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     return OK
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
 def joint_velocity(S, iv, i, v, out):
     r"""``out = Φ_i ν_i`` (the joint's relative twist in body ``i``'s coordinates)."""
     k0, k1 = iv[i], iv[i + 1]
