@@ -33,6 +33,8 @@ __all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses"
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _INLINE = dict(_JIT, inline="always")
+#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
+_FMA = dict(_JIT, fastmath={"contract"})
 
 
 @njit(**_JIT)
@@ -49,7 +51,7 @@ def all_finite(x):
     return not bad
 
 
-@njit(**_JIT)
+@njit(**_FMA)
 def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
 
