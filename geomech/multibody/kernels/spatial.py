@@ -44,7 +44,6 @@ __all__ = [
     "inertia_congruence",
     "matvec6",
     "matTvec6",
-    "pose_to_transform",
     "compose_pose",
     "dot6",
     "compose_transforms",
@@ -370,15 +369,6 @@ def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
         p_out[i] = pa[i] + Ra[i, 0] * pb[0] + Ra[i, 1] * pb[1] + Ra[i, 2] * pb[2]
         for j in range(3):
             R_out[i, j] = Ra[i, 0] * Rb[0, j] + Ra[i, 1] * Rb[1, j] + Ra[i, 2] * Rb[2, j]
-
-
-@njit(**_JIT)
-def pose_to_transform(R, p, E, r):
-    """Plücker pair of the pose ``[[R, p], [0, 1]]``: ``E = Rᵀ``, ``r = p``."""
-    for i in range(3):
-        r[i] = p[i]
-        for j in range(3):
-            E[i, j] = R[j, i]
 
 
 @njit(**_JIT)
