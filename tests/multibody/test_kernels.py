@@ -129,6 +129,17 @@ def test_cholesky_and_triangular_solves_match_numpy(rng):
         assert not cholesky(D, d, np.trace(A @ A.T) + 1.0, L)
 
 
+def test_body_force_is_the_newton_euler_force(rng):
+    """f = I a + (v ×*) I v (Featherstone 2008, eq. 5.9), with the dense I and ×* of geomech.spatial."""
+    for _ in range(5):
+        R = SO3.random(rng)
+        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3),  # noqa: E741
+                            R @ np.diag(rng.uniform(0.1, 1, 3)) @ R.T)
+        v, a, out = rng.normal(size=6), rng.normal(size=6), np.empty(6)
+        KS.body_force(I, v, a, out)
+        np.testing.assert_allclose(out, I @ a + crf(v) @ I @ v, atol=1e-13)
+
+
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_joint_kernels_match_the_joint_classes(kind, rng):
     """Poses, q ⊕ v and q1 ⊖ q0 of the kernels equal the joints' numpy methods."""

@@ -32,6 +32,7 @@ from geomech.multibody.kernels.linalg import (
     solve_lower_transpose,
 )
 from geomech.multibody.kernels.spatial import (
+    body_force,
     compose_transforms,
     cross_force,
     cross_motion,
@@ -88,10 +89,10 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(30 * N + 12)  # one allocation for the work arrays
+    buf = np.empty(30 * N + 6)  # one allocation for the work arrays
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
-    vJ, h = buf[30 * N: 30 * N + 6], buf[30 * N + 6: 30 * N + 12]
+    vJ = buf[30 * N: 30 * N + 6]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -116,9 +117,7 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             for k in range(iv[i], iv[i + 1]):
                 for c in range(6):
                     acc[i, c] += S_ring[k, c] * v[k]
-        inertia_times(inertia[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
-        inertia_times(inertia[i], vel[i], h)
-        cross_force(vel[i], h, f[i])
+        body_force(inertia[i], vel[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
         if f_ext.shape[0] > 0:
             for c in range(6):
                 f[i, c] -= f_ext[i, c]

@@ -40,10 +40,10 @@ __all__ = [
     "congruence",
     "congruence_sym",
     "inertia_times",
+    "body_force",
     "inertia_congruence",
     "matvec6",
     "matTvec6",
-    "pose_to_transform",
     "compose_pose",
     "dot6",
     "compose_transforms",
@@ -182,6 +182,35 @@ def inertia_times(I, v, out):  # noqa: E741
     out[3] = m * u0 - (h1 * w2 - h2 * w1)
     out[4] = m * u1 - (h2 * w0 - h0 * w2)
     out[5] = m * u2 - (h0 * w1 - h1 * w0)
+
+
+@njit(**_JIT)
+def body_force(I, v, a, out):  # noqa: E741
+    r"""``out = I a + v ×* I v``: the force a rigid body needs for the twist ``v`` and the
+    acceleration ``a`` (seed 001 eq. 12; Featherstone 2008, eq. 5.9), ``I`` of
+    spatial-inertia form (:func:`inertia_times`, both products from one read of ``I``).
+    """
+    m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
+    I00, I01, I02, I11, I12, I22 = I[0, 0], I[0, 1], I[0, 2], I[1, 1], I[1, 2], I[2, 2]
+    w0, w1, w2, u0, u1, u2 = v[0], v[1], v[2], v[3], v[4], v[5]
+    # the momentum I v = [n; p]
+    n0 = I00 * w0 + I01 * w1 + I02 * w2 + (h1 * u2 - h2 * u1)
+    n1 = I01 * w0 + I11 * w1 + I12 * w2 + (h2 * u0 - h0 * u2)
+    n2 = I02 * w0 + I12 * w1 + I22 * w2 + (h0 * u1 - h1 * u0)
+    p0 = m * u0 - (h1 * w2 - h2 * w1)
+    p1 = m * u1 - (h2 * w0 - h0 * w2)
+    p2 = m * u2 - (h0 * w1 - h1 * w0)
+    b0, b1, b2, c0, c1, c2 = a[0], a[1], a[2], a[3], a[4], a[5]
+    # I a + [ω × n + u × p; ω × p]
+    out[0] = I00 * b0 + I01 * b1 + I02 * b2 + (h1 * c2 - h2 * c1) + (w1 * n2 - w2 * n1) + (
+        u1 * p2 - u2 * p1)
+    out[1] = I01 * b0 + I11 * b1 + I12 * b2 + (h2 * c0 - h0 * c2) + (w2 * n0 - w0 * n2) + (
+        u2 * p0 - u0 * p2)
+    out[2] = I02 * b0 + I12 * b1 + I22 * b2 + (h0 * c1 - h1 * c0) + (w0 * n1 - w1 * n0) + (
+        u0 * p1 - u1 * p0)
+    out[3] = m * c0 - (h1 * b2 - h2 * b1) + (w1 * p2 - w2 * p1)
+    out[4] = m * c1 - (h2 * b0 - h0 * b2) + (w2 * p0 - w0 * p2)
+    out[5] = m * c2 - (h0 * b1 - h1 * b0) + (w0 * p1 - w1 * p0)
 
 
 @njit(**_JIT)
@@ -341,15 +370,6 @@ def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
         p_out[i] = pa[i] + Ra[i, 0] * pb[0] + Ra[i, 1] * pb[1] + Ra[i, 2] * pb[2]
         for j in range(3):
             R_out[i, j] = Ra[i, 0] * Rb[0, j] + Ra[i, 1] * Rb[1, j] + Ra[i, 2] * Rb[2, j]
-
-
-@njit(**_JIT)
-def pose_to_transform(R, p, E, r):
-    """Plücker pair of the pose ``[[R, p], [0, 1]]``: ``E = Rᵀ``, ``r = p``."""
-    for i in range(3):
-        r[i] = p[i]
-        for j in range(3):
-            E[i, j] = R[j, i]
 
 
 @njit(**_JIT)
