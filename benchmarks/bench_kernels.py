@@ -11,7 +11,7 @@ per algorithm (rnea, crba, aba, coriolis_matrix):
 then ``christoffel_symbols`` against the route a Python user has today (Christoffel symbols
 by Koszul's formula from nv + 1 calls of ``pin.computeRNEADerivatives``), the cold compile
 time of all kernels (a fresh numba cache) and the first-call time in a second process,
-imports included. Every comparison is interleaved in the same process (``_timing.interleaved``)
+imports included, and the build time and memory of a 20,000-body chain. Every comparison is interleaved in the same process (``_timing.interleaved``)
 and reported as the median over rounds, or with ``--stat min`` as the fastest round of each
 contender over many short rounds (an estimate of the uncontended times on a machine loaded
 by other processes, where medians swing by 2x; batches of 100 states then, so that a block
@@ -143,11 +143,37 @@ print(time.perf_counter() - t0)
 """
 
 
+_CHAIN = """
+import time
+from geomech.multibody import robots
+def rss():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+r0 = rss()
+t0 = time.perf_counter()
+model = robots.serial_chain(20000, rng=0)
+model.compiled
+print(time.perf_counter() - t0, (rss() - r0) / 1e6)
+"""
+
+
+def chain_build():
+    """Build time (s) and resident-memory growth (MB) of a 20,000-body chain with its compiled
+    arrays, in a fresh process (imports excluded)."""
+    out = subprocess.run([sys.executable, "-c", _CHAIN], capture_output=True, text=True,
+                         check=True).stdout
+    return tuple(float(x) for x in out.split())
+
+
 def compile_times():
     """Cold compile of all kernels in a fresh cache, then in second processes: imports + the
     first call of every algorithm, and imports + the first call of one (rnea), in s."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, NUMBA_CACHE_DIR=cache)
+        # a user's second process: numba's cache and Python's bytecode cache both written by
+        # the first run (PYTHONDONTWRITEBYTECODE, set in some shells, would recompile every
+        # module of geomech in every process: +0.15-0.25 s)
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPYCACHEPREFIX=cache)
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
 
         def run(script):
             return float(subprocess.run([sys.executable, "-c", script], env=env,
@@ -192,6 +218,9 @@ def main(argv=None):
           f"calls {t_k * 1e6:.1f} µs, ratio {r:.3f}")
     if args.no_startup:
         return
+    t, rss = chain_build()
+    print(f"20,000-body chain: model and compiled arrays built in {t:.2f} s, "
+          f"{rss:.0f} MB resident-memory growth")
     cold, warm, one = compile_times()
     print(f"cold compile + first calls of all kernels (fresh numba cache): {cold:.1f} s")
     print(f"second process, imports + first call of every algorithm: {warm:.2f} s "

@@ -68,7 +68,7 @@ from geomech.multibody._body_factors import (
 )
 from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call_one, compiled, is_state
+from geomech.multibody.kernels.driver import call_one, compiled, is_state, single_state
 from geomech.multibody.kinematics import velocity_map
 from geomech.spatial import crm
 
@@ -168,16 +168,19 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None:
+        topo, packed, nq, nv = single
+        if is_state(q, nq) and is_state(v, nv):
+            C = np.empty((nv, nv))
+            call_one(K.coriolis_one, (topo, packed, *_factor_tensors(model, connection), q, v, C),
+                     model, ("q", "v"), (q, v), "the Coriolis matrix")
+            return C
     closed = _closed(model, "coriolis_matrix")
     if closed is not None:
         return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    if cm.packed is not None and is_state(q, nq) and is_state(v, nv):  # one state: its kernel
-        C = np.empty((nv, nv))
-        call_one(K.coriolis_one, (cm.topo, cm.packed, *_factor_tensors(model, connection), q, v,
-                                  C), model, ("q", "v"), (q, v), "the Coriolis matrix")
-        return C
     return _call_kernel(K.coriolis_batch, cm, model, connection,
                         (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")
 

@@ -36,7 +36,14 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody.kernels import dynamics as K
 from geomech.multibody.kernels import linalg as _linalg
-from geomech.multibody.kernels.driver import call, call_one, compiled, is_state, states
+from geomech.multibody.kernels.driver import (
+    call,
+    call_one,
+    compiled,
+    is_state,
+    single_state,
+    states,
+)
 
 __all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
 
@@ -165,18 +172,19 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> rnea(model, [np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0])
     array([29.43,  9.81])
     """
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None and gravity is None and f_ext is None and method is None:
+        topo, packed, nq, nv = single
+        if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
+            tau = np.empty(nv)
+            call_one(K.rnea_one, (topo, packed, q, v, a, tau), model, ("q", "v", "a"),
+                     (q, v, a), "tau")
+            return tau
     if getattr(model, "is_closed", False):
         return _closed("rnea")(model, q, v, a, gravity, f_ext, method=method)
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
-    nq, nv = cm.nq, cm.nv
-    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
-            and is_state(v, nv) and is_state(a, nv)):  # one state: straight to its kernel
-        tau = np.empty(nv)
-        call_one(K.rnea_one, (cm.topo, cm.packed, q, v, a, tau), model, ("q", "v", "a"),
-                 (q, v, a), "tau")
-        return tau
     batch, B, (Q, V, A), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
     TAU = np.empty((B, cm.nv))
@@ -240,15 +248,18 @@ def crba(model, q, method=None) -> np.ndarray:
     array([[5., 2.],
            [2., 1.]])
     """
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None and method is None:
+        topo, packed, nq, nv = single
+        if is_state(q, nq):
+            H = np.empty((nv, nv))
+            call_one(K.crba_one, (topo, packed, q, H), model, ("q",), (q,), "H")
+            return H
     if getattr(model, "is_closed", False):
         return _closed("crba")(model, q, method=method)
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
-    if cm.packed is not None and is_state(q, cm.nq):  # one state: straight to its kernel
-        H = np.empty((cm.nv, cm.nv))
-        call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,), "H")
-        return H
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
     call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model,
@@ -321,18 +332,19 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> bool(np.allclose(aba(model, q, v, rnea(model, q, v, a)), a))
     True
     """
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None and gravity is None and f_ext is None and method is None:
+        topo, packed, nq, nv = single
+        if is_state(q, nq) and is_state(v, nv) and is_state(tau, nv):
+            a = np.empty(nv)
+            call_one(K.aba_one, (topo, packed, q, v, tau, a), model, ("q", "v", "tau"),
+                     (q, v, tau), "the accelerations")
+            return a
     if getattr(model, "is_closed", False):
         return _closed("aba")(model, q, v, tau, gravity, f_ext, method=method)
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
-    nq, nv = cm.nq, cm.nv
-    if (gravity is None and f_ext is None and cm.packed is not None and is_state(q, nq)
-            and is_state(v, nv) and is_state(tau, nv)):  # one state: straight to its kernel
-        a = np.empty(nv)
-        call_one(K.aba_one, (cm.topo, cm.packed, q, v, tau, a), model, ("q", "v", "tau"),
-                 (q, v, tau), "the accelerations")
-        return a
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))
     A = np.empty((B, cm.nv))

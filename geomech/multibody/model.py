@@ -285,6 +285,9 @@ class MultibodyModel(MechanicalSystem):
 
     #: Whether the model has kinematic loops (see :class:`~geomech.multibody.loops.ClosedMultibodyModel`).
     is_closed = False
+    #: ``compiled.single`` once the compiled model is built (the single-state fast path of
+    #: the public functions), else ``None`` (always for closed models)
+    _single = None
     #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
     #: (which builds on this module): the class built for graphs that declare closures.
     _closed_variant = None
@@ -1148,6 +1151,7 @@ class MultibodyModel(MechanicalSystem):
             from geomech.multibody.kernels.compiled import CompiledModel
 
             cm = self._compiled = CompiledModel(self)
+            self._single = cm.single
         return cm
 
     def connection(self, body_connection="levi-civita"):

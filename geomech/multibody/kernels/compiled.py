@@ -130,6 +130,9 @@ class CompiledModel:
         self.packed = None if self.user else np.concatenate(
             [x.ravel() for x in (self.placement, self.jparam, self.inertia, self.S,
                                  self.S_ring, self.T_user, self.a0)])
+        #: ``(topo, packed, nq, nv)``, what a single-state entry point needs, or ``None`` (user
+        #: joints); the model keeps it as ``model._single`` for its public functions' fast path
+        self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
         self._model = model
 
     @property

@@ -33,7 +33,7 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["compiled", "states", "call", "is_state", "call_one", "set_num_threads",
+__all__ = ["compiled", "single_state", "states", "call", "is_state", "call_one", "set_num_threads",
            "get_num_threads", "PARALLEL_THRESHOLD"]
 
 #: smallest batch that is split across threads when more than one thread is allowed
@@ -100,6 +100,27 @@ def compiled(model):
     except AttributeError:
         raise ModelError(
             f"Expected `model` to be a MultibodyModel, got {type(model).__name__}.") from None
+
+
+def single_state(model):
+    """``(topo, packed, nq, nv)`` of a tree without user joints (building its compiled model), else None.
+
+    The public functions read ``model._single`` (set when the compiled model is built) and
+    call this only when it is not set yet, or for closed models, user joints and non-models
+    (``None``: their general path handles or names them).
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels.driver import single_state
+    >>> single_state(robots.double_pendulum())[2:]   # nq, nv
+    (2, 2)
+    >>> single_state(None) is None
+    True
+    """
+    if getattr(model, "is_closed", True):
+        return None
+    return compiled(model).single
 
 
 def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
