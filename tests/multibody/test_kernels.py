@@ -3,13 +3,16 @@
 import subprocess
 import sys
 
+import networkx as nx
 import numpy as np
 import pytest
+from numba import njit
 
 import geomech as gm
 from geomech.errors import DimensionError, NonFiniteError, NotOnManifoldError
 from geomech.lie import SO3
 from geomech.multibody import (
+    Fixed,
     FreeFlyer,
     Helical,
     Planar,
@@ -22,7 +25,10 @@ from geomech.multibody import (
 from geomech.multibody.kernels import driver
 from geomech.multibody.kernels import joints as KJ
 from geomech.multibody.kernels import spatial as KS
+from geomech.multibody.kernels import status as KST
 from geomech.multibody.kernels.compiled import joint_code
+from geomech.multibody.kernels.kinematics import tree_transforms
+from geomech.multibody.kernels.views import view
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -98,8 +104,8 @@ def test_joint_kernels_match_the_joint_classes(kind, rng):
     for _ in range(4):
         q, q1 = joint.random_configuration(rng), joint.random_configuration(rng)
         v = rng.normal(size=joint.nv)
-        R, p = np.empty((3, 3)), np.empty(3)
-        assert KJ.joint_pose(code, param, q, R, p)
+        ok, R, p = KJ.joint_pose(code, param, q)
+        assert ok
         T = joint.pose(q)
         np.testing.assert_allclose(R, T[:3, :3], atol=1e-14)
         np.testing.assert_allclose(p, T[:3, 3], atol=1e-14)
@@ -109,6 +115,86 @@ def test_joint_kernels_match_the_joint_classes(kind, rng):
         dv = np.empty(joint.nv)
         assert KJ.joint_difference(code, q, q1, dv)
         np.testing.assert_allclose(dv, joint.difference(q, q1), atol=1e-12)
+
+
+class _UserHelical(Helical):
+    """A user-defined joint (a subclass is not a built-in type): its pose comes from T_user."""
+
+
+def _tree_with_every_joint(rng):
+    """Each joint type twice and a user joint, random parents and placements."""
+    factories = {**JOINTS, "fixed": lambda rng: Fixed()}
+    kinds = [*factories, *factories]
+    G = nx.DiGraph()
+    G.add_node("world")
+    inertias = robots.random_inertia(rng, len(kinds) + 1)
+    for i, kind in enumerate([*kinds, "user"]):
+        parent = "world" if i == 0 else f"b{rng.integers(i)}"
+        joint = _UserHelical(rng.normal(size=3), pitch=0.3) if kind == "user" else \
+            factories[kind](rng)
+        placement = np.eye(4)
+        placement[:3, :3], placement[:3, 3] = _transform(rng)
+        G.add_node(f"b{i}", inertia=inertias[i])
+        G.add_edge(parent, f"b{i}", joint=joint, placement=placement, name=f"j{i}")
+    return gm.MultibodyModel(G)
+
+
+def _tree_transforms(model, q):
+    cm = model.compiled
+    T_user = cm.joint_arrays(q[None])[2][0]
+    E, r = np.empty((model.n_bodies, 3, 3)), np.empty((model.n_bodies, 3))
+    status = tree_transforms(cm.topo[:-1, 1], cm.topo[:, 2], cm.placement, cm.jparam, T_user,
+                             q, E, r)
+    return status, E, r
+
+
+def test_tree_transforms_are_placements_composed_with_the_joint_poses(rng):
+    """E[i], r[i] = Plücker pair of placement_i ∘ joint_i.pose(q_i) (the joint classes, numpy)."""
+    model = _tree_with_every_joint(rng)
+    assert {joint_code(j) for j in model.joints} == set(range(9))  # every code, USER included
+    for _ in range(3):
+        q = model.random_configuration(rng)
+        status, E, r = _tree_transforms(model, q)
+        assert status == KST.OK
+        for i, joint in enumerate(model.joints):
+            T = model.placements[i] @ joint.pose(q[model.q_slices[i]])
+            np.testing.assert_allclose(E[i], T[:3, :3].T, atol=1e-14)
+            np.testing.assert_allclose(r[i], T[:3, 3], atol=1e-14)
+
+
+@pytest.mark.parametrize("kind", ["spherical", "free_flyer"])
+def test_tree_transforms_renormalise_quaternions_within_the_tolerance(kind, rng):
+    model = _tree_with_every_joint(rng)
+    i = next(i for i, j in enumerate(model.joints) if joint_code(j) == joint_code(
+        JOINTS[kind](rng)))
+    quat = slice(model.q_slices[i].stop - 4, model.q_slices[i].stop)
+    q = model.random_configuration(rng)
+    reference = _tree_transforms(model, q)
+    q[quat] *= 1.0 + 0.9 * KJ.UNIT_TOL  # renormalised: the same transforms
+    status, E, r = _tree_transforms(model, q)
+    assert status == KST.OK
+    np.testing.assert_allclose(E, reference[1], atol=1e-14)
+    np.testing.assert_allclose(r, reference[2], atol=1e-14)
+    q[quat] *= 1.0 + 2.0 * KJ.UNIT_TOL  # beyond the tolerance: named with the body
+    assert KST.unpack(_tree_transforms(model, q)[0]) == (KST.NOT_ON_MANIFOLD, i)
+
+
+def test_views_of_a_work_buffer_are_its_reshaped_slices():
+    @njit
+    def carve(buf, start, n):
+        return view(buf, start, (n, 3, 2)), view(buf, start + 6 * n, (n,))
+
+    buf = np.arange(40.0)
+    blocks, tail = carve(buf, 5, 4)
+    np.testing.assert_array_equal(blocks, buf[5:29].reshape(4, 3, 2))
+    np.testing.assert_array_equal(tail, buf[29:33])
+    assert blocks.flags.c_contiguous and np.shares_memory(blocks, buf)
+    blocks[1, 2, 0] = -1.0  # a view: writes reach the buffer
+    assert buf[5 + 6 + 4] == -1.0
+    with pytest.raises(DimensionError, match="within its length"):
+        carve(buf, 5, 6)
+    with pytest.raises(DimensionError, match="within its length"):
+        carve(buf, -1, 1)
 
 
 # ---- statuses become named errors -------------------------------------------------------------

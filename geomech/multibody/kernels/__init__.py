@@ -8,6 +8,7 @@ The layer under :mod:`geomech.multibody`'s public functions:
 - :mod:`~.joints` — joint type codes, poses, ``q ⊕ v`` and ``q₁ ⊖ q₀``;
 - :mod:`~.kinematics`, :mod:`~.dynamics` — tree transforms, twists, Jacobians; RNEA, CRBA,
   ABA, kinetic energy;
+- :mod:`~.views` — C-contiguous views of one work allocation (without numba's reshape call);
 - :mod:`~.status` — status codes, which :mod:`~.driver` turns into named errors;
 - :mod:`~.driver` — validation, batching (a single call is a batch of one) and opt-in
   threads for large batches (:func:`set_num_threads`).

@@ -38,6 +38,7 @@ from numba import njit
 
 from geomech.multibody import joints as J
 from geomech.multibody.kernels import joints as codes
+from geomech.multibody.kernels.views import view
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
 
@@ -212,10 +213,10 @@ def unpack(topo, packed):
     """
     N = topo.shape[0] - 1
     nv = topo[N, 3]
-    placement, o = packed[: 12 * N].reshape((N, 3, 4)), 12 * N
-    jparam, o = packed[o: o + 25 * N].reshape((N, 25)), o + 25 * N
-    inertia, o = packed[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N
-    S, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    S_ring, o = packed[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    T_user, o = packed[o: o + 12 * N].reshape((N, 3, 4)), o + 12 * N
+    placement, o = view(packed, 0, (N, 3, 4)), 12 * N
+    jparam, o = view(packed, o, (N, 25)), o + 25 * N
+    inertia, o = view(packed, o, (N, 6, 6)), o + 36 * N
+    S, o = view(packed, o, (nv, 6)), o + 6 * nv
+    S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
+    T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
     return placement, jparam, inertia, S, S_ring, T_user, packed[o: o + 6]

@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody.kernels.compiled import unpack
+from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.linalg import cholesky_inverse
 from geomech.multibody.kernels.spatial import (
@@ -46,6 +47,7 @@ from geomech.multibody.kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody.kernels.views import view
 
 __all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "crba_work",
            "crba_workspace", "aba",
@@ -53,6 +55,8 @@ __all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
+_FMA = dict(_JIT, fastmath={"contract"})
 
 
 
@@ -65,7 +69,7 @@ def at(x, b):
 # ----------------------------------------------------------------------------------------
 # RNEA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**_FMA)
 def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
     r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
 
@@ -78,9 +82,8 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
     buf = np.empty(30 * N + 12)  # one allocation for the work arrays
-    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    vel, acc = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
-    f = buf[24 * N: 30 * N].reshape((N, 6))
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
     vJ, h = buf[30 * N: 30 * N + 6], buf[30 * N + 6: 30 * N + 12]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
@@ -89,19 +92,23 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     # ---- forward pass: twists, accelerations, body forces --------------------------------
     for i in range(N):
         p = parent[i]
-        joint_velocity(S, iv, i, v, vJ)
-        if p < 0:
-            vel[i, :] = vJ  # seed 001 eq. 5: v_i = ^iX_p v_p + Φ_i ν_i (v_0 = 0)
+        joint_velocity(S, iv, i, v, vJ)  # Φ_i ν_i
+        if p < 0:  # v_0 = 0, a_0 = [0; −g]
+            vel[i, :] = vJ  # seed 001 eq. 5: v_i = ^iX_p v_p + Φ_i ν_i
             transform_motion(E[i], r[i], a0, acc[i])  # a_i = ^iX_0 a_0 + ...
         else:
             transform_motion(E[i], r[i], vel[p], vel[i])
-            for k in range(6):
-                vel[i, k] += vJ[k]
-            transform_motion(E[i], r[i], acc[p], acc[i])  # seed 001 eq. 7
-        for k in range(iv[i], iv[i + 1]):  # + Φ_i ν̇_i + Φ̊_i ν_i
             for c in range(6):
-                acc[i, c] += S[k, c] * a[k] + S_ring[k, c] * v[k]
-        cross_motion(vel[i], vJ, acc[i])  # + (v_i ×) Φ_i ν_i  (Φ̇ = (v×)Φ + Φ̊)
+                vel[i, c] += vJ[c]
+            transform_motion(E[i], r[i], acc[p], acc[i])  # seed 001 eq. 7
+            cross_motion(vel[i], vJ, acc[i])  # + (v_i ×) Φ_i ν_i  (Φ̇ = (v×)Φ + Φ̊; 0 at the root)
+        for k in range(iv[i], iv[i + 1]):  # + Φ_i ν̇_i
+            for c in range(6):
+                acc[i, c] += S[k, c] * a[k]
+        if jtype[i] == USER:  # + Φ̊_i ν_i (Φ̊ = 0 for the built-in joints)
+            for k in range(iv[i], iv[i + 1]):
+                for c in range(6):
+                    acc[i, c] += S_ring[k, c] * v[k]
         inertia_times(inertia[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
         inertia_times(inertia[i], vel[i], h)
         cross_force(vel[i], h, f[i])

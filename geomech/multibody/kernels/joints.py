@@ -63,6 +63,8 @@ FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER,
 UNIT_TOL = 1e-6
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_INLINE = dict(_JIT, inline="always")
+_IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 
 
 @njit(**_JIT)
@@ -73,83 +75,63 @@ def _sinc(x):
     return math.sin(x) / x
 
 
-@njit(**_JIT)
-def _axis_rotation(a, theta, R):
-    """Rodrigues: R = 1 + sin θ K + (1 − cos θ) K², K = â."""
+@njit(**_INLINE)
+def _axis_rotation(a, theta):
+    """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â."""
     s, c = math.sin(theta), 1.0 - math.cos(theta)
     x, y, z = a[0], a[1], a[2]
-    R[0, 0] = 1.0 - c * (y * y + z * z)
-    R[1, 1] = 1.0 - c * (x * x + z * z)
-    R[2, 2] = 1.0 - c * (x * x + y * y)
-    R[0, 1] = -s * z + c * x * y
-    R[1, 0] = s * z + c * x * y
-    R[0, 2] = s * y + c * x * z
-    R[2, 0] = -s * y + c * x * z
-    R[1, 2] = -s * x + c * y * z
-    R[2, 1] = s * x + c * y * z
+    return ((1.0 - c * (y * y + z * z), -s * z + c * x * y, s * y + c * x * z),
+            (s * z + c * x * y, 1.0 - c * (x * x + z * z), -s * x + c * y * z),
+            (-s * y + c * x * z, s * x + c * y * z, 1.0 - c * (x * x + y * y)))
 
 
-@njit(**_JIT)
-def _rot_z(theta, R):
+@njit(**_INLINE)
+def _rot_z(theta):
+    """The rows of the rotation by θ about z."""
     s, c = math.sin(theta), math.cos(theta)
-    R[0, 0], R[0, 1], R[0, 2] = c, -s, 0.0
-    R[1, 0], R[1, 1], R[1, 2] = s, c, 0.0
-    R[2, 0], R[2, 1], R[2, 2] = 0.0, 0.0, 1.0
+    return (c, -s, 0.0), (s, c, 0.0), (0.0, 0.0, 1.0)
 
 
-@njit(**_JIT)
-def _quat_to_matrix(qx, qy, qz, qw, R):
-    """R of the quaternion (x, y, z, w); returns False if it is not of unit norm."""
-    n2 = qx * qx + qy * qy + qz * qz + qw * qw
-    n = math.sqrt(n2)
-    if not abs(n - 1.0) <= UNIT_TOL:
-        return False
+@njit(**_INLINE)
+def _quat_rotation(qx, qy, qz, qw):
+    """Whether the quaternion (x, y, z, w) is of unit norm, and the rows of its rotation.
+
+    Within the tolerance ``UNIT_TOL`` the quaternion is renormalised first.
+    """
+    n = math.sqrt(qx * qx + qy * qy + qz * qz + qw * qw)
     x, y, z, w = qx / n, qy / n, qz / n, qw / n
-    R[0, 0] = 1.0 - 2.0 * (y * y + z * z)
-    R[1, 1] = 1.0 - 2.0 * (x * x + z * z)
-    R[2, 2] = 1.0 - 2.0 * (x * x + y * y)
-    R[0, 1] = 2.0 * (x * y - w * z)
-    R[1, 0] = 2.0 * (x * y + w * z)
-    R[0, 2] = 2.0 * (x * z + w * y)
-    R[2, 0] = 2.0 * (x * z - w * y)
-    R[1, 2] = 2.0 * (y * z - w * x)
-    R[2, 1] = 2.0 * (y * z + w * x)
-    return True
+    return abs(n - 1.0) <= UNIT_TOL, (
+        (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)),
+        (2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)),
+        (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)))
 
 
-@njit(**_JIT)
-def joint_pose(code, param, q, R, p):
-    """Pose ``(R, p)`` of the child frame in the joint frame; False for a non-unit quaternion."""
+@njit(**_INLINE)
+def joint_pose(code, param, q):
+    """Pose of the child frame in the joint frame: ``(ok, R, p)``, ``R`` as a tuple of rows.
+
+    ``ok`` is False for a non-unit quaternion. Scalars, not arrays: the caller composes
+    them with the placement without a round trip through memory (:func:`.tree_transforms`).
+    """
+    zero = (0.0, 0.0, 0.0)
     if code == REVOLUTE:
-        _axis_rotation(param, q[0], R)
-        p[0] = p[1] = p[2] = 0.0
-    elif code == PRISMATIC:
-        for i in range(3):
-            for j in range(3):
-                R[i, j] = 1.0 if i == j else 0.0
-            p[i] = q[0] * param[i]
-    elif code == HELICAL:
-        _axis_rotation(param, q[0], R)
-        for i in range(3):
-            p[i] = param[3] * q[0] * param[i]
-    elif code == SPHERICAL:
-        p[0] = p[1] = p[2] = 0.0
-        return _quat_to_matrix(q[0], q[1], q[2], q[3], R)
-    elif code == PLANAR:
-        _rot_z(q[2], R)
-        p[0], p[1], p[2] = q[0], q[1], 0.0
-    elif code == SCHOENFLIES:
-        _rot_z(q[3], R)
-        p[0], p[1], p[2] = q[0], q[1], q[2]
-    elif code == FREE_FLYER:
-        p[0], p[1], p[2] = q[0], q[1], q[2]
-        return _quat_to_matrix(q[3], q[4], q[5], q[6], R)
-    else:  # FIXED (USER poses come from the hooks, not from here)
-        for i in range(3):
-            for j in range(3):
-                R[i, j] = 1.0 if i == j else 0.0
-            p[i] = 0.0
-    return True
+        return True, _axis_rotation(param, q[0]), zero
+    if code == PRISMATIC:
+        return True, _IDENTITY, (q[0] * param[0], q[0] * param[1], q[0] * param[2])
+    if code == HELICAL:
+        d = param[3] * q[0]
+        return True, _axis_rotation(param, q[0]), (d * param[0], d * param[1], d * param[2])
+    if code == SPHERICAL:
+        ok, R = _quat_rotation(q[0], q[1], q[2], q[3])
+        return ok, R, zero
+    if code == PLANAR:
+        return True, _rot_z(q[2]), (q[0], q[1], 0.0)
+    if code == SCHOENFLIES:
+        return True, _rot_z(q[3]), (q[0], q[1], q[2])
+    if code == FREE_FLYER:
+        ok, R = _quat_rotation(q[3], q[4], q[5], q[6])
+        return ok, R, (q[0], q[1], q[2])
+    return True, _IDENTITY, zero  # FIXED (USER poses come from the hooks, not from here)
 
 
 # ----------------------------------------------------------------------------------------

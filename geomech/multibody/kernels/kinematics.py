@@ -17,12 +17,15 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.joints import HELICAL, PRISMATIC, REVOLUTE, USER, joint_pose
-from geomech.multibody.kernels.spatial import (
-    compose_pose,
-    pose_to_transform,
-    transform_motion,
+from geomech.multibody.kernels.joints import (
+    FIXED,
+    HELICAL,
+    PRISMATIC,
+    REVOLUTE,
+    USER,
+    joint_pose,
 )
+from geomech.multibody.kernels.spatial import compose_pose, transform_motion
 from geomech.multibody.kernels.status import NOT_ON_MANIFOLD, OK, pack
 
 __all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses",
@@ -54,12 +57,12 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
     :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
     (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T +
-    d\,\mathbf R_T\mathbf a`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
+    d\,\mathbf R_T\mathbf a`; a fixed joint's pair is :math:`(\mathbf R_T^\top, \mathbf p_T)`.
+    The others compose their pose ``(R_J, p_J)`` (:func:`.joint_pose`, scalars) with the
+    placement: :math:`\mathbf E = \mathbf R_J^\top\mathbf R_T^\top`, :math:`\mathbf r =
+    \mathbf p_T + \mathbf R_T\mathbf p_J`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
     quaternion).
     """
-    work = np.empty(24)  # one allocation: R_work, p_work (the joint pose), R_up, p_up (the
-    R_work, p_work = work[:9].reshape((3, 3)), work[9:12]  # pose of body i in its parent)
-    R_up, p_up = work[12:21].reshape((3, 3)), work[21:24]
     for i in range(jtype.shape[0]):
         code = jtype[i]
         P, c = placement[i], jparam[i]
@@ -70,23 +73,29 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
                 for b in range(3):
                     E[i, a, b] = P[b, a] + s * c[4 + 3 * a + b] + k * c[13 + 3 * a + b]
                 r[i, a] = P[a, 3] + c[3] * theta * c[22 + a]  # pitch 0 for revolute
-        elif code == PRISMATIC:
-            d = q[iq[i]]
+        elif code == PRISMATIC or code == FIXED:
+            d = q[iq[i]] if code == PRISMATIC else 0.0
             for a in range(3):
                 for b in range(3):
                     E[i, a, b] = P[b, a]
                 r[i, a] = P[a, 3] + d * c[22 + a]
-        else:
+        else:  # the joint pose (R_J, p_J), composed with the placement
             if code == USER:
-                for a in range(3):
-                    p_work[a] = T_user[i, a, 3]
-                    for b in range(3):
-                        R_work[a, b] = T_user[i, a, b]
-            elif not joint_pose(code, c, q[iq[i]:iq[i + 1]], R_work, p_work):
+                U = T_user[i]
+                ok, R_J, p_J = True, ((U[0, 0], U[0, 1], U[0, 2]), (U[1, 0], U[1, 1], U[1, 2]),
+                                      (U[2, 0], U[2, 1], U[2, 2])), (U[0, 3], U[1, 3], U[2, 3])
+            else:
+                ok, R_J, p_J = joint_pose(code, c, q[iq[i]:iq[i + 1]])
+            if not ok:
                 return pack(NOT_ON_MANIFOLD, i)
-            # pose of body i in its parent: placement ∘ pose_J
-            compose_pose(P[:, :3], P[:, 3], R_work, p_work, R_up, p_up)
-            pose_to_transform(R_up, p_up, E[i], r[i])
+            (j00, j01, j02), (j10, j11, j12), (j20, j21, j22) = R_J
+            x, y, z = p_J
+            for b in range(3):  # E = R_Jᵀ R_Tᵀ (column b from row b of R_T), r = p_T + R_T p_J
+                t0, t1, t2 = P[b, 0], P[b, 1], P[b, 2]
+                E[i, 0, b] = j00 * t0 + j10 * t1 + j20 * t2
+                E[i, 1, b] = j01 * t0 + j11 * t1 + j21 * t2
+                E[i, 2, b] = j02 * t0 + j12 * t1 + j22 * t2
+                r[i, b] = P[b, 3] + t0 * x + t1 * y + t2 * z
     return OK
 
 
