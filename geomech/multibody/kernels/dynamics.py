@@ -164,16 +164,15 @@ def _first_failure(status):
 def crba_workspace(N, nv):
     """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
     buf = np.empty(34 * N + 12 * nv)
-    E, o = buf[: 9 * N].reshape((N, 3, 3)), 9 * N  # ^iX_p(i)
-    r, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
-    E0, o = buf[o: o + 9 * N].reshape((N, 3, 3)), o + 9 * N  # ^iX_0
-    r0, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
-    I_C, o = buf[o: o + 10 * N].reshape((N, 10)), o + 10 * N  # composite inertias, ten parameters
-    Phi, o = buf[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv  # Φ columns (rows), ground coordinates
-    return E, r, E0, r0, I_C, Phi, buf[o:].reshape((6, nv))  # F: the F2 columns of all joints
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
+    I_C = view(buf, 24 * N, (N, 10))  # composite inertias, ten parameters
+    Phi = view(buf, 34 * N, (nv, 6))  # Φ columns (rows), ground coordinates
+    F = view(buf, 34 * N + 6 * nv, (6, nv))  # the F2 columns of all joints
+    return E, r, E0, r0, I_C, Phi, F
 
 
-@njit(**_JIT)
+@njit(**_FMA)
 def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
