@@ -222,7 +222,9 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 M_ij = (a0 * F[0, k] + a1 * F[1, k] + a2 * F[2, k] + a3 * F[3, k]
                         + a4 * F[4, k] + a5 * F[5, k])
                 bad |= M_ij - M_ij != 0.0  # NaN or inf
-                H[m, k] = H[k, m] = M_ij  # M_ji = M_ijᵀ
+                H[m, k] = M_ij
+            for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
+                H[k, m] = H[m, k]
         p = parent[i]
         if p >= 0:  # l.24 (guarded): I^C_p(i) += I^C_i, a plain sum in ground coordinates
             for a in range(10):
