@@ -93,6 +93,42 @@ def test_congruences_match_dense_matrices(rng):
         np.testing.assert_allclose(out[0], I @ v, atol=1e-14)
 
 
+def test_inertia_matrix_and_trace_about_a_point_match_dense_matrices(rng):
+    for _ in range(5):
+        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))  # noqa: E741
+        p, out = np.empty(10), np.empty((6, 6))
+        KS.inertia_params(I, p)
+        KS.inertia_params_matrix(p, out)
+        np.testing.assert_allclose(out, I, rtol=0, atol=1e-15)
+        # an articulated inertia (any symmetric PSD matrix) about the point c: X(c)^{-T} M X(c)^{-1}
+        A = rng.normal(size=(6, 6))
+        M, c = A @ A.T, rng.normal(size=3)
+        Xc = plucker(np.eye(3), c)  # coordinates at c, same axes
+        Xi = np.linalg.inv(Xc)
+        np.testing.assert_allclose(KS.trace_about(M, c), np.trace(Xi.T @ M @ Xi), rtol=1e-13)
+
+
+def test_cholesky_and_triangular_solves_match_numpy(rng):
+    from geomech.multibody.kernels.linalg import cholesky, solve_lower, solve_lower_transpose
+
+    for d in range(1, 7):
+        A = rng.normal(size=(d, d))
+        D = A @ A.T + 0.1 * np.eye(d)
+        L = np.zeros((6, 6))  # a larger work array: only the leading d x d block is used
+        assert cholesky(D, d, np.trace(D), L)
+        np.testing.assert_allclose(np.tril(L[:d, :d]), np.linalg.cholesky(D), rtol=0, atol=1e-12)
+        B = rng.normal(size=(d, 7))
+        X = B.copy()
+        solve_lower(L, d, X)
+        np.testing.assert_allclose(X, np.linalg.solve(np.tril(L[:d, :d]), B), rtol=0, atol=1e-10)
+        x = B[:, 0].copy()
+        solve_lower_transpose(L, d, x)
+        np.testing.assert_allclose(x, np.linalg.solve(np.tril(L[:d, :d]).T, B[:, 0]), rtol=0,
+                                   atol=1e-10)
+        D[-1, :] = D[:, -1] = 0.0  # a zero pivot (relative to the scale) is refused
+        assert not cholesky(D, d, np.trace(A @ A.T) + 1.0, L)
+
+
 @pytest.mark.parametrize("kind", list(JOINTS))
 def test_joint_kernels_match_the_joint_classes(kind, rng):
     """Poses, q ⊕ v and q1 ⊖ q0 of the kernels equal the joints' numpy methods."""

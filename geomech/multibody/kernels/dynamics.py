@@ -25,17 +25,25 @@ from numba import njit, uint64
 from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody.kernels.linalg import cholesky_inverse
+from geomech.multibody.kernels.linalg import (
+    SINGULAR_RTOL,
+    cholesky,
+    solve_lower,
+    solve_lower_transpose,
+)
 from geomech.multibody.kernels.spatial import (
     compose_transforms,
-    congruence_sym,
     cross_force,
     cross_motion,
+    dot6,
+    force_to_parent,
     inertia_params,
+    inertia_params_matrix,
     inertia_params_times,
     inertia_params_transform,
     inertia_times,
     matvec6,
+    trace_about,
     transform_force_transpose,
     transform_motion,
     transform_motion_transpose,
@@ -50,8 +58,7 @@ from geomech.multibody.kernels.status import (
 from geomech.multibody.kernels.views import view
 
 __all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "crba_work",
-           "crba_workspace", "aba",
-           "aba_batch", "aba_one",
+           "crba_workspace", "aba", "aba_batch", "aba_one", "aba_workspace",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -267,129 +274,157 @@ def crba_one(topo, packed, q, H):
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
-    With :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i\times)
-    \boldsymbol\Phi_i\nu_i + \mathring{\boldsymbol\Phi}_i\nu_i` (seed 001 §1.4). Returns a
-    packed status (``SINGULAR`` naming the body whose :math:`\mathbf D_i` is singular).
+    Every quantity is held in ground coordinates (Featherstone §2.8; Pinocchio's choice, as
+    in :func:`crba`), with the ground's axes and, as origin, the point of the ground where
+    body 0's origin is (any point fixed in the ground serves; near the bodies, the sums
+    below round off less): with :math:`\boldsymbol\Phi_i` and :math:`\mathbf I_i` carried
+    to ground once, the articulated inertia handed to the parent needs no congruence,
+    :math:`\mathbf I^A_{p(i)} \mathrel{+}= \mathbf I^a_i` is a plain sum, and the roots'
+    parent acceleration is ``a0`` itself (a pure linear acceleration: the same at any
+    origin). The
+    velocity-product term is :math:`\mathbf c_i = \dot{\boldsymbol\Phi}_i\nu_i = (\mathbf v_i
+    \times)\boldsymbol\Phi_i\nu_i + {}^0\mathbf X_i\mathring{\boldsymbol\Phi}_i\nu_i` (seed
+    001 §1.4, :math:`\mathring{\boldsymbol\Phi}_i` in body coordinates).
+
+    :math:`\mathbf D_i^{-1}` enters through its Cholesky factor :math:`\mathbf D_i =
+    \mathbf L_i\mathbf L_i^\top`: with :math:`[\mathbf Z_i\,|\,\mathbf z_i] =
+    \mathbf L_i^{-1}[\mathbf U_i^\top\,|\,\mathbf u_i]`, :math:`\mathbf U_i\mathbf D_i^{-1}
+    \mathbf U_i^\top = \mathbf Z_i^\top\mathbf Z_i` and :math:`\mathbf U_i\mathbf D_i^{-1}
+    \mathbf u_i = \mathbf Z_i^\top\mathbf z_i`. ``D_i`` counts as singular when a pivot is
+    at most ``SINGULAR_RTOL`` times the trace of :math:`\mathbf I^A_i` about body i's origin
+    (:func:`~.spatial.trace_about`: the same number in any frame). Returns a packed status
+    (``SINGULAR`` naming the body).
     """
+    N = topo.shape[0] - 1
+    return _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a,
+                aba_workspace(N, topo[N, 3]))
+
+
+@njit(**_JIT)
+def aba_workspace(N, nv):
+    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
+    buf = np.empty(78 * N + 19 * nv + 64)
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
+    vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
+    I_A = view(buf, 42 * N, (N, 6, 6))
+    o = 78 * N
+    Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
+    Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
+    L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
+    o += 19 * nv
+    W = view(buf, o, (6, 6))  # D_i
+    vJ, h, x, I10 = buf[o + 36: o + 42], buf[o + 42: o + 48], buf[o + 48: o + 54], buf[o + 54:]
+    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10
+
+
+@njit(**_FMA)
+def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
+    """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
+    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10 = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
             and all_finite(f_ext)):
         return pack(NON_FINITE_INPUT, -1)
-    nv = iv[N]
-    buf = np.empty(108 * N + 7 * nv + 162)  # one allocation for the work arrays
-    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    vel, c = buf[12 * N: 18 * N].reshape((N, 6)), buf[18 * N: 24 * N].reshape((N, 6))
-    p_A, acc = buf[24 * N: 30 * N].reshape((N, 6)), buf[30 * N: 36 * N].reshape((N, 6))
-    I_A = buf[36 * N: 72 * N].reshape((N, 6, 6))
-    D_inv = buf[72 * N: 108 * N].reshape((N, 6, 6))
-    o = 108 * N
-    U = buf[o: o + 6 * nv].reshape((nv, 6))  # rows: U_i = I^A_i Φ_i, column by column
-    u = buf[o + 6 * nv: o + 7 * nv]
-    o += 7 * nv
-    W, L = buf[o: o + 36].reshape((6, 6)), buf[o + 36: o + 72].reshape((6, 6))  # D_i, its factor
-    Y = buf[o + 72: o + 108].reshape((6, 6))  # U D⁻¹
-    W3 = buf[o + 108: o + 144].reshape((4, 3, 3))
-    vJ, h, p_a = buf[o + 144: o + 150], buf[o + 150: o + 156], buf[o + 156: o + 162]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    I_A[:, :, :] = inertia
 
-    # ---- forward pass 1: velocities, velocity-product accelerations, bias forces ---------
+    # ---- forward pass 1: Φ_i, I_i, velocities, velocity products, bias forces (ground) ---
     for i in range(N):
-        joint_velocity(S, iv, i, v, vJ)
         p = parent[i]
-        if p < 0:
-            vel[i, :] = vJ
+        if p < 0:  # ^iX_0 of a root, the origin at body 0's (see above)
+            E0[i, :, :] = E[i]
+            for m in range(3):
+                r0[i, m] = r[i, m] - r[0, m]
         else:
-            transform_motion(E[i], r[i], vel[p], vel[i])
-            for k in range(6):
-                vel[i, k] += vJ[k]
-        c[i, :] = 0.0  # c_i = (v_i ×) Φ_i ν_i + Φ̊_i ν_i
-        cross_motion(vel[i], vJ, c[i])
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        inertia_params(inertia[i], I10)  # I^A_i = I_i in ground: ^0X_i^* I_i ^iX_0
+        inertia_params_transform(E0[i], r0[i], I10, I10)
+        inertia_params_matrix(I10, I_A[i])
         for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        joint_velocity(Phi, iv, i, v, vJ)  # Φ_i ν_i
+        for m in range(6):  # v_i = v_p(i) + Φ_i ν_i
+            vel[i, m] = vJ[m] if p < 0 else vel[p, m] + vJ[m]
+        c[i, :] = 0.0  # c_i = (v_i ×) Φ_i ν_i + ^0X_i Φ̊_i ν_i
+        cross_motion(vel[i], vJ, c[i])
+        if jtype[i] == USER:  # a built-in joint's Φ_i is constant in body coordinates: Φ̊_i = 0
+            joint_velocity(S_ring, iv, i, v, x)
+            transform_motion_transpose(E0[i], r0[i], x, vJ)
             for m in range(6):
-                c[i, m] += S_ring[k, m] * v[k]
-        inertia_times(inertia[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+                c[i, m] += vJ[m]
+        inertia_times(I_A[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
         p_A[i, :] = 0.0
         cross_force(vel[i], h, p_A[i])
-        if f_ext.shape[0] > 0:
+        if f_ext.shape[0] > 0:  # f^ext_i is given in body coordinates: ^0X_i^* f^ext_i
+            force_to_parent(E0[i], r0[i], f_ext[i], x, False)
             for m in range(6):
-                p_A[i, m] -= f_ext[i, m]
+                p_A[i, m] -= x[m]
 
     # ---- backward pass: articulated inertias I^A_i and bias forces p^A_i -----------------
     for i in range(N - 1, -1, -1):
-        d = iv[i + 1] - iv[i]
-        o = iv[i]
+        d, o = iv[i + 1] - iv[i], iv[i]
         for k in range(d):
-            matvec6(I_A[i], S[o + k], U[o + k])  # U_i = I^A_i Φ_i
-        if d > 0:
-            for k in range(d):  # D_i = Φ_iᵀ U_i
-                for m in range(d):
-                    s = 0.0
-                    for e in range(6):
-                        s += S[o + k, e] * U[o + m, e]
-                    W[k, m] = s
-            for k in range(d):  # symmetric up to rounding: symmetrise
-                for m in range(k):
-                    W[k, m] = W[m, k] = 0.5 * (W[k, m] + W[m, k])
-            scale = 0.0  # |I^A|: of a positive semi-definite matrix, its largest diagonal entry
-            for k in range(6):
-                scale = max(scale, I_A[i, k, k])
-            if not cholesky_inverse(W, d, scale, D_inv[i], L):
+            matvec6(I_A[i], Phi[o + k], Z[o + k])  # U_i = I^A_i Φ_i
+            Z[o + k, 6] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
+            for m in range(k + 1):
+                W[k, m] = dot6(Phi[o + k], Z[o + m])  # D_i = Φ_iᵀ U_i (lower triangle)
+        if d == 1:  # the same for a scalar D_i: L_i = √D_i
+            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
                 return pack(SINGULAR, i)
-            for k in range(d):  # u_i = τ_i − Φ_iᵀ p^A_i
-                s = 0.0
-                for e in range(6):
-                    s += S[o + k, e] * p_A[i, e]
-                u[o + k] = tau[o + k] - s
+            L[o, 0] = l = np.sqrt(W[0, 0])
+            for e in range(7):
+                Z[o, e] *= 1.0 / l
+        elif d > 1:
+            L_i = L[o: o + d]
+            if not cholesky(W, d, trace_about(I_A[i], r0[i]), L_i):  # D_i = L_i L_iᵀ
+                return pack(SINGULAR, i)
+            solve_lower(L_i, d, Z[o: o + d])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
         p = parent[i]
         if p < 0:
             continue
-        # I^a = I^A − U D⁻¹ Uᵀ = I^A − Y Uᵀ, p^a = p^A + I^a c + Y u, with Y = U D⁻¹
-        for k in range(d):  # Y (rows: its columns)
-            for e in range(6):
-                x = 0.0
-                for m in range(d):
-                    x += U[o + m, e] * D_inv[i, m, k]
-                Y[k, e] = x
-        I_a = I_A[i]  # I^A_i is not read again: I^a_i takes its place
+        for e in range(6):  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i (I^a_i c_i below)
+            s = p_A[i, e]
+            for k in range(d):
+                s += Z[o + k, e] * Z[o + k, 6]
+            p_A[p, e] += s  # p^A_p(i) += p^a_i: a plain sum in ground coordinates
+        if d == 6:  # Φ_i invertible: I^a_i = 0, the joint hands on no inertia
+            continue
+        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
         for k in range(d):
             for e in range(6):
-                y = Y[k, e]
-                for g in range(6):
-                    I_a[e, g] -= y * U[o + k, g]
-        matvec6(I_a, c[i], p_a)
+                y = Z[o + k, e]
+                for g in range(e, 6):
+                    I_a[e, g] -= y * Z[o + k, g]
         for e in range(6):
-            p_a[e] += p_A[i, e]
-        for k in range(d):
-            for e in range(6):
-                p_a[e] += Y[k, e] * u[o + k]
-        congruence_sym(E[i], r[i], I_a, W3, I_A[p])  # I^A_p += X_upᵀ I^a X_up
-        transform_force_transpose(E[i], r[i], p_a, p_A[p])  # p^A_p += X_upᵀ p^a
+            for g in range(e + 1, 6):
+                I_a[g, e] = I_a[e, g]
+        matvec6(I_a, c[i], x)
+        for e in range(6):
+            p_A[p, e] += x[e]
+            for g in range(6):
+                I_A[p, e, g] += I_a[e, g]  # I^A_p(i) += I^a_i: likewise
 
-    # ---- forward pass 2: accelerations ----------------------------------------------------
+    # ---- forward pass 2: accelerations (ground), a_0 = a0 ---------------------------------
     for i in range(N):
         p = parent[i]
-        transform_motion(E[i], r[i], a0 if p < 0 else acc[p], acc[i])  # a'_i = X_up a_p + c_i
-        for k in range(6):
-            acc[i, k] += c[i, k]
-        d = iv[i + 1] - iv[i]
-        o = iv[i]
-        for k in range(d):  # ν̇_i = D⁻¹ (u_i − U_iᵀ a'_i)
-            s = 0.0
-            for e in range(6):
-                s += U[o + k, e] * acc[i, e]
-            h[k] = u[o + k] - s
-        for k in range(d):
-            s = 0.0
-            for m in range(d):
-                s += D_inv[i, k, m] * h[m]
-            a[o + k] = s
+        acc = c[i]  # c_i is not read again: a_i takes its place
+        for e in range(6):  # a'_i = a_p(i) + c_i
+            acc[e] += a0[e] if p < 0 else c[p, e]
+        d, o = iv[i + 1] - iv[i], iv[i]
+        if d == 0:
+            continue
+        for k in range(d):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
+            a[o + k] = Z[o + k, 6] - dot6(Z[o + k], acc)
+        if d == 1:
+            a[o] /= L[o, 0]
+        else:
+            solve_lower_transpose(L[o: o + d], d, a[o: o + d])
         for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
             for e in range(6):
-                acc[i, e] += S[o + k, e] * a[o + k]
+                acc[e] += Phi[o + k, e] * a[o + k]
     if not all_finite(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -398,11 +433,12 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 @njit(**_JIT)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A,
               status):
-    """:func:`aba` over a batch; first failure + 1."""
+    """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
+    ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
     for b in range(status.shape[0]):
-        status[b] = aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                        at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
-                        at(F_ext, b), A[b])
+        status[b] = _aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                         at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
+                         at(F_ext, b), A[b], ws)
     return _first_failure(status)
 
 

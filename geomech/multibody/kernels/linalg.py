@@ -14,11 +14,79 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["cholesky_inverse", "SINGULAR_RTOL"]
+__all__ = ["cholesky", "cholesky_inverse", "solve_lower", "solve_lower_transpose", "SINGULAR_RTOL"]
 
 #: A block counts as singular when a pivot of its Cholesky factorisation is at most this
 #: fraction of ``scale`` (the largest entry of the articulated inertia it comes from).
 SINGULAR_RTOL = 1e-12
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def cholesky(D, d, scale, L):
+    """``L`` lower triangular with ``L Lᵀ = D`` (d×d SPD, its lower triangle read); False when a pivot ≤ rtol·scale.
+
+    Only the leading d×d lower triangle of ``L`` is written.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.linalg import cholesky
+    >>> D, L = np.array([[4.0, 2.0], [2.0, 3.0]]), np.zeros((2, 2))
+    >>> cholesky(D, 2, 4.0, L), L.tolist()
+    (True, [[2.0, 0.0], [1.0, 1.4142135623730951]])
+    """
+    for i in range(d):
+        for j in range(i + 1):
+            s = D[i, j]
+            for k in range(j):
+                s -= L[i, k] * L[j, k]
+            if i == j:
+                if not s > SINGULAR_RTOL * scale:
+                    return False
+                L[i, i] = np.sqrt(s)
+            else:
+                L[i, j] = s / L[j, j]
+    return True
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def solve_lower(L, d, B):
+    """``B ← L⁻¹ B`` in place for the leading d rows of ``B`` (any number of columns).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.linalg import solve_lower
+    >>> L, B = np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 4.0], [3.0, 3.0]])
+    >>> solve_lower(L, 2, B); B.tolist()
+    [[1.0, 2.0], [2.0, 1.0]]
+    """
+    for i in range(d):
+        for k in range(i):
+            for c in range(B.shape[1]):
+                B[i, c] -= L[i, k] * B[k, c]
+        w = 1.0 / L[i, i]
+        for c in range(B.shape[1]):
+            B[i, c] *= w
+
+
+@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+def solve_lower_transpose(L, d, x):
+    """``x ← L⁻ᵀ x`` in place for the leading d entries of ``x``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody.kernels.linalg import solve_lower_transpose
+    >>> L, x = np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([4.0, 1.0])
+    >>> solve_lower_transpose(L, 2, x); x.tolist()
+    [1.5, 1.0]
+    """
+    for i in range(d - 1, -1, -1):
+        s = x[i]
+        for k in range(i + 1, d):
+            s -= L[k, i] * x[k]
+        x[i] = s / L[i, i]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
@@ -37,17 +105,8 @@ def cholesky_inverse(D, d, scale, Dinv, L):
     >>> cholesky_inverse(np.zeros((1, 1)), 1, 1.0, Dinv, L)
     False
     """
-    for i in range(d):
-        for j in range(i + 1):
-            s = D[i, j]
-            for k in range(j):
-                s -= L[i, k] * L[j, k]
-            if i == j:
-                if not s > SINGULAR_RTOL * scale:
-                    return False
-                L[i, i] = np.sqrt(s)
-            else:
-                L[i, j] = s / L[j, j]
+    if not cholesky(D, d, scale, L):
+        return False
     # Dinv = L⁻ᵀ L⁻¹: invert L column by column, then multiply
     for c in range(d):
         for i in range(d):  # forward substitution L y = e_c, stored in Dinv[:, c]

@@ -51,6 +51,8 @@ __all__ = [
     "inertia_params_transform",
     "inertia_params_times",
     "inertia_params_rate",
+    "inertia_params_matrix",
+    "trace_about",
 ]
 
 _JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
@@ -153,11 +155,10 @@ def transform_force_transpose(E, r, f, out):
 @njit(**_JIT)
 def matvec6(M, x, out):
     """``out = M x`` for a 6×6 ``M``."""
+    x0, x1, x2, x3, x4, x5 = x[0], x[1], x[2], x[3], x[4], x[5]  # in registers across the stores
     for k in range(6):
-        s = 0.0
-        for l in range(6):  # noqa: E741
-            s += M[k, l] * x[l]
-        out[k] = s
+        out[k] = (M[k, 0] * x0 + M[k, 1] * x1 + M[k, 2] * x2
+                  + M[k, 3] * x3 + M[k, 4] * x4 + M[k, 5] * x5)
 
 
 @njit(**_JIT)
@@ -505,3 +506,46 @@ def inertia_params_rate(p, v, out):
     out[7] = a02 + a20 - (h0 * u2 + u0 * h2)
     out[8] = a12 + a21 - (h1 * u2 + u1 * h2)
     out[9] = 2.0 * a22 - 2.0 * h2 * u2 + uh2
+
+
+@njit(**_JIT)
+def inertia_params_matrix(p, out):
+    r"""``out`` (6, 6) = the matrix :math:`[[\bar{\mathbf I}, \mathbf h\times], [(\mathbf h
+    \times)^\top, m\mathbf 1]]` of the parameters ``p`` (the inverse of :func:`inertia_params`).
+    """
+    m, h0, h1, h2 = p[0], p[1], p[2], p[3]
+    out[0, 0], out[0, 1], out[0, 2] = p[4], p[5], p[7]
+    out[1, 0], out[1, 1], out[1, 2] = p[5], p[6], p[8]
+    out[2, 0], out[2, 1], out[2, 2] = p[7], p[8], p[9]
+    out[0, 3], out[0, 4], out[0, 5] = 0.0, -h2, h1  # h×
+    out[1, 3], out[1, 4], out[1, 5] = h2, 0.0, -h0
+    out[2, 3], out[2, 4], out[2, 5] = -h1, h0, 0.0
+    out[3, 0], out[3, 1], out[3, 2] = 0.0, h2, -h1  # (h×)ᵀ
+    out[4, 0], out[4, 1], out[4, 2] = -h2, 0.0, h0
+    out[5, 0], out[5, 1], out[5, 2] = h1, -h0, 0.0
+    out[3, 3], out[3, 4], out[3, 5] = m, 0.0, 0.0
+    out[4, 3], out[4, 4], out[4, 5] = 0.0, m, 0.0
+    out[5, 3], out[5, 4], out[5, 5] = 0.0, 0.0, m
+
+
+@njit(**_JIT)
+def trace_about(M, c):
+    r"""The trace of a symmetric 6×6 force-from-motion matrix ``M`` (an articulated inertia)
+    re-expressed about the point ``c`` (same axes): invariant under rotations of the frame.
+
+    With :math:`\mathbf M = [[\mathbf A, \mathbf B], [\mathbf B^\top, \mathbf C]]` about the
+    origin and :math:`\mathbf P = \mathbf c\times`, the angular block about ``c`` is
+    :math:`\mathbf A + \mathbf B\mathbf P - \mathbf P\mathbf B^\top - \mathbf P\mathbf C
+    \mathbf P` and the linear one :math:`\mathbf C`, so the trace is
+    :math:`\operatorname{tr}\mathbf A + 2\operatorname{tr}(\mathbf B\mathbf P) +
+    (1 + |\mathbf c|^2)\operatorname{tr}\mathbf C - \mathbf c^\top\mathbf C\mathbf c`
+    (Featherstone 2008, eq. 2.66).
+    """
+    c0, c1, c2 = c[0], c[1], c[2]
+    tr_A = M[0, 0] + M[1, 1] + M[2, 2]
+    tr_C = M[3, 3] + M[4, 4] + M[5, 5]
+    tr_BP = c0 * (M[1, 5] - M[2, 4]) + c1 * (M[2, 3] - M[0, 5]) + c2 * (M[0, 4] - M[1, 3])
+    cCc = (c0 * (M[3, 3] * c0 + M[3, 4] * c1 + M[3, 5] * c2)
+           + c1 * (M[4, 3] * c0 + M[4, 4] * c1 + M[4, 5] * c2)
+           + c2 * (M[5, 3] * c0 + M[5, 4] * c1 + M[5, 5] * c2))
+    return tr_A + 2.0 * tr_BP + (1.0 + c0 * c0 + c1 * c1 + c2 * c2) * tr_C - cCc
