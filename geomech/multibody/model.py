@@ -1144,7 +1144,7 @@ class MultibodyModel(MechanicalSystem):
         --------
         >>> from geomech.multibody import robots
         >>> robots.double_pendulum().compiled.topo.shape
-        (3, 4)
+        (3, 5)
         """
         cm = self.__dict__.get("_compiled")
         if cm is None:

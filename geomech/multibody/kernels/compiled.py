@@ -3,10 +3,12 @@ r"""The compiled model: a :class:`~geomech.multibody.model.MultibodyModel` as fl
 Built once per model (:attr:`MultibodyModel.compiled`, cached) in time and memory linear in
 the number of bodies:
 
-``topo`` (N + 1, 4) int64
+``topo`` (N + 1, 5) int64
     Columns ``parent`` (−1 for the base), ``jtype`` (:mod:`~geomech.multibody.kernels.joints`
     type code), ``iq`` and ``iv`` (offsets of each joint's block of ``q`` and ``v``; row N
-    holds ``nq`` and ``nv``).
+    holds ``nq`` and ``nv``) and ``iv_end`` (the end of body i's subtree in ``v``: bodies
+    are numbered depth-first, so the joints of the subtree of i own ``v[iv[i]:iv_end[i]]``;
+    row N holds ``nv``).
 ``placement`` (N, 3, 4)
     ``[R_T | p_T]``: the joint frame in the parent body's frame.
 ``jparam`` (N, 25)
@@ -77,18 +79,24 @@ class CompiledModel:
     --------
     >>> from geomech.multibody import robots
     >>> cm = robots.double_pendulum().compiled
-    >>> cm.topo.tolist()   # parent, type code, iq, iv
-    [[-1, 1, 0, 0], [0, 1, 1, 1], [-1, -1, 2, 2]]
+    >>> cm.topo.tolist()   # parent, type code, iq, iv, iv_end
+    [[-1, 1, 0, 0, 2], [0, 1, 1, 1, 2], [-1, -1, 2, 2, 2]]
     """
 
     def __init__(self, model):
         N, nv = model.n_bodies, model.nv
-        topo = np.full((N + 1, 4), -1, dtype=np.int64)
+        topo = np.full((N + 1, 5), -1, dtype=np.int64)
         topo[:N, 0] = model.parent
         topo[:N, 1] = [joint_code(j) for j in model.joints]
         topo[:N, 2] = [s.start for s in model.q_slices]
         topo[:N, 3] = [s.start for s in model.v_slices]
         topo[N, 2], topo[N, 3] = model.nq, nv
+        last = np.arange(N)  # the last body of each subtree (the numbering is depth-first)
+        for i in range(N - 1, -1, -1):
+            if model.parent[i] >= 0:
+                last[model.parent[i]] = max(last[model.parent[i]], last[i])
+        topo[:N, 4] = topo[last + 1, 3]
+        topo[N, 4] = nv
         self.topo = topo
         self.placement = model.placements[:, :3, :].copy()
         self.jparam = np.zeros((N, 25))

@@ -23,10 +23,11 @@ seed 000 Alg. 1 (eqs. 17, 20–23), §VI-B; seed 001 Alg. 1, eq. (10); Niemeyer 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.dynamics import at
+from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import (
     all_finite,
     joint_velocity,
@@ -49,6 +50,7 @@ from geomech.multibody.kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody.kernels.views import view
 
 __all__ = [
     "add_composite",
@@ -68,6 +70,8 @@ __all__ = [
 ]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
+_FMA = dict(_JIT, fastmath={"contract"})
 
 
 @njit(inline="always", **_JIT)
@@ -180,25 +184,23 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 @njit(**_JIT)
 def coriolis_workspace(N, nv):
     """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
-    buf = np.empty(92 * N + 12 * nv + 192)
-    E, o = buf[: 9 * N].reshape((N, 3, 3)), 9 * N  # ^iX_p(i)
-    r, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
-    E0, o = buf[o: o + 9 * N].reshape((N, 3, 3)), o + 9 * N  # ^iX_0
-    r0, o = buf[o: o + 3 * N].reshape((N, 3)), o + 3 * N
-    vel, o = buf[o: o + 6 * N].reshape((N, 6)), o + 6 * N  # body twists, ground coordinates
-    Phi, o = buf[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv  # columns, ground coordinates
-    Phi_dot, o = buf[o: o + 6 * nv].reshape((nv, 6)), o + 6 * nv
-    I_C, o = buf[o: o + 10 * N].reshape((N, 10)), o + 10 * N  # ten parameters
-    P_C, o = buf[o: o + 10 * N].reshape((N, 10)), o + 10 * N
-    h_C, o = buf[o: o + 6 * N].reshape((N, 6)), o + 6 * N
-    B_C, o = buf[o: o + 36 * N].reshape((N, 6, 6)), o + 36 * N  # any connection
-    F, o = buf[o: o + 108].reshape((18, 6)), o + 108  # [f1 | f2 | f3] (rows, d <= 6 each)
-    W, o = buf[o: o + 36].reshape((6, 6)), o + 36
-    B_i, o = buf[o: o + 36].reshape((6, 6)), o + 36
-    return E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F, W, B_i, buf[o: o + 6], buf[o + 6: o + 12]
+    buf = np.empty(92 * N + 30 * nv + 84)
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
+    vel = view(buf, 24 * N, (N, 6))  # body twists, ground coordinates
+    I_C, P_C = view(buf, 30 * N, (N, 10)), view(buf, 40 * N, (N, 10))  # ten parameters
+    h_C, B_C = view(buf, 50 * N, (N, 6)), view(buf, 56 * N, (N, 6, 6))  # B_C: any connection
+    o = 92 * N
+    Phi, Phi_dot = view(buf, o, (nv, 6)), view(buf, o + 6 * nv, (nv, 6))  # columns (rows), ground
+    F1, F2 = view(buf, o + 12 * nv, (6, nv)), view(buf, o + 18 * nv, (6, nv))  # f1, f2, f3 of
+    F3 = view(buf, o + 24 * nv, (6, nv))  # every joint, as columns
+    o += 30 * nv
+    W, B_i = view(buf, o, (6, 6)), view(buf, o + 36, (6, 6))
+    return (E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
+            buf[o + 72: o + 78], buf[o + 78: o + 84])
 
 
-@njit(**_JIT)
+@njit(**_FMA)
 def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C,
                   work):
     r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
@@ -214,11 +216,16 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
     (\mathbf I_i\mathbf v_i)\bar\times^*]` with :math:`\mathbf P_i = (\mathbf v_i\times^*)
     \mathbf I_i - \mathbf I_i(\mathbf v_i\times)`, accumulated as :math:`(\mathbf P^C,
     \mathbf h^C)`. Multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint
-    without freedom (d = 0) writes no block but still passes I_C and B_C on to its parent;
-    lines 9–11 are the rows of one array ``F = [f1 | f2 | f3]``.
+    without freedom (d = 0) writes no block but still passes I_C and B_C on to its parent.
+    The walk of lines 13–19 is turned around, as in Pinocchio: the bodies are numbered
+    depth-first, so the joints j of the subtree of i own the contiguous
+    ``v[iv[i]:iv_end[i]]``, and when joint i is reached their columns f1, f2, f3 (lines 9–11,
+    kept as the columns of ``F1``, ``F2``, ``F3``) are complete; the blocks of joint i with
+    its subtree are then a row segment (l.12, l.17) and a column segment (l.18) per column
+    of :math:`\boldsymbol\Phi_i`.
     """
-    E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F, W, B_i, x, y = work
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y = work
+    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
@@ -241,10 +248,7 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
             for a in range(6):
                 vel[i, a] += Phi[k, a] * v[k]
         for k in range(iv[i], iv[i + 1]):  # l.4: Φ̇_i = (v_i ×) Φ_i + Φ̊_i
-            ring = False  # Φ̊ = 0 for every built-in joint: skip its transform
-            for a in range(6):
-                ring |= S_ring[k, a] != 0.0
-            if ring:
+            if jtype[i] == USER:  # Φ̊ = 0 for every built-in joint
                 transform_motion_transpose(E0[i], r0[i], S_ring[k], Phi_dot[k])
             else:
                 Phi_dot[k, :] = 0.0
@@ -260,40 +264,44 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
             B_C[i, :, :] = 0.0
             congruence(E0[i], r0[i], B_i, W, B_C[i])
 
-    # ---- backward pass: composite I_C, B_C and the blocks along each support path -------
+    # ---- backward pass: composite I_C, B_C, and the blocks of C joint by joint ------------
     C[:, :] = 0.0
-    for j in range(N - 1, -1, -1):
-        o, d = iv[j], iv[j + 1] - iv[j]
-        for k in range(d):
-            inertia_params_times(I_C[j], Phi_dot[o + k], F[k])  # l.9: f1 = I^C_j Φ̇_j + B^C_j Φ_j
-            inertia_params_times(I_C[j], Phi[o + k], F[d + k])  # l.10: f2 = I^C_j Φ_j
+    bad = False
+    for i in range(N - 1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):
+            inertia_params_times(I_C[i], Phi_dot[k], F1[:, k])  # l.9: f1 = I^C_i Φ̇_i + B^C_i Φ_i
+            inertia_params_times(I_C[i], Phi[k], F2[:, k])  # l.10: f2 = I^C_i Φ_i
             if levi_civita:  # B^C Φ = ½[P^C Φ + Φ ×* h^C], B^Cᵀ Φ = ½[P^C Φ − Φ ×* h^C]
-                inertia_params_times(P_C[j], Phi[o + k], x)
+                inertia_params_times(P_C[i], Phi[k], x)
                 y[:] = 0.0
-                cross_force(Phi[o + k], h_C[j], y)
+                cross_force(Phi[k], h_C[i], y)
                 for a in range(6):
-                    F[k, a] += 0.5 * (x[a] + y[a])
-                    F[2 * d + k, a] = 0.5 * (x[a] - y[a])  # l.11: f3 = B^C_jᵀ Φ_j
+                    F1[a, k] += 0.5 * (x[a] + y[a])
+                    F3[a, k] = 0.5 * (x[a] - y[a])  # l.11: f3 = B^C_iᵀ Φ_i
             else:
-                matvec6(B_C[j], Phi[o + k], x)
+                matvec6(B_C[i], Phi[k], x)
                 for a in range(6):
-                    F[k, a] += x[a]
-                matTvec6(B_C[j], Phi[o + k], F[2 * d + k])  # l.11: f3 = B^C_jᵀ Φ_j
-        for a in range(d):  # l.12: C_jj = Φ_jᵀ f1
-            for b in range(d):
-                C[o + a, o + b] = dot6(Phi[o + a], F[b])
-        i = j
-        while parent[i] >= 0 and d > 0:  # l.14 (l.15, F = ^iX_p(i)ᵀ F, is the identity here)
-            i = parent[i]  # l.16
-            for m in range(iv[i], iv[i + 1]):
-                for k in range(d):
-                    C[m, o + k] = dot6(Phi[m], F[k])  # l.17: C_ij = Φ_iᵀ f1
-                    # l.18: C_ji = (Φ̇_iᵀ f2 + Φ_iᵀ f3)ᵀ
-                    C[o + k, m] = dot6(Phi_dot[m], F[d + k]) + dot6(Phi[m], F[2 * d + k])
-        p = parent[j]
+                    F1[a, k] += x[a]
+                matTvec6(B_C[i], Phi[k], F3[:, k])  # l.11: f3 = B^C_iᵀ Φ_i
+        for m in range(iv[i], iv[i + 1]):  # joint i with every joint j of its subtree:
+            a0, a1, a2, a3, a4, a5 = Phi[m]
+            b0, b1, b2, b3, b4, b5 = Phi_dot[m]
+            # (unsigned indices: no negative-index wraparound, so that the loops vectorise)
+            for k in range(uint64(iv[i]), uint64(iv_end[i])):  # l.12, l.17: C_ij = Φ_iᵀ f1_j
+                C_ij = (a0 * F1[0, k] + a1 * F1[1, k] + a2 * F1[2, k] + a3 * F1[3, k]
+                        + a4 * F1[4, k] + a5 * F1[5, k])
+                bad |= C_ij - C_ij != 0.0  # NaN or inf
+                C[m, k] = C_ij
+            for k in range(uint64(iv[i + 1]), uint64(iv_end[i])):  # l.18, j below i:
+                C_ji = (b0 * F2[0, k] + b1 * F2[1, k] + b2 * F2[2, k] + b3 * F2[3, k]
+                        + b4 * F2[4, k] + b5 * F2[5, k] + a0 * F3[0, k] + a1 * F3[1, k]
+                        + a2 * F3[2, k] + a3 * F3[3, k] + a4 * F3[4, k] + a5 * F3[5, k])
+                bad |= C_ji - C_ji != 0.0  # C_ji = (Φ̇_iᵀ f2_j + Φ_iᵀ f3_j)ᵀ
+                C[k, m] = C_ji
+        p = parent[i]
         if p >= 0:  # l.20-21, guarded at the root (sums in ground coordinates)
-            add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p)
-    if not all_finite(C):
+            add_composite(I_C, P_C, h_C, B_C, levi_civita, i, p)
+    if bad:
         return pack(NON_FINITE_RESULT, -1)
     return OK
 

@@ -4,8 +4,8 @@ Each algorithm is written once, for one state, under the paper's banners and nam
 ``*_batch`` driver loops it over a batch (a single call is a batch of one). The arrays of
 the compiled model (:mod:`geomech.multibody.kernels.compiled`) come first:
 
-- ``topo`` (N + 1, 4) int: columns ``parent``, ``jtype``, ``iq``, ``iv`` (row N holds the
-  totals ``nq``, ``nv`` in the offset columns);
+- ``topo`` (N + 1, 5) int: columns ``parent``, ``jtype``, ``iq``, ``iv``, ``iv_end`` (row N
+  holds the totals ``nq``, ``nv`` in the offset columns);
 - ``placement`` (N, 3, 4), ``jparam`` (N, 4), ``inertia`` (N, 6, 6);
 - the per-state joint arrays ``S`` (nv, 6) (rows: motion-subspace columns in body
   coordinates), ``S_ring`` (nv, 6) (their rates) and ``T_user`` (N, 3, 4) (poses of
@@ -20,7 +20,7 @@ Tables 5.1, 6.2, 7.1.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
 from geomech.multibody.kernels.compiled import unpack
 from geomech.multibody.kernels.joints import USER
@@ -58,8 +58,8 @@ from geomech.multibody.kernels.status import (
 )
 from geomech.multibody.kernels.views import view
 
-__all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "aba",
-           "aba_batch", "aba_one", "aba_workspace",
+__all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "crba_work",
+           "crba_workspace", "aba", "aba_batch", "aba_one", "aba_workspace",
            "kinetic_energy", "kinetic_energy_batch", "at"]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
@@ -167,27 +167,37 @@ def _first_failure(status):
 # CRBA
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
+def crba_workspace(N, nv):
+    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
+    buf = np.empty(34 * N + 12 * nv)
+    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
+    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
+    I_C = view(buf, 24 * N, (N, 10))  # composite inertias, ten parameters
+    Phi = view(buf, 34 * N, (nv, 6))  # Φ columns (rows), ground coordinates
+    F = view(buf, 34 * N + 6 * nv, (6, nv))  # the F2 columns of all joints
+    return E, r, E0, r0, I_C, Phi, F
+
+
+@njit(**_FMA)
+def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
     Every quantity is held in ground coordinates (seed 001's footnote 3; Pinocchio's
     choice): :math:`\mathbf M_{ij} = \boldsymbol\Phi_i^\top\mathbf I^C_j\boldsymbol\Phi_j`
     does not depend on the frame, so line 17 (re-expressing F2 in the parent's frame) is the
     identity and line 24 a plain sum; inertias are ten parameters
-    (:func:`~geomech.multibody.kernels.spatial.inertia_params`). The full symmetric matrix is
-    written. Returns a packed status.
+    (:func:`~geomech.multibody.kernels.spatial.inertia_params`). The walk of lines 16–21 is
+    turned around, as in Pinocchio: the bodies are numbered depth-first, so the joints of
+    the subtree of i own the contiguous ``v[iv[i]:iv_end[i]]``, and when joint i is
+    reached the columns F2_j of all of them are complete; the blocks :math:`\mathbf M_{ij}`
+    of joint i are then one contiguous row segment per column of :math:`\boldsymbol\Phi_i`.
+    The full symmetric matrix is written. Returns a packed status.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    E, r, E0, r0, I_C, Phi, F = work
+    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
     N = parent.shape[0]
-    nv = iv[N]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(34 * N + 6 * nv + 36)  # one allocation for the work arrays
-    E, r = buf[: 9 * N].reshape((N, 3, 3)), buf[9 * N: 12 * N].reshape((N, 3))  # ^iX_p(i)
-    E0, r0 = buf[12 * N: 21 * N].reshape((N, 3, 3)), buf[21 * N: 24 * N].reshape((N, 3))  # ^iX_0
-    I_C = buf[24 * N: 34 * N].reshape((N, 10))  # composite inertias, ten parameters
-    Phi = buf[34 * N: 34 * N + 6 * nv].reshape((nv, 6))  # Φ columns (rows), ground coordinates
-    F = buf[34 * N + 6 * nv:].reshape((6, 6))  # F2 columns of one joint (d_j <= 6), as rows
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -205,37 +215,47 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
         inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
-    # ---- backward pass: composite inertias and the blocks of H along each support path ---
+    # ---- backward pass: composite inertias, and the blocks of H joint by joint -----------
     H[:, :] = 0.0
-    for j in range(N - 1, -1, -1):
-        o, d = iv[j], iv[j + 1] - iv[j]
-        for k in range(d):
-            inertia_params_times(I_C[j], Phi[o + k], F[k])  # l.10: F2 = I^C_j Φ_j
-        for k in range(d):  # l.13: M_jj = Φ_jᵀ F2 (a multi-DoF block symmetrised)
-            for l in range(k + 1):  # noqa: E741
-                m = 0.5 * (dot6(Phi[o + k], F[l]) + dot6(Phi[o + l], F[k]))
-                H[o + k, o + l] = H[o + l, o + k] = m
-        i = j
-        while parent[i] >= 0 and d > 0:  # l.16: walk to the root (l.17: identity here)
-            i = parent[i]
-            for m in range(iv[i], iv[i + 1]):  # l.21: M_ij = Φ_iᵀ F2, M_ji = M_ijᵀ
-                for k in range(d):
-                    H[m, o + k] = H[o + k, m] = dot6(Phi[m], F[k])
-        p = parent[j]
-        if p >= 0:  # l.24 (guarded): I^C_p(j) += I^C_j, a plain sum in ground coordinates
+    bad = False
+    for i in range(N - 1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):
+            inertia_params_times(I_C[i], Phi[k], F[:, k])  # l.10: F2 = I^C_i Φ_i
+        for m in range(iv[i], iv[i + 1]):  # l.13, l.21: M_ij = Φ_iᵀ F2_j for j in subtree(i)
+            a0, a1, a2, a3, a4, a5 = Phi[m]
+            # (unsigned indices: no negative-index wraparound, so that the loop vectorises)
+            for k in range(uint64(m), uint64(iv_end[i])):
+                M_ij = (a0 * F[0, k] + a1 * F[1, k] + a2 * F[2, k] + a3 * F[3, k]
+                        + a4 * F[4, k] + a5 * F[5, k])
+                bad |= M_ij - M_ij != 0.0  # NaN or inf
+                H[m, k] = M_ij
+            for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
+                H[k, m] = H[m, k]
+        p = parent[i]
+        if p >= 0:  # l.24 (guarded): I^C_p(i) += I^C_i, a plain sum in ground coordinates
             for a in range(10):
-                I_C[p, a] += I_C[j, a]
-    if not all_finite(H):
+                I_C[p, a] += I_C[i, a]
+    if bad:
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**_JIT)
+def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
+    """:func:`crba_work` with its own work arrays (one state)."""
+    N = topo.shape[0] - 1
+    return crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H,
+                     crba_workspace(N, topo[N, 3]))
+
+
+@njit(**_JIT)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
-    """:func:`crba` over a batch; first failure + 1."""
+    """:func:`crba_work` over a batch; first failure + 1."""
+    N = topo.shape[0] - 1
+    work = crba_workspace(N, topo[N, 3])
     for b in range(status.shape[0]):
-        status[b] = crba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                         at(T_user, b), at(Q, b), H[b])
+        status[b] = crba_work(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
+                              at(T_user, b), at(Q, b), H[b], work)
     return _first_failure(status)
 
 

@@ -104,12 +104,19 @@ def transform_motion_transpose(E, r, m, out):
     r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
     \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`.
     """
-    for k in range(3):
-        out[k] = E[0, k] * m[0] + E[1, k] * m[1] + E[2, k] * m[2]
-        out[k + 3] = E[0, k] * m[3] + E[1, k] * m[4] + E[2, k] * m[5]
-    out[3] += r[1] * out[2] - r[2] * out[1]
-    out[4] += r[2] * out[0] - r[0] * out[2]
-    out[5] += r[0] * out[1] - r[1] * out[0]
+    # every input is read before ``out`` is written: the compiler need not reload them
+    m0, m1, m2, m3, m4, m5 = m[0], m[1], m[2], m[3], m[4], m[5]
+    w0 = E[0, 0] * m0 + E[1, 0] * m1 + E[2, 0] * m2
+    w1 = E[0, 1] * m0 + E[1, 1] * m1 + E[2, 1] * m2
+    w2 = E[0, 2] * m0 + E[1, 2] * m1 + E[2, 2] * m2
+    u0 = E[0, 0] * m3 + E[1, 0] * m4 + E[2, 0] * m5
+    u1 = E[0, 1] * m3 + E[1, 1] * m4 + E[2, 1] * m5
+    u2 = E[0, 2] * m3 + E[1, 2] * m4 + E[2, 2] * m5
+    r0, r1, r2 = r[0], r[1], r[2]
+    out[0], out[1], out[2] = w0, w1, w2
+    out[3] = u0 + r1 * w2 - r2 * w1
+    out[4] = u1 + r2 * w0 - r0 * w2
+    out[5] = u2 + r0 * w1 - r1 * w0
 
 
 @njit(**_JIT)
@@ -382,10 +389,27 @@ def dot6(a, b):
 @njit(**_JIT)
 def compose_transforms(E1, r1, E2, r2, E_out, r_out):
     r"""``(E_out, r_out)`` = the Plücker pair of :math:`\mathbf X_1\mathbf X_2`: ``E = E1 E2``, ``r = r2 + E2ᵀ r1``."""
-    for a in range(3):
-        r_out[a] = r2[a] + E2[0, a] * r1[0] + E2[1, a] * r1[1] + E2[2, a] * r1[2]
-        for b in range(3):
-            E_out[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
+    # every input is read before the outputs are written: the compiler need not reload them
+    a00, a01, a02 = E1[0, 0], E1[0, 1], E1[0, 2]
+    a10, a11, a12 = E1[1, 0], E1[1, 1], E1[1, 2]
+    a20, a21, a22 = E1[2, 0], E1[2, 1], E1[2, 2]
+    b00, b01, b02 = E2[0, 0], E2[0, 1], E2[0, 2]
+    b10, b11, b12 = E2[1, 0], E2[1, 1], E2[1, 2]
+    b20, b21, b22 = E2[2, 0], E2[2, 1], E2[2, 2]
+    x0, x1, x2 = r1[0], r1[1], r1[2]
+    y0, y1, y2 = r2[0], r2[1], r2[2]
+    r_out[0] = y0 + b00 * x0 + b10 * x1 + b20 * x2
+    r_out[1] = y1 + b01 * x0 + b11 * x1 + b21 * x2
+    r_out[2] = y2 + b02 * x0 + b12 * x1 + b22 * x2
+    E_out[0, 0] = a00 * b00 + a01 * b10 + a02 * b20
+    E_out[0, 1] = a00 * b01 + a01 * b11 + a02 * b21
+    E_out[0, 2] = a00 * b02 + a01 * b12 + a02 * b22
+    E_out[1, 0] = a10 * b00 + a11 * b10 + a12 * b20
+    E_out[1, 1] = a10 * b01 + a11 * b11 + a12 * b21
+    E_out[1, 2] = a10 * b02 + a11 * b12 + a12 * b22
+    E_out[2, 0] = a20 * b00 + a21 * b10 + a22 * b20
+    E_out[2, 1] = a20 * b01 + a21 * b11 + a22 * b21
+    E_out[2, 2] = a20 * b02 + a21 * b12 + a22 * b22
 
 
 # ----------------------------------------------------------------------------------------
@@ -455,14 +479,17 @@ def inertia_params_times(p, x, out):
     r"""``out = I(p) x``: :math:`[\bar{\mathbf I}\boldsymbol\omega + \mathbf h\times\mathbf u;\
     m\mathbf u - \mathbf h\times\boldsymbol\omega]` for ``x = [ω; u]``.
     """
+    # every input is read before ``out`` is written: the compiler need not reload them
     m, h0, h1, h2 = p[0], p[1], p[2], p[3]
+    i00, i01, i11, i02, i12, i22 = p[4], p[5], p[6], p[7], p[8], p[9]
     w0, w1, w2, u0, u1, u2 = x[0], x[1], x[2], x[3], x[4], x[5]
-    out[0] = p[4] * w0 + p[5] * w1 + p[7] * w2 + (h1 * u2 - h2 * u1)
-    out[1] = p[5] * w0 + p[6] * w1 + p[8] * w2 + (h2 * u0 - h0 * u2)
-    out[2] = p[7] * w0 + p[8] * w1 + p[9] * w2 + (h0 * u1 - h1 * u0)
+    n0 = i00 * w0 + i01 * w1 + i02 * w2 + (h1 * u2 - h2 * u1)
+    n1 = i01 * w0 + i11 * w1 + i12 * w2 + (h2 * u0 - h0 * u2)
+    n2 = i02 * w0 + i12 * w1 + i22 * w2 + (h0 * u1 - h1 * u0)
     out[3] = m * u0 - (h1 * w2 - h2 * w1)
     out[4] = m * u1 - (h2 * w0 - h0 * w2)
     out[5] = m * u2 - (h0 * w1 - h1 * w0)
+    out[0], out[1], out[2] = n0, n1, n2
 
 
 @njit(**_JIT)
