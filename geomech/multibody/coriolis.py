@@ -68,7 +68,7 @@ from geomech.multibody._body_factors import (
 )
 from geomech.multibody.dynamics import CLOSED_MODEL_FUNCTIONS, crba, rnea
 from geomech.multibody.kernels import coriolis as K
-from geomech.multibody.kernels.driver import call_one, compiled, is_state, single_state
+from geomech.multibody.kernels.driver import compiled, entry, failure, is_state, single_state
 from geomech.multibody.kinematics import velocity_map
 from geomech.spatial import crm
 
@@ -173,8 +173,10 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv):
             C = np.empty((nv, nv))
-            call_one(K.coriolis_one, (topo, packed, *_factor_tensors(model, connection), q, v, C),
-                     model, ("q", "v"), (q, v), "the Coriolis matrix")
+            Bt, levi_civita = _factor_tensors(model, connection)
+            status = entry(K.coriolis_one)(topo, packed, Bt, levi_civita, q, v, C)
+            if status:
+                raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
             return C
     closed = _closed(model, "coriolis_matrix")
     if closed is not None:

@@ -38,8 +38,9 @@ from geomech.multibody.kernels import dynamics as K
 from geomech.multibody.kernels import linalg as _linalg
 from geomech.multibody.kernels.driver import (
     call,
-    call_one,
     compiled,
+    entry,
+    failure,
     is_state,
     single_state,
     states,
@@ -177,8 +178,9 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
             tau = np.empty(nv)
-            call_one(K.rnea_one, (topo, packed, q, v, a, tau), model, ("q", "v", "a"),
-                     (q, v, a), "tau")
+            status = entry(K.rnea_one)(topo, packed, q, v, a, tau)
+            if status:
+                raise failure(status, model, ("q", "v", "a"), (q, v, a), "tau")
             return tau
     if getattr(model, "is_closed", False):
         return _closed("rnea")(model, q, v, a, gravity, f_ext, method=method)
@@ -253,7 +255,9 @@ def crba(model, q, method=None) -> np.ndarray:
         topo, packed, nq, nv = single
         if is_state(q, nq):
             H = np.empty((nv, nv))
-            call_one(K.crba_one, (topo, packed, q, H), model, ("q",), (q,), "H")
+            status = entry(K.crba_one)(topo, packed, q, H)
+            if status:
+                raise failure(status, model, ("q",), (q,), "H")
             return H
     if getattr(model, "is_closed", False):
         return _closed("crba")(model, q, method=method)
@@ -337,8 +341,9 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv) and is_state(tau, nv):
             a = np.empty(nv)
-            call_one(K.aba_one, (topo, packed, q, v, tau, a), model, ("q", "v", "tau"),
-                     (q, v, tau), "the accelerations")
+            status = entry(K.aba_one)(topo, packed, q, v, tau, a)
+            if status:
+                raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the accelerations")
             return a
     if getattr(model, "is_closed", False):
         return _closed("aba")(model, q, v, tau, gravity, f_ext, method=method)

@@ -2,7 +2,10 @@
 
 The public functions of :mod:`geomech.multibody` validate their inputs here once, call the
 ``*_batch`` kernel of their algorithm on the flattened batch (a single state is a batch of
-one) and reshape the result. Parallel evaluation of large batches is opt-in
+one) and reshape the result. One state given as contiguous float64 arrays
+(:func:`is_state`) of a tree without user joints (:func:`single_state`) goes straight to the
+algorithm's ``*_one`` entry point (:func:`entry`, :func:`failure`): the same kernel, called
+without the batch machinery. Parallel evaluation of large batches is opt-in
 (:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
 Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
 sleep instead of spinning, so a loaded machine is not slowed down.
@@ -33,8 +36,8 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["compiled", "single_state", "states", "call", "is_state", "call_one", "set_num_threads",
-           "get_num_threads", "PARALLEL_THRESHOLD"]
+__all__ = ["compiled", "single_state", "is_state", "entry", "failure", "states", "call",
+           "set_num_threads", "get_num_threads", "PARALLEL_THRESHOLD"]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
@@ -201,8 +204,33 @@ def is_state(x, n: int) -> bool:
         len(x) == n
 
 
-def call_one(kernel, args, model, names, inputs, what="the result"):
-    """Run the single-state ``kernel(*args)`` and raise the named error of a failed status.
+def entry(kernel):
+    """The compiled entry point of a single-state ``kernel`` (its dispatcher until compiled).
+
+    The public functions' fast path: ``status = entry(K.crba_one)(...)``, then
+    :func:`failure` when the status is not ``OK`` (0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.kernels import dynamics as K
+    >>> from geomech.multibody.kernels.driver import entry
+    >>> model = robots.double_pendulum()
+    >>> q, H = np.array([0.3, 0.0]), np.empty((2, 2))
+    >>> topo, packed, nq, nv = model.compiled.single
+    >>> entry(K.crba_one)(topo, packed, q, H)
+    0
+    >>> H
+    array([[5., 2.],
+           [2., 1.]])
+    """
+    ep = _ENTRY.get(kernel)
+    return ep if ep is not None else _entry(kernel)
+
+
+def failure(status, model, names, inputs, what="the result"):
+    """The named error of a single-state kernel's failed ``status``.
 
     ``inputs`` are the user's inputs (arrays accepted by :func:`is_state`), ``names`` their
     names, for messages.
@@ -212,19 +240,14 @@ def call_one(kernel, args, model, names, inputs, what="the result"):
     >>> import numpy as np
     >>> from geomech.multibody import robots
     >>> from geomech.multibody.kernels import dynamics as K
-    >>> from geomech.multibody.kernels.driver import call_one
+    >>> from geomech.multibody.kernels.driver import entry, failure
     >>> model = robots.double_pendulum()
-    >>> q, H = np.array([0.3, 0.0]), np.empty((2, 2))
-    >>> cm = model.compiled
-    >>> call_one(K.crba_one, (cm.topo, cm.packed, q, H), model, ("q",), (q,))
-    >>> H
-    array([[5., 2.],
-           [2., 1.]])
+    >>> q, H = np.array([np.nan, 0.0]), np.empty((2, 2))
+    >>> topo, packed, nq, nv = model.compiled.single
+    >>> failure(entry(K.crba_one)(topo, packed, q, H), model, ("q",), (q,))
+    NonFiniteError('Expected `q` to be finite, got NaN or inf entries.')
     """
-    ep = _ENTRY.get(kernel)
-    status = (ep if ep is not None else _entry(kernel))(*args)
-    if status:
-        raise _error(int(status), 0, (), model, names, inputs, what)
+    return _error(int(status), 0, (), model, names, inputs, what)
 
 
 def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the result"):
