@@ -29,7 +29,6 @@ from geomech.multibody.kernels.linalg import (
     SINGULAR_RTOL,
     cholesky,
     solve_lower,
-    solve_lower_transpose,
 )
 from geomech.multibody.kernels.spatial import (
     body_force,
@@ -43,7 +42,7 @@ from geomech.multibody.kernels.spatial import (
     inertia_params_times,
     inertia_params_transform,
     inertia_times,
-    matvec6,
+    sym_matvec6,
     trace_about,
     transform_force_transpose,
     transform_motion,
@@ -354,7 +353,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
             transform_motion_transpose(E0[i], r0[i], x, vJ)
             for m in range(6):
                 c[i, m] += vJ[m]
-        inertia_times(I_A[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+        inertia_params_times(I10, vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
         p_A[i, :] = 0.0
         cross_force(vel[i], h, p_A[i])
         if f_ext.shape[0] > 0:  # f^ext_i is given in body coordinates: ^0X_i^* f^ext_i
@@ -363,48 +362,55 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
                 p_A[i, m] -= x[m]
 
     # ---- backward pass: articulated inertias I^A_i and bias forces p^A_i -----------------
+    # I^A_i is kept as its upper triangle (symmetric: 21 entries updated, not 36); the
+    # speed indices run unsigned (no negative-index wraparound to test on every access)
     for i in range(N - 1, -1, -1):
-        d, o = iv[i + 1] - iv[i], iv[i]
-        for k in range(d):
-            matvec6(I_A[i], Phi[o + k], Z[o + k])  # U_i = I^A_i Φ_i
-            Z[o + k, 6] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
-            for m in range(k + 1):
-                W[k, m] = dot6(Phi[o + k], Z[o + m])  # D_i = Φ_iᵀ U_i (lower triangle)
+        o, o_end = uint64(iv[i]), uint64(iv[i + 1])
+        d = iv[i + 1] - iv[i]
+        I_i, p_i = I_A[i], p_A[i]
+        for k in range(o, o_end):
+            sym_matvec6(I_i, Phi[k], Z[k])  # U_i = I^A_i Φ_i
+            Z[k, 6] = tau[k] - dot6(Phi[k], p_i)  # u_i = τ_i − Φ_iᵀ p^A_i
+            for m in range(o, k + 1):
+                W[k - o, m - o] = dot6(Phi[k], Z[m])  # D_i = Φ_iᵀ U_i (lower triangle)
         if d == 1:  # the same for a scalar D_i: L_i = √D_i
-            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
+            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_i, r0[i]):
                 return pack(SINGULAR, i)
             L[o, 0] = l = np.sqrt(W[0, 0])
             for e in range(7):
                 Z[o, e] *= 1.0 / l
         elif d > 1:
-            L_i = L[o: o + d]
-            if not cholesky(W, d, trace_about(I_A[i], r0[i]), L_i):  # D_i = L_i L_iᵀ
+            L_i = L[o: o_end]
+            if not cholesky(W, d, trace_about(I_i, r0[i]), L_i):  # D_i = L_i L_iᵀ
                 return pack(SINGULAR, i)
-            solve_lower(L_i, d, Z[o: o + d])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
+            solve_lower(L_i, d, Z[o: o_end])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
         p = parent[i]
         if p < 0:
             continue
-        for e in range(6):  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i (I^a_i c_i below)
-            s = p_A[i, e]
-            for k in range(d):
-                s += Z[o + k, e] * Z[o + k, 6]
-            p_A[p, e] += s  # p^A_p(i) += p^a_i: a plain sum in ground coordinates
+        I_p, p_p = I_A[p], p_A[p]
+        # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i with I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ
+        #       = p^A_i + I^A_i c_i + Z_iᵀ (z_i − Z_i c_i);  p^A_p(i) += p^a_i (ground: a sum)
         if d == 6:  # Φ_i invertible: I^a_i = 0, the joint hands on no inertia
-            continue
-        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
-        for k in range(d):
+            x[:] = 0.0
+        else:
+            sym_matvec6(I_i, c[i], x)
+        for k in range(o, o_end):
+            zk = Z[k, 6] if d == 6 else Z[k, 6] - dot6(Z[k], c[i])
             for e in range(6):
-                y = Z[o + k, e]
+                x[e] += Z[k, e] * zk
+        for e in range(6):
+            p_p[e] += p_i[e] + x[e]
+        if d == 6:
+            continue
+        for e in range(6):  # I^A_p(i) += I^a_i = I^A_i − Z_iᵀ Z_i (upper triangles)
+            for g in range(e, 6):
+                I_p[e, g] += I_i[e, g]
+        for k in range(o, o_end):
+            z0, z1, z2, z3, z4, z5 = Z[k, 0], Z[k, 1], Z[k, 2], Z[k, 3], Z[k, 4], Z[k, 5]
+            z = (z0, z1, z2, z3, z4, z5)
+            for e in range(6):
                 for g in range(e, 6):
-                    I_a[e, g] -= y * Z[o + k, g]
-        for e in range(6):
-            for g in range(e + 1, 6):
-                I_a[g, e] = I_a[e, g]
-        matvec6(I_a, c[i], x)
-        for e in range(6):
-            p_A[p, e] += x[e]
-            for g in range(6):
-                I_A[p, e, g] += I_a[e, g]  # I^A_p(i) += I^a_i: likewise
+                    I_p[e, g] -= z[e] * z[g]
 
     # ---- forward pass 2: accelerations (ground), a_0 = a0 ---------------------------------
     for i in range(N):
@@ -412,18 +418,19 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         acc = c[i]  # c_i is not read again: a_i takes its place
         for e in range(6):  # a'_i = a_p(i) + c_i
             acc[e] += a0[e] if p < 0 else c[p, e]
-        d, o = iv[i + 1] - iv[i], iv[i]
-        if d == 0:
-            continue
-        for k in range(d):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
-            a[o + k] = Z[o + k, 6] - dot6(Z[o + k], acc)
-        if d == 1:
-            a[o] /= L[o, 0]
-        else:
-            solve_lower_transpose(L[o: o + d], d, a[o: o + d])
-        for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
+        o, o_end = uint64(iv[i]), uint64(iv[i + 1])
+        for k in range(o, o_end):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
+            a[k] = Z[k, 6] - dot6(Z[k], acc)
+        for j in range(iv[i + 1] - 1, iv[i] - 1, -1):  # L_i⁻ᵀ: back substitution, last row first
+            k = uint64(j)
+            s = a[k]
+            for m in range(k + 1, o_end):
+                s -= L[m, k - o] * a[m]
+            a[k] = s / L[k, k - o]
+        for k in range(o, o_end):  # a_i = a'_i + Φ_i ν̇_i
+            nu = a[k]
             for e in range(6):
-                acc[e] += Phi[o + k, e] * a[o + k]
+                acc[e] += Phi[k, e] * nu
     if not all_finite(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
