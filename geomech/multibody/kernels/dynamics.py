@@ -27,8 +27,6 @@ from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.linalg import (
     SINGULAR_RTOL,
-    cholesky,
-    solve_lower,
 )
 from geomech.multibody.kernels.spatial import (
     body_force,
@@ -290,8 +288,10 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     \mathbf U_i^\top = \mathbf Z_i^\top\mathbf Z_i` and :math:`\mathbf U_i\mathbf D_i^{-1}
     \mathbf u_i = \mathbf Z_i^\top\mathbf z_i`. ``D_i`` counts as singular when a pivot is
     at most ``SINGULAR_RTOL`` times the trace of :math:`\mathbf I^A_i` about body i's origin
-    (:func:`~.spatial.trace_about`: the same number in any frame). Returns a packed status
-    (``SINGULAR`` naming the body).
+    (:func:`~.spatial.trace_about`: the same number in any frame). The articulated inertias
+    are symmetric and kept as their upper triangles, and :math:`\mathbf I^a_i` is never
+    formed: :math:`\mathbf I^a_i\mathbf c_i = \mathbf I^A_i\mathbf c_i - \mathbf Z_i^\top
+    (\mathbf Z_i\mathbf c_i)`. Returns a packed status (``SINGULAR`` naming the body).
     """
     N = topo.shape[0] - 1
     return _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a,
@@ -301,25 +301,24 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 @njit(**_JIT)
 def aba_workspace(N, nv):
     """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
-    buf = np.empty(78 * N + 19 * nv + 64)
+    buf = np.empty(78 * N + 19 * nv + 28)
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
     vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
-    I_A = view(buf, 42 * N, (N, 6, 6))
+    I_A = view(buf, 42 * N, (N, 6, 6))  # articulated inertias (upper triangles)
     o = 78 * N
     Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
     Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
     L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
     o += 19 * nv
-    W = view(buf, o, (6, 6))  # D_i
-    vJ, h, x, I10 = buf[o + 36: o + 42], buf[o + 42: o + 48], buf[o + 48: o + 54], buf[o + 54:]
-    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10
+    vJ, h, x, I10 = buf[o: o + 6], buf[o + 6: o + 12], buf[o + 12: o + 18], buf[o + 18:]
+    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
 
 
 @njit(**_FMA)
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
-    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10 = ws
+    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
@@ -371,19 +370,25 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         for k in range(o, o_end):
             sym_matvec6(I_i, Phi[k], Z[k])  # U_i = I^A_i Φ_i
             Z[k, 6] = tau[k] - dot6(Phi[k], p_i)  # u_i = τ_i − Φ_iᵀ p^A_i
-            for m in range(o, k + 1):
-                W[k - o, m - o] = dot6(Phi[k], Z[m])  # D_i = Φ_iᵀ U_i (lower triangle)
-        if d == 1:  # the same for a scalar D_i: L_i = √D_i
-            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_i, r0[i]):
-                return pack(SINGULAR, i)
-            L[o, 0] = l = np.sqrt(W[0, 0])
+        scale = SINGULAR_RTOL * trace_about(I_i, r0[i])
+        for k in range(o, o_end):  # row k of L_i, then row k of [Z_i | z_i]
+            for m in range(o, k + 1):  # D_i = Φ_iᵀ U_i = L_i L_iᵀ (Cholesky, row by row)
+                s = dot6(Z[k], Phi[m])  # (D_i)_km = U_kᵀ Φ_m: row k still holds U_k
+                for n in range(uint64(0), m - o):
+                    s -= L[k, n] * L[m, n]
+                if m < k:
+                    L[k, m - o] = s / L[m, m - o]
+                elif s > scale:
+                    L[k, k - o] = np.sqrt(s)
+                else:
+                    return pack(SINGULAR, i)
+            for m in range(o, k):  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i] (forward substitution)
+                l = L[k, m - o]
+                for e in range(7):
+                    Z[k, e] -= l * Z[m, e]
+            w = 1.0 / L[k, k - o]
             for e in range(7):
-                Z[o, e] *= 1.0 / l
-        elif d > 1:
-            L_i = L[o: o_end]
-            if not cholesky(W, d, trace_about(I_i, r0[i]), L_i):  # D_i = L_i L_iᵀ
-                return pack(SINGULAR, i)
-            solve_lower(L_i, d, Z[o: o_end])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
+                Z[k, e] *= w
         p = parent[i]
         if p < 0:
             continue
