@@ -409,13 +409,10 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
             continue
         for e in range(6):  # I^A_p(i) += I^a_i = I^A_i − Z_iᵀ Z_i (upper triangles)
             for g in range(e, 6):
-                I_p[e, g] += I_i[e, g]
-        for k in range(o, o_end):
-            z0, z1, z2, z3, z4, z5 = Z[k, 0], Z[k, 1], Z[k, 2], Z[k, 3], Z[k, 4], Z[k, 5]
-            z = (z0, z1, z2, z3, z4, z5)
-            for e in range(6):
-                for g in range(e, 6):
-                    I_p[e, g] -= z[e] * z[g]
+                s = I_i[e, g]
+                for k in range(o, o_end):
+                    s -= Z[k, e] * Z[k, g]
+                I_p[e, g] += s
 
     # ---- forward pass 2: accelerations (ground), a_0 = a0 ---------------------------------
     for i in range(N):
