@@ -106,6 +106,17 @@ def test_inertia_matrix_and_trace_about_a_point_match_dense_matrices(rng):
         Xc = plucker(np.eye(3), c)  # coordinates at c, same axes
         Xi = np.linalg.inv(Xc)
         np.testing.assert_allclose(KS.trace_about(M, c), np.trace(Xi.T @ M @ Xi), rtol=1e-13)
+        # only the upper triangle is read: poison the strict lower one
+        M_up = np.triu(M) + np.tril(np.full((6, 6), np.nan), -1)
+        np.testing.assert_allclose(KS.trace_about(M_up, c), np.trace(Xi.T @ M @ Xi), rtol=1e-13)
+
+
+def test_sym_matvec6_reads_the_upper_triangle_of_a_symmetric_matrix(rng):
+    for _ in range(5):
+        A = rng.normal(size=(6, 6))
+        M, x, out = A @ A.T, rng.normal(size=6), np.empty(6)
+        KS.sym_matvec6(np.triu(M) + np.tril(np.full((6, 6), np.nan), -1), x, out)
+        np.testing.assert_allclose(out, M @ x, rtol=1e-13, atol=1e-13)
 
 
 def test_cholesky_and_triangular_solves_match_numpy(rng):

@@ -27,9 +27,6 @@ from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.linalg import (
     SINGULAR_RTOL,
-    cholesky,
-    solve_lower,
-    solve_lower_transpose,
 )
 from geomech.multibody.kernels.spatial import (
     body_force,
@@ -43,7 +40,7 @@ from geomech.multibody.kernels.spatial import (
     inertia_params_times,
     inertia_params_transform,
     inertia_times,
-    matvec6,
+    sym_matvec6,
     trace_about,
     transform_force_transpose,
     transform_motion,
@@ -291,8 +288,10 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     \mathbf U_i^\top = \mathbf Z_i^\top\mathbf Z_i` and :math:`\mathbf U_i\mathbf D_i^{-1}
     \mathbf u_i = \mathbf Z_i^\top\mathbf z_i`. ``D_i`` counts as singular when a pivot is
     at most ``SINGULAR_RTOL`` times the trace of :math:`\mathbf I^A_i` about body i's origin
-    (:func:`~.spatial.trace_about`: the same number in any frame). Returns a packed status
-    (``SINGULAR`` naming the body).
+    (:func:`~.spatial.trace_about`: the same number in any frame). The articulated inertias
+    are symmetric and kept as their upper triangles, and :math:`\mathbf I^a_i` is never
+    formed: :math:`\mathbf I^a_i\mathbf c_i = \mathbf I^A_i\mathbf c_i - \mathbf Z_i^\top
+    (\mathbf Z_i\mathbf c_i)`. Returns a packed status (``SINGULAR`` naming the body).
     """
     N = topo.shape[0] - 1
     return _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a,
@@ -302,25 +301,24 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 @njit(**_JIT)
 def aba_workspace(N, nv):
     """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
-    buf = np.empty(78 * N + 19 * nv + 64)
+    buf = np.empty(78 * N + 19 * nv + 28)
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
     vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
-    I_A = view(buf, 42 * N, (N, 6, 6))
+    I_A = view(buf, 42 * N, (N, 6, 6))  # articulated inertias (upper triangles)
     o = 78 * N
     Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
     Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
     L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
     o += 19 * nv
-    W = view(buf, o, (6, 6))  # D_i
-    vJ, h, x, I10 = buf[o + 36: o + 42], buf[o + 42: o + 48], buf[o + 48: o + 54], buf[o + 54:]
-    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10
+    vJ, h, x, I10 = buf[o: o + 6], buf[o + 6: o + 12], buf[o + 12: o + 18], buf[o + 18:]
+    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
 
 
 @njit(**_FMA)
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
-    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, W, vJ, h, x, I10 = ws
+    E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
@@ -354,7 +352,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
             transform_motion_transpose(E0[i], r0[i], x, vJ)
             for m in range(6):
                 c[i, m] += vJ[m]
-        inertia_times(I_A[i], vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
+        inertia_params_times(I10, vel[i], h)  # p^A_i = v_i ×* I_i v_i − f^ext_i
         p_A[i, :] = 0.0
         cross_force(vel[i], h, p_A[i])
         if f_ext.shape[0] > 0:  # f^ext_i is given in body coordinates: ^0X_i^* f^ext_i
@@ -363,48 +361,58 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
                 p_A[i, m] -= x[m]
 
     # ---- backward pass: articulated inertias I^A_i and bias forces p^A_i -----------------
+    # I^A_i is kept as its upper triangle (symmetric: 21 entries updated, not 36); the
+    # speed indices run unsigned (no negative-index wraparound to test on every access)
     for i in range(N - 1, -1, -1):
-        d, o = iv[i + 1] - iv[i], iv[i]
-        for k in range(d):
-            matvec6(I_A[i], Phi[o + k], Z[o + k])  # U_i = I^A_i Φ_i
-            Z[o + k, 6] = tau[o + k] - dot6(Phi[o + k], p_A[i])  # u_i = τ_i − Φ_iᵀ p^A_i
-            for m in range(k + 1):
-                W[k, m] = dot6(Phi[o + k], Z[o + m])  # D_i = Φ_iᵀ U_i (lower triangle)
-        if d == 1:  # the same for a scalar D_i: L_i = √D_i
-            if not W[0, 0] > SINGULAR_RTOL * trace_about(I_A[i], r0[i]):
-                return pack(SINGULAR, i)
-            L[o, 0] = l = np.sqrt(W[0, 0])
+        o, o_end = uint64(iv[i]), uint64(iv[i + 1])
+        d = iv[i + 1] - iv[i]
+        I_i, p_i = I_A[i], p_A[i]
+        for k in range(o, o_end):
+            sym_matvec6(I_i, Phi[k], Z[k])  # U_i = I^A_i Φ_i
+            Z[k, 6] = tau[k] - dot6(Phi[k], p_i)  # u_i = τ_i − Φ_iᵀ p^A_i
+        scale = SINGULAR_RTOL * trace_about(I_i, r0[i])
+        for k in range(o, o_end):  # row k of L_i, then row k of [Z_i | z_i]
+            for m in range(o, k + 1):  # D_i = Φ_iᵀ U_i = L_i L_iᵀ (Cholesky, row by row)
+                s = dot6(Z[k], Phi[m])  # (D_i)_km = U_kᵀ Φ_m: row k still holds U_k
+                for n in range(uint64(0), m - o):
+                    s -= L[k, n] * L[m, n]
+                if m < k:
+                    L[k, m - o] = s / L[m, m - o]
+                elif s > scale:
+                    L[k, k - o] = np.sqrt(s)
+                else:
+                    return pack(SINGULAR, i)
+            for m in range(o, k):  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i] (forward substitution)
+                l = L[k, m - o]
+                for e in range(7):
+                    Z[k, e] -= l * Z[m, e]
+            w = 1.0 / L[k, k - o]
             for e in range(7):
-                Z[o, e] *= 1.0 / l
-        elif d > 1:
-            L_i = L[o: o + d]
-            if not cholesky(W, d, trace_about(I_A[i], r0[i]), L_i):  # D_i = L_i L_iᵀ
-                return pack(SINGULAR, i)
-            solve_lower(L_i, d, Z[o: o + d])  # [Z_i | z_i] = L_i⁻¹ [U_iᵀ | u_i]
+                Z[k, e] *= w
         p = parent[i]
         if p < 0:
             continue
-        for e in range(6):  # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i (I^a_i c_i below)
-            s = p_A[i, e]
-            for k in range(d):
-                s += Z[o + k, e] * Z[o + k, 6]
-            p_A[p, e] += s  # p^A_p(i) += p^a_i: a plain sum in ground coordinates
+        I_p, p_p = I_A[p], p_A[p]
+        # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i with I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ
+        #       = p^A_i + I^A_i c_i + Z_iᵀ (z_i − Z_i c_i);  p^A_p(i) += p^a_i (ground: a sum)
         if d == 6:  # Φ_i invertible: I^a_i = 0, the joint hands on no inertia
-            continue
-        I_a = I_A[i]  # I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ = I^A_i − Z_iᵀ Z_i takes its place
-        for k in range(d):
+            x[:] = 0.0
+        else:
+            sym_matvec6(I_i, c[i], x)
+        for k in range(o, o_end):
+            zk = Z[k, 6] if d == 6 else Z[k, 6] - dot6(Z[k], c[i])
             for e in range(6):
-                y = Z[o + k, e]
-                for g in range(e, 6):
-                    I_a[e, g] -= y * Z[o + k, g]
+                x[e] += Z[k, e] * zk
         for e in range(6):
-            for g in range(e + 1, 6):
-                I_a[g, e] = I_a[e, g]
-        matvec6(I_a, c[i], x)
-        for e in range(6):
-            p_A[p, e] += x[e]
-            for g in range(6):
-                I_A[p, e, g] += I_a[e, g]  # I^A_p(i) += I^a_i: likewise
+            p_p[e] += p_i[e] + x[e]
+        if d == 6:
+            continue
+        for e in range(6):  # I^A_p(i) += I^a_i = I^A_i − Z_iᵀ Z_i (upper triangles)
+            for g in range(e, 6):
+                s = I_i[e, g]
+                for k in range(o, o_end):
+                    s -= Z[k, e] * Z[k, g]
+                I_p[e, g] += s
 
     # ---- forward pass 2: accelerations (ground), a_0 = a0 ---------------------------------
     for i in range(N):
@@ -412,18 +420,19 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         acc = c[i]  # c_i is not read again: a_i takes its place
         for e in range(6):  # a'_i = a_p(i) + c_i
             acc[e] += a0[e] if p < 0 else c[p, e]
-        d, o = iv[i + 1] - iv[i], iv[i]
-        if d == 0:
-            continue
-        for k in range(d):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
-            a[o + k] = Z[o + k, 6] - dot6(Z[o + k], acc)
-        if d == 1:
-            a[o] /= L[o, 0]
-        else:
-            solve_lower_transpose(L[o: o + d], d, a[o: o + d])
-        for k in range(d):  # a_i = a'_i + Φ_i ν̇_i
+        o, o_end = uint64(iv[i]), uint64(iv[i + 1])
+        for k in range(o, o_end):  # ν̇_i = D_i⁻¹ (u_i − U_iᵀ a'_i) = L_i⁻ᵀ (z_i − Z_i a'_i)
+            a[k] = Z[k, 6] - dot6(Z[k], acc)
+        for j in range(iv[i + 1] - 1, iv[i] - 1, -1):  # L_i⁻ᵀ: back substitution, last row first
+            k = uint64(j)
+            s = a[k]
+            for m in range(k + 1, o_end):
+                s -= L[m, k - o] * a[m]
+            a[k] = s / L[k, k - o]
+        for k in range(o, o_end):  # a_i = a'_i + Φ_i ν̇_i
+            nu = a[k]
             for e in range(6):
-                acc[e] += Phi[o + k, e] * a[o + k]
+                acc[e] += Phi[k, e] * nu
     if not all_finite(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
