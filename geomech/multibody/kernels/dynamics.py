@@ -202,9 +202,10 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     # ---- forward pass: Φ_i and I_i in ground coordinates ---------------------------------
     for i in range(N):
         p = parent[i]
-        if p < 0:
-            E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
+        if p < 0:  # (entry by entry: a slice assignment checks shapes and broadcasts, ~0.1 µs)
+            for a in range(3):
+                E0[i, a, 0], E0[i, a, 1], E0[i, a, 2] = E[i, a, 0], E[i, a, 1], E[i, a, 2]
+                r0[i, a] = r[i, a]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
         for k in range(iv[i], iv[i + 1]):
