@@ -15,7 +15,6 @@ Seed 001 eq. 5, §2.0; Featherstone 2008, ch. 4.
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 
 import numpy as np
 from llvmlite import ir
@@ -44,10 +43,14 @@ _FMA = dict(_JIT, fastmath={"contract"})
 
 
 def _has_sincos() -> bool:
-    """Whether the C library exports ``sincos`` (glibc and musl do; macOS, Windows do not)."""
+    """Whether the process exports ``sincos`` (glibc and musl do; macOS, Windows do not).
+
+    The symbols of the running process are those the JIT links against; looking there costs
+    microseconds (``ctypes.util.find_library`` would run ``ldconfig``: ~10 ms per import).
+    """
     try:
-        return hasattr(ctypes.CDLL(ctypes.util.find_library("m")), "sincos")
-    except OSError:
+        return hasattr(ctypes.CDLL(None), "sincos")
+    except (OSError, TypeError):  # no process handle (Windows)
         return False
 
 
