@@ -1,8 +1,9 @@
-r"""Small dense linear algebra for the kernels: the inverse of a joint's d×d SPD block.
+r"""Small dense linear algebra for the kernels: Cholesky factors and inverses of SPD blocks.
 
-ABA's :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf I^A_i\boldsymbol\Phi_i` (d ≤ 6) and
-the cluster algorithms' larger blocks are inverted here by Cholesky, which is also their
-singularity test (a pivot at most a fraction of the articulated inertia's scale).
+The cluster algorithms' blocks :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf I^A_i
+\boldsymbol\Phi_i` are inverted here by Cholesky, which is also their singularity test (a
+pivot at most a fraction of the articulated inertia's scale); ABA uses the same test and
+factorisation, written inline with its substitutions (:mod:`.dynamics`).
 
 References
 ----------
@@ -14,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-__all__ = ["cholesky", "cholesky_inverse", "solve_lower", "solve_lower_transpose", "SINGULAR_RTOL"]
+__all__ = ["cholesky", "cholesky_inverse", "SINGULAR_RTOL"]
 
 #: A block counts as singular when a pivot of its Cholesky factorisation is at most this
-#: fraction of ``scale`` (the largest entry of the articulated inertia it comes from).
+#: fraction of ``scale`` (a size of the articulated inertia it comes from).
 SINGULAR_RTOL = 1e-12
 
 
@@ -47,46 +48,6 @@ def cholesky(D, d, scale, L):
             else:
                 L[i, j] = s / L[j, j]
     return True
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def solve_lower(L, d, B):
-    """``B ← L⁻¹ B`` in place for the leading d rows of ``B`` (any number of columns).
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from geomech.multibody.kernels.linalg import solve_lower
-    >>> L, B = np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([[2.0, 4.0], [3.0, 3.0]])
-    >>> solve_lower(L, 2, B); B.tolist()
-    [[1.0, 2.0], [2.0, 1.0]]
-    """
-    for i in range(d):
-        for k in range(i):
-            for c in range(B.shape[1]):
-                B[i, c] -= L[i, k] * B[k, c]
-        w = 1.0 / L[i, i]
-        for c in range(B.shape[1]):
-            B[i, c] *= w
-
-
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
-def solve_lower_transpose(L, d, x):
-    """``x ← L⁻ᵀ x`` in place for the leading d entries of ``x``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from geomech.multibody.kernels.linalg import solve_lower_transpose
-    >>> L, x = np.array([[2.0, 0.0], [1.0, 1.0]]), np.array([4.0, 1.0])
-    >>> solve_lower_transpose(L, 2, x); x.tolist()
-    [1.5, 1.0]
-    """
-    for i in range(d - 1, -1, -1):
-        s = x[i]
-        for k in range(i + 1, d):
-            s -= L[k, i] * x[k]
-        x[i] = s / L[i, i]
 
 
 @njit(cache=True, nogil=True, error_model="numpy")
