@@ -6,7 +6,7 @@ the compiled model (:mod:`geomech.multibody.kernels.compiled`) come first:
 
 - ``topo`` (N + 1, 5) int: columns ``parent``, ``jtype``, ``iq``, ``iv``, ``iv_end`` (row N
   holds the totals ``nq``, ``nv`` in the offset columns);
-- ``placement`` (N, 3, 4), ``jparam`` (N, 4), ``inertia`` (N, 6, 6);
+- ``placement`` (N, 3, 4), ``jparam`` (N, 25), ``inertia`` (N, 6, 6);
 - the per-state joint arrays ``S`` (nv, 6) (rows: motion-subspace columns in body
   coordinates), ``S_ring`` (nv, 6) (their rates) and ``T_user`` (N, 3, 4) (poses of
   user-defined joints, filled by their Python hooks).
