@@ -3,7 +3,7 @@ r"""Small dense linear algebra for the kernels: Cholesky factors and inverses of
 The cluster algorithms' blocks :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf I^A_i
 \boldsymbol\Phi_i` are inverted here by Cholesky, which is also their singularity test (a
 pivot at most a fraction of the articulated inertia's scale); ABA uses the same test and
-factorisation, written inline with its substitutions (:mod:`.dynamics`).
+factorisation, written inline with its substitutions (:mod:`~geomech.multibody.kernels.dynamics`).
 
 References
 ----------
