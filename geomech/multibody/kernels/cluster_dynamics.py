@@ -440,6 +440,23 @@ def _aba_work(topo, cclus, mmax, n_s):
             np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6)))
 
 
+@njit(inline="always", **_JIT)
+def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
+    """``out = D_k⁻¹ (u_k − U_kᵀ x)`` over the bodies of cluster k (``tmp``: m-vector work)."""
+    for c in range(m):
+        y = u_k[c]
+        for s in range(n):
+            i = cbody[b0 + s, 3]
+            for e in range(6):
+                y -= U[i, c, e] * x[i, e]
+        tmp[c] = y
+    for c in range(m):
+        y = 0.0
+        for d in range(m):
+            y += Dinv_k[c, d] * tmp[d]
+        out[c] = y
+
+
 @njit(**_JIT)
 def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q,
            v, tau, a0, f_ext, a, E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, nzb, Dinv, Dk,
@@ -486,18 +503,7 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
             continue
         # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
         #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
-        for c in range(m):
-            x = u[k, c]
-            for s in range(n):
-                i = cbody[b0 + s, 3]
-                for e in range(6):
-                    x -= U[i, c, e] * ck[i, e]
-            w6[1, c] = x
-        for c in range(m):
-            x = 0.0
-            for d in range(m):
-                x += Dinv[k, c, d] * w6[1, d]
-            w6[0, c] = x
+        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, ck, w6[1], w6[0])
         for s in range(n):
             i = cbody[b0 + s, 3]
             for e in range(6):
@@ -531,18 +537,9 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
             transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
                 acc[i, e] += ck[i, e]
-        for c in range(m):  # l.41: ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
-            x = u[k, c]
-            for s in range(n):
-                i = cbody[b0 + s, 3]
-                for e in range(6):
-                    x -= U[i, c, e] * acc[i, e]
-            w6[0, c] = x
-        for c in range(m):
-            x = 0.0
-            for d in range(m):
-                x += Dinv[k, c, d] * w6[0, d]
-            a[yidx[y0 + c]] = x
+        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, acc, w6[1], w6[0])  # l.41
+        for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
+            a[yidx[y0 + c]] = w6[0, c]
         for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
             i = cbody[b0 + s, 3]
             for c in range(m):
