@@ -202,14 +202,26 @@ def run(family, sizes, B, rng, rounds):
     for n in sizes:
         case = Case(build(n, rng), n, B, rng)
         case.check()
-        t_cr, t_pr, _ = interleaved(lambda c=case: CK.c_rnea_batch(*c.c_rnea),
-                                    lambda c=case: BL.projected_rnea_batch(*c.p_rnea), rounds)
-        t_c, t_p, _ = interleaved(lambda c=case: CK.c_aba_batch(*c.c_aba),
-                                  lambda c=case: BL.projection_aba_batch(*c.proj), rounds)
-        t_c2, t_l, _ = interleaved(lambda c=case: CK.c_aba_batch(*c.c_aba),
-                                   lambda c=case: BL.lagrange_aba_batch(*c.lag), rounds)
-        t_e, t_pe, _ = interleaved(lambda c=case: CK.c_efpa_batch(*c.c_efpa),
-                                   lambda c=case: BL.projection_iosim_batch(*c.p_iosim), rounds)
+        t_cr, t_pr, _ = interleaved(
+            lambda c=case: CK.c_rnea_batch(*c.c_rnea),
+            lambda c=case: BL.projected_rnea_batch(*c.p_rnea),
+            rounds,
+        )
+        t_c, t_p, _ = interleaved(
+            lambda c=case: CK.c_aba_batch(*c.c_aba),
+            lambda c=case: BL.projection_aba_batch(*c.proj),
+            rounds,
+        )
+        t_c2, t_l, _ = interleaved(
+            lambda c=case: CK.c_aba_batch(*c.c_aba),
+            lambda c=case: BL.lagrange_aba_batch(*c.lag),
+            rounds,
+        )
+        t_e, t_pe, _ = interleaved(
+            lambda c=case: CK.c_efpa_batch(*c.c_efpa),
+            lambda c=case: BL.projection_iosim_batch(*c.p_iosim),
+            rounds,
+        )
         m = case.model
         t_c = 0.5 * (t_c + t_c2)
         rows.append((n, m.n_bodies, m.nv, len(m.clusters), t_cr / B, t_pr / B, t_c / B, t_p / B,
@@ -225,19 +237,32 @@ def run(family, sizes, B, rng, rounds):
                 f"({pct(r[8], r[6])}) | C-EFPA {1e6 * r[9]:8.1f} us  projection "
                 f"{1e6 * r[10]:8.1f} ({pct(r[10], r[9])})")  # fmt: skip
         if case.g_kernel is not None:
-            line += (f" | G,g,Ġ kernel {1e6 * case.g_kernel:7.1f} us, Python "
-                     f"{1e6 * case.g_python:9.1f} us")
+            line += (
+                f" | G,g,Ġ kernel {1e6 * case.g_kernel:7.1f} us, Python "
+                f"{1e6 * case.g_python:9.1f} us"
+            )
         print(line, flush=True)
     a = np.array(rows)
     x = a[:, 0]
-    names = ("C-RNEA", "projected RNEA", "C-ABA", "projection", "Lagrange", "C-EFPA",
-             "projected OSIM")
-    print("  log-log slopes vs n: " + ", ".join(
-        f"{nm} {slope(x, a[:, 4 + i]):.2f}" for i, nm in enumerate(names)))
+    names = (
+        "C-RNEA",
+        "projected RNEA",
+        "C-ABA",
+        "projection",
+        "Lagrange",
+        "C-EFPA",
+        "projected OSIM",
+    )
+    print(
+        "  log-log slopes vs n: "
+        + ", ".join(f"{nm} {slope(x, a[:, 4 + i]):.2f}" for i, nm in enumerate(names))
+    )
     if len(x) >= 4:  # the large-size end, where the asymptotic order shows
         h = len(x) // 2
-        print("  slopes over the larger half: " + ", ".join(
-            f"{nm} {slope(x[h:], a[h:, 4 + i]):.2f}" for i, nm in enumerate(names)))
+        print(
+            "  slopes over the larger half: "
+            + ", ".join(f"{nm} {slope(x[h:], a[h:, 4 + i]):.2f}" for i, nm in enumerate(names))
+        )
     return rows
 
 
@@ -284,12 +309,17 @@ def run_coriolis(family, sizes, B, rng, rounds):
         t_c, t_p, r = interleaved(case.run_cluster, case.run_projection, rounds)
         m = case.model
         rows.append((m.n_bodies, t_c / B, t_p / B))
-        print(f"  n={n:3d} bodies={m.n_bodies:3d} nv={m.nv:3d} | cluster Alg. 1 "
-              f"{1e6 * t_c / B:8.2f} us  dense projection {1e6 * t_p / B:8.2f} us "
-              f"({100 * (1 / r - 1):+6.1f}%)", flush=True)
+        print(
+            f"  n={n:3d} bodies={m.n_bodies:3d} nv={m.nv:3d} | cluster Alg. 1 "
+            f"{1e6 * t_c / B:8.2f} us  dense projection {1e6 * t_p / B:8.2f} us "
+            f"({100 * (1 / r - 1):+6.1f}%)",
+            flush=True,
+        )
     a = np.array(rows)
-    print(f"  log-log slopes vs bodies: cluster Alg. 1 {slope(a[:, 0], a[:, 1]):.2f}, "
-          f"dense projection {slope(a[:, 0], a[:, 2]):.2f}")
+    print(
+        f"  log-log slopes vs bodies: cluster Alg. 1 {slope(a[:, 0], a[:, 1]):.2f}, "
+        f"dense projection {slope(a[:, 0], a[:, 2]):.2f}"
+    )
     return rows
 
 
@@ -303,17 +333,22 @@ def main(argv=None):
         geared, fourbar, B, rounds = [2, 4], [1, 2], 8, 3
     else:
         geared, fourbar, B, rounds = [2, 4, 8, 12, 16, 24, 32], [1, 2, 4, 8, 16, 32, 64], 40, 9
-    print("Forward dynamics (per state, batches of", B, "states); relative cost = baseline / "
-          "cluster − 1")
-    for family, sizes, what in (("geared", geared, "geared rotor chains (n links, n clusters "
-                                 "of link + rotor)"),
-                                ("fourbar", fourbar, "stacks of four-bar loops (n loops, n "
-                                 "clusters of 3 bodies, depth n)")):
+    print(
+        "Forward dynamics (per state, batches of",
+        B,
+        "states); relative cost = baseline / cluster − 1",
+    )
+    for family, sizes, what in (
+        ("geared", geared, "geared rotor chains (n links, n clusters of link + rotor)"),
+        ("fourbar", fourbar, "stacks of four-bar loops (n loops, n clusters of 3 bodies, depth n)"),
+    ):
         if args.family in (family, "both"):
             print(what + ":")
             run(family, sizes, B, rng, rounds)
-    print("Coriolis matrix C̄ = GᵀCG + GᵀHĠ (Levi-Civita), per state; relative cost = "
-          "projection / cluster − 1")
+    print(
+        "Coriolis matrix C̄ = GᵀCG + GᵀHĠ (Levi-Civita), per state; relative cost = "
+        "projection / cluster − 1"
+    )
     for family, sizes in (("geared", geared), ("fourbar", fourbar)):
         if args.family in (family, "both"):
             print(family + ":")

@@ -46,8 +46,10 @@ BATCH = 1000
 
 def torques_vs_pinocchio(sizes):
     print("Slotine-Li torques H a_r + C v_r + g (Levi-Civita), serial chains")
-    print(f"{'N':>5} {'geomech O(N)':>14} {'Pinocchio dense':>16} {'ratio':>7} "
-          f"{'batch/state':>12} {'rel. diff':>10}")
+    print(
+        f"{'N':>5} {'geomech O(N)':>14} {'Pinocchio dense':>16} {'ratio':>7} "
+        f"{'batch/state':>12} {'rel. diff':>10}"
+    )
     t_gm, t_pin = [], []
     for n in sizes:
         model = robots.serial_chain(n, rng=0)
@@ -67,15 +69,27 @@ def torques_vs_pinocchio(sizes):
         diff = np.abs(ours - ref).max() / np.abs(ref).max()
         Q = model.random_configuration(rng, BATCH)
         V, VR, AR = rng.uniform(-1.0, 1.0, (3, BATCH, n))
-        t_gm.append(best_time(lambda m=model, q=q, v=v, v_r=v_r, a_r=a_r:
-                              slotine_li_torques(m, q, v, v_r, a_r)))
+        t_gm.append(
+            best_time(
+                lambda m=model, q=q, v=v, v_r=v_r, a_r=a_r: slotine_li_torques(m, q, v, v_r, a_r)
+            )
+        )
         t_pin.append(best_time(dense))
-        t_batch = best_time(lambda m=model, Q=Q, V=V, VR=VR, AR=AR:
-                            slotine_li_torques(m, Q, V, VR, AR), repeat=2) / BATCH
-        print(f"{n:5d} {1e6 * t_gm[-1]:11.1f} us {1e6 * t_pin[-1]:13.1f} us "
-              f"{t_gm[-1] / t_pin[-1]:7.1f} {1e6 * t_batch:9.1f} us {diff:10.1e}")
-    print(f"fitted log-log slopes vs N: geomech {slope(sizes, t_gm):.2f}, "
-          f"Pinocchio dense {slope(sizes, t_pin):.2f}")
+        t_batch = (
+            best_time(
+                lambda m=model, Q=Q, V=V, VR=VR, AR=AR: slotine_li_torques(m, Q, V, VR, AR),
+                repeat=2,
+            )
+            / BATCH
+        )
+        print(
+            f"{n:5d} {1e6 * t_gm[-1]:11.1f} us {1e6 * t_pin[-1]:13.1f} us "
+            f"{t_gm[-1] / t_pin[-1]:7.1f} {1e6 * t_batch:9.1f} us {diff:10.1e}"
+        )
+    print(
+        f"fitted log-log slopes vs N: geomech {slope(sizes, t_gm):.2f}, "
+        f"Pinocchio dense {slope(sizes, t_pin):.2f}"
+    )
 
 
 def closed_loop_throughput(t_final, kd=10.0):
@@ -86,8 +100,11 @@ def closed_loop_throughput(t_final, kd=10.0):
         w = rng.uniform(0.5, 1.5, model.nv)
 
         def reference(t, q_c=q_c, w=w, model=model):
-            return (model.integrate(q_c, 0.2 * np.sin(w * t)), 0.2 * w * np.cos(w * t),
-                    -0.2 * w**2 * np.sin(w * t))
+            return (
+                model.integrate(q_c, 0.2 * np.sin(w * t)),
+                0.2 * w * np.cos(w * t),
+                -0.2 * w**2 * np.sin(w * t),
+            )
 
         K_D = kd * np.diag(np.diag(crba(model, q_c)))
         ctrl = SlotineLi(model, "levi-civita", reference, 2.0, K_D)
@@ -97,26 +114,52 @@ def closed_loop_throughput(t_final, kd=10.0):
             calls[0] += 1
             return ctrl(t, q, v)
 
-        simulate(model, q_c, np.zeros(model.nv), 0.005, controller=ctrl, dt=1e-3,
-                 method="rkmk4", progress=False, on_inaccuracy="ignore")  # compile, warm up
+        simulate(
+            model,
+            q_c,
+            np.zeros(model.nv),
+            0.005,
+            controller=ctrl,
+            dt=1e-3,
+            method="rkmk4",
+            progress=False,
+            on_inaccuracy="ignore",
+        )  # compile, warm up
         calls[0] = 0
         t0 = time.perf_counter()
-        res = simulate(model, q_c, np.zeros(model.nv), t_final, controller=counted, dt=1e-3,
-                       method="rkmk4", progress=False)
+        res = simulate(
+            model,
+            q_c,
+            np.zeros(model.nv),
+            t_final,
+            controller=counted,
+            dt=1e-3,
+            method="rkmk4",
+            progress=False,
+        )
         wall = time.perf_counter() - t0
-        quat = [qs for j, qs in zip(model.joints, model.q_slices, strict=True)
-                if j.kind in ("free_flyer", "spherical")]
-        drift = max((np.abs((res.q[:, qs][:, -4:] ** 2).sum(-1) - 1.0).max() for qs in quat),
-                    default=0.0)
-        print(f"  {name:9s} nv = {model.nv:2d}: {wall / t_final:6.1f} s per simulated s, "
-              f"{calls[0] / wall:7.0f} evaluations/s, max ||quat| - 1| = {drift:.1e}")
+        quat = [
+            qs
+            for j, qs in zip(model.joints, model.q_slices, strict=True)
+            if j.kind in ("free_flyer", "spherical")
+        ]
+        drift = max(
+            (np.abs((res.q[:, qs][:, -4:] ** 2).sum(-1) - 1.0).max() for qs in quat), default=0.0
+        )
+        print(
+            f"  {name:9s} nv = {model.nv:2d}: {wall / t_final:6.1f} s per simulated s, "
+            f"{calls[0] / wall:7.0f} evaluations/s, max ||quat| - 1| = {drift:.1e}"
+        )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    parser.add_argument("--simulate", action="store_true",
-                        help="only the closed-loop simulate timing, over 1 simulated second")
+    parser.add_argument(
+        "--simulate",
+        action="store_true",
+        help="only the closed-loop simulate timing, over 1 simulated second",
+    )
     args = parser.parse_args(argv)
     if args.simulate:
         # K_D = 1 diag(H(q_c)): with 10 diag(H) the humanoid loop is too stiff for dt = 1 ms

@@ -115,24 +115,39 @@ def versus_pinocchio(repeat):
     q = model.random_configuration(rng)
     v = rng.uniform(-1.0, 1.0, model.nv)
     qp, vp = bridge.q_to_pin(q), bridge.v_to_pin(v)
-    C_pin = bridge.matrix_from_pin(pin.computeCoriolisMatrix(bridge.pin_model, bridge.pin_data, qp, vp))
+    C_pin = bridge.matrix_from_pin(
+        pin.computeCoriolisMatrix(bridge.pin_model, bridge.pin_data, qp, vp)
+    )
     err = np.max(np.abs(coriolis_matrix(model, q, v) - C_pin)) / np.max(np.abs(C_pin))
     reps = 2000
-    t_pin = best_time(
-        lambda: [pin.computeCoriolisMatrix(bridge.pin_model, bridge.pin_data, qp, vp)
-                 for _ in range(reps)], repeat) / reps
+    t_pin = (
+        best_time(
+            lambda: [
+                pin.computeCoriolisMatrix(bridge.pin_model, bridge.pin_data, qp, vp)
+                for _ in range(reps)
+            ],
+            repeat,
+        )
+        / reps
+    )
     t_gm = best_time(lambda: coriolis_matrix(model, q, v), max(repeat, 5))
     B = 1000
     qB = model.random_configuration(rng, size=B)
     vB = rng.uniform(-1.0, 1.0, (B, model.nv))
     t_gm_batch = best_time(lambda: coriolis_matrix(model, qB, vB), repeat) / B
     t_alg2 = best_time(lambda: christoffel_symbols(model, q), max(repeat, 5))
-    print(f"\nbuilt-in humanoid (nv = {model.nv}, N = {model.n_bodies}, d = {model.depth}); "
-          f"max relative difference to Pinocchio {err:.1e}")
+    print(
+        f"\nbuilt-in humanoid (nv = {model.nv}, N = {model.n_bodies}, d = {model.depth}); "
+        f"max relative difference to Pinocchio {err:.1e}"
+    )
     print(f"  Pinocchio computeCoriolisMatrix      {1e6 * t_pin:10.1f} us")
-    print(f"  geomech coriolis_matrix (1 state)    {1e6 * t_gm:10.1f} us   ratio {t_gm / t_pin:7.1f}")
-    print(f"  geomech coriolis_matrix (batch 1000) {1e6 * t_gm_batch:10.1f} us/state   "
-          f"ratio {t_gm_batch / t_pin:7.1f}")
+    print(
+        f"  geomech coriolis_matrix (1 state)    {1e6 * t_gm:10.1f} us   ratio {t_gm / t_pin:7.1f}"
+    )
+    print(
+        f"  geomech coriolis_matrix (batch 1000) {1e6 * t_gm_batch:10.1f} us/state   "
+        f"ratio {t_gm_batch / t_pin:7.1f}"
+    )
     print(f"  geomech christoffel_symbols          {1e6 * t_alg2:10.1f} us")
     return t_gm / t_pin, t_gm_batch / t_pin
 

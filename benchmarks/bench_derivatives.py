@@ -71,7 +71,12 @@ def first_order(name, model, rng, batch, rounds):
     P, pm, pd = bridge.P, bridge.pin_model, bridge.pin_data
     Q, V, A = _state(model, rng, batch)
     TAU = gm.rnea(model, Q, V, A)
-    Qp, Vp, Ap, TAUp = bridge.q_to_pin(Q), bridge.v_to_pin(V), bridge.v_to_pin(A), bridge.v_to_pin(TAU)
+    Qp, Vp, Ap, TAUp = (
+        bridge.q_to_pin(Q),
+        bridge.v_to_pin(V),
+        bridge.v_to_pin(A),
+        bridge.v_to_pin(TAU),
+    )
     q, v, a, tau = Q[0], V[0], A[0], TAU[0]
     qp, vp, ap, taup = Qp[0], Vp[0], Ap[0], TAUp[0]
     ours = gm.rnea_derivatives(model, q, v, a)
@@ -80,8 +85,10 @@ def first_order(name, model, rng, batch, rounds):
     ours = gm.aba_derivatives(model, q, v, tau)
     theirs = _copy(pin.computeABADerivatives(pm, pd, qp, vp, taup))
     assert np.allclose(ours[0], P.T @ theirs[0] @ P, rtol=1e-7, atol=1e-7)
+
     def kept(fun, args, n_out):
         """A Pinocchio loop that keeps its results (each call overwrites the same buffers)."""
+
         def loop():
             out = np.empty((n_out, batch, model.nv, model.nv))
             for k in range(batch):
@@ -89,6 +96,7 @@ def first_order(name, model, rng, batch, rounds):
                 for m in range(n_out):
                     out[m, k] = res[m]
             return out
+
         return loop
 
     rows = []
@@ -104,7 +112,9 @@ def first_order(name, model, rng, batch, rounds):
             lambda: gm.aba_derivatives(model, q, v, tau),
             lambda: pin.computeABADerivatives(pm, pd, qp, vp, taup),
             lambda: gm.aba_derivatives(model, Q, V, TAU),
-            lambda: [pin.computeABADerivatives(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)],
+            lambda: [
+                pin.computeABADerivatives(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)
+            ],
             kept(pin.computeABADerivatives, (Qp, Vp, TAUp), 3),
         ),
     }
@@ -113,8 +123,21 @@ def first_order(name, model, rng, batch, rounds):
         r = max(3, rounds // 3)
         t_gmB, t_pinB, rB = interleaved(gmB, pinB, rounds=r, block=0.05)
         _, t_pinK, rK = interleaved(gmB, pinK, rounds=r, block=0.05)
-        rows.append((name, model.nv, alg, t_gm1, t_pin1, r1, t_gmB / batch, t_pinB / batch, rB,
-                     t_pinK / batch, rK))
+        rows.append(
+            (
+                name,
+                model.nv,
+                alg,
+                t_gm1,
+                t_pin1,
+                r1,
+                t_gmB / batch,
+                t_pinB / batch,
+                rB,
+                t_pinK / batch,
+                rK,
+            )
+        )
     return rows
 
 
@@ -168,9 +191,14 @@ def second_order_vs_fd(rng, rounds):
     ]
     Q, V, A = _state(model, rng, 200)
     batch = lambda: gm.rnea_second_derivatives(model, Q, V, A, sparse=True)  # noqa: E731
-    rows.append(("sparse, batch of 200 / state vs FD 4 nv",
-                 *(lambda t: (t[0] / 200, t[1], t[0] / 200 / t[1]))(
-                     interleaved(batch, fd4, rounds=3, block=0.05))))
+    rows.append(
+        (
+            "sparse, batch of 200 / state vs FD 4 nv",
+            *(lambda t: (t[0] / 200, t[1], t[0] / 200 / t[1]))(
+                interleaved(batch, fd4, rounds=3, block=0.05)
+            ),
+        )
+    )
     return model, errs, rows
 
 
@@ -185,8 +213,9 @@ def casadi_rnea(model):
     q, v, a = ca.SX.sym("q", n), ca.SX.sym("v", n), ca.SX.sym("a", n)
 
     def skew(p):
-        return ca.vertcat(ca.horzcat(0, -p[2], p[1]), ca.horzcat(p[2], 0, -p[0]),
-                          ca.horzcat(-p[1], p[0], 0))
+        return ca.vertcat(
+            ca.horzcat(0, -p[2], p[1]), ca.horzcat(p[2], 0, -p[0]), ca.horzcat(-p[1], p[0], 0)
+        )
 
     def crm(x):
         w, u = skew(x[:3]), skew(x[3:])
@@ -199,7 +228,9 @@ def casadi_rnea(model):
         K = skew(ax)
         th = q[i]
         revolute = joint.kind == "revolute"
-        Rj = ca.SX.eye(3) + ca.sin(th) * K + (1 - ca.cos(th)) * (K @ K) if revolute else ca.SX.eye(3)
+        Rj = (
+            ca.SX.eye(3) + ca.sin(th) * K + (1 - ca.cos(th)) * (K @ K) if revolute else ca.SX.eye(3)
+        )
         pj = ca.SX.zeros(3) if revolute else th * ax
         T = model.placements[i]
         R = T[:3, :3] @ Rj  # pose of body i in its parent: placement ∘ joint
@@ -241,8 +272,9 @@ def _casadi_row(n, rng, rounds):
     assert np.allclose(H[:, n:, n:], d2.d2tau_dv2, atol=1e-8)
     assert np.allclose(H[:, :n, n:], d2.d2tau_dqdv, atol=1e-8)
     assert np.allclose(dM.reshape(n, n, n).transpose(1, 0, 2), d2.dM_dq, atol=1e-8)
-    t_gm, t_ad, r = interleaved(lambda: gm.rnea_second_derivatives(model, q, v, a),
-                                lambda: fun(q, v, a), rounds=rounds)
+    t_gm, t_ad, r = interleaved(
+        lambda: gm.rnea_second_derivatives(model, q, v, a), lambda: fun(q, v, a), rounds=rounds
+    )
     return n, build, t_gm, t_ad, r
 
 
@@ -270,8 +302,10 @@ def per_state(model, rng, batch, rounds=3):
 
 def scaling(rng, sizes, batch):
     out = {}
-    for family, make in (("chain", lambda n: robots.serial_chain(n, rng=0)),
-                         ("binary tree", lambda n: robots.binary_tree(n, rng=0))):
+    for family, make in (
+        ("chain", lambda n: robots.serial_chain(n, rng=0)),
+        ("binary tree", lambda n: robots.binary_tree(n, rng=0)),
+    ):
         rows = []
         for n in sizes:
             n_b = n if family == "chain" else 2 ** int(np.log2(n + 1)) - 1
@@ -305,47 +339,66 @@ def main(argv=None):
     batch = 100 if quick else BATCH
     rounds = 5 if quick else 15
     t_start = time.perf_counter()
-    print(f"geomech derivatives vs Pinocchio {pin.__version__}, numpy {np.__version__}; "
-          "times in microseconds, medians of interleaved rounds")
+    print(
+        f"geomech derivatives vs Pinocchio {pin.__version__}, numpy {np.__version__}; "
+        "times in microseconds, medians of interleaved rounds"
+    )
 
-    print("\n1. First order: one call | per state in one call on "
-          f"{batch} states vs a loop of {batch} Pinocchio calls  (target: ratio <= 1.5)")
-    print("   'pin loop' returns views of Pinocchio's data buffers, overwritten by the next call;"
-          " 'pin kept' copies them out, as a batch user must")
-    head = (f"{'model':<12} {'nv':>3} {'function':<17} {'gm single':>10} {'pin single':>10} "
-            f"{'ratio':>6} {'gm batch':>9} {'pin loop':>9} {'ratio':>6} {'pin kept':>9} "
-            f"{'ratio':>6}")
+    print(
+        "\n1. First order: one call | per state in one call on "
+        f"{batch} states vs a loop of {batch} Pinocchio calls  (target: ratio <= 1.5)"
+    )
+    print(
+        "   'pin loop' returns views of Pinocchio's data buffers, overwritten by the next call;"
+        " 'pin kept' copies them out, as a batch user must"
+    )
+    head = (
+        f"{'model':<12} {'nv':>3} {'function':<17} {'gm single':>10} {'pin single':>10} "
+        f"{'ratio':>6} {'gm batch':>9} {'pin loop':>9} {'ratio':>6} {'pin kept':>9} "
+        f"{'ratio':>6}"
+    )
     print(head)
     print("-" * len(head))
-    models = [("humanoid", robots.humanoid()),
-              ("mixed-64", mixed_tree(64, np.random.default_rng(64), floating_base=True))]
+    models = [
+        ("humanoid", robots.humanoid()),
+        ("mixed-64", mixed_tree(64, np.random.default_rng(64), floating_base=True)),
+    ]
     if not quick:
         models.append(("chain-32", robots.serial_chain(32, rng=0)))
     for name, model in models:
         for row in first_order(name, model, rng, batch, rounds):
             n, nv, alg, t1, p1, r1, tB, pB, rB, pK, rK = row
-            print(f"{n:<12} {nv:>3} {alg:<17} {t1 * US:>10.1f} {p1 * US:>10.1f} {r1:>6.2f} "
-                  f"{tB * US:>9.1f} {pB * US:>9.1f} {rB:>6.2f} {pK * US:>9.1f} {rK:>6.2f}",
-                  flush=True)
+            print(
+                f"{n:<12} {nv:>3} {alg:<17} {t1 * US:>10.1f} {p1 * US:>10.1f} {r1:>6.2f} "
+                f"{tB * US:>9.1f} {pB * US:>9.1f} {rB:>6.2f} {pK * US:>9.1f} {rK:>6.2f}",
+                flush=True,
+            )
 
-    print("\n2. Second order on the humanoid vs central differences of "
-          "pin.computeRNEADerivatives  (target: ratio <= 0.25)")
+    print(
+        "\n2. Second order on the humanoid vs central differences of "
+        "pin.computeRNEADerivatives  (target: ratio <= 0.25)"
+    )
     model, errs, rows = second_order_vs_fd(rng, rounds)
-    print("   agreement with the 4 nv-call differences (max rel. error per tensor): "
-          + ", ".join(f"{e:.1e}" for e in errs))
+    print(
+        "   agreement with the 4 nv-call differences (max rel. error per tensor): "
+        + ", ".join(f"{e:.1e}" for e in errs)
+    )
     for label, t_gm, t_fd, r in rows:
         print(f"   {label:<40} gm {t_gm * US:>8.1f}   FD {t_fd * US:>8.1f}   ratio {r:.3f}")
 
-    print("\n3. AD: CasADi (SX, virtual machine) SO partials of a revolute chain's RNEA vs "
-          "IDSVA SO")
+    print(
+        "\n3. AD: CasADi (SX, virtual machine) SO partials of a revolute chain's RNEA vs IDSVA SO"
+    )
     ad = casadi_comparison(rng, [4, 8] if quick else [4, 8, 16, 24], rounds)
     if ad is None:
         print("   casadi is not installed (pip install casadi): skipped")
     else:
         print(f"   {'N':>3} {'build (s)':>10} {'gm SO':>9} {'CasADi':>10} {'ratio':>7}")
         for n, build, t_gm, t_ad, r in ad:
-            print(f"   {n:>3} {build:>10.2f} {t_gm * US:>9.1f} {t_ad * US:>10.1f} {r:>7.3f}",
-                  flush=True)
+            print(
+                f"   {n:>3} {build:>10.2f} {t_gm * US:>9.1f} {t_ad * US:>10.1f} {r:>7.3f}",
+                flush=True,
+            )
     print("   complex step: not available (Pinocchio's binding and the kernels are real-only)")
 
     print("\n4. Scaling, per state in a batch (block-sparse SO): fitted slopes of log t")
@@ -354,22 +407,31 @@ def main(argv=None):
     for family, rows in sc.items():
         print(f"   {family}:  N    d   RNEA    FO      SO")
         for n, d, tr, tf, ts in rows:
-            print(f"   {'':<{len(family)}} {n:>3} {d:>4} {tr * US:>6.1f} {tf * US:>7.1f} "
-                  f"{ts * US:>9.1f}")
+            print(
+                f"   {'':<{len(family)}} {n:>3} {d:>4} {tr * US:>6.1f} {tf * US:>7.1f} "
+                f"{ts * US:>9.1f}"
+            )
         N = np.array([r[0] for r in rows], float)
         d = np.array([r[1] for r in rows], float)
         ts = np.array([r[4] for r in rows])
         tf = np.array([r[3] for r in rows])
-        print(f"   {family}: slope of SO vs N {slope(N, ts):.2f}, vs N d^2 "
-              f"{slope(N * d ** 2, ts):.2f}; FO vs N {slope(N, tf):.2f}, vs N d "
-              f"{slope(N * d, tf):.2f}")
+        print(
+            f"   {family}: slope of SO vs N {slope(N, ts):.2f}, vs N d^2 "
+            f"{slope(N * d**2, ts):.2f}; FO vs N {slope(N, tf):.2f}, vs N d "
+            f"{slope(N * d, tf):.2f}"
+        )
 
-    print("\n5. Relative cost RNEA : IDSVA FO : IDSVA SO (per state in a batch of 200; "
-          "cf. seed 002 Fig. 4)")
+    print(
+        "\n5. Relative cost RNEA : IDSVA FO : IDSVA SO (per state in a batch of 200; "
+        "cf. seed 002 Fig. 4)"
+    )
     print(f"   {'model':<18} {'N':>3} {'nv':>3} {'d':>3} {'RNEA':>7} {'FO':>7} {'SO':>8}   ratios")
     for name, N, nv, d, tr, tf, ts in relative_cost(rng, 50 if quick else 200):
-        print(f"   {name:<18} {N:>3} {nv:>3} {d:>3} {tr * US:>7.2f} {tf * US:>7.2f} "
-              f"{ts * US:>8.1f}   1 : {tf / tr:.1f} : {ts / tr:.0f}", flush=True)
+        print(
+            f"   {name:<18} {N:>3} {nv:>3} {d:>3} {tr * US:>7.2f} {tf * US:>7.2f} "
+            f"{ts * US:>8.1f}   1 : {tf / tr:.1f} : {ts / tr:.0f}",
+            flush=True,
+        )
     print(f"\ntotal benchmark time {time.perf_counter() - t_start:.0f} s")
 
 

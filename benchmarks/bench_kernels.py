@@ -70,26 +70,41 @@ def bench_model(name, model, rng, batch, rounds, stat="median"):
     V = rng.normal(size=(batch, model.nv))
     A = rng.normal(size=(batch, model.nv))
     TAU = gm.rnea(model, Q, V, A)
-    Qp, Vp, Ap, TAUp = bridge.q_to_pin(Q), bridge.v_to_pin(V), bridge.v_to_pin(A), bridge.v_to_pin(TAU)
+    Qp, Vp, Ap, TAUp = (
+        bridge.q_to_pin(Q),
+        bridge.v_to_pin(V),
+        bridge.v_to_pin(A),
+        bridge.v_to_pin(TAU),
+    )
     q, v, a, tau = Q[0], V[0], A[0], TAU[0]
     qp, vp, ap, taup = Qp[0], Vp[0], Ap[0], TAUp[0]
     assert np.allclose(bridge.rnea(q, v, a), tau, rtol=1e-9, atol=1e-9)
     assert np.allclose(bridge.crba(q), gm.crba(model, q), rtol=1e-9, atol=1e-9)
     cases = {
-        "rnea": (lambda: gm.rnea(model, q, v, a), lambda: pin.rnea(pm, pd, qp, vp, ap),
-                 lambda: gm.rnea(model, Q, V, A),
-                 lambda: [pin.rnea(pm, pd, Qp[k], Vp[k], Ap[k]) for k in range(batch)]),
-        "crba": (lambda: gm.crba(model, q), lambda: pin.crba(pm, pd, qp),
-                 lambda: gm.crba(model, Q),
-                 lambda: [pin.crba(pm, pd, Qp[k]) for k in range(batch)]),
-        "aba": (lambda: gm.aba(model, q, v, tau), lambda: pin.aba(pm, pd, qp, vp, taup),
-                lambda: gm.aba(model, Q, V, TAU),
-                lambda: [pin.aba(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)]),
-        "coriolis": (lambda: gm.coriolis_matrix(model, q, v),
-                     lambda: pin.computeCoriolisMatrix(pm, pd, qp, vp),
-                     lambda: gm.coriolis_matrix(model, Q, V),
-                     lambda: [pin.computeCoriolisMatrix(pm, pd, Qp[k], Vp[k])
-                              for k in range(batch)]),
+        "rnea": (
+            lambda: gm.rnea(model, q, v, a),
+            lambda: pin.rnea(pm, pd, qp, vp, ap),
+            lambda: gm.rnea(model, Q, V, A),
+            lambda: [pin.rnea(pm, pd, Qp[k], Vp[k], Ap[k]) for k in range(batch)],
+        ),
+        "crba": (
+            lambda: gm.crba(model, q),
+            lambda: pin.crba(pm, pd, qp),
+            lambda: gm.crba(model, Q),
+            lambda: [pin.crba(pm, pd, Qp[k]) for k in range(batch)],
+        ),
+        "aba": (
+            lambda: gm.aba(model, q, v, tau),
+            lambda: pin.aba(pm, pd, qp, vp, taup),
+            lambda: gm.aba(model, Q, V, TAU),
+            lambda: [pin.aba(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)],
+        ),
+        "coriolis": (
+            lambda: gm.coriolis_matrix(model, q, v),
+            lambda: pin.computeCoriolisMatrix(pm, pd, qp, vp),
+            lambda: gm.coriolis_matrix(model, Q, V),
+            lambda: [pin.computeCoriolisMatrix(pm, pd, Qp[k], Vp[k]) for k in range(batch)],
+        ),
     }
     rows = []
     for alg, (gm1, pin1, gmB, pinB) in cases.items():
@@ -99,8 +114,20 @@ def bench_model(name, model, rng, batch, rounds, stat="median"):
         else:
             t_gm1, t_pin1, r1 = interleaved(gm1, pin1, rounds)
             t_gmB, t_pinB, rB = interleaved(gmB, pinB, max(3, rounds // 3), block=0.05)
-        rows.append((name, model.n_bodies, model.nv, alg, t_gm1, t_pin1, r1,
-                     t_gmB / batch, t_pinB / batch, rB))
+        rows.append(
+            (
+                name,
+                model.n_bodies,
+                model.nv,
+                alg,
+                t_gm1,
+                t_pin1,
+                r1,
+                t_gmB / batch,
+                t_pinB / batch,
+                rB,
+            )
+        )
     return rows
 
 
@@ -113,8 +140,12 @@ def bench_christoffel(model, rng, rounds, stat="median"):
     G = koszul_christoffel(pm, pd, qp, model.nv)
     G_gm = np.einsum("ai,bj,ck,abc->ijk", P, P, P, G)
     assert np.allclose(G_gm, gm.christoffel_symbols(model, q), atol=1e-9)
-    return interleaved(lambda: gm.christoffel_symbols(model, q),
-                       lambda: koszul_christoffel(pm, pd, qp, model.nv), rounds, stat=stat)
+    return interleaved(
+        lambda: gm.christoffel_symbols(model, q),
+        lambda: koszul_christoffel(pm, pd, qp, model.nv),
+        rounds,
+        stat=stat,
+    )
 
 
 _FIRST_CALL = """
@@ -160,8 +191,9 @@ print(time.perf_counter() - t0, (rss() - r0) / 1e6)
 def chain_build():
     """Build time (s) and resident-memory growth (MB) of a 20,000-body chain with its compiled
     arrays, in a fresh process (imports excluded)."""
-    out = subprocess.run([sys.executable, "-c", _CHAIN], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        [sys.executable, "-c", _CHAIN], capture_output=True, text=True, check=True
+    ).stdout
     return tuple(float(x) for x in out.split())
 
 
@@ -176,8 +208,15 @@ def compile_times():
         env.pop("PYTHONDONTWRITEBYTECODE", None)
 
         def run(script):
-            return float(subprocess.run([sys.executable, "-c", script], env=env,
-                                        capture_output=True, text=True, check=True).stdout)
+            return float(
+                subprocess.run(
+                    [sys.executable, "-c", script],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                ).stdout
+            )
 
         cold = run(_FIRST_CALL)
         warm = min(run(_FIRST_CALL) for _ in range(3))
@@ -188,43 +227,65 @@ def compile_times():
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
-    parser.add_argument("--stat", choices=("median", "min"), default="median",
-                        help="median of interleaved rounds, or the fastest round of each")
-    parser.add_argument("--no-startup", action="store_true",
-                        help="skip the cold compile and second-process measurements")
+    parser.add_argument(
+        "--stat",
+        choices=("median", "min"),
+        default="median",
+        help="median of interleaved rounds, or the fastest round of each",
+    )
+    parser.add_argument(
+        "--no-startup",
+        action="store_true",
+        help="skip the cold compile and second-process measurements",
+    )
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     batch, rounds = (100, 5) if args.quick else (BATCH, 15)
     if args.stat == "min":  # blocks shorter than a time slice of a loaded machine
         batch = min(batch, 100)
-    print(f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
-          f"{args.stat} of interleaved rounds; ratio = geomech / Pinocchio")
-    header = (f"{'model':<9} {'N':>3} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} "
-              f"{'ratio':>6} {'gm/state':>9} {'pin/state':>9} {'ratio':>6}")
+    print(
+        f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
+        f"{args.stat} of interleaved rounds; ratio = geomech / Pinocchio"
+    )
+    header = (
+        f"{'model':<9} {'N':>3} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} "
+        f"{'ratio':>6} {'gm/state':>9} {'pin/state':>9} {'ratio':>6}"
+    )
     print(header)
     print("-" * len(header))
-    models = [("humanoid", robots.humanoid()),
-              ("mixed-64", mixed_tree(64, np.random.default_rng(7), floating_base=True))]
+    models = [
+        ("humanoid", robots.humanoid()),
+        ("mixed-64", mixed_tree(64, np.random.default_rng(7), floating_base=True)),
+    ]
     for name, model in models:
         for row in bench_model(name, model, rng, batch, rounds, args.stat):
             name_, n, nv, alg, t1, p1, r1, tb, pb, rb = row
-            print(f"{name_:<9} {n:>3} {nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} "
-                  f"{r1:>6.2f} {tb * 1e6:>9.2f} {pb * 1e6:>9.2f} {rb:>6.2f}", flush=True)
+            print(
+                f"{name_:<9} {n:>3} {nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} "
+                f"{r1:>6.2f} {tb * 1e6:>9.2f} {pb * 1e6:>9.2f} {rb:>6.2f}",
+                flush=True,
+            )
     # Koszul's formula in coordinates needs a fixed base: the humanoid on a fixed pelvis
     fixed = robots.humanoid(fixed_base=True)
     t_gm, t_k, r = bench_christoffel(fixed, rng, rounds, args.stat)
-    print(f"\nchristoffel_symbols (humanoid on a fixed pelvis, nv = {fixed.nv}): "
-          f"geomech {t_gm * 1e6:.1f} µs, Koszul from {fixed.nv + 1} pin.computeRNEADerivatives "
-          f"calls {t_k * 1e6:.1f} µs, ratio {r:.3f}")
+    print(
+        f"\nchristoffel_symbols (humanoid on a fixed pelvis, nv = {fixed.nv}): "
+        f"geomech {t_gm * 1e6:.1f} µs, Koszul from {fixed.nv + 1} pin.computeRNEADerivatives "
+        f"calls {t_k * 1e6:.1f} µs, ratio {r:.3f}"
+    )
     if args.no_startup:
         return
     t, rss = chain_build()
-    print(f"20,000-body chain: model and compiled arrays built in {t:.2f} s, "
-          f"{rss:.0f} MB resident-memory growth")
+    print(
+        f"20,000-body chain: model and compiled arrays built in {t:.2f} s, "
+        f"{rss:.0f} MB resident-memory growth"
+    )
     cold, warm, one = compile_times()
     print(f"cold compile + first calls of all kernels (fresh numba cache): {cold:.1f} s")
-    print(f"second process, imports + first call of every algorithm: {warm:.2f} s "
-          f"(of rnea alone: {one:.2f} s; best of 3)")
+    print(
+        f"second process, imports + first call of every algorithm: {warm:.2f} s "
+        f"(of rnea alone: {one:.2f} s; best of 3)"
+    )
 
 
 if __name__ == "__main__":

@@ -27,11 +27,17 @@ PAGES = {
 }
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = [
-    "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-    "--no-first-run", "--disable-extensions", "--window-size=1280,1600",
+    "--headless=new",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--hide-scrollbars",
+    "--no-first-run",
+    "--disable-extensions",
+    "--window-size=1280,1600",
     "--virtual-time-budget=15000",
     # no network at all: anything fetched from outside the site fails
-    "--proxy-server=http://127.0.0.1:9", "--proxy-bypass-list=<-loopback>",
+    "--proxy-server=http://127.0.0.1:9",
+    "--proxy-bypass-list=<-loopback>",
 ]
 
 

@@ -126,7 +126,9 @@ def check_size(size, name: str = "size") -> tuple[int, ...]:
     return tuple(int(s) for s in items)
 
 
-def as_array(x, name: str, trailing_shape: tuple[int, ...] = (), *, finite: bool = True) -> np.ndarray:
+def as_array(
+    x, name: str, trailing_shape: tuple[int, ...] = (), *, finite: bool = True
+) -> np.ndarray:
     """Convert ``x`` to a float array whose last dimensions are ``trailing_shape``.
 
     Real inputs only: bool, integer and float dtypes are converted to float64; complex
@@ -213,7 +215,9 @@ def check_rotation(R: np.ndarray, name: str, tol: float = MANIFOLD_TOL) -> np.nd
         )
     det = np.linalg.det(R)
     if np.any(det <= 0):
-        raise NotOnManifoldError(f"Expected `{name}` to have determinant +1, got {np.min(det):.3g}.")
+        raise NotOnManifoldError(
+            f"Expected `{name}` to have determinant +1, got {np.min(det):.3g}."
+        )
     return R
 
 
@@ -249,8 +253,9 @@ def as_matrix(x, name: str) -> np.ndarray:
     return x
 
 
-def check_full_column_rank(A: np.ndarray, name: str, rtol: float = RANK_RTOL,
-                            kind: str = "column") -> None:
+def check_full_column_rank(
+    A: np.ndarray, name: str, rtol: float = RANK_RTOL, kind: str = "column"
+) -> None:
     """Raise SingularityError unless every A (..., n, m) in the batch has rank m.
 
     ``kind="row"`` words the message for the transpose (``A`` is then ``J^T``).
@@ -287,7 +292,9 @@ def check_placement(T, label: str) -> np.ndarray:
     try:
         T = as_array(T, f"placement of {label}", (4, 4))
         if T.ndim != 2:
-            raise ModelError(f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}.")
+            raise ModelError(
+                f"Expected `placement` of {label} to have shape (4, 4), got {T.shape}."
+            )
         if np.max(np.abs(T[3] - [0.0, 0.0, 0.0, 1.0])) > MANIFOLD_TOL:
             raise ModelError(
                 f"Expected the last row of `placement` of {label} to be [0, 0, 0, 1], "

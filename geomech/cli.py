@@ -128,7 +128,9 @@ def _inspect_group(group, seed: int) -> dict:
                 group.Ad(group.compose(g[:32], g[32:])), group.Ad(g[:32]) @ group.Ad(g[32:])
             ),
         ),
-        _check("Ad(exp xi) = expm(ad xi)", lambda: _rel(group.Ad(group.exp(xi)), expm(group.ad(xi)))),
+        _check(
+            "Ad(exp xi) = expm(ad xi)", lambda: _rel(group.Ad(group.exp(xi)), expm(group.ad(xi)))
+        ),
     ]
     return {
         "kind": "group",
@@ -349,7 +351,9 @@ def _render_text(name: str, result: dict, out) -> None:
     if mm is not None:
         verdict = "ok" if mm["positive_definite"] else "FAILED"
         tail = f"  ({mm['note']})" if mm["note"] else ""
-        p(f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}  {verdict}{tail}")
+        p(
+            f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}  {verdict}{tail}"
+        )
     if result.get("timings_ms"):
         p("  time per call (best of up to 20): " + ", ".join(
             f"{k} {t:.3f} ms" if math.isfinite(t) else f"{k} -"

@@ -144,8 +144,16 @@ def draw_frame(ax, T, scale: float = 0.1, *, lw: float = 1.5, alpha: float = 1.0
     return lines
 
 
-def draw_robot(model, q, ax=None, *, frames: bool = True, frame_scale: float | None = None,
-               color: str = "0.25", title: str | None = None):
+def draw_robot(
+    model,
+    q,
+    ax=None,
+    *,
+    frames: bool = True,
+    frame_scale: float | None = None,
+    color: str = "0.25",
+    title: str | None = None,
+):
     """Draw a robot as a stick figure with its body frames, in configuration ``q``.
 
     Parameters
@@ -189,7 +197,9 @@ def draw_robot(model, q, ax=None, *, frames: bool = True, frame_scale: float | N
     model = _check_model(model)
     q = as_array(q, "q", (model.nq,))
     if q.ndim != 1:
-        raise DimensionError(f"Expected one configuration `q` of shape ({model.nq},), got {q.shape}.")
+        raise DimensionError(
+            f"Expected one configuration `q` of shape ({model.nq},), got {q.shape}."
+        )
     ax = _axes3d(ax)
     sk = _Skeleton(model, q)
     extent = _limits(ax, sk.points())
@@ -228,8 +238,17 @@ def _trajectory(model, result, t):
     return t, q
 
 
-def animate(model, result, *, t=None, fps: float = 20.0, max_frames: int = 80,
-            frames: bool = True, figsize=(5.0, 5.0), color: str = "0.25"):
+def animate(
+    model,
+    result,
+    *,
+    t=None,
+    fps: float = 20.0,
+    max_frames: int = 80,
+    frames: bool = True,
+    figsize=(5.0, 5.0),
+    color: str = "0.25",
+):
     """Animate a robot along a trajectory (a :func:`~geomech.simulate` result).
 
     The frames are resampled to at most ``max_frames`` samples of the trajectory, evenly in

@@ -124,8 +124,9 @@ def _crm_blocks(v: np.ndarray) -> np.ndarray:
 _E6 = np.eye(6)
 _CRM_TABLE = _crm_blocks(_E6).reshape(6, 36)  # row k: (e_k x)
 _CRF_TABLE = -np.swapaxes(_crm_blocks(_E6), -1, -2).reshape(6, 36)  # row k: (e_k x*)
-_CRBAR_TABLE = (-_blocks(_skew(_E6[:, :3]), _skew(_E6[:, 3:]), _skew(_E6[:, 3:]),
-                         np.zeros((6, 3, 3)))).reshape(6, 36)  # row k: (e_k xbar*)
+_CRBAR_TABLE = (
+    -_blocks(_skew(_E6[:, :3]), _skew(_E6[:, 3:]), _skew(_E6[:, 3:]), np.zeros((6, 3, 3)))
+).reshape(6, 36)  # row k: (e_k xbar*)
 
 
 def _crm(v: np.ndarray) -> np.ndarray:
@@ -668,8 +669,10 @@ def is_physically_consistent(inertia, tol: float = 1e-9) -> np.ndarray:
     inertia = as_array(inertia, "inertia", (6, 6))
     sym = np.max(np.abs(inertia - np.swapaxes(inertia, -1, -2)), axis=(-1, -2))
     scale = np.maximum(np.max(np.abs(inertia), axis=(-1, -2)), 1.0)
-    return (_consistency_margin(inertia) >= -tol) & (sym <= MANIFOLD_TOL * scale) & (
-        inertia[..., 5, 5] >= 0
+    return (
+        (_consistency_margin(inertia) >= -tol)
+        & (sym <= MANIFOLD_TOL * scale)
+        & (inertia[..., 5, 5] >= 0)
     )
 
 
@@ -899,7 +902,9 @@ def _matrix(U, name: str) -> np.ndarray:
 def _tensor(A, name: str) -> np.ndarray:
     A = as_array(A, name)
     if A.ndim < 3:
-        raise DimensionError(f"Expected `{name}` to be a tensor of shape (..., a, b, c), got {A.shape}.")
+        raise DimensionError(
+            f"Expected `{name}` to be a tensor of shape (..., a, b, c), got {A.shape}."
+        )
     return A
 
 
@@ -1056,7 +1061,8 @@ def tensor_matmul(A, B) -> np.ndarray:
     if B.shape[-2] != A.shape[-2]:
         raise DimensionError(
             f"Expected `B` to have {A.shape[-2]} rows (the second dimension of `A`), got "
-            f"shape {B.shape}.")
+            f"shape {B.shape}."
+        )
     return np.einsum("...ilk,...lj->...ijk", A, B)
 
 
@@ -1098,7 +1104,8 @@ def matmul_tensor(B, A) -> np.ndarray:
     if B.ndim < 2 or B.shape[-1] != A.shape[-3]:
         raise DimensionError(
             f"Expected `B` to have {A.shape[-3]} columns (the first dimension of `A`), got "
-            f"shape {B.shape}.")
+            f"shape {B.shape}."
+        )
     return np.einsum("...il,...ljk->...ijk", B, A)
 
 

@@ -50,8 +50,9 @@ def test_every_raise_is_a_named_geomech_error():
     assert list(_offences()) == []
 
 
-@pytest.mark.parametrize("name", [n for n in geomech.errors.__all__
-                                  if n.endswith("Error") and n != "GeomechError"])
+@pytest.mark.parametrize(
+    "name", [n for n in geomech.errors.__all__ if n.endswith("Error") and n != "GeomechError"]
+)
 def test_every_error_subclasses_a_builtin_too(name):
     cls = getattr(geomech.errors, name)
     assert issubclass(cls, geomech.errors.GeomechError)
@@ -131,8 +132,10 @@ def _private_imports():
                     continue
                 if _is_sharing_module(source):
                     continue
-                if any(here.startswith(p + ".") and source.startswith(p + ".")
-                       for p in PRIVATE_SHARING_PACKAGES):
+                if any(
+                    here.startswith(p + ".") and source.startswith(p + ".")
+                    for p in PRIVATE_SHARING_PACKAGES
+                ):
                     continue
                 yield f"{here}:{node.lineno} imports {name} from {source}"
 
@@ -154,7 +157,8 @@ def test_the_private_import_check_can_fail(tmp_path, monkeypatch):
     (pkg / "sub" / "_shared.py").write_text("def _ok():\n    pass\n")
     (pkg / "sub" / "b.py").write_text(
         "from geomech.sub.a import _helper\nfrom geomech.sub._shared import _ok\n"
-        "from geomech.sub import _shared\n")
+        "from geomech.sub import _shared\n"
+    )
     monkeypatch.setitem(globals(), "ROOT", pkg)
     monkeypatch.setitem(globals(), "SOURCES", sorted(pkg.rglob("*.py")))
     assert list(_private_imports()) == ["geomech.sub.b:1 imports _helper from geomech.sub.a"]

@@ -113,12 +113,17 @@ def test_connection_selects_one_row(capsys, name):
 def test_seed_changes_the_states_and_json_gives_the_same_figures(capsys):
     assert main(["inspect", "double_pendulum", "--json", "--seed", "3"]) == EXIT_OK
     report = json.loads(capsys.readouterr().out)
-    assert report["seed"] == 3 and report["passed"] is True and report["target"] == "double_pendulum"
+    assert (
+        report["seed"] == 3 and report["passed"] is True and report["target"] == "double_pendulum"
+    )
     assert report["model"]["nv"] == 2
     assert [c["name"] for c in report["checks"]][:2] == ["ABA(RNEA(a)) = a", "RNEA(ABA(tau)) = tau"]
     assert [r["name"] for r in report["connections"]["rows"]] == body_connection_names()
     assert report["connections"]["rows"][0]["expected"] == {
-        "metric_compatible": True, "correct_dynamics": True, "torsion_free": True}
+        "metric_compatible": True,
+        "correct_dynamics": True,
+        "torsion_free": True,
+    }
     assert main(["inspect", "double_pendulum", "--json", "--seed", "4"]) == EXIT_OK
     other = json.loads(capsys.readouterr().out)
     assert other["checks"][0]["error"] != report["checks"][0]["error"]  # other random states
@@ -183,8 +188,15 @@ def _write(tmp_path, name, content):
         (chain(2_000), "more than 1000 <link> elements"),
         ("<robot/>", "has no <link>: an empty robot description"),
     ],
-    ids=["mass 1e308", "mass 1e-320", "axis 1e308", "non-UTF-8", "20000 links", "2000 links",
-         "empty robot"],
+    ids=[
+        "mass 1e308",
+        "mass 1e-320",
+        "axis 1e308",
+        "non-UTF-8",
+        "20000 links",
+        "2000 links",
+        "empty robot",
+    ],
 )
 def test_bad_files_are_one_line_usage_errors(content, message, tmp_path, capsys):
     path = _write(tmp_path, "bad.urdf", content)
@@ -206,8 +218,10 @@ def test_missing_file_says_no_such_file_and_lists_models_once(capsys):
         (["inspect", "/dev/zero"], "not a regular file"),
         (["inspect", "a\x00b.urdf"], "no such file or model"),
         (["inspect", "a" * 5000], "no such file or model 'aaaa"),
-        (["inspect", "--connection", "bogus"], "unknown body connection 'bogus': expected one of "
-                                                "levi-civita"),
+        (
+            ["inspect", "--connection", "bogus"],
+            "unknown body connection 'bogus': expected one of levi-civita",
+        ),
         (["inspect", "SO3", "--lenient"], "--lenient applies to models, not to the group 'SO3'"),
         (["inspect", "SE3", "--floating-base"], "--floating-base applies to models"),
         (["inspect", "scara", "--floating-base"], "'scara' has no `floating_base` option"),

@@ -18,13 +18,21 @@ _W2 = _M * 9.81 * _L / (_IC[1, 1] + _M * _L**2)  # ω² = m g l / I_O
 
 def _pendulum():
     """A rod about the y axis, centre of mass l below the pivot: I_O θ'' = -m g l sin θ."""
-    return MultibodyModel.from_bodies([-1], [Revolute([0.0, 1.0, 0.0])],
-                                      [spatial_inertia(_M, [0.0, 0.0, -_L], _IC)])
+    return MultibodyModel.from_bodies(
+        [-1], [Revolute([0.0, 1.0, 0.0])], [spatial_inertia(_M, [0.0, 0.0, -_L], _IC)]
+    )
 
 
 def _reference(theta0, t):
-    sol = solve_ivp(lambda s, y: [y[1], -_W2 * np.sin(y[0])], (t[0], t[-1]), [theta0, 0.0], t_eval=t,
-                    method="DOP853", rtol=1e-13, atol=1e-13)
+    sol = solve_ivp(
+        lambda s, y: [y[1], -_W2 * np.sin(y[0])],
+        (t[0], t[-1]),
+        [theta0, 0.0],
+        t_eval=t,
+        method="DOP853",
+        rtol=1e-13,
+        atol=1e-13,
+    )
     return sol.y
 
 
@@ -67,8 +75,10 @@ def test_tolerances_are_the_requested_accuracy():
     assert FIXED_STEP_TOLERANCES == (1e-3, 1e-6)
 
 
-@pytest.mark.parametrize("method, dts", [("lie_euler", (0.01, 0.001)), ("rkmk2", (0.1, 0.01)),
-                                         ("rkmk4", (0.5, 0.1, 0.05))])
+@pytest.mark.parametrize(
+    "method, dts",
+    [("lie_euler", (0.01, 0.001)), ("rkmk2", (0.1, 0.01)), ("rkmk4", (0.5, 0.1, 0.05))],
+)
 def test_estimate_tracks_the_actual_error(method, dts):
     """The estimate (global error / tolerance) against the actual largest error over the run,
     measured in the same units: ratios 0.84-0.91 (Lie-Euler), 2.1-3.7 (RKMK2), 1.8-3.8 (RKMK4)."""
@@ -78,8 +88,10 @@ def test_estimate_tracks_the_actual_error(method, dts):
             warnings.simplefilter("ignore", StepSizeWarning)
             res = simulate(_pendulum(), [1.0], [0.0], 2.0, dt=dt, method=method)
         theta, omega = _reference(1.0, res.t)
-        actual = max(np.abs(res.q[:, 0] - theta).max() / (atol + rtol),
-                     np.abs(res.v[:, 0] - omega).max() / (atol + rtol * np.abs(omega).max()))
+        actual = max(
+            np.abs(res.q[:, 0] - theta).max() / (atol + rtol),
+            np.abs(res.v[:, 0] - omega).max() / (atol + rtol * np.abs(omega).max()),
+        )
         assert 0.5 < res.error_estimate / actual < 6.0
 
 

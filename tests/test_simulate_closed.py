@@ -36,10 +36,16 @@ def test_loops_stay_closed_and_energy_is_conserved(name):
 def test_closed_model_motion_equals_the_projection_method():
     closed = load_example("four_bar")
     tree = closed.spanning_tree
-    closure = PointClosure(tree, "coupler", [0.32, 0.0, 0.1], [0.02, 0.0, 0.25], "rocker",
-                           axes=(0, 2))
-    chain = ClosedChain(tree, closure, closed.independent_v_index,
-                        constraint_jacobian=closure.jacobian, reference=closed.neutral())
+    closure = PointClosure(
+        tree, "coupler", [0.32, 0.0, 0.1], [0.02, 0.0, 0.25], "rocker", axes=(0, 2)
+    )
+    chain = ClosedChain(
+        tree,
+        closure,
+        closed.independent_v_index,
+        constraint_jacobian=closure.jacobian,
+        reference=closed.neutral(),
+    )
     q0 = closed.random_configuration(np.random.default_rng(1))
     kw = dict(dt=1e-3, controller=lambda t, q, v: np.array([0.2 * np.sin(3 * t)]) - 0.05 * v)
     a = simulate(closed, q0, [2.0], 0.2, **kw)

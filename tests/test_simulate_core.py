@@ -31,8 +31,13 @@ from geomech.lie import SE2, SE3, SO3
 from geomech.rigidbody import RigidBody
 from geomech.simulation import simulate
 
-HEUN3 = RKMK("heun3", A=((0, 0, 0), (1 / 3, 0, 0), (0, 2 / 3, 0)), b=(1 / 4, 0, 3 / 4), c=(0, 1 / 3, 2 / 3),
-             order=3)
+HEUN3 = RKMK(
+    "heun3",
+    A=((0, 0, 0), (1 / 3, 0, 0), (0, 2 / 3, 0)),
+    b=(1 / 4, 0, 3 / 4),
+    c=(0, 1 / 3, 2 / 3),
+    order=3,
+)
 
 
 def _coning(group, rng):
@@ -56,8 +61,14 @@ def test_rkmk_order_by_halving_the_step(group, method, rng):
     field, exact = _coning(group, rng)
     errors = []
     for n in (20, 40, 80):
-        run = integrate_fixed(group_chart(group), field, method, np.linspace(0.0, 1.0, n + 1),
-                              np.eye(group.point_shape[0]), np.zeros(1))
+        run = integrate_fixed(
+            group_chart(group),
+            field,
+            method,
+            np.linspace(0.0, 1.0, n + 1),
+            np.eye(group.point_shape[0]),
+            np.zeros(1),
+        )
         errors.append(np.abs(run.q[-1] - exact(1.0)).max())
     orders = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
     assert orders == pytest.approx(method.order, abs=0.3)
@@ -71,8 +82,15 @@ def test_exact_and_truncated_chart_rates_both_keep_order_four(rng):
     series, exact_rate = group_chart(SO3), frame_chart(LeftInvariantFrame(SO3))
     assert series.structure_constants is not None and exact_rate.structure_constants is None
     for chart in (series, exact_rate):
-        e = [np.abs(integrate_fixed(chart, field, RKMK4, np.linspace(0, 1, n + 1), np.eye(3), np.zeros(1)).q[-1]
-                    - exact(1.0)).max() for n in (20, 40)]
+        e = [
+            np.abs(
+                integrate_fixed(
+                    chart, field, RKMK4, np.linspace(0, 1, n + 1), np.eye(3), np.zeros(1)
+                ).q[-1]
+                - exact(1.0)
+            ).max()
+            for n in (20, 40)
+        ]
         assert np.log2(e[0] / e[1]) == pytest.approx(4.0, abs=0.2)  # measured 3.98-4.02
 
 
@@ -86,8 +104,18 @@ def test_adaptive_moving_chart_dense_output(rng):
         return np.broadcast_to(w, R.shape[:-2] + (3,)), np.zeros_like(y)
 
     t = np.array([0.0, 0.3, 1.1, 2.0])
-    run = integrate_adaptive(group_chart(SO3), field, "DOP853", t, np.eye(3), np.zeros(1), rtol=1e-11,
-                             atol=1e-12, chart_limit=1.0, dense=True)
+    run = integrate_adaptive(
+        group_chart(SO3),
+        field,
+        "DOP853",
+        t,
+        np.eye(3),
+        np.zeros(1),
+        rtol=1e-11,
+        atol=1e-12,
+        chart_limit=1.0,
+        dense=True,
+    )
     np.testing.assert_allclose(run.q, SO3.exp(t[:, None] * w), atol=1e-9)
     assert len(run.dense._charts) >= 10  # re-centred (measured 15)
     for s in rng.uniform(0.0, 2.0, 20):
@@ -98,13 +126,21 @@ def test_adaptive_moving_chart_dense_output(rng):
 
 def _euler_reference(I, R0, w0, t):
     """Flat-state DOP853 (rtol 1e-13) of Ṙ = R ŵ, I ẇ = Iw × w: independent of geomech's charts."""
+
     def rhs(_, y):
         R, w = y[:9].reshape(3, 3), y[9:]
         W = np.array([[0, -w[2], w[1]], [w[2], 0, -w[0]], [-w[1], w[0], 0]])
         return np.concatenate([(R @ W).ravel(), np.linalg.solve(I, np.cross(I @ w, w))])
 
-    sol = solve_ivp(rhs, (t[0], t[-1]), np.concatenate([R0.ravel(), w0]), t_eval=t, method="DOP853",
-                    rtol=1e-13, atol=1e-13)
+    sol = solve_ivp(
+        rhs,
+        (t[0], t[-1]),
+        np.concatenate([R0.ravel(), w0]),
+        t_eval=t,
+        method="DOP853",
+        rtol=1e-13,
+        atol=1e-13,
+    )
     return sol.y[:9].T.reshape(-1, 3, 3), sol.y[9:].T
 
 
@@ -115,7 +151,9 @@ def test_fixed_and_adaptive_agree_with_a_reference(rng):
     I = np.diag([1.0, 2.0, 3.0])
     R0, w0 = SO3.random(rng), np.array([0.05, 4.0, 0.1])
     fixed = simulate(RigidBody(SO3, I), R0, w0, 5.0, dt=1e-3)
-    adaptive = simulate(RigidBody(SO3, I), R0, w0, 5.0, dt=0.1, method="DOP853", rtol=1e-11, atol=1e-12)
+    adaptive = simulate(
+        RigidBody(SO3, I), R0, w0, 5.0, dt=0.1, method="DOP853", rtol=1e-11, atol=1e-12
+    )
     R_ref, w_ref = _euler_reference(I, R0, w0, adaptive.t)
     assert np.abs(adaptive.q - R_ref).max() < 1e-9
     assert np.abs(adaptive.v - w_ref).max() < 1e-9
@@ -128,8 +166,9 @@ def test_rigidbody_integrate_is_the_core(rng):
     """rigidbody.integrate and simulate step with the same RKMK code: identical results."""
     body = RigidBody(SE3, np.diag([1.0, 2.0, 3.0, 4.0, 4.0, 4.0]))
     g0, v0 = SE3.random(rng), rng.standard_normal(6)
-    _, g, v = geomech.rigidbody.integrate(SE3, lambda t, g, v: (v, body._forward_dynamics(g, v, None)),
-                                          g0, v0, 0.0, 1.0, 50)
+    _, g, v = geomech.rigidbody.integrate(
+        SE3, lambda t, g, v: (v, body._forward_dynamics(g, v, None)), g0, v0, 0.0, 1.0, 50
+    )
     res = simulate(body, g0, v0, 1.0, dt=0.02)
     np.testing.assert_array_equal(g, res.q)
     np.testing.assert_array_equal(v, res.v)
@@ -150,8 +189,16 @@ def test_budget_object():
         with pytest.raises(SimulationError):
             Budget(**kwargs)
     with pytest.raises(SimulationError, match="adaptive method"):
-        integrate_adaptive(group_chart(SO3), None, "rkmk4", np.array([0.0, 1.0]), np.eye(3), np.zeros(1),
-                           rtol=1e-6, atol=1e-6)
+        integrate_adaptive(
+            group_chart(SO3),
+            None,
+            "rkmk4",
+            np.array([0.0, 1.0]),
+            np.eye(3),
+            np.zeros(1),
+            rtol=1e-6,
+            atol=1e-6,
+        )
 
 
 def test_tableau_validation():
@@ -179,9 +226,26 @@ def _modules():
 def test_one_integration_core():
     """Only geomech/integration/ drives scipy's solvers or implements RKMK; only joints.py
     defines a joint chart rate, and nobody else computes one from a group Jacobian."""
-    solvers = {"solve_ivp", "OdeSolver", "OdeSolution", "RK45", "RK23", "DOP853", "Radau", "BDF", "LSODA"}
-    rkmk = {"RKMK", "_lincomb", "dexpinv_series", "_rkmk_step", "_dexpinv", "integrate_fixed",
-            "integrate_adaptive"}
+    solvers = {
+        "solve_ivp",
+        "OdeSolver",
+        "OdeSolution",
+        "RK45",
+        "RK23",
+        "DOP853",
+        "Radau",
+        "BDF",
+        "LSODA",
+    }
+    rkmk = {
+        "RKMK",
+        "_lincomb",
+        "dexpinv_series",
+        "_rkmk_step",
+        "_dexpinv",
+        "integrate_fixed",
+        "integrate_adaptive",
+    }
     for name, tree in _modules():
         used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
         used |= {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)}
@@ -192,5 +256,9 @@ def test_one_integration_core():
         if name != "multibody/joints.py":
             assert "_chart_rate" not in defined, f"{name} defines a joint chart rate"
         if name in ("multibody/system_connection.py",) or name.startswith("simulation/"):
-            jac = {"right_jacobian_inverse", "_left_jacobian_inverse", "left_jacobian_inverse"} & used
+            jac = {
+                "right_jacobian_inverse",
+                "_left_jacobian_inverse",
+                "left_jacobian_inverse",
+            } & used
             assert not jac, f"{name} computes a chart rate itself: {jac}"

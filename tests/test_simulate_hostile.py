@@ -29,8 +29,11 @@ _TIME, _MEMORY = 2.0, 200 * 2**20
 
 
 def _pendulum():
-    return MultibodyModel.from_bodies([-1], [Revolute([0.0, 1.0, 0.0])],
-                                      [spatial_inertia(1.0, [0.0, 0.0, -0.5], np.diag([0.01, 0.02, 0.01]))])
+    return MultibodyModel.from_bodies(
+        [-1],
+        [Revolute([0.0, 1.0, 0.0])],
+        [spatial_inertia(1.0, [0.0, 0.0, -0.5], np.diag([0.01, 0.02, 0.01]))],
+    )
 
 
 @pytest.fixture(autouse=True, scope="module")
@@ -43,8 +46,14 @@ def _compiled_paths():
             warnings.simplefilter("ignore")
             try:
                 simulate(model, [0.3, 0.2], [0.0, 0.0], 0.01, method=method)
-                simulate(model, [0.3, 0.2], [0.0, 0.0], 1.0, method=method,
-                         controller=lambda t, q, v: np.full(2, 1e200))
+                simulate(
+                    model,
+                    [0.3, 0.2],
+                    [0.0, 0.0],
+                    1.0,
+                    method=method,
+                    controller=lambda t, q, v: np.full(2, 1e200),
+                )
             except GeomechError:
                 pass
 
@@ -71,8 +80,17 @@ def _bounded(error, match, fn, *args, **kwargs):
 @pytest.mark.parametrize("method", ["rkmk4", "RK45"])
 def test_tiny_step_is_refused_before_allocating(method):
     """Reproducer: simulate(..., dt=1e-300) raised numpy's ValueError (maximum size exceeded)."""
-    exc = _bounded(SimulationBudgetError, r"needs 1e\+300 steps.*max_steps = 1000000", simulate,
-                   _pendulum(), [0.3], [0.0], 1.0, dt=1e-300, method=method)
+    exc = _bounded(
+        SimulationBudgetError,
+        r"needs 1e\+300 steps.*max_steps = 1000000",
+        simulate,
+        _pendulum(),
+        [0.3],
+        [0.0],
+        1.0,
+        dt=1e-300,
+        method=method,
+    )
     assert isinstance(exc, RuntimeError) and isinstance(exc, GeomechError)
 
 
@@ -83,27 +101,72 @@ def test_huge_span_is_refused_before_allocating():
 
 def test_unbounded_step_budget_still_refuses_what_cannot_be_stored():
     # (t_final - t0) / dt overflows to inf: refused whatever the budget
-    _bounded(SimulationBudgetError, "needs inf steps", simulate, _pendulum(), [0.3], [0.0], 1e9,
-             dt=1e-300, max_steps=math.inf)
+    _bounded(
+        SimulationBudgetError,
+        "needs inf steps",
+        simulate,
+        _pendulum(),
+        [0.3],
+        [0.0],
+        1e9,
+        dt=1e-300,
+        max_steps=math.inf,
+    )
     # 10⁹ finite steps with no step budget: the recorded trajectory would take 22 GiB
-    _bounded(SimulationBudgetError, r"recorded trajectory would take .* MiB, over the limit",
-             simulate, _pendulum(), [0.3], [0.0], 1e6, max_steps=math.inf)
+    _bounded(
+        SimulationBudgetError,
+        r"recorded trajectory would take .* MiB, over the limit",
+        simulate,
+        _pendulum(),
+        [0.3],
+        [0.0],
+        1e6,
+        max_steps=math.inf,
+    )
     assert MAX_OUTPUT_BYTES == 2**30
     # a batch too large to record, within the step budget
-    _bounded(SimulationBudgetError, "recorded trajectory", simulate, RigidBody(SO3, np.eye(3)),
-             np.eye(3), np.zeros((20_000, 3)), 1.0)
+    _bounded(
+        SimulationBudgetError,
+        "recorded trajectory",
+        simulate,
+        RigidBody(SO3, np.eye(3)),
+        np.eye(3),
+        np.zeros((20_000, 3)),
+        1.0,
+    )
 
 
 def test_step_budget_is_exact_and_overridable():
     assert DEFAULT_MAX_STEPS == 1_000_000 and DEFAULT_MAX_WALL_TIME == 3600.0
-    res = simulate(_pendulum(), [0.3], [0.0], 1.0, dt=0.1, max_steps=10, on_inaccuracy="ignore")  # 10 steps
+    res = simulate(
+        _pendulum(), [0.3], [0.0], 1.0, dt=0.1, max_steps=10, on_inaccuracy="ignore"
+    )  # 10 steps
     assert res.t.shape == (11,)
-    _bounded(SimulationBudgetError, "needs 11 steps, .* max_steps = 10", simulate, _pendulum(), [0.3], [0.0],
-             1.05, dt=0.1, max_steps=10)
+    _bounded(
+        SimulationBudgetError,
+        "needs 11 steps, .* max_steps = 10",
+        simulate,
+        _pendulum(),
+        [0.3],
+        [0.0],
+        1.05,
+        dt=0.1,
+        max_steps=10,
+    )
     # rigidbody.integrate checks its step count before allocating too
     field = lambda t, g, v: (v, 0 * v)  # noqa: E731
-    _bounded(SimulationBudgetError, "needs 10000000000 steps", integrate, SO3, field, np.eye(3), np.zeros(3),
-             0.0, 1.0, 10**10)
+    _bounded(
+        SimulationBudgetError,
+        "needs 10000000000 steps",
+        integrate,
+        SO3,
+        field,
+        np.eye(3),
+        np.zeros(3),
+        0.0,
+        1.0,
+        10**10,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -111,16 +174,40 @@ def test_step_budget_is_exact_and_overridable():
 # ----------------------------------------------------------------------------------------
 def test_adaptive_step_budget():
     """A run that needs more accepted steps than its budget stops at the budget."""
-    _bounded(SimulationBudgetError, r"RK45 reached its step budget max_steps = 50", simulate,
-             _pendulum(), [1.0], [0.0], 10.0, dt=1.0, method="RK45", rtol=1e-12, atol=1e-12, max_steps=50)
+    _bounded(
+        SimulationBudgetError,
+        r"RK45 reached its step budget max_steps = 50",
+        simulate,
+        _pendulum(),
+        [1.0],
+        [0.0],
+        10.0,
+        dt=1.0,
+        method="RK45",
+        rtol=1e-12,
+        atol=1e-12,
+        max_steps=50,
+    )
 
 
 @pytest.mark.parametrize("method", ["rkmk4", "DOP853"])
 def test_wall_time_budget(method):
     t0 = time.perf_counter()
-    with pytest.raises(SimulationBudgetError, match=r"ran past its wall-time budget max_wall_time = 0.2 s"):
-        simulate(robots.double_pendulum(), [0.3, 0.2], [0.0, 0.0], 1e3, dt=1e-2, method=method, rtol=1e-12,
-                 atol=1e-12, max_wall_time=0.2, on_inaccuracy="ignore")
+    with pytest.raises(
+        SimulationBudgetError, match=r"ran past its wall-time budget max_wall_time = 0.2 s"
+    ):
+        simulate(
+            robots.double_pendulum(),
+            [0.3, 0.2],
+            [0.0, 0.0],
+            1e3,
+            dt=1e-2,
+            method=method,
+            rtol=1e-12,
+            atol=1e-12,
+            max_wall_time=0.2,
+            on_inaccuracy="ignore",
+        )
     assert time.perf_counter() - t0 < _TIME  # stops within a step of the budget
 
 
@@ -130,8 +217,17 @@ def test_absurd_constant_torque_fails_fast(method):
     collapsed to 1e-103). Every method now stops by name within 2 s: a collapsed step size is a
     budget overrun (SimulationBudgetError) or a blow-up (NonFiniteError). Measured: 0.01-0.2 s."""
     model = robots.double_pendulum()
-    exc = _bounded((SimulationBudgetError, NonFiniteError), "would need about|diverged", simulate, model, [0.3, 0.2], [0.0, 0.0], 1.0,
-                   controller=lambda t, q, v: np.full(2, 1e200), method=method)
+    exc = _bounded(
+        (SimulationBudgetError, NonFiniteError),
+        "would need about|diverged",
+        simulate,
+        model,
+        [0.3, 0.2],
+        [0.0, 0.0],
+        1.0,
+        controller=lambda t, q, v: np.full(2, 1e200),
+        method=method,
+    )
     assert isinstance(exc, GeomechError)
 
 
@@ -141,8 +237,18 @@ def test_finite_time_blow_up_is_a_non_finite_error():
     from geomech.geometry.examples import point_mass
 
     for method in ("RK45", "LSODA", "DOP853"):  # measured 0.1-0.15 s each
-        _bounded(NonFiniteError, "diverged", simulate, point_mass(1.0, dim=1), [0.0], [1.0], 2.0,
-                 controller=lambda t, q, v: v**2, dt=0.01, method=method)
+        _bounded(
+            NonFiniteError,
+            "diverged",
+            simulate,
+            point_mass(1.0, dim=1),
+            [0.0],
+            [1.0],
+            2.0,
+            controller=lambda t, q, v: v**2,
+            dt=0.01,
+            method=method,
+        )
 
 
 # ----------------------------------------------------------------------------------------
@@ -159,8 +265,21 @@ class _Dynamic:
         return np.full(np.shape(v), self._torque)
 
 
-@pytest.mark.parametrize("case", ["q0", "v0", "static", "dynamic torque", "state_rate", "state0", "log",
-                                  "t_final", "rtol", "body q0"])
+@pytest.mark.parametrize(
+    "case",
+    [
+        "q0",
+        "v0",
+        "static",
+        "dynamic torque",
+        "state_rate",
+        "state0",
+        "log",
+        "t_final",
+        "rtol",
+        "body q0",
+    ],
+)
 def test_complex_input_is_refused(case):
     model = _pendulum()
     args = {"system": model, "q0": [0.3], "v0": [0.0], "t_final": 0.1, "dt": 0.05}
@@ -186,14 +305,20 @@ def test_complex_input_is_refused(case):
         args.update(system=RigidBody(SO3, np.eye(3)), q0=np.eye(3) * (1 + 0j), v0=np.zeros(3))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no ComplexWarning: the imaginary part is never dropped
-        exc = _bounded(DTypeError, r"to be (a )?real", simulate, **args)  # here, or in the shared validators
+        exc = _bounded(
+            DTypeError, r"to be (a )?real", simulate, **args
+        )  # here, or in the shared validators
     assert isinstance(exc, TypeError)
 
 
 def test_budget_option_errors():
-    for kwargs, match in [({"max_steps": 0}, "`max_steps` > 0"), ({"max_steps": True}, "positive number"),
-                          ({"max_steps": 1e3}, "positive integer"), ({"max_wall_time": np.nan}, "`max_wall_time` > 0"),
-                          ({"on_inaccuracy": None}, "`on_inaccuracy` to be one of")]:
+    for kwargs, match in [
+        ({"max_steps": 0}, "`max_steps` > 0"),
+        ({"max_steps": True}, "positive number"),
+        ({"max_steps": 1e3}, "positive integer"),
+        ({"max_wall_time": np.nan}, "`max_wall_time` > 0"),
+        ({"on_inaccuracy": None}, "`on_inaccuracy` to be one of"),
+    ]:
         with pytest.raises(SimulationError, match=match):
             simulate(_pendulum(), [0.3], [0.0], 0.1, **kwargs)
     with pytest.warns(StepSizeWarning):  # budgets do not silence the accuracy check

@@ -71,7 +71,9 @@ def test_dynamic_controller_protocol_errors():
         simulate(point_mass(dim=1), [0.0], [0.0], 0.1, controller=bad)
     bad = PI()
     bad.state_rate = lambda t, q, v, x: np.zeros(3)
-    with pytest.raises(DimensionError, match=r"`controller.state_rate\(t, q, v, x\)` to have shape"):
+    with pytest.raises(
+        DimensionError, match=r"`controller.state_rate\(t, q, v, x\)` to have shape"
+    ):
         simulate(point_mass(dim=1), [0.0], [0.0], 0.1, controller=bad)
 
 
@@ -80,8 +82,9 @@ def test_adaptive_rigid_body_stays_on_the_group(rng):
     orthogonal to rounding, energy and spatial momentum conserved to the tolerance."""
     body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))
     w0 = np.array([[0.1, -0.2, 0.3], [1.0, 0.05, -3.0], [0.3, 4.0, 0.2]])
-    res = simulate(body, SO3.random(rng, size=3), w0, 20.0, dt=0.05, method="DOP853", rtol=1e-10,
-                   atol=1e-12)
+    res = simulate(
+        body, SO3.random(rng, size=3), w0, 20.0, dt=0.05, method="DOP853", rtol=1e-10, atol=1e-12
+    )
     assert res.method == "DOP853" and res.q.shape == (401, 3, 3, 3)
     R = res.q
     assert np.abs(R @ np.swapaxes(R, -1, -2) - np.eye(3)).max() < 1e-13
@@ -103,22 +106,41 @@ def test_every_adaptive_method_runs(method, rng):
 
 def test_logged_signals():
     body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))
-    log = {"energy": lambda t, q, v, tau: body.kinetic_energy(v), "R00": lambda t, q, v, tau: q[..., 0, 0],
-           "time": lambda t, q, v, tau: t}
+    log = {
+        "energy": lambda t, q, v, tau: body.kinetic_energy(v),
+        "R00": lambda t, q, v, tau: q[..., 0, 0],
+        "time": lambda t, q, v, tau: t,
+    }
     res = simulate(body, np.eye(3), [0.0, 0.0, 1.0], 1.0, dt=0.25, log=log)
     assert set(res.signals) == {"energy", "R00", "time"}
     np.testing.assert_allclose(res.signals["time"], res.t)
-    np.testing.assert_allclose(res.signals["R00"], np.cos(res.t), atol=1e-12)  # spin about z at 1 rad/s
+    np.testing.assert_allclose(
+        res.signals["R00"], np.cos(res.t), atol=1e-12
+    )  # spin about z at 1 rad/s
     np.testing.assert_allclose(res.signals["energy"], 1.5)
     with pytest.raises(DimensionError, match="logged signal 'ragged'"):
-        simulate(body, np.eye(3), np.zeros(3), 1.0, dt=0.5,
-                 log={"ragged": lambda t, q, v, tau: np.zeros(1 + int(2 * t))})
+        simulate(
+            body,
+            np.eye(3),
+            np.zeros(3),
+            1.0,
+            dt=0.5,
+            log={"ragged": lambda t, q, v, tau: np.zeros(1 + int(2 * t))},
+        )
 
 
 def test_save_load_round_trip(tmp_path):
     ctrl = PI()
-    res = simulate(point_mass(2.0, dim=1), [[0.0], [1.0]], [[0.0], [0.5]], 1.0, controller=ctrl, dt=0.1,
-                   method="RK45", log={"e": lambda t, q, v, tau: q - 1.0})
+    res = simulate(
+        point_mass(2.0, dim=1),
+        [[0.0], [1.0]],
+        [[0.0], [0.5]],
+        1.0,
+        controller=ctrl,
+        dt=0.1,
+        method="RK45",
+        log={"e": lambda t, q, v, tau: q - 1.0},
+    )
     path = res.save(tmp_path / "pi")
     assert path.name == "pi.npz"
     back = SimulationResult.load(path)
@@ -174,5 +196,12 @@ def test_option_errors():
 def test_divergence_raises_non_finite_error(method):
     """v̇ = v² from v(0) = 1 blows up at t = 1 (v = 1 / (1 - t))."""
     with np.errstate(all="ignore"), pytest.raises(NonFiniteError):
-        simulate(point_mass(1.0, dim=1), [0.0], [1.0], 2.0, controller=lambda t, q, v: v**2, dt=0.01,
-                 method=method)
+        simulate(
+            point_mass(1.0, dim=1),
+            [0.0],
+            [1.0],
+            2.0,
+            controller=lambda t, q, v: v**2,
+            dt=0.01,
+            method=method,
+        )

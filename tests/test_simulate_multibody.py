@@ -64,10 +64,14 @@ def test_chart_rate_batches_and_fixed_joint(rng):
     delta, v = rng.standard_normal((4, 2, 6)), rng.standard_normal((4, 2, 6))
     batched = j._chart_rate(delta, v, _unused)
     assert batched.shape == (4, 2, 6)
-    np.testing.assert_allclose(batched[3, 1], j._chart_rate(delta[3, 1], v[3, 1], _unused), atol=1e-15)
+    np.testing.assert_allclose(
+        batched[3, 1], j._chart_rate(delta[3, 1], v[3, 1], _unused), atol=1e-15
+    )
     assert gj.Fixed()._chart_rate(np.zeros((5, 0)), np.zeros((5, 0)), _unused).shape == (5, 0)
     # identity at δ = 0 (dexp⁻¹_0 = I)
-    np.testing.assert_allclose(gj.Spherical()._chart_rate(np.zeros(3), v[0, 0, :3], _unused), v[0, 0, :3])
+    np.testing.assert_allclose(
+        gj.Spherical()._chart_rate(np.zeros(3), v[0, 0, :3], _unused), v[0, 0, :3]
+    )
 
 
 class _ParentFrameSpherical(gj.Joint):
@@ -109,7 +113,9 @@ class _ParentFrameSpherical(gj.Joint):
         from geomech.lie.quaternion import quat_exp, quat_multiply
 
         lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        q1 = quat_multiply(quat_exp(np.broadcast_to(v, lead + (3,))), np.broadcast_to(q, lead + (4,)))
+        q1 = quat_multiply(
+            quat_exp(np.broadcast_to(v, lead + (3,))), np.broadcast_to(q, lead + (4,))
+        )
         return q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
 
     def _difference(self, q0, q1):
@@ -131,8 +137,11 @@ def test_one_chart_rate_per_joint_for_a_user_joint(rng):
     from geomech.multibody.christoffel import joint_structure_constants
 
     joint = _ParentFrameSpherical()
-    model = MultibodyModel.from_bodies([-1, 0], [joint, gj.Revolute([0.0, 0.0, 1.0])],
-                                       [spatial_inertia(1.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3]))] * 2)
+    model = MultibodyModel.from_bodies(
+        [-1, 0],
+        [joint, gj.Revolute([0.0, 0.0, 1.0])],
+        [spatial_inertia(1.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3]))] * 2,
+    )
     frame = model.frame
     q0 = model.random_configuration(rng)
     v = rng.standard_normal(model.nv)
@@ -142,7 +151,9 @@ def test_one_chart_rate_per_joint_for_a_user_joint(rng):
     for scale in (0.1, 0.05):
         phi = scale * np.array([0.3, -0.5, 0.8, 0.0])
         rate = frame.chart_velocity(q0, phi, v)
-        np.testing.assert_allclose(rate[:3], joint._chart_rate(phi[:3], v[:3], lambda: s), atol=1e-15)
+        np.testing.assert_allclose(
+            rate[:3], joint._chart_rate(phi[:3], v[:3], lambda: s), atol=1e-15
+        )
         np.testing.assert_allclose(rate[3], v[3])  # the revolute joint: δ̇ = v
         exact = np.linalg.inv(gj.SO3.left_jacobian(phi[:3])) @ v[:3]
         errors.append(np.abs(rate[:3] - exact).max())
@@ -191,7 +202,9 @@ def _pin_reference(kind, q0, v0, T):
         q, v = y[:4] / np.linalg.norm(y[:4]), y[4:]
         return np.concatenate([_quat_rate(q, v), pin.aba(pm, data, q, v, np.zeros(3))])
 
-    sol = solve_ivp(rhs, [0.0, T], np.concatenate([q0, v0]), method="DOP853", rtol=1e-13, atol=1e-13)
+    sol = solve_ivp(
+        rhs, [0.0, T], np.concatenate([q0, v0]), method="DOP853", rtol=1e-13, atol=1e-13
+    )
     y = sol.y[:, -1]
     nq = 7 if kind == "free_flyer" else 4
     return y[:nq], y[nq:]
@@ -203,8 +216,10 @@ def _rotation(quat):
 
 def _error(q, v, q_ref, v_ref):
     """Max error in position, rotation matrix and speeds (quaternion sign-free)."""
-    e = max(np.abs(_rotation(q[-4:]) - _rotation(q_ref[-4:] / np.linalg.norm(q_ref[-4:]))).max(),
-            np.abs(v - v_ref).max())
+    e = max(
+        np.abs(_rotation(q[-4:]) - _rotation(q_ref[-4:] / np.linalg.norm(q_ref[-4:]))).max(),
+        np.abs(v - v_ref).max(),
+    )
     return max(e, np.abs(q[:-4] - q_ref[:-4]).max()) if len(q) > 4 else e
 
 
@@ -237,7 +252,9 @@ def test_adaptive_recentres_on_a_fast_spin():
     I = spatial_inertia(1.0, np.zeros(3), np.diag([0.1, 0.2, 0.3]))
     model = MultibodyModel.from_bodies([-1], [FreeFlyer()], [I], gravity=np.zeros(3))
     v0 = np.array([0.0, 20.0, 0.0, 0.0, 0.5, 0.0])  # [ω; v], v ∥ ω
-    res = simulate(model, model.neutral(), v0, 1.0, dt=0.01, method="DOP853", rtol=1e-11, atol=1e-12)
+    res = simulate(
+        model, model.neutral(), v0, 1.0, dt=0.01, method="DOP853", rtol=1e-11, atol=1e-12
+    )
     for k in (37, 100):
         T_exact = expm(res.t[k] * np.block([[_hat(v0[:3]), v0[3:, None]], [np.zeros((1, 4))]]))
         np.testing.assert_allclose(_rotation(res.q[k, 3:]), T_exact[:3, :3], atol=1e-9)

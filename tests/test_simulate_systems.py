@@ -101,11 +101,17 @@ def _pinocchio_arm(g=9.81):
     pm = pin.Model()
     pm.gravity = pin.Motion(np.array([0.0, -g, 0.0, 0.0, 0.0, 0.0]))
     j1 = pm.addJoint(0, pin.JointModelRZ(), pin.SE3.Identity(), "shoulder")
-    pm.appendBodyToJoint(j1, pin.Inertia(a["m1"], np.array([a["lc1"], 0, 0]), np.diag([0.01, 0.01, a["I1"]])),
-                         pin.SE3.Identity())
+    pm.appendBodyToJoint(
+        j1,
+        pin.Inertia(a["m1"], np.array([a["lc1"], 0, 0]), np.diag([0.01, 0.01, a["I1"]])),
+        pin.SE3.Identity(),
+    )
     j2 = pm.addJoint(j1, pin.JointModelRZ(), pin.SE3(np.eye(3), np.array([a["l1"], 0, 0])), "elbow")
-    pm.appendBodyToJoint(j2, pin.Inertia(a["m2"], np.array([a["lc2"], 0, 0]), np.diag([0.01, 0.01, a["I2"]])),
-                         pin.SE3.Identity())
+    pm.appendBodyToJoint(
+        j2,
+        pin.Inertia(a["m2"], np.array([a["lc2"], 0, 0]), np.diag([0.01, 0.01, a["I2"]])),
+        pin.SE3.Identity(),
+    )
     return pm, pm.createData()
 
 
@@ -117,8 +123,15 @@ def _arm_reference(q0, v0, T, tau=lambda t, q, v: np.zeros(2)):
     def rhs(t, y):
         return np.concatenate([y[2:], pin.aba(pm, data, y[:2], y[2:], tau(t, y[:2], y[2:]))])
 
-    return solve_ivp(rhs, [0.0, T], np.concatenate([q0, v0]), method="DOP853", rtol=1e-12, atol=1e-12,
-                     dense_output=True).sol
+    return solve_ivp(
+        rhs,
+        [0.0, T],
+        np.concatenate([q0, v0]),
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-12,
+        dense_output=True,
+    ).sol
 
 
 @pytest.mark.parametrize("method", ["rkmk4", "DOP853", "Radau", "LSODA"])
@@ -139,7 +152,9 @@ def test_two_link_arm_matches_pinocchio(method):
     y = ref(res.t).T
     err = np.abs(res.q - y[:, :2]).max(), np.abs(res.v - y[:, 2:]).max()
     assert err[0] < ERRORS[method] and err[1] < 10 * ERRORS[method], err
-    np.testing.assert_allclose(res.tau, [pd(*x) for x in zip(res.t, res.q, res.v, strict=True)], atol=0)
+    np.testing.assert_allclose(
+        res.tau, [pd(*x) for x in zip(res.t, res.q, res.v, strict=True)], atol=0
+    )
 
 
 def test_two_link_arm_conserves_energy():
@@ -149,8 +164,10 @@ def test_two_link_arm_conserves_energy():
     arm = two_link_arm(**ARM)
     res = simulate(arm, np.array([0.3, 1.1]), np.array([-0.5, 2.0]), 1.0, dt=1e-3)
     a = ARM  # potential written out here (Spong §7.4), independent of the example's code
-    V = 9.81 * ((a["m1"] * a["lc1"] + a["m2"] * a["l1"]) * np.sin(res.q[:, 0])
-                + a["m2"] * a["lc2"] * np.sin(res.q[:, 0] + res.q[:, 1]))
+    V = 9.81 * (
+        (a["m1"] * a["lc1"] + a["m2"] * a["l1"]) * np.sin(res.q[:, 0])
+        + a["m2"] * a["lc2"] * np.sin(res.q[:, 0] + res.q[:, 1])
+    )
     E = arm.kinetic_energy(res.q, res.v) + V
     # RK4 truncation (speeds reach 23 rad/s): measured 8.6e-8 at 1 ms, 1.3e-6 at 2 ms (ratio 16)
     assert np.abs(E - E[0]).max() < 2e-7
@@ -212,8 +229,15 @@ def test_so3_general_body_matches_flat_euler_reference_and_rigid_body_path(rng):
         R, w = y[:9].reshape(3, 3), y[9:]
         return np.concatenate([(R @ SO3.hat(w)).ravel(), np.linalg.solve(J, np.cross(J @ w, w))])
 
-    ref = solve_ivp(rhs, [0, 2.0], np.concatenate([R0.ravel(), w0]), method="DOP853", rtol=1e-12,
-                    atol=1e-13, t_eval=np.linspace(0, 2.0, 201)).y.T
+    ref = solve_ivp(
+        rhs,
+        [0, 2.0],
+        np.concatenate([R0.ravel(), w0]),
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-13,
+        t_eval=np.linspace(0, 2.0, 201),
+    ).y.T
     ms = simulate(rigid_body_so3(J), R0, w0, 2.0, dt=1e-2 / 2, method="rkmk4")
     np.testing.assert_allclose(ms.q[::2], ref[:, :9].reshape(-1, 3, 3), atol=1e-9)
     np.testing.assert_allclose(ms.v[::2], ref[:, 9:], atol=1e-9)
@@ -251,12 +275,17 @@ def test_custom_frame_system_matches_the_multibody_simulation(method):
     from geomech.spatial import spatial_inertia
 
     model = MultibodyModel.from_bodies(
-        [-1, 0, 1], [gj.FreeFlyer(), gj.Spherical(), gj.Revolute([0.0, 1.0, 0.0])],
-        [spatial_inertia(2.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3])),
-         spatial_inertia(1.0, [0, 0, -0.2], np.diag([0.05, 0.06, 0.02])),
-         spatial_inertia(0.5, [0.1, 0, 0], np.diag([0.01, 0.02, 0.02]))])
-    system = MechanicalSystem(None, model.mass_matrix, frame=model.frame,
-                              potential=model.potential_energy)
+        [-1, 0, 1],
+        [gj.FreeFlyer(), gj.Spherical(), gj.Revolute([0.0, 1.0, 0.0])],
+        [
+            spatial_inertia(2.0, [0.1, 0, 0], np.diag([0.1, 0.2, 0.3])),
+            spatial_inertia(1.0, [0, 0, -0.2], np.diag([0.05, 0.06, 0.02])),
+            spatial_inertia(0.5, [0.1, 0, 0], np.diag([0.01, 0.02, 0.02])),
+        ],
+    )
+    system = MechanicalSystem(
+        None, model.mass_matrix, frame=model.frame, potential=model.potential_energy
+    )
     assert isinstance(system.frame, JointFrame) and type(system) is MechanicalSystem
     rng = np.random.default_rng(1)
     q0, v0 = model.random_configuration(rng), rng.standard_normal(model.nv)

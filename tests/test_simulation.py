@@ -53,7 +53,9 @@ def test_controller_is_applied_and_recorded(rng):
     def damping(t, g, v):
         return -K * v
 
-    res = simulate(body, SE3.random(rng), rng.standard_normal(6), t_final=2.0, dt=0.01, controller=damping)
+    res = simulate(
+        body, SE3.random(rng), rng.standard_normal(6), t_final=2.0, dt=0.01, controller=damping
+    )
     np.testing.assert_allclose(res.tau, -K * res.v, atol=0)
     E = body.kinetic_energy(res.v)
     assert np.all(np.diff(E) < 0)
@@ -67,8 +69,14 @@ def test_time_varying_controller_matches_closed_form():
     v_x(t) = f t / m, p_x(t) = f t² / (2 m)."""
     m, f = 2.0, 3.0
     body = RigidBody(SE2, np.diag([0.5, m, m]))
-    res = simulate(body, np.eye(3), np.zeros(3), t_final=1.0, dt=0.01,
-                   controller=lambda t, g, v: np.array([0.0, f, 0.0]))
+    res = simulate(
+        body,
+        np.eye(3),
+        np.zeros(3),
+        t_final=1.0,
+        dt=0.01,
+        controller=lambda t, g, v: np.array([0.0, f, 0.0]),
+    )
     np.testing.assert_allclose(res.v[:, 1], f * res.t / m, atol=1e-12)
     np.testing.assert_allclose(res.q[:, 0, 2], f * res.t**2 / (2 * m), atol=1e-12)
 
@@ -86,7 +94,9 @@ def test_dispatch_and_extension_point(body):
     assert lie_group_form(system).group is SO3  # registered: mechanical_system_form
     res = simulate(system, np.eye(3), [0.0, 0.0, 1.0], t_final=0.1, dt=0.05)
     np.testing.assert_allclose(res.q[-1], SO3.exp([0.0, 0.0, 0.1]), atol=1e-15)
-    with pytest.raises(TypeError, match="supports RigidBody, MechanicalSystem and MultibodyModel systems; got dict"):
+    with pytest.raises(
+        TypeError, match="supports RigidBody, MechanicalSystem and MultibodyModel systems; got dict"
+    ):
         simulate({}, np.eye(3), np.zeros(3), t_final=1.0)
     from geomech.multibody import robots
 
@@ -98,8 +108,13 @@ def test_dispatch_and_extension_point(body):
 
     @lie_group_form.register
     def _(system: Toy):
-        return LieGroupForm(SE2, 3, lambda t, q, v: v, lambda t, q, v, tau: np.zeros_like(v),
-                            lambda q0: SE2.validate(q0, "q0"))
+        return LieGroupForm(
+            SE2,
+            3,
+            lambda t, q, v: v,
+            lambda t, q, v, tau: np.zeros_like(v),
+            lambda q0: SE2.validate(q0, "q0"),
+        )
 
     res = simulate(Toy(), np.eye(3), [0.0, 1.0, 0.0], t_final=1.0, dt=0.5)
     np.testing.assert_allclose(res.q[-1][:2, 2], [1.0, 0.0], atol=1e-15)
@@ -118,5 +133,14 @@ def test_validation(body):
         simulate(body, np.eye(3), np.zeros(3), t_final=1.0, method="euler")
     with pytest.raises(TypeError, match="`controller` to be callable"):
         simulate(body, np.eye(3), np.zeros(3), t_final=1.0, controller=np.zeros(3))
-    with pytest.raises(DimensionError, match=r"`controller\(t, q, v\)` to have shape \(\.\.\., 3\)"):
-        simulate(body, np.eye(3), np.zeros(3), t_final=0.1, dt=0.05, controller=lambda t, q, v: np.zeros(2))
+    with pytest.raises(
+        DimensionError, match=r"`controller\(t, q, v\)` to have shape \(\.\.\., 3\)"
+    ):
+        simulate(
+            body,
+            np.eye(3),
+            np.zeros(3),
+            t_final=0.1,
+            dt=0.05,
+            controller=lambda t, q, v: np.zeros(2),
+        )

@@ -112,8 +112,9 @@ def test_operators_accept_batches(rng):
         np.testing.assert_array_equal(crm_tensor(U)[b], crm_tensor(U[b]))
         np.testing.assert_array_equal(crbar_tensor(F)[b], crbar_tensor(F[b]))
         np.testing.assert_allclose(coriolis_tensor(Ib, U)[b], coriolis_tensor(Ib[b], U[b]))
-        np.testing.assert_allclose(tensor_matmul(crf_tensor(U), F)[b],
-                                   tensor_matmul(crf_tensor(U[b]), F[b]))
+        np.testing.assert_allclose(
+            tensor_matmul(crf_tensor(U), F)[b], tensor_matmul(crf_tensor(U[b]), F[b])
+        )
 
 
 # ---- Table I: M1-M19 -----------------------------------------------------------------------
@@ -137,8 +138,11 @@ def test_table1_identities(data):
     close(sU, -tensor_transpose(cU))
     # M2, M3
     close(matmul_tensor(-V.T, sU), tensor_transpose(UxV))
-    close(tensor_matmul(matmul_tensor(-V.T, sU), F), tensor_matmul(tensor_transpose(UxV), F),
-          atol=1e-13)
+    close(
+        tensor_matmul(matmul_tensor(-V.T, sU), F),
+        tensor_matmul(tensor_transpose(UxV), F),
+        atol=1e-13,
+    )
     # M4
     close(_vec(tensor_matmul(cU, v)), -crm(v) @ U)
     # M5, M6 (they differ by R~: Sec. III's prose omits it, digest §1.6)
@@ -148,13 +152,14 @@ def test_table1_identities(data):
     close(crm_tensor(lam * U), lam * cU)
     close(UxV, -tensor_rotate(VxU))
     # M9, M10
-    close(crm_tensor(crm(v) @ U), matmul_tensor(crm(v), cU) - tensor_matmul(cU, crm(v)),
-          atol=1e-13)
-    close(crf_tensor(crm(v) @ U), matmul_tensor(crf(v), sU) - tensor_matmul(sU, crf(v)),
-          atol=1e-13)
+    close(crm_tensor(crm(v) @ U), matmul_tensor(crm(v), cU) - tensor_matmul(cU, crm(v)), atol=1e-13)
+    close(crf_tensor(crm(v) @ U), matmul_tensor(crf(v), sU) - tensor_matmul(sU, crf(v)), atol=1e-13)
     # M11 (the vector is a force, digest §1.6)
-    close(crbar_tensor(_vec(tensor_matmul(sU, f))),
-          tensor_matmul(sU, crbar(f)) - matmul_tensor(crbar(f), cU), atol=1e-13)
+    close(
+        crbar_tensor(_vec(tensor_matmul(sU, f))),
+        tensor_matmul(sU, crbar(f)) - matmul_tensor(crbar(f), cU),
+        atol=1e-13,
+    )
     # M12
     close(tensor_transpose(UsF), matmul_tensor(-F.T, cU), atol=1e-13)
     # M13
@@ -167,8 +172,9 @@ def test_table1_identities(data):
     # M16, M17, M18
     lhs = matmul_tensor(V.T, tensor_rotate(UsF))
     close(lhs, tensor_rotate(tensor_matmul(tensor_transpose(tensor_rotate(VxU)), F)), atol=1e-13)
-    close(lhs, -tensor_transpose(matmul_tensor(U.T, tensor_rotate(tensor_matmul(sV, F)))),
-          atol=1e-13)
+    close(
+        lhs, -tensor_transpose(matmul_tensor(U.T, tensor_rotate(tensor_matmul(sV, F)))), atol=1e-13
+    )
     close(lhs, tensor_rotate(matmul_tensor(V.T, UsF)), atol=1e-13)
     # M19
     close(tensor_transpose(matmul_tensor(B, Y)), tensor_matmul(tensor_transpose(Y), B.T))

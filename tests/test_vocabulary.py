@@ -28,10 +28,28 @@ from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 ROOT = Path(__file__).resolve().parents[1] / "geomech"
 
 #: argument names retired for q, v, a, tau (and the public names retired with them)
-RETIRED_ARGUMENTS = {"v_dot", "x_dot", "x_ddot", "qd", "qdd", "qdot", "q_dot", "q_ddot",
-                     "omega_dot", "torque", "torques", "Q"}
-RETIRED_NAMES = {"random_point", "potential_force", "local_potential_force", "gravity",
-                 "CONNECTION_KINDS", "MomentumCrossBody"}
+RETIRED_ARGUMENTS = {
+    "v_dot",
+    "x_dot",
+    "x_ddot",
+    "qd",
+    "qdd",
+    "qdot",
+    "q_dot",
+    "q_ddot",
+    "omega_dot",
+    "torque",
+    "torques",
+    "Q",
+}
+RETIRED_NAMES = {
+    "random_point",
+    "potential_force",
+    "local_potential_force",
+    "gravity",
+    "CONNECTION_KINDS",
+    "MomentumCrossBody",
+}
 
 
 def _public_defs(nodes, rel):
@@ -58,19 +76,28 @@ def test_public_functions_use_q_v_a_tau():
     for rel, node in _public_functions():
         if isinstance(node, ast.FunctionDef):
             args = node.args.posonlyargs + node.args.args + node.args.kwonlyargs
-            offences += [f"{rel}:{node.lineno} {node.name}({a.arg})" for a in args
-                         if a.arg in RETIRED_ARGUMENTS]
+            offences += [
+                f"{rel}:{node.lineno} {node.name}({a.arg})"
+                for a in args
+                if a.arg in RETIRED_ARGUMENTS
+            ]
     assert offences == []
 
 
 def test_retired_public_names_are_gone():
-    offences = [f"{rel}:{node.lineno} {node.name}" for rel, node in _public_functions()
-                if node.name in RETIRED_NAMES]
+    offences = [
+        f"{rel}:{node.lineno} {node.name}"
+        for rel, node in _public_functions()
+        if node.name in RETIRED_NAMES
+    ]
     for path in sorted(ROOT.rglob("*.py")):  # module-level constants
         for node in ast.parse(path.read_text(encoding="utf-8")).body:
             if isinstance(node, ast.Assign):
-                offences += [f"{path.name}:{node.lineno} {t.id}" for t in node.targets
-                             if isinstance(t, ast.Name) and t.id in RETIRED_NAMES]
+                offences += [
+                    f"{path.name}:{node.lineno} {t.id}"
+                    for t in node.targets
+                    if isinstance(t, ast.Name) and t.id in RETIRED_NAMES
+                ]
     assert offences == []
 
 
@@ -127,9 +154,12 @@ def test_every_alias_resolves_to_its_canonical_name():
 
 @pytest.mark.parametrize("bad", ["christoffel", "", 3, None, "cartan"])
 def test_unknown_names_raise_one_error_listing_the_canonical_names(bad):
-    with pytest.raises(ConnectionSpecError, match=r"Unknown connection name .*\['levi-civita', "
-                                                  r"'cartan-minus', 'cartan-zero', 'cartan-plus', "
-                                                  r"'velocity-cross', 'boltzmann-hamel'"):
+    with pytest.raises(
+        ConnectionSpecError,
+        match=r"Unknown connection name .*\['levi-civita', "
+        r"'cartan-minus', 'cartan-zero', 'cartan-plus', "
+        r"'velocity-cross', 'boltzmann-hamel'",
+    ):
         canonical_connection_name(bad)
 
 
@@ -172,8 +202,10 @@ def test_upper_index_last_for_structure_constants_second_kind_and_torsion(group,
     zero = np.zeros(n)
     for j in range(n):
         for k in range(n):
-            bracket = group.vee(group.hat(_unit(n, j)) @ group.hat(_unit(n, k))
-                                - group.hat(_unit(n, k)) @ group.hat(_unit(n, j)))
+            bracket = group.vee(
+                group.hat(_unit(n, j)) @ group.hat(_unit(n, k))
+                - group.hat(_unit(n, k)) @ group.hat(_unit(n, j))
+            )
             np.testing.assert_allclose(s[j, k], bracket, atol=1e-12)
             nabla_jk = conn.covariant_derivative(q, _unit(n, j), _unit(n, k), zero)
             nabla_kj = conn.covariant_derivative(q, _unit(n, k), _unit(n, j), zero)

@@ -58,8 +58,9 @@ M = 0.5 * beta * np.diag([0.0, 1.0, -0.4])
 N = beta * (np.outer([0, 0, 1.0], [1.0, 0, 0]) + 0.4 * np.outer([1.0, 0, 0], [1.0, 0, 0]))
 D = {
     "compatible, torsion\n(D totally antisymmetric)": -beta * eps,
-    "straight geodesics, not compatible\n(D antisymmetric in (2,3))":
-        np.einsum("il,ljk->ijk", M, eps),
+    "straight geodesics, not compatible\n(D antisymmetric in (2,3))": np.einsum(
+        "il,ljk->ijk", M, eps
+    ),
     "compatible, curved geodesics\n(D antisymmetric in (1,3))": np.einsum("ikl,lj->ijk", eps, N),
 }
 D["neither\n(D generic)"] = sum(list(D.values())[1:])
@@ -67,9 +68,15 @@ connections = {title: lc + Contorsion(-Dk) for title, Dk in D.items()}
 
 for title, conn in connections.items():
     q0 = np.zeros(3)
-    print(title.replace("\n", " "), "| compatible:", bool(conn.is_metric_compatible(q0)),
-          "| Riemannian geodesics:", bool(conn.has_riemannian_geodesics(q0)),
-          "| torsion free:", bool(conn.is_torsion_free(q0)))
+    print(
+        title.replace("\n", " "),
+        "| compatible:",
+        bool(conn.is_metric_compatible(q0)),
+        "| Riemannian geodesics:",
+        bool(conn.has_riemannian_geodesics(q0)),
+        "| torsion free:",
+        bool(conn.is_torsion_free(q0)),
+    )
 
 # %%
 # Transport the initially orthonormal triad :math:`(e_x, e_y, e_z)` along the geodesic that
@@ -92,12 +99,17 @@ for panel, (title, conn) in enumerate(connections.items()):
                 ax.quiver(*curve.q[k], *(0.4 * np.eye(3)[a]), color=colors[a], alpha=0.2)
     centre = 0.5 * (curve.q.min(0) + curve.q.max(0))
     half = 0.5 * np.ptp(curve.q, axis=0).max() + 0.5
-    ax.set(xlim=(centre[0] - half, centre[0] + half), ylim=(centre[1] - half, centre[1] + half),
-           zlim=(centre[2] - half, centre[2] + half))
+    ax.set(
+        xlim=(centre[0] - half, centre[0] + half),
+        ylim=(centre[1] - half, centre[1] + half),
+        zlim=(centre[2] - half, centre[2] + half),
+    )
     ax.set_box_aspect((1, 1, 1))
     gram = np.einsum("atn,btn->tab", W, W)
-    ax.set_title(f"{title}\n" + r"$\max|W^\top W - 1|$" + f" = {np.abs(gram - np.eye(3)).max():.2g}",
-                 fontsize=9)
+    ax.set_title(
+        f"{title}\n" + r"$\max|W^\top W - 1|$" + f" = {np.abs(gram - np.eye(3)).max():.2g}",
+        fontsize=9,
+    )
     ax.set_xlabel(r"$x$ (m)")
     ax.set_ylabel(r"$y$ (m)")
     ax.set_zlabel(r"$z$ (m)")
@@ -134,8 +146,10 @@ euler = np.cross(w, inertia @ w)  # w x (I w)
 print(f"{'connection':26s} {'|C+C^T|':>8s} {'|Cw - w x Iw|':>14s} {'torsion':>8s}")
 for name, conn in factorizations.items():
     C = conn.coriolis_matrix(R, w)
-    print(f"{name:26s} {np.abs(C + C.T).max():8.3f} {np.abs(C @ w - euler).max():14.3f} "
-          f"{conn.is_torsion_free(R).residual:8.3f}")
+    print(
+        f"{name:26s} {np.abs(C + C.T).max():8.3f} {np.abs(C @ w - euler).max():14.3f} "
+        f"{conn.is_torsion_free(R).residual:8.3f}"
+    )
 
 # %%
 # Free motion is a geodesic. The admissible factorizations share Euler's solution; the
@@ -147,14 +161,20 @@ for name, conn in factorizations.items():
 # :math:`\omega`).
 t = np.linspace(0.0, 8.0, 161)
 fig, axes = plt.subplots(1, 2, figsize=(10, 3.5))
-for name, style in (("Levi-Civita", "-"), ("Levi-Civita + 0.5 (w x)", "--"),
-                    ("Cartan–Schouten (0)", ":")):
+for name, style in (
+    ("Levi-Civita", "-"),
+    ("Levi-Civita + 0.5 (w x)", "--"),
+    ("Cartan–Schouten (0)", ":"),
+):
     traj = factorizations[name].geodesic(np.eye(3), w, t)
     for a in range(3):
-        axes[0].plot(t, traj.v[:, a], style, color=colors[a],
-                     label=rf"$\omega_{'xyz'[a]}$ {name}")
-    axes[1].plot(t, body.kinetic_energy(traj.q, traj.v) - body.kinetic_energy(np.eye(3), w),
-                 style, label=name)
+        axes[0].plot(t, traj.v[:, a], style, color=colors[a], label=rf"$\omega_{'xyz'[a]}$ {name}")
+    axes[1].plot(
+        t,
+        body.kinetic_energy(traj.q, traj.v) - body.kinetic_energy(np.eye(3), w),
+        style,
+        label=name,
+    )
 axes[0].set_xlabel(r"$t$ (s)")
 axes[0].set_ylabel(r"body angular velocity $\omega$ (rad/s)")
 axes[0].legend(fontsize=6, ncol=3)

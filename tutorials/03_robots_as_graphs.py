@@ -70,14 +70,25 @@ G.add_edge("base", "torso", joint=Revolute([0, 0, 1]), name="waist")
 for side, y in (("left", 0.2), ("right", -0.2)):
     G.add_node(f"{side}_upper", inertia=rod(2.0, 0.3, axis=0))
     G.add_node(f"{side}_fore", inertia=rod(1.0, 0.25, axis=0))
-    G.add_edge("torso", f"{side}_upper", joint=Revolute([0, 1, 0]),
-               placement=placement(z=0.45, y=y), name=f"{side}_shoulder")
-    G.add_edge(f"{side}_upper", f"{side}_fore", joint=Revolute([0, 1, 0]),
-               placement=placement(x=0.3), name=f"{side}_elbow")
+    G.add_edge(
+        "torso",
+        f"{side}_upper",
+        joint=Revolute([0, 1, 0]),
+        placement=placement(z=0.45, y=y),
+        name=f"{side}_shoulder",
+    )
+    G.add_edge(
+        f"{side}_upper",
+        f"{side}_fore",
+        joint=Revolute([0, 1, 0]),
+        placement=placement(x=0.3),
+        name=f"{side}_elbow",
+    )
 # a telescopic sensor mast on the torso: a prismatic joint
 G.add_node("mast", inertia=rod(0.5, 0.2, axis=2))
-G.add_edge("torso", "mast", joint=Prismatic([0, 0, 1]), placement=placement(z=0.5),
-           name="mast_lift")
+G.add_edge(
+    "torso", "mast", joint=Prismatic([0, 0, 1]), placement=placement(z=0.5), name="mast_lift"
+)
 
 model = MultibodyModel(G)
 print(model.summary())
@@ -119,12 +130,21 @@ def draw(model, ax, edge_labels=True, font_size=8):
     labels = {node: f"{i}" for i, node in enumerate(model.nodes)}
     labels[model.root] = "base"
     colors = ["lightgray" if n == model.root else "tab:orange" for n in model.graph]
-    nx.draw(model.graph, pos, ax=ax, labels=labels, node_color=colors, node_size=320,
-            font_size=font_size, arrowsize=8)
+    nx.draw(
+        model.graph,
+        pos,
+        ax=ax,
+        labels=labels,
+        node_color=colors,
+        node_size=320,
+        font_size=font_size,
+        arrowsize=8,
+    )
     if edge_labels:
         names = {(u, v): d.get("name", "") for u, v, d in model.graph.edges(data=True)}
-        nx.draw_networkx_edge_labels(model.graph, pos, edge_labels=names, ax=ax,
-                                     font_size=font_size - 1)
+        nx.draw_networkx_edge_labels(
+            model.graph, pos, edge_labels=names, ax=ax, font_size=font_size - 1
+        )
 
 
 fig, ax = plt.subplots(figsize=(7, 4))
@@ -158,10 +178,14 @@ from geomech.plot import draw_robot
 fig = plt.figure(figsize=(10, 5))
 q_arms = model.neutral()
 q_arms[model.q_slice("left_shoulder")] = -1.2
-draw_robot(model, q_arms, ax=fig.add_subplot(1, 2, 1, projection="3d"),
-           title="hand-built robot")
-draw_robot(jvrc, jvrc.neutral(), ax=fig.add_subplot(1, 2, 2, projection="3d"),
-           frame_scale=0.06, title="JVRC-1, neutral configuration")
+draw_robot(model, q_arms, ax=fig.add_subplot(1, 2, 1, projection="3d"), title="hand-built robot")
+draw_robot(
+    jvrc,
+    jvrc.neutral(),
+    ax=fig.add_subplot(1, 2, 2, projection="3d"),
+    frame_scale=0.06,
+    title="JVRC-1, neutral configuration",
+)
 fig.tight_layout()
 plt.show()
 
@@ -178,7 +202,12 @@ a = rng.normal(size=model.nv)
 
 H = crba(model, q)
 tau = rnea(model, q, v, a)
-print("H symmetric:", np.allclose(H, H.T), " eigenvalues > 0:", bool(np.all(np.linalg.eigvalsh(H) > 0)))
+print(
+    "H symmetric:",
+    np.allclose(H, H.T),
+    " eigenvalues > 0:",
+    bool(np.all(np.linalg.eigvalsh(H) > 0)),
+)
 print("aba(rnea(a)) - a:", np.abs(aba(model, q, v, tau) - a).max())
 print("gravity-compensation torques at rest:", np.round(rnea(model, q, 0 * v, 0 * a), 3) + 0.0)
 

@@ -66,7 +66,9 @@ L = body.spatial_momentum(res.q, res.v)  # R M ω, conserved in the world frame
 orth = np.max(np.abs(res.q @ np.swapaxes(res.q, -1, -2) - np.eye(3)))
 print(f"max |R Rᵀ - I|             = {orth:.1e}")
 print(f"max relative energy drift  = {np.max(np.abs(E / E[0] - 1)):.1e}")
-print(f"max relative momentum drift = {np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0]):.1e}")
+print(
+    f"max relative momentum drift = {np.max(np.linalg.norm(L - L[0], axis=1)) / np.linalg.norm(L[0]):.1e}"
+)
 
 # %%
 # The same motion in ZYX Euler angles :math:`(\psi, \theta, \phi)`. Rotating about the body
@@ -85,11 +87,15 @@ axes[0].axhline(-np.pi / 2, color="k", lw=0.5, ls=":")
 axes[0].set_ylabel("ZYX angles (rad)")
 axes[0].legend([r"yaw $\psi$", r"pitch $\theta$", r"roll $\phi$"], loc="upper right", fontsize=8)
 axes[1].semilogy(res.t, cond, label=r"cond $\bar M(\eta)$ (Euler angles)")
-axes[1].semilogy(res.t, np.full_like(res.t, np.linalg.cond(body.inertia)), label=r"cond $M$ (body velocity)")
+axes[1].semilogy(
+    res.t, np.full_like(res.t, np.linalg.cond(body.inertia)), label=r"cond $M$ (body velocity)"
+)
 axes[1].set_ylabel("condition number (-)")
 axes[1].legend(fontsize=8)
 axes[2].semilogy(res.t, np.abs(E / E[0] - 1) + 1e-17, label="energy")
-axes[2].semilogy(res.t, np.linalg.norm(L - L[0], axis=1) / np.linalg.norm(L[0]) + 1e-17, label="spatial momentum")
+axes[2].semilogy(
+    res.t, np.linalg.norm(L - L[0], axis=1) / np.linalg.norm(L[0]) + 1e-17, label="spatial momentum"
+)
 axes[2].set_ylabel("relative drift (-)")
 axes[2].set_xlabel(r"$t$ (s)")
 axes[2].legend(fontsize=8)
@@ -104,8 +110,10 @@ fig.tight_layout()
 for eps in (1e-2, 1e-4, 1e-6):
     x = np.array([0.3, np.pi / 2 - eps, 0.7])
     x_dot = chart.velocity_map_inverse(x) @ omega0
-    print(f"pitch = π/2 - {eps:g}: |η̈| = {np.linalg.norm(local_forward_dynamics(body, chart, x, x_dot)):.2e},"
-          f" |v̇| = {np.linalg.norm(body.forward_dynamics(chart.to_group(x), omega0)):.2e}")
+    print(
+        f"pitch = π/2 - {eps:g}: |η̈| = {np.linalg.norm(local_forward_dynamics(body, chart, x, x_dot)):.2e},"
+        f" |v̇| = {np.linalg.norm(body.forward_dynamics(chart.to_group(x), omega0)):.2e}"
+    )
 try:
     local_forward_dynamics(body, chart, [0.3, np.pi / 2, 0.7], [0.0, 1.0, 0.0])
 except SingularityError as err:
@@ -124,7 +132,14 @@ print({k: f"{v:.2e}" for k, v in drift.items()})
 fig, ax = plt.subplots(figsize=(7, 3.2))
 for i, name in enumerate("xyz"):
     ax.plot(cmp.t, cmp.momentum[:, i], color=f"C{i}", lw=1.5, label=f"{name}, corrected C")
-    ax.plot(cmp.t, cmp.momentum_ds[:, i], color=f"C{i}", ls="--", lw=1, label=f"{name}, Duindam–Stramigioli")
+    ax.plot(
+        cmp.t,
+        cmp.momentum_ds[:, i],
+        color=f"C{i}",
+        ls="--",
+        lw=1,
+        label=f"{name}, Duindam–Stramigioli",
+    )
 ax.set_xlabel(r"$t$ (s)")
 ax.set_ylabel(r"$R M \omega$ (kg m$^2$/s)")
 ax.legend(fontsize=7, ncol=3, loc="lower left")
@@ -154,8 +169,12 @@ fig, ax = plt.subplots(figsize=(6, 4))
 ax.plot(origin[:, 0], origin[:, 1], lw=1, label="body origin")
 ax.plot(com_path[:, 0], com_path[:, 1], lw=2, label="centre of mass")
 for k in range(0, len(throw.t), 100):
-    ax.plot([origin[k, 0], com_path[k, 0] + (com_path[k, 0] - origin[k, 0])],
-            [origin[k, 1], com_path[k, 1] + (com_path[k, 1] - origin[k, 1])], "k-", lw=0.8)
+    ax.plot(
+        [origin[k, 0], com_path[k, 0] + (com_path[k, 0] - origin[k, 0])],
+        [origin[k, 1], com_path[k, 1] + (com_path[k, 1] - origin[k, 1])],
+        "k-",
+        lw=0.8,
+    )
 ax.set_aspect("equal")
 ax.set_xlabel("x (m)")
 ax.set_ylabel("y (m)")

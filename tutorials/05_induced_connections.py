@@ -49,8 +49,12 @@ G = sphere.christoffel_first_kind(q)
 print("H_bar =\n", np.round(sphere.system.mass_matrix(q), 12))
 print("Gamma_theta,phi,phi =", G[0, 1, 1], " expected", -m * r**2 * np.sin(q[0]) * np.cos(q[0]))
 print("Gamma_phi,theta,phi =", G[1, 0, 1], " expected", m * r**2 * np.sin(q[0]) * np.cos(q[0]))
-print("Levi-Civita of (S^2, H_bar)?  metric compatible:", bool(sphere.is_metric_compatible(q)),
-      " torsion free:", bool(sphere.is_torsion_free(q)))
+print(
+    "Levi-Civita of (S^2, H_bar)?  metric compatible:",
+    bool(sphere.is_metric_compatible(q)),
+    " torsion free:",
+    bool(sphere.is_torsion_free(q)),
+)
 
 # %%
 # Geodesics on the sphere are great circles
@@ -74,8 +78,10 @@ paths = sphere.ambient_point(sample(geodesics, np.linspace(0.0, 2 * np.pi, 121))
 x0 = sphere.ambient_point(q0)
 xdot0 = np.einsum("bij,bj->bi", sphere.velocity_map(q0), v0)
 normals = np.cross(x0, xdot0)
-print("max distance from the great-circle planes:",
-      np.abs(np.einsum("bti,bi->bt", paths, normals)).max())
+print(
+    "max distance from the great-circle planes:",
+    np.abs(np.einsum("bti,bi->bt", paths, normals)).max(),
+)
 
 
 def draw_surface(ax, X, Y, Z):
@@ -104,9 +110,12 @@ traj = torus.geodesic(q0, v0, np.linspace(0.0, 25.0, 6))
 rho = 2.0 + 0.8 * np.cos(traj.q[..., 0])
 clairaut = rho**2 * traj.v[..., 1]
 energy = torus.system.kinetic_energy(traj.q, traj.v)
-print("relative drift of the Clairaut momentum:",
-      np.abs(clairaut / clairaut[:, :1] - 1).max(), " of the energy:",
-      np.abs(energy / energy[:, :1] - 1).max())
+print(
+    "relative drift of the Clairaut momentum:",
+    np.abs(clairaut / clairaut[:, :1] - 1).max(),
+    " of the energy:",
+    np.abs(energy / energy[:, :1] - 1).max(),
+)
 fig = plt.figure(figsize=(6, 5))
 ax = fig.add_subplot(1, 1, 1, projection="3d")
 th, ph = np.meshgrid(np.linspace(0, 2 * np.pi, 31), np.linspace(0, 2 * np.pi, 61))
@@ -127,8 +136,7 @@ fig.tight_layout()
 # factorization exists for two degrees of freedom, Cor. III.2).
 beta = 5.0
 twisted = particle_on_sphere(r, m, Contorsion.totally_antisymmetric([beta]))
-print("|Gamma_bar(beta) - Gamma_bar(0)| =",
-      np.abs(twisted.christoffel_first_kind(q) - G).max())
+print("|Gamma_bar(beta) - Gamma_bar(0)| =", np.abs(twisted.christoffel_first_kind(q) - G).max())
 
 # %%
 # A contorsion that is only antisymmetric in its first and third indices (metric compatible,
@@ -153,11 +161,16 @@ for name, conn in [("Levi-Civita", sphere), ("with torsion", spinning)]:
     vs = np.stack([equator.state(s)[1] for s in t])
     Hq = sphere.system.mass_matrix(qs)
     norm_w = np.sqrt(np.einsum("ti,tij,tj->t", w, Hq, w))
-    cos_angle = np.einsum("ti,tij,tj->t", w, Hq, vs) / norm_w / np.sqrt(
-        np.einsum("ti,tij,tj->t", vs, Hq, vs))
+    cos_angle = (
+        np.einsum("ti,tij,tj->t", w, Hq, vs)
+        / norm_w
+        / np.sqrt(np.einsum("ti,tij,tj->t", vs, Hq, vs))
+    )
     ax.plot(t, np.degrees(np.arccos(np.clip(cos_angle, -1, 1))), label=name)
-    print(f"{name:>12}: torsion free {bool(conn.is_torsion_free(q0))}, metric compatible "
-          f"{bool(conn.is_metric_compatible(q0))}, |w| drift {np.ptp(norm_w):.1e}")
+    print(
+        f"{name:>12}: torsion free {bool(conn.is_torsion_free(q0))}, metric compatible "
+        f"{bool(conn.is_metric_compatible(q0))}, |w| drift {np.ptp(norm_w):.1e}"
+    )
 ax.set_xlabel(r"$t$ (s)")
 ax.set_ylabel(r"angle between $w$ and $\dot q$ (deg)")
 ax.set_title("parallel transport along the equator")
@@ -188,8 +201,9 @@ print("max |phi(q)| along the crank circle:", np.abs(fb.constraint(qs)).max())
 H_bar = fb.mass_matrix(qs)[:, 0, 0]
 C_bar = fb.coriolis_matrix(qs, np.ones((73, 1)))[:, 0, 0]
 h = 1e-6
-H_dot = (fb.mass_matrix(fb.frame.flow(qs, [1.0], h))
-         - fb.mass_matrix(fb.frame.flow(qs, [-1.0], h)))[:, 0, 0] / (2 * h)
+H_dot = (
+    fb.mass_matrix(fb.frame.flow(qs, [1.0], h)) - fb.mass_matrix(fb.frame.flow(qs, [-1.0], h))
+)[:, 0, 0] / (2 * h)
 print("max |H_bar_dot - 2 C_bar|:", np.abs(H_dot - 2 * C_bar).max())
 
 errors = []
@@ -232,8 +246,10 @@ fig.tight_layout()
 # connection is torsion free and the admissible factorization is unique.
 twisted_fb = fb.with_connection(fb.tree + Contorsion.totally_antisymmetric([2.0]))
 q = fb.frame.reference
-print("fixed base: C_bar(twisted) - C_bar* =",
-      twisted_fb.coriolis_matrix(q, [1.0]) - fb.coriolis_matrix(q, [1.0]))
+print(
+    "fixed base: C_bar(twisted) - C_bar* =",
+    twisted_fb.coriolis_matrix(q, [1.0]) - fb.coriolis_matrix(q, [1.0]),
+)
 
 # %%
 # With three minimal degrees of freedom (the four-bar on a mobile P–R base, as in seed 000
@@ -242,13 +258,23 @@ print("fixed base: C_bar(twisted) - C_bar* =",
 # and its connection has torsion.
 mobile = four_bar_linkage(mobile_base=True)
 rng = np.random.default_rng(0)
-twisted_mobile = mobile.with_connection(mobile.tree + Contorsion.totally_antisymmetric(
-    rng.normal(size=10)))
+twisted_mobile = mobile.with_connection(
+    mobile.tree + Contorsion.totally_antisymmetric(rng.normal(size=10))
+)
 q, v = mobile.frame.reference, np.array([0.3, -0.5, 1.0])
 C_tw, C_star = twisted_mobile.coriolis_matrix(q, v), mobile.coriolis_matrix(q, v)
-print("skew (H_dot - 2C):", bool(twisted_mobile.connection.is_metric_compatible(q)),
-      " correct (C v = C* v):", np.allclose(C_tw @ v, C_star @ v),
-      " |C - C*| =", round(float(np.abs(C_tw - C_star).max()), 3))
-print("torsion free: induced from C*:", bool(mobile.connection.is_torsion_free(q)),
-      " induced from the twisted tree:", bool(twisted_mobile.connection.is_torsion_free(q)))
+print(
+    "skew (H_dot - 2C):",
+    bool(twisted_mobile.connection.is_metric_compatible(q)),
+    " correct (C v = C* v):",
+    np.allclose(C_tw @ v, C_star @ v),
+    " |C - C*| =",
+    round(float(np.abs(C_tw - C_star).max()), 3),
+)
+print(
+    "torsion free: induced from C*:",
+    bool(mobile.connection.is_torsion_free(q)),
+    " induced from the twisted tree:",
+    bool(twisted_mobile.connection.is_torsion_free(q)),
+)
 plt.show()

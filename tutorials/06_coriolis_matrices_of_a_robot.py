@@ -72,8 +72,11 @@ from matplotlib.colors import SymLogNorm
 fig, axes = plt.subplots(1, 3, figsize=(12, 4), layout="constrained")
 norm = SymLogNorm(linthresh=1e-2, vmin=-100.0, vmax=100.0)
 diff = Cs["velocity-cross"] - Cs["levi-civita"]
-panels = [(Cs["levi-civita"], r"levi-civita ($C^\star$)"), (Cs["velocity-cross"], "velocity-cross"),
-          (diff, "difference")]
+panels = [
+    (Cs["levi-civita"], r"levi-civita ($C^\star$)"),
+    (Cs["velocity-cross"], "velocity-cross"),
+    (diff, "difference"),
+]
 for ax, (M, title) in zip(axes, panels, strict=True):
     im = ax.imshow(M, cmap="RdBu_r", norm=norm)
     ax.set_title(title)
@@ -124,8 +127,13 @@ print(f"christoffel_symbols: {1e3 * (time.perf_counter() - t0):.1f} ms, shape {G
 print("|Γ·v − C★|     =", np.abs(np.einsum("ijk,j->ik", Gamma, v) - Cs["levi-civita"]).max())
 s_low = np.einsum("il,jkl->ijk", crba(model, q), joint_structure_constants(model, q))
 print("|Γ − Γᵀ²³ − s| =", np.abs(Gamma - np.swapaxes(Gamma, 1, 2) - s_low).max())
-print("nonzero entries:", np.count_nonzero(Gamma), "of", Gamma.size,
-      "(zero unless the three joints lie on one root-to-leaf path)")
+print(
+    "nonzero entries:",
+    np.count_nonzero(Gamma),
+    "of",
+    Gamma.size,
+    "(zero unless the three joints lie on one root-to-leaf path)",
+)
 
 fig, ax = plt.subplots(figsize=(5, 4.5))
 ax.imshow(np.abs(Gamma).sum(axis=1) > 0, cmap="Greys")
@@ -143,8 +151,10 @@ ax.set_ylabel(r"$i$ (joint speed index)")
 for name in ("velocity-cross", "cartan-minus"):
     D = Contorsion(model_connection(model, name).contorsion(q))
     report = D.symmetry(tol=1e-10)
-    print(f"{name:15s} D antisymmetric in (1,3): {bool(report.antisymmetric_13)}, "
-          f"in (2,3): {bool(report.antisymmetric_23)}")
+    print(
+        f"{name:15s} D antisymmetric in (1,3): {bool(report.antisymmetric_13)}, "
+        f"in (2,3): {bool(report.antisymmetric_23)}"
+    )
 
 # %%
 # Cost: O(Nd) and O(Nd²)
@@ -178,8 +188,7 @@ for ax, kind in zip(axes, ("chain", "binary tree"), strict=True):
     ax.loglog(N, t1, "o-", label="Alg. 1: C")
     ax.loglog(N, t2, "s-", label=r"Alg. 2: $\Gamma$")
     ax.loglog(N, t1[-1] * (N * d) / (N[-1] * d[-1]), "k--", lw=0.8, label=r"$\propto N d$")
-    ax.loglog(N, t2[-1] * (N * d**2) / (N[-1] * d[-1] ** 2), "k:", lw=0.8,
-              label=r"$\propto N d^2$")
+    ax.loglog(N, t2[-1] * (N * d**2) / (N[-1] * d[-1] ** 2), "k:", lw=0.8, label=r"$\propto N d^2$")
     s1 = np.polyfit(np.log(N), np.log(t1), 1)[0]
     s2 = np.polyfit(np.log(N), np.log(t2), 1)[0]
     ax.set_title(f"{kind}: slopes {s1:.2f} (Alg. 1), {s2:.2f} (Alg. 2)")
@@ -198,5 +207,7 @@ qB = model.random_configuration(rng, size=1000)
 vB = rng.uniform(-1.0, 1.0, (1000, model.nv))
 t_batch = best_time(lambda: coriolis_matrix(model, qB, vB), 1) / 1000
 t_single = best_time(lambda: coriolis_matrix(model, q, v))
-print(f"humanoid: {1e6 * t_single:.0f} us per single call, {1e6 * t_batch:.0f} us per state "
-      "in a batch of 1000")
+print(
+    f"humanoid: {1e6 * t_single:.0f} us per single call, {1e6 * t_batch:.0f} us per state "
+    "in a batch of 1000"
+)

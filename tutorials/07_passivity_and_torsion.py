@@ -90,12 +90,18 @@ for r, name in ((a, "C = 0"), (b, "C = -5 (v x)")):
     power = (np.abs(np.fft.rfft(r.tau - r.tau.mean(0), axis=0)) ** 2).sum(1)
     above_1hz = power[np.fft.rfftfreq(len(r.t), r.t[1] - r.t[0]) > 1.0].sum() / power.sum()
     turning = trapezoid(np.linalg.norm(cross, axis=1) / speed**2, t)
-    geometric_torsion = trapezoid(np.abs(np.einsum("ti,ti->t", cross, np.gradient(acc, t, axis=0)))
-                                  / np.maximum((cross**2).sum(1), 1e-300) * speed, t)
-    print(f"{name:13s} int |tau'|^2 = {trapezoid((tau_dot**2).sum(1), r.t):7.1f}, "
-          f"energy above 1 Hz {above_1hz:.0%}, length {trapezoid(speed, t):.3f}, "
-          f"turning {turning:.2f} rad, int |torsion| ds = {geometric_torsion:.1f}, "
-          f"max |z| = {np.abs(r.q[:, 2]).max():.4f}")
+    geometric_torsion = trapezoid(
+        np.abs(np.einsum("ti,ti->t", cross, np.gradient(acc, t, axis=0)))
+        / np.maximum((cross**2).sum(1), 1e-300)
+        * speed,
+        t,
+    )
+    print(
+        f"{name:13s} int |tau'|^2 = {trapezoid((tau_dot**2).sum(1), r.t):7.1f}, "
+        f"energy above 1 Hz {above_1hz:.0%}, length {trapezoid(speed, t):.3f}, "
+        f"turning {turning:.2f} rad, int |torsion| ds = {geometric_torsion:.1f}, "
+        f"max |z| = {np.abs(r.q[:, 2]).max():.4f}"
+    )
 
 # %%
 # The same guarantee on a closed chain
@@ -124,18 +130,26 @@ from geomech.geometry.examples_induced import four_bar_linkage
 from geomech.multibody.closures import four_bar
 
 robot, closure, q_ref = four_bar(mobile_base=True)
-chain = ClosedChain(robot, closure, [0, 1, 2], constraint_jacobian=closure.jacobian,
-                    reference=q_ref)
+chain = ClosedChain(
+    robot, closure, [0, 1, 2], constraint_jacobian=closure.jacobian, reference=q_ref
+)
 # the same mechanism as the hand-written planar system of tutorial 05, to rounding
 hand = four_bar_linkage(mobile_base=True)
 q_test = hand.frame.random_configuration(np.random.default_rng(1), size=5)
 v_test = np.random.default_rng(2).normal(size=(5, 3))
-print(f"{robot.summary()}\nrobot vs hand-written: max |H_bar difference| = "
-      f"{np.abs(chain.mass_matrix(q_test) - hand.mass_matrix(q_test)).max():.1e}, max |C_bar "
-      f"difference| = {np.abs(chain.coriolis_matrix(q_test, v_test) - hand.coriolis_matrix(q_test, v_test)).max():.1e}")
-twisted = chain.with_connection(chain.tree + Contorsion.totally_antisymmetric(
-    3.0 * np.linspace(-1.0, 1.0, 10)))  # one coefficient per index triple of the 5-DoF tree
-w, amp, mid = np.array([0.7, 1.1, 1.3]), np.array([0.3, 0.4, 0.5]), chain.frame.reference[chain.independent]
+print(
+    f"{robot.summary()}\nrobot vs hand-written: max |H_bar difference| = "
+    f"{np.abs(chain.mass_matrix(q_test) - hand.mass_matrix(q_test)).max():.1e}, max |C_bar "
+    f"difference| = {np.abs(chain.coriolis_matrix(q_test, v_test) - hand.coriolis_matrix(q_test, v_test)).max():.1e}"
+)
+twisted = chain.with_connection(
+    chain.tree + Contorsion.totally_antisymmetric(3.0 * np.linspace(-1.0, 1.0, 10))
+)  # one coefficient per index triple of the 5-DoF tree
+w, amp, mid = (
+    np.array([0.7, 1.1, 1.3]),
+    np.array([0.3, 0.4, 0.5]),
+    chain.frame.reference[chain.independent],
+)
 
 
 def closed(y):
@@ -145,25 +159,41 @@ def closed(y):
 
 def chain_reference(t):
     """Desired closed configuration, independent speeds and accelerations at time t."""
-    return (closed(mid + amp * np.sin(w * t)), amp * w * np.cos(w * t),
-            -amp * w**2 * np.sin(w * t))
+    return (closed(mid + amp * np.sin(w * t)), amp * w * np.cos(w * t), -amp * w**2 * np.sin(w * t))
 
 
 q0 = closed(mid + np.array([0.2, -0.3, 0.4]))
 K_D_chain = 3.0 * chain.mass_matrix(q0)
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-for conn, name, style in ((chain.connection, "induced C*", "-"),
-                          (twisted.connection, "induced with torsion", "--")):
+for conn, name, style in (
+    (chain.connection, "induced C*", "-"),
+    (twisted.connection, "induced with torsion", "--"),
+):
     ctrl = SlotineLi(chain.system, conn, chain_reference, 2.0, K_D_chain, require_passivity=True)
-    log = {"V": lambda t, q, v, tau, c=ctrl: c.lyapunov(t, q, v),
-           "s": lambda t, q, v, tau, c=ctrl: c.signals(t, q, v)[-1]}
-    r = simulate(chain.system, q0, np.array([0.5, 0.0, -1.0]), 2.0, controller=ctrl, dt=5e-3,
-                 method="DOP853", rtol=1e-10, atol=1e-12, log=log)
+    log = {
+        "V": lambda t, q, v, tau, c=ctrl: c.lyapunov(t, q, v),
+        "s": lambda t, q, v, tau, c=ctrl: c.signals(t, q, v)[-1],
+    }
+    r = simulate(
+        chain.system,
+        q0,
+        np.array([0.5, 0.0, -1.0]),
+        2.0,
+        controller=ctrl,
+        dt=5e-3,
+        method="DOP853",
+        rtol=1e-10,
+        atol=1e-12,
+        log=log,
+    )
     V, s = r.signals["V"], r.signals["s"]
-    defect = V - V[0] + cumulative_simpson(np.einsum("ti,ij,tj->t", s, K_D_chain, s), x=r.t,
-                                           initial=0.0)
-    print(f"{name:21s} max |V - V(0) + int s'K_D s| / V(0) = {np.abs(defect).max() / V[0]:.1e}, "
-          f"V(2) / V(0) = {V[-1] / V[0]:.1e}")
+    defect = (
+        V - V[0] + cumulative_simpson(np.einsum("ti,ij,tj->t", s, K_D_chain, s), x=r.t, initial=0.0)
+    )
+    print(
+        f"{name:21s} max |V - V(0) + int s'K_D s| / V(0) = {np.abs(defect).max() / V[0]:.1e}, "
+        f"V(2) / V(0) = {V[-1] / V[0]:.1e}"
+    )
     axes[0].semilogy(r.t, V, style, label=name)
     axes[1].plot(r.t, r.v[:, 2], style, label=name)
 axes[0].set(xlabel=r"$t$ (s)", ylabel=r"$V = \frac{1}{2} s^\top H s$ (J)")

@@ -43,8 +43,11 @@ freq = np.array([0.9, 1.1, 1.3, 1.7, 1.9, 2.3])
 
 def reference(t):
     """Desired (q_d, v_d, a_d) at time t."""
-    return (q_c + amp * np.sin(freq * t), amp * freq * np.cos(freq * t),
-            -amp * freq**2 * np.sin(freq * t))
+    return (
+        q_c + amp * np.sin(freq * t),
+        amp * freq * np.cos(freq * t),
+        -amp * freq**2 * np.sin(freq * t),
+    )
 
 
 Lambda = 3.0
@@ -55,13 +58,26 @@ under = model.with_inertias(0.8 * model.inertias)  # every mass and inertia 20 %
 
 def run(connection, estimate=None, adaptation=None, t_final=5.0, dt=1e-2):
     """Closed loop with DOP853 (rtol 1e-8), logging V, s and the tracking error every dt."""
-    ctrl = SlotineLi(model, connection, reference, Lambda, K_D, estimate=estimate,
-                     adaptation=adaptation)
-    log = {"V": lambda t, q, v, tau: ctrl.lyapunov(t, q, v),
-           "s": lambda t, q, v, tau: ctrl.signals(t, q, v)[-1],
-           "error": lambda t, q, v, tau: np.linalg.norm(q - reference(t)[0])}
-    return simulate(model, q0, v0, t_final, controller=ctrl, dt=dt, method="DOP853",
-                    rtol=1e-8, atol=1e-10, log=log)
+    ctrl = SlotineLi(
+        model, connection, reference, Lambda, K_D, estimate=estimate, adaptation=adaptation
+    )
+    log = {
+        "V": lambda t, q, v, tau: ctrl.lyapunov(t, q, v),
+        "s": lambda t, q, v, tau: ctrl.signals(t, q, v)[-1],
+        "error": lambda t, q, v, tau: np.linalg.norm(q - reference(t)[0]),
+    }
+    return simulate(
+        model,
+        q0,
+        v0,
+        t_final,
+        controller=ctrl,
+        dt=dt,
+        method="DOP853",
+        rtol=1e-8,
+        atol=1e-10,
+        log=log,
+    )
 
 
 connections = ("levi-civita", "velocity-cross")
@@ -81,8 +97,10 @@ for (c, r), style in zip(exact.items(), ("-", "--"), strict=True):
     s = r.signals["s"]
     dissipated = cumulative_simpson(np.einsum("ti,ij,tj->t", s, K_D, s), x=r.t, initial=0.0)
     V = r.signals["V"]
-    print(f"{c:15s} max |V - V(0) + int s'K_D s| / V(0) = "
-          f"{np.abs(V - V[0] + dissipated).max() / V[0]:.1e}; final error {r.signals['error'][-1]:.1e}")
+    print(
+        f"{c:15s} max |V - V(0) + int s'K_D s| / V(0) = "
+        f"{np.abs(V - V[0] + dissipated).max() / V[0]:.1e}; final error {r.signals['error'][-1]:.1e}"
+    )
     axes[0].semilogy(r.t, V, style, label=c)
     axes[1].semilogy(r.t, r.signals["error"], style, label=c)
 axes[0].set_ylabel(r"$V = \frac{1}{2} s^\top H s$ (J)")
@@ -114,9 +132,11 @@ for (c, r), style in zip(mismatch.items(), ("-", "--"), strict=True):
     tau_dot = np.gradient(r.tau, r.t, axis=0)
     late = r.t > 1
     joint_error = np.abs(r.q - np.array([reference(t)[0] for t in r.t]))[late].max(0)
-    print(f"{c:15s} max error after 1 s {r.signals['error'][late].max():.2f} rad, per joint "
-          f"{np.array2string(joint_error, precision=2)}; "
-          f"int |tau'|^2 = {cumulative_simpson((tau_dot**2).sum(1), x=r.t)[-1]:.0f}")
+    print(
+        f"{c:15s} max error after 1 s {r.signals['error'][late].max():.2f} rad, per joint "
+        f"{np.array2string(joint_error, precision=2)}; "
+        f"int |tau'|^2 = {cumulative_simpson((tau_dot**2).sum(1), x=r.t)[-1]:.0f}"
+    )
 axes[0].set_ylabel(r"$\|q - q_d\|$ (rad)")
 axes[1].set_ylabel(r"$\|\tau\|$ (N m)")
 axes[2].set_ylabel(r"wrist 3 $\tau_6$ (N m)")
@@ -153,5 +173,7 @@ ax.set_xlabel(r"$t$ (s)")
 ax.legend(fontsize=8)
 fig.tight_layout()
 for c, r in adaptive.items():
-    print(f"{c:15s} adaptive: mean error over the last 2 s "
-          f"{r.signals['error'][r.t > 3].mean():.4f} rad")
+    print(
+        f"{c:15s} adaptive: mean error over the last 2 s "
+        f"{r.signals['error'][r.t > 3].mean():.4f} rad"
+    )

@@ -37,8 +37,9 @@ T_FINAL, RATE = 8.0, 25.0
 
 def run(mass_estimate, beta):
     """Both closed loops of the torsion experiment for one grid point."""
-    res = torsion_experiment(beta=beta, mass_estimate=mass_estimate, t_final=T_FINAL,
-                             rate=RATE, progress=False)
+    res = torsion_experiment(
+        beta=beta, mass_estimate=mass_estimate, t_final=T_FINAL, rate=RATE, progress=False
+    )
     return res.torsion_free, res.torsion
 
 
@@ -70,8 +71,13 @@ if Client is None:
 else:
     with (
         dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),
-        LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                     dashboard_address=":0", silence_logs=logging.ERROR) as cluster,
+        LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=logging.ERROR,
+        ) as cluster,
         Client(cluster) as client,
     ):
         futures = client.map(run, *zip(*grid, strict=True))
@@ -83,8 +89,10 @@ else:
 # gives bit-for-bit the same trajectories.
 m_hat, beta = grid[4]
 local = run(m_hat, beta)
-same = [np.array_equal(x.q, y.q) and np.array_equal(x.tau, y.tau)
-        for x, y in zip(local, results[4], strict=True)]
+same = [
+    np.array_equal(x.q, y.q) and np.array_equal(x.tau, y.tau)
+    for x, y in zip(local, results[4], strict=True)
+]
 print(f"m_hat = {m_hat:g} kg, beta = {beta:g} kg/s: identical to the local run: {all(same)}")
 
 # %%
@@ -108,10 +116,14 @@ def high_frequency_share(r, f0=1.0):
 
 
 shape = (len(mass_estimates), len(betas))
-rms = {k: np.reshape([rms_error(r[i]) for r in results], shape)
-       for i, k in enumerate(("torsion free", "torsion"))}
-hf = {k: np.reshape([high_frequency_share(r[i]) for r in results], shape)
-      for i, k in enumerate(("torsion free", "torsion"))}
+rms = {
+    k: np.reshape([rms_error(r[i]) for r in results], shape)
+    for i, k in enumerate(("torsion free", "torsion"))
+}
+hf = {
+    k: np.reshape([high_frequency_share(r[i]) for r in results], shape)
+    for i, k in enumerate(("torsion free", "torsion"))
+}
 for k in rms:
     print(f"{k}: RMS error (m), rows m_hat = {mass_estimates} kg, columns beta = {betas} kg/s")
     print(np.array2string(rms[k], precision=4))
@@ -120,11 +132,18 @@ for k in rms:
 # The tracking error is set by the mass mismatch, whatever the factorization; the torsion
 # changes how the torque gets there, most with :math:`|\beta|` large.
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.6), sharey=True)
-panels = (("RMS tracking error, torsion run", rms["torsion"], "RMS error (m)"),
-          ("torque energy above 1 Hz, torsion run", hf["torsion"], "share of the energy (-)"))
+panels = (
+    ("RMS tracking error, torsion run", rms["torsion"], "RMS error (m)"),
+    ("torque energy above 1 Hz, torsion run", hf["torsion"], "share of the energy (-)"),
+)
 for ax, (title, values, unit), cmap in zip(axes, panels, ("viridis", "magma"), strict=True):
-    image = ax.imshow(values, origin="lower", cmap=cmap, aspect="auto",
-                      extent=(-0.5, len(betas) - 0.5, -0.5, len(mass_estimates) - 0.5))
+    image = ax.imshow(
+        values,
+        origin="lower",
+        cmap=cmap,
+        aspect="auto",
+        extent=(-0.5, len(betas) - 0.5, -0.5, len(mass_estimates) - 0.5),
+    )
     ax.set_xticks(range(len(betas)), [f"{b:g}" for b in betas])
     ax.set_yticks(range(len(mass_estimates)), [f"{m:g}" for m in mass_estimates])
     ax.set_xlabel(r"torsion coefficient $\beta$ (kg/s)")

@@ -82,8 +82,9 @@ def cost(Q):
 # z_t = E_t vec(Q) + c_t: the matrix E (K + 1, 3n, (K - 1) n) from unit vectors
 m = (K - 1) * n
 c = np.concatenate(knot_states(np.zeros((K - 1, n))), axis=-1)
-E = np.stack([np.concatenate(knot_states(e.reshape(K - 1, n)), axis=-1) - c
-              for e in np.eye(m)], axis=-1)
+E = np.stack(
+    [np.concatenate(knot_states(e.reshape(K - 1, n)), axis=-1) - c for e in np.eye(m)], axis=-1
+)
 weights = h * w[:, None, None]
 
 
@@ -100,9 +101,9 @@ def derivatives(Q):
     SaQ = so.dM_dq.contract(tau)  # [c, b] = Σ_a τ_a ∂M_ac/∂q_b: rows ä, columns q
     Sqq = 0.5 * (Sqq + np.swapaxes(Sqq, -1, -2))  # the symmetric part (already, 1-DoF joints)
     Z = np.zeros_like(Sqq)
-    S = np.block([[Sqq, Sqv, np.swapaxes(SaQ, -1, -2)],
-                  [np.swapaxes(Sqv, -1, -2), Svv, Z],
-                  [SaQ, Z, Z]])
+    S = np.block(
+        [[Sqq, Sqv, np.swapaxes(SaQ, -1, -2)], [np.swapaxes(Sqv, -1, -2), Svv, Z], [SaQ, Z, Z]]
+    )
     grad = np.einsum("tzm,tz->m", E, np.einsum("taz,ta->tz", weights * Jz, tau))
     gauss_newton = np.einsum("tzm,tzy,tyk->mk", E, weights * np.swapaxes(Jz, -1, -2) @ Jz, E)
     newton = gauss_newton + np.einsum("tzm,tzy,tyk->mk", E, weights * S, E)
@@ -115,21 +116,41 @@ def derivatives(Q):
 # At the initial guess (the first joint interpolated linearly, the second kept straight plus a
 # bump), the gradient is compared with central differences of J and the Newton Hessian with
 # central differences of the analytic gradient.
-Q0 = np.stack([np.linspace(0.0, np.pi, K + 1)[1:-1],
-               0.5 * np.sin(np.linspace(0.0, np.pi, K + 1)[1:-1])], axis=-1)
+Q0 = np.stack(
+    [np.linspace(0.0, np.pi, K + 1)[1:-1], 0.5 * np.sin(np.linspace(0.0, np.pi, K + 1)[1:-1])],
+    axis=-1,
+)
 grad, newton, gauss_newton = derivatives(Q0)
 eps = 1e-6
-fd_grad = np.array([(cost(Q0 + eps * e.reshape(K - 1, n)) - cost(Q0 - eps * e.reshape(K - 1, n)))
-                    / (2 * eps) for e in np.eye(m)])
-fd_hess = np.stack([(derivatives(Q0 + eps * e.reshape(K - 1, n))[0]
-                     - derivatives(Q0 - eps * e.reshape(K - 1, n))[0]) / (2 * eps)
-                    for e in np.eye(m)], axis=-1)
-print(f"gradient vs finite differences (max rel. error): "
-      f"{np.max(np.abs(grad - fd_grad)) / np.max(np.abs(fd_grad)):.1e}")
-print(f"Newton Hessian vs finite differences (max rel. error): "
-      f"{np.max(np.abs(newton - fd_hess)) / np.max(np.abs(fd_hess)):.1e}")
-print(f"Gauss-Newton Hessian vs finite differences (max rel. error): "
-      f"{np.max(np.abs(gauss_newton - fd_hess)) / np.max(np.abs(fd_hess)):.1e}")
+fd_grad = np.array(
+    [
+        (cost(Q0 + eps * e.reshape(K - 1, n)) - cost(Q0 - eps * e.reshape(K - 1, n))) / (2 * eps)
+        for e in np.eye(m)
+    ]
+)
+fd_hess = np.stack(
+    [
+        (
+            derivatives(Q0 + eps * e.reshape(K - 1, n))[0]
+            - derivatives(Q0 - eps * e.reshape(K - 1, n))[0]
+        )
+        / (2 * eps)
+        for e in np.eye(m)
+    ],
+    axis=-1,
+)
+print(
+    f"gradient vs finite differences (max rel. error): "
+    f"{np.max(np.abs(grad - fd_grad)) / np.max(np.abs(fd_grad)):.1e}"
+)
+print(
+    f"Newton Hessian vs finite differences (max rel. error): "
+    f"{np.max(np.abs(newton - fd_hess)) / np.max(np.abs(fd_hess)):.1e}"
+)
+print(
+    f"Gauss-Newton Hessian vs finite differences (max rel. error): "
+    f"{np.max(np.abs(gauss_newton - fd_hess)) / np.max(np.abs(fd_hess)):.1e}"
+)
 
 # %%
 # Newton vs Gauss–Newton
@@ -167,11 +188,15 @@ Q_newton, J_newton = minimise("newton", Q0)
 Q_gn, J_gn = minimise("gauss-newton", Q0)
 J_star = min(J_newton[-1], J_gn[-1])
 gap_newton, gap_gn = J_newton - J_star, J_gn - J_star
-print(f"Newton: J* = {J_newton[-1]:.10f} after {len(J_newton) - 1} iterations; its last gaps "
-      "J - J*: " + ", ".join(f"{g:.0e}" for g in gap_newton[-9:-3]))
+print(
+    f"Newton: J* = {J_newton[-1]:.10f} after {len(J_newton) - 1} iterations; its last gaps "
+    "J - J*: " + ", ".join(f"{g:.0e}" for g in gap_newton[-9:-3])
+)
 rate = np.exp(np.mean(np.log(gap_gn[-11:-1] / gap_gn[-12:-2])))
-print(f"Gauss-Newton: J - J* = {gap_gn[-1]:.1e} after {len(J_gn) - 1} iterations, "
-      f"linear rate {rate:.2f}")
+print(
+    f"Gauss-Newton: J - J* = {gap_gn[-1]:.1e} after {len(J_gn) - 1} iterations, "
+    f"linear rate {rate:.2f}"
+)
 print(f"gradient norm at the Newton solution: {np.linalg.norm(derivatives(Q_newton)[0]):.1e}")
 
 # %%

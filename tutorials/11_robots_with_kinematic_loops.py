@@ -120,7 +120,9 @@ def closed_coriolis(model, q, v, connection):
 
 def mass_matrix_rate(model, q, v, h=1e-5):
     """dH̄/dt by central differences along the closed motion (model.integrate)."""
-    return (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (2 * h)
+    return (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (
+        2 * h
+    )
 
 
 for model in (knee, geared):
@@ -132,13 +134,17 @@ for model in (knee, geared):
     for connection in ("levi-civita", "velocity-cross"):
         C = coriolis_matrix(model, q, v, connection=connection)  # cluster Alg. 1
         N = H_dot - 2 * C
-        print(f"{connection:>15}: |Ḣ̄ - 2C̄ + (Ḣ̄ - 2C̄)ᵀ| = {np.abs(N + N.T).max():.1e}, "
-              f"|C̄v - (rnea(q, v, 0) - ḡ)| = {np.abs(C @ v - bias).max():.1e}, "
-              f"|C̄ - dense projection| = {np.abs(C - closed_coriolis(model, q, v, connection)).max():.1e}")
+        print(
+            f"{connection:>15}: |Ḣ̄ - 2C̄ + (Ḣ̄ - 2C̄)ᵀ| = {np.abs(N + N.T).max():.1e}, "
+            f"|C̄v - (rnea(q, v, 0) - ḡ)| = {np.abs(C @ v - bias).max():.1e}, "
+            f"|C̄ - dense projection| = {np.abs(C - closed_coriolis(model, q, v, connection)).max():.1e}"
+        )
         print(C.round(4))
     Gamma = christoffel_symbols(model, q)  # seed 000 Alg. 2 in cluster form
-    print(f"Christoffel symbols {Gamma.shape}: |Γ̄·v - C̄*| = "
-          f"{np.abs(np.einsum('ijk,j->ik', Gamma, v) - coriolis_matrix(model, q, v)).max():.1e}")
+    print(
+        f"Christoffel symbols {Gamma.shape}: |Γ̄·v - C̄*| = "
+        f"{np.abs(np.einsum('ijk,j->ik', Gamma, v) - coriolis_matrix(model, q, v)).max():.1e}"
+    )
 
 # %%
 # Both factorizations are metric compatible and give the right :math:`\\bar C v` (the
@@ -177,7 +183,11 @@ print(f"energy drift {np.abs(energy - energy[0]).max():.1e} J, loop residual {re
 # factorization with :math:`\\dot{\\bar H} - 2\\bar C` skew: the induced Levi-Civita
 # :math:`\\bar C` above. The hip and the knee crank follow sinusoids; :math:`K_D` is scaled
 # by the diagonal of :math:`\\bar H` (the crank's inertia is 20 times smaller than the hip's).
-y_ref, amp, freq = knee.neutral()[knee.independent_v_index], np.array([0.3, 0.2]), np.array([2.0, 3.0])
+y_ref, amp, freq = (
+    knee.neutral()[knee.independent_v_index],
+    np.array([0.3, 0.2]),
+    np.array([2.0, 3.0]),
+)
 Lambda = 5.0
 K_D = 10.0 * np.diag(np.diag(crba(knee, knee.neutral())))  # scaled like H̄: a stiff loop otherwise
 

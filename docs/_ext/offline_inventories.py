@@ -55,8 +55,7 @@ EXTRA = {
     "numpy": [
         ("array_like", "std:term", "glossary.html#term-array_like", "array_like"),
         ("array-like", "std:term", "glossary.html#term-array_like", "array-like"),
-        ("arrays.scalars", "std:label", "reference/arrays.scalars.html#arrays-scalars",
-         "Scalars"),
+        ("arrays.scalars", "std:label", "reference/arrays.scalars.html#arrays-scalars", "Scalars"),
         ("numpy.inf", "py:data", "reference/constants.html#numpy.inf", "-"),
         ("numpy.nan", "py:data", "reference/constants.html#numpy.nan", "-"),
     ],
@@ -64,21 +63,39 @@ EXTRA = {
         ("None", "py:data", "library/constants.html#None", "-"),
         ("True", "py:data", "library/constants.html#True", "-"),
         ("False", "py:data", "library/constants.html#False", "-"),
-        *[(t, "py:class", f"library/stdtypes.html#{t}", "-")
-          for t in ("list", "tuple", "str", "dict", "set", "frozenset", "bytes")],
-        *[(t, "py:class", f"library/functions.html#{t}", "-")
-          for t in ("int", "float", "complex", "bool", "object", "slice", "range")],
+        *[
+            (t, "py:class", f"library/stdtypes.html#{t}", "-")
+            for t in ("list", "tuple", "str", "dict", "set", "frozenset", "bytes")
+        ],
+        *[
+            (t, "py:class", f"library/functions.html#{t}", "-")
+            for t in ("int", "float", "complex", "bool", "object", "slice", "range")
+        ],
         ("callable", "py:function", "library/functions.html#callable", "-"),
-        ("contextlib.contextmanager", "py:function",
-         "library/contextlib.html#contextlib.contextmanager", "-"),
-        ("collections.namedtuple", "py:function",
-         "library/collections.html#collections.namedtuple", "-"),
+        (
+            "contextlib.contextmanager",
+            "py:function",
+            "library/contextlib.html#contextlib.contextmanager",
+            "-",
+        ),
+        (
+            "collections.namedtuple",
+            "py:function",
+            "library/collections.html#collections.namedtuple",
+            "-",
+        ),
         ("os.PathLike", "py:class", "library/os.html#os.PathLike", "-"),
         ("pathlib.Path", "py:class", "library/pathlib.html#pathlib.Path", "-"),
-        *[(t, "std:term", f"glossary.html#term-{t}", t)
-          for t in ("iterable", "sequence", "generator", "mapping", "hashable")],
-        ("bltin-boolean-values", "std:label", "library/stdtypes.html#bltin-boolean-values",
-         "Boolean Type - bool"),
+        *[
+            (t, "std:term", f"glossary.html#term-{t}", t)
+            for t in ("iterable", "sequence", "generator", "mapping", "hashable")
+        ],
+        (
+            "bltin-boolean-values",
+            "std:label",
+            "library/stdtypes.html#bltin-boolean-values",
+            "Boolean Type - bool",
+        ),
     ],
 }
 
@@ -182,8 +199,10 @@ def _entries(project: str):
                         member = inspect.getattr_static(obj, meth)
                     except AttributeError:
                         continue
-                    if not (callable(member) or isinstance(
-                            member, (property, classmethod, staticmethod))):
+                    if not (
+                        callable(member)
+                        or isinstance(member, (property, classmethod, staticmethod))
+                    ):
                         continue
                     mrole = "py:attribute" if isinstance(member, property) else "py:method"
                     key = f"{name}.{meth}"

@@ -4,4 +4,10 @@ from .experiments import torsion_experiment
 from .passivity import AdaptiveSlotineLi, SlotineLi
 from .reference import GroupTrackingError, group_tracking_error
 
-__all__ = ["SlotineLi", "AdaptiveSlotineLi", "torsion_experiment", "group_tracking_error", "GroupTrackingError"]
+__all__ = [
+    "SlotineLi",
+    "AdaptiveSlotineLi",
+    "torsion_experiment",
+    "group_tracking_error",
+    "GroupTrackingError",
+]

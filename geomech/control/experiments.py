@@ -19,8 +19,17 @@ _EPS[0, 1, 2] = _EPS[1, 2, 0] = _EPS[2, 0, 1] = 1.0
 _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 
 
-def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lambda=1.0,
-                       K_D=1.0, rate=1000.0, *, progress=None):
+def torsion_experiment(
+    beta=-5.0,
+    t_final=20.0,
+    mass=1.0,
+    mass_estimate=0.9,
+    Lambda=1.0,
+    K_D=1.0,
+    rate=1000.0,
+    *,
+    progress=None,
+):
     r"""Point-mass Slotine–Li tracking with :math:`C = 0` and :math:`C = \beta(v\times)`.
 
     Fixture of seed 000 §3.3: :math:`q_d = [t + \sin t, 0, 0]`, :math:`g = 0`,
@@ -72,16 +81,34 @@ def torsion_experiment(beta=-5.0, t_final=20.0, mass=1.0, mass_estimate=0.9, Lam
     est = point_mass(mass_estimate)
 
     def reference(t):
-        return (np.array([t + np.sin(t), 0.0, 0.0]), np.array([1.0 + np.cos(t), 0.0, 0.0]),
-                np.array([-np.sin(t), 0.0, 0.0]))
+        return (
+            np.array([t + np.sin(t), 0.0, 0.0]),
+            np.array([1.0 + np.cos(t), 0.0, 0.0]),
+            np.array([-np.sin(t), 0.0, 0.0]),
+        )
 
     q0, v0 = np.zeros(3), np.array([0.0, 1.0, 0.0])
     out = {}
-    for key, conn in (("torsion_free", LeviCivitaConnection(true)),
-                      ("torsion", AffineConnection(true, beta * _EPS))):
+    for key, conn in (
+        ("torsion_free", LeviCivitaConnection(true)),
+        ("torsion", AffineConnection(true, beta * _EPS)),
+    ):
         ctrl = SlotineLi(true, conn, reference, Lambda, K_D, estimate=est)
-        log = {"V": lambda t, q, v, tau, c=ctrl: c.lyapunov(t, q, v),
-               "q_d": lambda t, q, v, tau, c=ctrl: c.reference(t)[0]}
-        out[key] = simulate(true, q0, v0, t_final, controller=ctrl, dt=1.0 / rate, method="DOP853",
-                            rtol=1e-11, atol=1e-12, log=log, progress=progress)
+        log = {
+            "V": lambda t, q, v, tau, c=ctrl: c.lyapunov(t, q, v),
+            "q_d": lambda t, q, v, tau, c=ctrl: c.reference(t)[0],
+        }
+        out[key] = simulate(
+            true,
+            q0,
+            v0,
+            t_final,
+            controller=ctrl,
+            dt=1.0 / rate,
+            method="DOP853",
+            rtol=1e-11,
+            atol=1e-12,
+            log=log,
+            progress=progress,
+        )
     return SimpleNamespace(**out, beta=beta)

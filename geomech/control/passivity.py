@@ -26,7 +26,9 @@ def _gain(K, n: int, name: str) -> np.ndarray:
     if K.ndim == 0:
         K = K * np.eye(n)
     if K.shape != (n, n):
-        raise DimensionError(f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}.")
+        raise DimensionError(
+            f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}."
+        )
     if not np.all(np.isfinite(K)):
         raise NonFiniteError(f"Expected `{name}` to be finite.")
     sym = 0.5 * (K + K.T)
@@ -160,8 +162,18 @@ class SlotineLi:
             cls = AdaptiveSlotineLi  # the dynamic controller (it has a state)
         return super().__new__(cls)
 
-    def __init__(self, system, connection, reference, Lambda, K_D, *, estimate=None,
-                 adaptation=None, require_passivity=False):
+    def __init__(
+        self,
+        system,
+        connection,
+        reference,
+        Lambda,
+        K_D,
+        *,
+        estimate=None,
+        adaptation=None,
+        require_passivity=False,
+    ):
         given, system = system, as_mechanical_system(system)  # a RigidBody through its view
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
             raise ParameterError(
@@ -184,11 +196,17 @@ class SlotineLi:
             if getattr(system, "is_closed", False):
                 self._coordinates = _independent_coordinates(system)
             else:
-                self._jointwise = JointwiseTrackingError(system)  # block layout of the joint-wise error
+                self._jointwise = JointwiseTrackingError(
+                    system
+                )  # block layout of the joint-wise error
                 self._quaternion_rows = np.array(
-                    [np.arange(qs.stop - 4, qs.stop) for j, qs in zip(system.joints, system.q_slices,
-                                                                     strict=True)
-                     if isinstance(j, (Spherical, FreeFlyer))], dtype=int).reshape(-1, 4)
+                    [
+                        np.arange(qs.stop - 4, qs.stop)
+                        for j, qs in zip(system.joints, system.q_slices, strict=True)
+                        if isinstance(j, (Spherical, FreeFlyer))
+                    ],
+                    dtype=int,
+                ).reshape(-1, 4)
         elif not isinstance(frame, CoordinateFrame):
             raise ParameterError(
                 "Expected `system` to have a CoordinateFrame, LeftInvariantFrame, "
@@ -198,9 +216,12 @@ class SlotineLi:
         self.system = system
         self.multibody = isinstance(frame, JointFrame)
         self.estimate = system if estimate is None else as_mechanical_system(estimate, "estimate")
-        if (not isinstance(self.estimate, MechanicalSystem) or self.estimate.dim != system.dim
-                or type(self.estimate.frame) is not type(frame)
-                or tuple(self.estimate.frame.point_shape) != tuple(frame.point_shape)):
+        if (
+            not isinstance(self.estimate, MechanicalSystem)
+            or self.estimate.dim != system.dim
+            or type(self.estimate.frame) is not type(frame)
+            or tuple(self.estimate.frame.point_shape) != tuple(frame.point_shape)
+        ):
             raise DTypeError(
                 "Expected `estimate` to be a MechanicalSystem with the same dimension and frame "
                 f"type as `system` ({type(frame).__name__}, dim {system.dim})."
@@ -211,8 +232,7 @@ class SlotineLi:
         # geomech.multibody.slotine_li_torques (O(N), with the estimate's inertias)
         # (on a closed model, Gᵀ times the spanning tree's, seed 000 eq. 17)
         self._body_connection = (
-            connection if self.multibody and not isinstance(connection, AffineConnection)
-            else None
+            connection if self.multibody and not isinstance(connection, AffineConnection) else None
         )
         self.reference = reference
         n = self.n = system.dim
@@ -227,8 +247,11 @@ class SlotineLi:
         if not bool(self._connection.has_riemannian_geodesics(q0)):
             bad.append("not a valid factorization (C v != C* v)")
         if bad:
-            msg = (f"The connection {connection!r} is " + " and ".join(bad)
-                   + ": the passivity guarantee V' = -s^T K_D s does not hold.")
+            msg = (
+                f"The connection {connection!r} is "
+                + " and ".join(bad)
+                + ": the passivity guarantee V' = -s^T K_D s does not hold."
+            )
             if require_passivity:
                 raise ParameterError(msg)
             warnings.warn(msg, UserWarning, stacklevel=2 if type(self) is SlotineLi else 3)
@@ -256,15 +279,21 @@ class SlotineLi:
         # the common case (a finite float vector of the right shape) in one reduction; any
         # other input goes through the full check, which words the failure
         n = self.n if n is None else n
-        if (type(x) is np.ndarray and x.dtype == np.float64 and x.shape == (n,)
-                and math.isfinite(np.add.reduce(x))):
+        if (
+            type(x) is np.ndarray
+            and x.dtype == np.float64
+            and x.shape == (n,)
+            and math.isfinite(np.add.reduce(x))
+        ):
             return x
         return self._vec(x, name, n)
 
     def _reference(self, t):
         ref = tuple(self.reference(t))
         if len(ref) != 3:
-            raise ParameterError(f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items.")
+            raise ParameterError(
+                f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items."
+            )
         return ref
 
     def _frame_signals(self, t, q, v):
@@ -293,7 +322,9 @@ class SlotineLi:
             raise DimensionError(f"Expected `q_d` to have shape {shape}, got {q_d.shape}.")
         v_d, a_d = self._vec(ref[1], "v_d"), self._vec(ref[2], "a_d")
         if self._group is not None:
-            err = group_tracking_error(self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side)
+            err = group_tracking_error(
+                self._group, q, v, q_d, v_d, a_d, self.Lambda, side=self._side
+            )
             return q_d, v_d, err.v_r, err.a_r, v - err.v_r
         e = q[self._coordinates] - q_d[self._coordinates]
         v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)
@@ -385,8 +416,10 @@ class SlotineLi:
         if self._body_connection is not None:
             from ..multibody.coriolis import slotine_li_torques
 
-            return (slotine_li_torques(self.estimate, q, v, v_r, a_r, self._body_connection)
-                    - self.K_D @ s)
+            return (
+                slotine_li_torques(self.estimate, q, v, v_r, a_r, self._body_connection)
+                - self.K_D @ s
+            )
         E = self.estimate
         C_hat = self._connection.coriolis_matrix(q, v)
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
@@ -395,8 +428,9 @@ class SlotineLi:
 def _independent_coordinates(model) -> np.ndarray:
     """Positions in ``q`` of a closed model's independent 1-DoF joints (``v = dq/dt`` there)."""
     iq = []
-    for joint, qs, vs, name in zip(model.joints, model.q_slices, model.v_slices,
-                                   model.joint_names, strict=True):
+    for joint, qs, vs, name in zip(
+        model.joints, model.q_slices, model.v_slices, model.joint_names, strict=True
+    ):
         if vs.stop == vs.start:
             continue
         if joint.nq != 1 or joint.nv != 1:
@@ -461,8 +495,9 @@ def _check_same_kinematics(model, estimate) -> None:
 
         q = model.random_configuration(np.random.default_rng(1))
         tree, tree_hat = (getattr(m, "spanning_tree", m) for m in (model, estimate))
-        same = np.allclose(joint_transforms(tree_hat, q)[0], joint_transforms(tree, q)[0],
-                           rtol=0.0, atol=1e-12)
+        same = np.allclose(
+            joint_transforms(tree_hat, q)[0], joint_transforms(tree, q)[0], rtol=0.0, atol=1e-12
+        )
     if not same:
         raise ParameterError(
             "Expected `estimate` to differ from `system` in its inertias only (same tree, "
@@ -560,23 +595,39 @@ class AdaptiveSlotineLi(SlotineLi):
     ((20,), True)
     """
 
-    def __init__(self, system, connection, reference, Lambda, K_D, *, estimate=None,
-                 adaptation=None, require_passivity=False):
+    def __init__(
+        self,
+        system,
+        connection,
+        reference,
+        Lambda,
+        K_D,
+        *,
+        estimate=None,
+        adaptation=None,
+        require_passivity=False,
+    ):
         from ..multibody.model import MultibodyModel
         from ..multibody.regressor import slotine_li_regressor
         from ..spatial import dynamic_parameters
 
         if not isinstance(system, MultibodyModel):
             raise ParameterError(
-                "Adaptation needs the regressor of a MultibodyModel, got "
-                f"{type(system).__name__}."
+                f"Adaptation needs the regressor of a MultibodyModel, got {type(system).__name__}."
             )
         if adaptation is None:
             raise ParameterError(
                 "Adaptation gain `adaptation` must be given (a positive scalar or an SPD matrix)."
             )
-        super().__init__(system, connection, reference, Lambda, K_D, estimate=estimate,
-                         require_passivity=require_passivity)
+        super().__init__(
+            system,
+            connection,
+            reference,
+            Lambda,
+            K_D,
+            estimate=estimate,
+            require_passivity=require_passivity,
+        )
         _check_same_kinematics(system, self.estimate)
         n_par = 10 * system.n_bodies
         self.Gamma = _adaptation_gain(adaptation, n_par)
@@ -598,8 +649,12 @@ class AdaptiveSlotineLi(SlotineLi):
         # torque and state_rate are evaluated at the same (t, q, v) by the integrators:
         # the regressor and s of the last point are reused
         key = self._last
-        if (key is not None and np.array_equal(key[0], t) and np.array_equal(key[1], q)
-                and np.array_equal(key[2], v)):
+        if (
+            key is not None
+            and np.array_equal(key[0], t)
+            and np.array_equal(key[1], q)
+            and np.array_equal(key[2], v)
+        ):
             return key[3], key[4]
         _, _, v_r, a_r, s = self.signals(t, q, v)
         q, v = np.asarray(q, float), np.asarray(v, float)

@@ -75,8 +75,12 @@ from geomech._validation import as_array
 from geomech.errors import DimensionError, DTypeError, ParameterError
 from geomech.lie import LieGroup
 
-__all__ = ["GroupTrackingError", "JointwiseTrackingError", "group_tracking_error",
-           "multibody_tracking_error"]
+__all__ = [
+    "GroupTrackingError",
+    "JointwiseTrackingError",
+    "group_tracking_error",
+    "multibody_tracking_error",
+]
 
 
 class GroupTrackingError(NamedTuple):
@@ -115,7 +119,9 @@ def _lambda_matrix(Lambda, n: int) -> np.ndarray:
     if L.ndim == 0:
         return float(L) * np.eye(n)
     if L.shape != (n, n):
-        raise DimensionError(f"Expected `Lambda` to be a scalar or of shape {(n, n)}, got {L.shape}.")
+        raise DimensionError(
+            f"Expected `Lambda` to be a scalar or of shape {(n, n)}, got {L.shape}."
+        )
     return L
 
 
@@ -220,8 +226,13 @@ def group_tracking_error(group, q, v, q_d, v_d, a_d, Lambda, side="left") -> Gro
     v, v_d, a_d = (as_array(x, name, (n,)) for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d")))
     L = _lambda_matrix(Lambda, n)
     try:
-        np.broadcast_shapes(q.shape[: q.ndim - k], q_d.shape[: q_d.ndim - k], v.shape[:-1],
-                            v_d.shape[:-1], a_d.shape[:-1])
+        np.broadcast_shapes(
+            q.shape[: q.ndim - k],
+            q_d.shape[: q_d.ndim - k],
+            v.shape[:-1],
+            v_d.shape[:-1],
+            a_d.shape[:-1],
+        )
     except ValueError as exc:
         raise DimensionError(
             f"Expected the leading (batch) dimensions of `q` {q.shape}, `v` {v.shape}, `q_d` "
@@ -330,8 +341,9 @@ class JointwiseTrackingError:
             if joint.nv == 0:
                 continue
             one_dof = isinstance(joint, OneDoFJoint)
-            if not one_dof and (not isinstance(joint.manifold, LieGroup)
-                                or joint.manifold.dim != joint.nv):
+            if not one_dof and (
+                not isinstance(joint.manifold, LieGroup) or joint.manifold.dim != joint.nv
+            ):
                 raise ParameterError(
                     f"Expected joint {joint!r} to have a Lie group `manifold` of dimension "
                     f"nv = {joint.nv} (its speeds in the group's Lie algebra), got "
@@ -362,8 +374,9 @@ class JointwiseTrackingError:
             e, w, b, e_dot = (np.zeros(self.nv) for _ in range(4))
             tracking_error(self._topo, q, v, q_d, v_d, a_d, e, w, b, e_dot)
         else:
-            lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1],
-                                       v_d.shape[:-1], a_d.shape[:-1])
+            lead = np.broadcast_shapes(
+                q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1], a_d.shape[:-1]
+            )
             q, q_d = (np.broadcast_to(x, lead + (self.nq,)) for x in (q, q_d))
             v, v_d, a_d = (np.broadcast_to(x, lead + (self.nv,)) for x in (v, v_d, a_d))
             e, w, b, e_dot = (np.zeros(lead + (self.nv,)) for _ in range(4))
@@ -380,8 +393,9 @@ class JointwiseTrackingError:
         for joint, iq, iv in self._blocks:
             G = joint.manifold
             e_k = joint._difference(q_d[..., iq], q[..., iq])  # log(q_d^{-1} q), (..., k, nv_j)
-            w_k, b_k, ed_k = _error_rates(G, G._exp(e_k), e_k, v[..., iv], v_d[..., iv],
-                                          a_d[..., iv], "left")
+            w_k, b_k, ed_k = _error_rates(
+                G, G._exp(e_k), e_k, v[..., iv], v_d[..., iv], a_d[..., iv], "left"
+            )
             e[..., iv], w[..., iv], b[..., iv], e_dot[..., iv] = e_k, w_k, b_k, ed_k
         return e, w, b, e_dot
 
@@ -489,12 +503,14 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
             f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
         )
     q, q_d = (model.frame.validate_point(x, name) for x, name in ((q, "q"), (q_d, "q_d")))
-    v, v_d, a_d = (as_array(x, name, (model.nv,))
-                   for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d")))
+    v, v_d, a_d = (
+        as_array(x, name, (model.nv,)) for x, name in ((v, "v"), (v_d, "v_d"), (a_d, "a_d"))
+    )
     L = _lambda_matrix(Lambda, model.nv)
     try:
-        np.broadcast_shapes(q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1],
-                            a_d.shape[:-1])
+        np.broadcast_shapes(
+            q.shape[:-1], v.shape[:-1], q_d.shape[:-1], v_d.shape[:-1], a_d.shape[:-1]
+        )
     except ValueError as exc:
         raise DimensionError(
             f"Expected the leading (batch) dimensions of `q` {q.shape}, `v` {v.shape}, `q_d` "

@@ -83,8 +83,7 @@ class CartanSchoutenConnection(AffineConnection):
         frame = system.frame
         if not isinstance(frame, LeftInvariantFrame) or isinstance(frame, RightInvariantFrame):
             raise ConnectionSpecError(
-                "Expected `system` to have a LeftInvariantFrame on a Lie group, "
-                f"got {frame!r}."
+                f"Expected `system` to have a LeftInvariantFrame on a Lie group, got {frame!r}."
             )
         self.kind = name
         self._lambda = _LAMBDA[name]

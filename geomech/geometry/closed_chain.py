@@ -125,10 +125,23 @@ class LoopClosureFrame(Frame):
     array([0.6, 0.8])
     """
 
-    def __init__(self, constraint, n, independent, constraint_jacobian=None,
-                 constraint_hessian=None, reference=None, *, max_step=0.25, max_iter=50):
-        for value, name in ((constraint, "constraint"), (constraint_jacobian,
-                            "constraint_jacobian"), (constraint_hessian, "constraint_hessian")):
+    def __init__(
+        self,
+        constraint,
+        n,
+        independent,
+        constraint_jacobian=None,
+        constraint_hessian=None,
+        reference=None,
+        *,
+        max_step=0.25,
+        max_iter=50,
+    ):
+        for value, name in (
+            (constraint, "constraint"),
+            (constraint_jacobian, "constraint_jacobian"),
+            (constraint_hessian, "constraint_hessian"),
+        ):
             if value is not None and not callable(value):
                 raise ConnectionSpecError(
                     f"Expected `{name}` to be callable, got {type(value).__name__}."
@@ -137,8 +150,9 @@ class LoopClosureFrame(Frame):
             raise DimensionError(f"Expected `n` to be an integer >= 2, got {n!r}.")
         n = int(n)
         self.independent = _indices(independent, n, "independent")
-        self.dependent = np.array([i for i in range(n) if i not in set(self.independent)],
-                                  dtype=int)
+        self.dependent = np.array(
+            [i for i in range(n) if i not in set(self.independent)], dtype=int
+        )
         if self.dependent.size == 0:
             raise ConnectionSpecError(
                 f"Expected at least one dependent coordinate, got all {n} independent."
@@ -157,8 +171,7 @@ class LoopClosureFrame(Frame):
                 f"Expected `constraint(q)` to return n - m = {self.dependent.size} values (one "
                 f"per dependent coordinate), got shape {c}."
             )
-        self.reference = None if reference is None else self.validate_point(reference,
-                                                                              "reference")
+        self.reference = None if reference is None else self.validate_point(reference, "reference")
 
     # -- constraint and its derivatives (q unvalidated, shape (..., n)) -------------------
     def _phi(self, q):
@@ -323,8 +336,9 @@ class LoopClosureFrame(Frame):
         >>> frame.chart_velocity([0.0, 1.0], [0.1], [2.0])
         array([2.])
         """
-        return np.broadcast_to(np.asarray(v, dtype=float),
-                               np.broadcast_shapes(np.shape(phi), np.shape(v))).copy()
+        return np.broadcast_to(
+            np.asarray(v, dtype=float), np.broadcast_shapes(np.shape(phi), np.shape(v))
+        ).copy()
 
     def validate_point(self, q, name="q"):
         r"""Check the shape, finiteness and the loop closure :math:`\phi(q) = 0`.
@@ -456,15 +470,16 @@ class LoopClosureFrame(Frame):
         return self.flow(self.reference, w, 1.0)
 
     def __repr__(self):
-        return (f"LoopClosureFrame(n={self.point_shape[0]}, "
-                f"independent={self.independent.tolist()})")
+        return f"LoopClosureFrame(n={self.point_shape[0]}, independent={self.independent.tolist()})"
 
 
 def _tree_connection(tree, connection) -> AffineConnection:
     """The spanning tree's connection: ``tree`` itself, or the connection of a system."""
     if isinstance(tree, AffineConnection):
         return tree
-    if not (isinstance(tree, MechanicalSystem) or callable(getattr(tree, "mechanical_system", None))):
+    if not (
+        isinstance(tree, MechanicalSystem) or callable(getattr(tree, "mechanical_system", None))
+    ):
         raise ConnectionSpecError(
             "Expected `tree` to be an AffineConnection, or a MechanicalSystem (e.g. a "
             f"MultibodyModel) with a `connection`, got {type(tree).__name__}."
@@ -548,8 +563,17 @@ class ClosedChain:
     array([[1.5625]])
     """
 
-    def __init__(self, tree, constraint, independent, *, connection="levi-civita",
-                 constraint_jacobian=None, constraint_hessian=None, reference=None):
+    def __init__(
+        self,
+        tree,
+        constraint,
+        independent,
+        *,
+        connection="levi-civita",
+        constraint_jacobian=None,
+        constraint_hessian=None,
+        reference=None,
+    ):
         tree = _tree_connection(tree, connection)
         if not getattr(tree.system.frame, "coordinates", False):
             raise ConnectionSpecError(
@@ -557,13 +581,22 @@ class ClosedChain:
                 f"robot of 1-DoF joints), got {tree.system.frame!r}."
             )
         self.tree = tree
-        self._spec = dict(constraint=constraint, independent=independent,
-                          constraint_jacobian=constraint_jacobian,
-                          constraint_hessian=constraint_hessian, reference=reference)
-        self.frame = LoopClosureFrame(constraint, tree.dim, independent, constraint_jacobian,
-                                      constraint_hessian, reference)
-        self.connection = InducedConnection(tree, A=self.frame._velocity_map, frame=self.frame,
-                                            A_dot=self.frame._velocity_map_derivative)
+        self._spec = dict(
+            constraint=constraint,
+            independent=independent,
+            constraint_jacobian=constraint_jacobian,
+            constraint_hessian=constraint_hessian,
+            reference=reference,
+        )
+        self.frame = LoopClosureFrame(
+            constraint, tree.dim, independent, constraint_jacobian, constraint_hessian, reference
+        )
+        self.connection = InducedConnection(
+            tree,
+            A=self.frame._velocity_map,
+            frame=self.frame,
+            A_dot=self.frame._velocity_map_derivative,
+        )
         self.system = self.connection.system
         self.dim = self.frame.dim
 
@@ -817,5 +850,7 @@ class ClosedChain:
         return ClosedChain(tree, **self._spec)
 
     def __repr__(self):
-        return (f"<ClosedChain: {self.tree.dim} spanning-tree coordinates, {self.dim} "
-                f"independent {self.independent.tolist()}>")
+        return (
+            f"<ClosedChain: {self.tree.dim} spanning-tree coordinates, {self.dim} "
+            f"independent {self.independent.tolist()}>"
+        )

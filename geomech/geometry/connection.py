@@ -539,8 +539,9 @@ class AffineConnection:
         >>> bool(np.allclose(traj.q[-1], SO3.exp(2.0 * xi)))
         True
         """
-        return integrate_geodesic(self, q0, v0, t, rtol=rtol, atol=atol,
-                                  max_chart_step=max_chart_step)
+        return integrate_geodesic(
+            self, q0, v0, t, rtol=rtol, atol=atol, max_chart_step=max_chart_step
+        )
 
     def parallel_transport(self, curve, w0, t=None, *, rtol=1e-10, atol=1e-12):
         r"""Parallel transport :math:`\nabla_{\dot\gamma} w = 0` of ``w0`` along ``curve``.

@@ -30,8 +30,14 @@ __all__ = ["Contorsion", "SymmetryReport"]
 
 def _levi_civita3() -> np.ndarray:
     eps = np.zeros((3, 3, 3))
-    for (a, b, c), sign in (((0, 1, 2), 1), ((1, 2, 0), 1), ((2, 0, 1), 1),
-                            ((0, 2, 1), -1), ((2, 1, 0), -1), ((1, 0, 2), -1)):
+    for (a, b, c), sign in (
+        ((0, 1, 2), 1),
+        ((1, 2, 0), 1),
+        ((2, 0, 1), 1),
+        ((0, 2, 1), -1),
+        ((2, 1, 0), -1),
+        ((1, 0, 2), -1),
+    ):
         eps[a, b, c] = sign
     return eps
 
@@ -251,9 +257,11 @@ class Contorsion:
             idx = np.array([a, b, c])
             basis[t][np.ix_(idx, idx, idx)] = eps
         if callable(beta):
+
             def components(q, _beta=beta, _basis=basis):
                 b = as_array(_beta(q), "beta(q)", (m,))
                 return np.einsum("...t,tijk->...ijk", b, _basis)
+
             return cls(components, n)
         return cls(np.einsum("t,tijk->ijk", beta, basis))
 

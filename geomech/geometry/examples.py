@@ -263,7 +263,8 @@ def two_link_arm(m1, m2, l1, l2, lc1, lc2, I1, I2, gravity=9.81) -> MechanicalSy
            [0.35, 0.35]])
     """
     m1, m2, l1, l2, lc1, lc2, I1, I2, g = (
-        float(as_array(x, name)) for x, name in zip(
+        float(as_array(x, name))
+        for x, name in zip(
             (m1, m2, l1, l2, lc1, lc2, I1, I2, gravity),
             ("m1", "m2", "l1", "l2", "lc1", "lc2", "I1", "I2", "gravity"),
             strict=True,
@@ -284,6 +285,8 @@ def two_link_arm(m1, m2, l1, l2, lc1, lc2, I1, I2, gravity=9.81) -> MechanicalSy
         return np.stack([np.stack([H11, H12], -1), np.stack([H12, H22], -1)], -2)
 
     def potential(q):
-        return g * ((m1 * lc1 + m2 * l1) * np.sin(q[..., 0]) + m2 * lc2 * np.sin(q[..., 0] + q[..., 1]))
+        return g * (
+            (m1 * lc1 + m2 * l1) * np.sin(q[..., 0]) + m2 * lc2 * np.sin(q[..., 0] + q[..., 1])
+        )
 
     return MechanicalSystem(Euclidean(2), mass_matrix, potential=potential)

@@ -119,8 +119,9 @@ def particle_on_sphere(radius=1.0, mass=1.0, contorsion=None) -> InducedConnecti
     return InducedConnection(ambient, A=jacobian, embedding=embedding, manifold=Euclidean(2))
 
 
-def particle_on_torus(major_radius=2.0, minor_radius=1.0, mass=1.0,
-                      contorsion=None) -> InducedConnection:
+def particle_on_torus(
+    major_radius=2.0, minor_radius=1.0, mass=1.0, contorsion=None
+) -> InducedConnection:
     r"""A point mass on a torus of revolution, angles :math:`\bar q = (\theta, \phi)`.
 
     :math:`\theta` goes around the tube, :math:`\phi` around the axis of revolution ``z``:
@@ -183,8 +184,9 @@ def particle_on_torus(major_radius=2.0, minor_radius=1.0, mass=1.0,
     def jacobian(q):
         th, ph = q[..., 0], q[..., 1]
         rho = R + r * np.cos(th)
-        d_th = np.stack([-r * np.sin(th) * np.cos(ph), -r * np.sin(th) * np.sin(ph),
-                         r * np.cos(th)], -1)
+        d_th = np.stack(
+            [-r * np.sin(th) * np.cos(ph), -r * np.sin(th) * np.sin(ph), r * np.cos(th)], -1
+        )
         d_ph = np.stack([-rho * np.sin(ph), rho * np.cos(ph), np.zeros_like(th)], -1)
         return np.stack([d_th, d_ph], -1)
 
@@ -227,8 +229,11 @@ class _PlanarChain:
                 theta = theta + q[..., k]
             else:  # prismatic along axes[k] of the parent body
                 u = _rotate(theta, np.broadcast_to(self.axes[k], batch + (2,)))
-                o = o + _rotate(theta, np.broadcast_to(self.offsets[k], batch + (2,))) \
+                o = (
+                    o
+                    + _rotate(theta, np.broadcast_to(self.offsets[k], batch + (2,)))
                     + q[..., k, None] * u
+                )
                 dirs.append(u)
             thetas.append(theta)
             origins.append(o)
@@ -252,7 +257,11 @@ class _PlanarChain:
                 else:
                     cols.append(dirs[l])
             J = np.stack(cols, -1)  # (..., 2, n)
-            H = H + self.masses[k] * np.swapaxes(J, -1, -2) @ J + self.inertias[k] * np.outer(jw, jw)
+            H = (
+                H
+                + self.masses[k] * np.swapaxes(J, -1, -2) @ J
+                + self.inertias[k] * np.outer(jw, jw)
+            )
         return H
 
     def complex_step_dH(self, q):
@@ -286,8 +295,9 @@ class _PlanarChainSystem(MechanicalSystem):
         return self._chain.complex_step_gravity(self._point(q))
 
 
-def planar_serial_chain(joint_types, offsets, masses, coms, inertias, axes=None,
-                        gravity=9.81) -> MechanicalSystem:
+def planar_serial_chain(
+    joint_types, offsets, masses, coms, inertias, axes=None, gravity=9.81
+) -> MechanicalSystem:
     r"""An open planar chain of revolute (``"R"``) and prismatic (``"P"``) joints.
 
     Body ``k`` hangs from joint ``k``, located at ``offsets[k]`` in the frame of body
@@ -358,9 +368,13 @@ def planar_serial_chain(joint_types, offsets, masses, coms, inertias, axes=None,
     masses = as_array(masses, "masses")
     inertias = as_array(inertias, "inertias")
     axes = np.tile([1.0, 0.0], (n, 1)) if axes is None else as_array(axes, "axes", (2,))
-    for arr, name, shape in ((offsets, "offsets", (n, 2)), (coms, "coms", (n, 2)),
-                             (masses, "masses", (n,)), (inertias, "inertias", (n,)),
-                             (axes, "axes", (n, 2))):
+    for arr, name, shape in (
+        (offsets, "offsets", (n, 2)),
+        (coms, "coms", (n, 2)),
+        (masses, "masses", (n,)),
+        (inertias, "inertias", (n,)),
+        (axes, "axes", (n, 2)),
+    ):
         if arr.shape != shape:
             raise DimensionError(f"Expected `{name}` to have shape {shape}, got {arr.shape}.")
     for arr, name in ((masses, "masses"), (inertias, "inertias")):
@@ -422,9 +436,19 @@ def four_bar_closure(alpha, ground, crank, coupler, rocker) -> np.ndarray:
     return np.array([alpha, th2 - alpha, th3 - th2])
 
 
-def four_bar_linkage(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1.2),
-                     *, mobile_base=False, base_mass=3.0, base_inertia=0.5, gravity=9.81,
-                     crank_angle=0.3) -> ClosedChain:
+def four_bar_linkage(
+    ground=2.0,
+    crank=0.8,
+    coupler=2.2,
+    rocker=1.8,
+    masses=(1.0, 1.5, 1.2),
+    *,
+    mobile_base=False,
+    base_mass=3.0,
+    base_inertia=0.5,
+    gravity=9.81,
+    crank_angle=0.3,
+) -> ClosedChain:
     r"""A planar four-bar linkage: three revolute joints and one loop constraint.
 
     The spanning tree is the serial chain crank–coupler–rocker with relative joint angles
@@ -489,8 +513,15 @@ def four_bar_linkage(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0
     >>> bool(np.allclose(H_dot, C + C.T))  # skew: 1-DoF, C = H_dot / 2
     True
     """
-    d, l1, l2, l3 = (_positive(x, name) for x, name in (
-        (ground, "ground"), (crank, "crank"), (coupler, "coupler"), (rocker, "rocker")))
+    d, l1, l2, l3 = (
+        _positive(x, name)
+        for x, name in (
+            (ground, "ground"),
+            (crank, "crank"),
+            (coupler, "coupler"),
+            (rocker, "rocker"),
+        )
+    )
     masses = as_array(masses, "masses", (3,))
     if masses.shape != (3,):
         raise DimensionError(f"Expected `masses` to have shape (3,), got {masses.shape}.")
@@ -544,6 +575,11 @@ def four_bar_linkage(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0
     reference = np.zeros(n)
     reference[base:] = four_bar_closure(float(crank_angle), d, l1, l2, l3)
     independent = list(range(base + 1))
-    return ClosedChain(LeviCivitaConnection(tree_system), constraint, independent,
-                       constraint_jacobian=constraint_jacobian,
-                       constraint_hessian=constraint_hessian, reference=reference)
+    return ClosedChain(
+        LeviCivitaConnection(tree_system),
+        constraint,
+        independent,
+        constraint_jacobian=constraint_jacobian,
+        constraint_hessian=constraint_hessian,
+        reference=reference,
+    )

@@ -631,8 +631,9 @@ class CoordinateFrame(Frame):
         >>> CoordinateFrame(2).chart_velocity([0.0, 0.0], [0.1, 0.2], [1.0, 2.0])
         array([1., 2.])
         """
-        return np.broadcast_to(np.asarray(v, dtype=float), np.broadcast_shapes(
-            np.shape(phi), np.shape(v))).copy()
+        return np.broadcast_to(
+            np.asarray(v, dtype=float), np.broadcast_shapes(np.shape(phi), np.shape(v))
+        ).copy()
 
     def __repr__(self):
         return f"CoordinateFrame({self.dim})"
@@ -676,8 +677,15 @@ class CustomFrame(Frame):
     array([2., 2.])
     """
 
-    def __init__(self, dim, point_shape, flow, structure_constants=None, chart_velocity=None,
-                 random_configuration=None):
+    def __init__(
+        self,
+        dim,
+        point_shape,
+        flow,
+        structure_constants=None,
+        chart_velocity=None,
+        random_configuration=None,
+    ):
         if isinstance(dim, bool) or not isinstance(dim, (int, np.integer)) or dim < 1:
             raise DimensionError(f"Expected `dim` to be a positive integer, got {dim!r}.")
         if not callable(flow):

@@ -162,8 +162,18 @@ def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_cha
     def field_(s, q, v):  # q̇ = X_i v^i, v̇^i = -Γ^i_jk v^j v^k (∇_v v = 0)
         return v, -np.einsum("nijk,nj,nk->ni", connection._second_kind(q), v, v)
 
-    run = integrate_adaptive(frame_chart(frame), field_, "DOP853", t, q, v, rtol=rtol, atol=atol,
-                             chart_limit=max_chart_step, dense=True)
+    run = integrate_adaptive(
+        frame_chart(frame),
+        field_,
+        "DOP853",
+        t,
+        q,
+        v,
+        rtol=rtol,
+        atol=atol,
+        chart_limit=max_chart_step,
+        dense=True,
+    )
     q_out = np.moveaxis(run.q, 0, 1).reshape(batch + (t.size,) + ps)
     v_out = np.moveaxis(run.y, 0, 1).reshape(batch + (t.size, n))
     return Trajectory(t, q_out, v_out, run.dense, batch)
@@ -224,5 +234,7 @@ def integrate_parallel_transport(connection, curve, w0, t=None, *, rtol=1e-10, a
         q, v = curve.state(s)
         return empty, -np.einsum("...ijk,...j,...k->...i", connection._second_kind(q), v, w)
 
-    run = integrate_adaptive(vector_chart(0), field_, "DOP853", t, empty, w0.copy(), rtol=rtol, atol=atol)
+    run = integrate_adaptive(
+        vector_chart(0), field_, "DOP853", t, empty, w0.copy(), rtol=rtol, atol=atol
+    )
     return np.moveaxis(run.y, 0, -2)

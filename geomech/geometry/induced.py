@@ -179,11 +179,22 @@ class InducedConnection(AffineConnection):
     (True, True)
     """
 
-    def __init__(self, connection, A=None, embedding=None, *, manifold=None, frame=None,
-                 A_dot=None, step=None):
+    def __init__(
+        self,
+        connection,
+        A=None,
+        embedding=None,
+        *,
+        manifold=None,
+        frame=None,
+        A_dot=None,
+        step=None,
+    ):
         if not isinstance(connection, AffineConnection):
-            if not (isinstance(connection, MechanicalSystem)
-                    or callable(getattr(connection, "mechanical_system", None))):
+            if not (
+                isinstance(connection, MechanicalSystem)
+                or callable(getattr(connection, "mechanical_system", None))
+            ):
                 raise ConnectionSpecError(
                     "Expected `connection` to be an AffineConnection on the ambient system (or "
                     f"the system itself), got {type(connection).__name__}."
@@ -209,8 +220,11 @@ class InducedConnection(AffineConnection):
                     "Expected `manifold` to be a geomech.lie.LieGroup, got "
                     f"{type(manifold).__name__}."
                 )
-            frame = (CoordinateFrame(manifold.dim) if isinstance(manifold, Euclidean)
-                     else LeftInvariantFrame(manifold))
+            frame = (
+                CoordinateFrame(manifold.dim)
+                if isinstance(manifold, Euclidean)
+                else LeftInvariantFrame(manifold)
+            )
         if step is not None and not (np.isscalar(step) and float(step) > 0):
             raise ConnectionSpecError(f"Expected `step` to be a positive float, got {step!r}.")
         self.ambient = connection
@@ -304,8 +318,9 @@ class InducedConnection(AffineConnection):
         if self._A_dot is not None:
             ps = tuple(self._frame_bar.point_shape)
             qb = np.broadcast_to(q[None], (m,) + q.shape)
-            E = np.broadcast_to(np.eye(m).reshape((m,) + (1,) * len(batch) + (m,)),
-                                (m,) + batch + (m,))
+            E = np.broadcast_to(
+                np.eye(m).reshape((m,) + (1,) * len(batch) + (m,)), (m,) + batch + (m,)
+            )
             dA = np.asarray(self._A_dot(qb, E), dtype=float)
             if dA.shape != (m,) + batch + (n, m):
                 raise DimensionError(
@@ -314,8 +329,9 @@ class InducedConnection(AffineConnection):
                 )
             return np.moveaxis(dA, 0, len(batch))
         # the rank is checked at q, not at the stencil points
-        return lie_derivative5(self._frame_bar, lambda p: self._A(p, check=False), q,
-                                self._step_size)
+        return lie_derivative5(
+            self._frame_bar, lambda p: self._A(p, check=False), q, self._step_size
+        )
 
     def _H_bar(self, q: np.ndarray) -> np.ndarray:
         A = self._A(q)

@@ -38,7 +38,14 @@ import numpy as np
 from geomech.errors import DimensionError
 from geomech.geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 
-__all__ = ["EPS_FIFTH", "stencil_step", "lie_derivative5", "fd_jacobian", "frame_log", "has_frame_log"]
+__all__ = [
+    "EPS_FIFTH",
+    "stencil_step",
+    "lie_derivative5",
+    "fd_jacobian",
+    "frame_log",
+    "has_frame_log",
+]
 
 #: Base of the five-point-stencil step ``h = EPS_FIFTH * max(1, max|q|)``.
 EPS_FIFTH = float(np.finfo(float).eps ** (1.0 / 5.0))

@@ -106,7 +106,9 @@ class MechanicalSystem:
         else:
             H = as_array(mass_matrix, "mass_matrix")
             if H.shape != (n, n):
-                raise DimensionError(f"Expected `mass_matrix` to have shape {(n, n)}, got {H.shape}.")
+                raise DimensionError(
+                    f"Expected `mass_matrix` to have shape {(n, n)}, got {H.shape}."
+                )
             check_spd(H, "mass_matrix")
             self._H_const = H.copy()
             self._H_fun = None

@@ -26,7 +26,13 @@ from geomech.errors import NonFiniteError, SimulationBudgetError, SimulationErro
 from geomech.integration.budget import Budget
 from geomech.integration.fixed import diverged
 
-__all__ = ["ADAPTIVE_METHODS", "get_solver", "AdaptiveRun", "DenseChartSolution", "integrate_adaptive"]
+__all__ = [
+    "ADAPTIVE_METHODS",
+    "get_solver",
+    "AdaptiveRun",
+    "DenseChartSolution",
+    "integrate_adaptive",
+]
 
 #: Growth of the state (relative to ``1 + max |y0|``) beyond which a collapsed step size is
 #: reported as a blow-up (``NonFiniteError``) rather than as a budget overrun.
@@ -87,7 +93,9 @@ class DenseChartSolution:
         self._starts = [seg[0] for seg in segments]
         from scipy.integrate import OdeSolution
 
-        self._charts = [(q_c, OdeSolution(ts, interpolants)) for _, q_c, ts, interpolants in segments]
+        self._charts = [
+            (q_c, OdeSolution(ts, interpolants)) for _, q_c, ts, interpolants in segments
+        ]
 
     def __call__(self, s: float):
         """``(q, y)`` at time ``s`` (within the run's interval; no validation)."""
@@ -127,9 +135,21 @@ class AdaptiveRun:
     dense: DenseChartSolution | None = None
 
 
-def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float, atol: float,
-                       chart_limit: float = 1.0, budget: Budget | None = None, dense: bool = False,
-                       on_output: Callable | None = None) -> AdaptiveRun:
+def integrate_adaptive(
+    chart,
+    field: Callable,
+    method,
+    t,
+    q0,
+    y0,
+    *,
+    rtol: float,
+    atol: float,
+    chart_limit: float = 1.0,
+    budget: Budget | None = None,
+    dense: bool = False,
+    on_output: Callable | None = None,
+) -> AdaptiveRun:
     r"""Integrate ``(q, y)`` with a scipy solver in a moving chart; outputs at the times ``t``.
 
     No input validation (the public callers validate).
@@ -182,8 +202,10 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
     """
     solver_cls = get_solver(method)
     if solver_cls is None:
-        raise SimulationError(f"Expected an adaptive method of {list(ADAPTIVE_METHODS)} or a scipy "
-                              f"OdeSolver class, got {method!r}.")
+        raise SimulationError(
+            f"Expected an adaptive method of {list(ADAPTIVE_METHODS)} or a scipy "
+            f"OdeSolver class, got {method!r}."
+        )
     budget = Budget() if budget is None else budget
     name = solver_cls.__name__
     T = len(t)
@@ -236,9 +258,15 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
         steps += 1
         if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
             # a collapsed step size means a blow-up (finite-time divergence) or a singularity
-            if state["nonfinite"] or not np.all(np.isfinite(solver.y)) or "step size" in str(message):
+            if (
+                state["nonfinite"]
+                or not np.all(np.isfinite(solver.y))
+                or "step size" in str(message)
+            ):
                 raise diverged(solver.t, f"{name}: {message}")
-            raise SimulationError(f"The adaptive integrator {name} failed at t = {solver.t:.6g}: {message}")
+            raise SimulationError(
+                f"The adaptive integrator {name} failed at t = {solver.t:.6g}: {message}"
+            )
         if dense:
             segments[-1][2].append(solver.t)
             segments[-1][3].append(solver.dense_output())
@@ -246,7 +274,9 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
         j = T if solver.status == "finished" else int(np.searchsorted(t, solver.t, side="right"))
         if j > k:
             Z = np.empty((j - k, len(solver.y)))
-            exact = (t[k:j] == solver.t) | (np.arange(k, j) == T - 1)  # the step's end: no interpolation
+            exact = (t[k:j] == solver.t) | (
+                np.arange(k, j) == T - 1
+            )  # the step's end: no interpolation
             Z[exact] = solver.y
             if not np.all(exact):
                 Z[~exact] = solver.dense_output()(t[k:j][~exact]).T
@@ -260,11 +290,16 @@ def integrate_adaptive(chart, field: Callable, method, t, q0, y0, *, rtol: float
         budget.check_step(steps, solver.t, name)
         try:
             budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
-        except SimulationBudgetError as exc:  # a collapsed step size: a blow-up if the state exploded
+        except (
+            SimulationBudgetError
+        ) as exc:  # a collapsed step size: a blow-up if the state exploded
             size = float(np.max(np.abs(solver.y), initial=0.0))
             if size > _BLOWUP * (1.0 + scale0):
-                raise diverged(solver.t, f"{name}: the step size collapsed to {solver.step_size:.3g} "
-                                         f"while the state grew to {size:.3g}") from exc
+                raise diverged(
+                    solver.t,
+                    f"{name}: the step size collapsed to {solver.step_size:.3g} "
+                    f"while the state grew to {size:.3g}",
+                ) from exc
             raise
         # ---- re-centre the chart when a non-flat coordinate grows ---------------------------
         if chart.curved is not None:

@@ -53,7 +53,9 @@ def _positive(x, name: str, default: float, integer: bool) -> float:
     if isinstance(x, bool) or not isinstance(x, (int, float, np.integer, np.floating)):
         raise SimulationError(f"Expected `{name}` to be a positive number, got {type(x).__name__}.")
     if integer and not (isinstance(x, (int, np.integer)) or (x == math.inf)):
-        raise SimulationError(f"Expected `{name}` to be a positive integer (or math.inf), got {x!r}.")
+        raise SimulationError(
+            f"Expected `{name}` to be a positive integer (or math.inf), got {x!r}."
+        )
     if not x > 0:  # also rejects NaN
         raise SimulationError(f"Expected `{name}` > 0, got {x!r}.")
     return float(x) if not integer or x == math.inf else int(x)
@@ -91,7 +93,9 @@ class Budget:
 
     def __post_init__(self):
         self.max_steps = _positive(self.max_steps, "max_steps", DEFAULT_MAX_STEPS, True)
-        self.max_wall_time = _positive(self.max_wall_time, "max_wall_time", DEFAULT_MAX_WALL_TIME, False)
+        self.max_wall_time = _positive(
+            self.max_wall_time, "max_wall_time", DEFAULT_MAX_WALL_TIME, False
+        )
         self.start()
 
     def start(self) -> Budget:

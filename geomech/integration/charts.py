@@ -115,11 +115,18 @@ def group_chart(group: LieGroup) -> CentredChart:
         xi = np.asarray(xi, dtype=float)
         if flat:
             return np.broadcast_to(xi, np.broadcast_shapes(np.shape(delta), xi.shape)).copy()
-        return np.einsum("...ij,...j->...i", G._left_jacobian_inverse(-np.asarray(delta, dtype=float)), xi)
+        return np.einsum(
+            "...ij,...j->...i", G._left_jacobian_inverse(-np.asarray(delta, dtype=float)), xi
+        )
 
-    return CentredChart(dim=G.dim, point_shape=tuple(G.point_shape), retract=retract, rate=rate,
-                        curved=None if flat else np.ones(G.dim, dtype=bool),
-                        structure_constants=None if flat else np.asarray(G._structure_constants))
+    return CentredChart(
+        dim=G.dim,
+        point_shape=tuple(G.point_shape),
+        retract=retract,
+        rate=rate,
+        curved=None if flat else np.ones(G.dim, dtype=bool),
+        structure_constants=None if flat else np.asarray(G._structure_constants),
+    )
 
 
 def frame_chart(frame, curved=None) -> CentredChart:
@@ -152,14 +159,21 @@ def frame_chart(frame, curved=None) -> CentredChart:
 
     def retract(q_c, delta):  # the flow of the frozen field δ^i X_i from q_c for unit time
         lead = np.broadcast_shapes(q_c.shape[: q_c.ndim - len(shape)], delta.shape[:-1])
-        return frame.flow(np.broadcast_to(q_c, lead + shape), np.broadcast_to(delta, lead + delta.shape[-1:]), 1.0)
+        return frame.flow(
+            np.broadcast_to(q_c, lead + shape), np.broadcast_to(delta, lead + delta.shape[-1:]), 1.0
+        )
 
     def rate(q_c, delta, xi):
         return frame.chart_velocity(q_c, delta, xi)
 
     curved = np.ones(frame.dim, dtype=bool) if curved is None else np.asarray(curved, dtype=bool)
-    return CentredChart(dim=frame.dim, point_shape=shape, retract=retract, rate=rate,
-                        curved=curved if curved.any() else None)
+    return CentredChart(
+        dim=frame.dim,
+        point_shape=shape,
+        retract=retract,
+        rate=rate,
+        curved=curved if curved.any() else None,
+    )
 
 
 def vector_chart(n: int) -> CentredChart:

@@ -75,8 +75,10 @@ class FixedRun:
 
 def diverged(t: float, what: str) -> NonFiniteError:
     """The error raised when an integration produces a non-finite state."""
-    return NonFiniteError(f"The integration diverged at t = {t:.6g} ({what}); the solution blows "
-                          "up or the step is too large: reduce the step or the tolerances.")
+    return NonFiniteError(
+        f"The integration diverged at t = {t:.6g} ({what}); the solution blows "
+        "up or the step is too large: reduce the step or the tolerances."
+    )
 
 
 def _local_error(method: RKMK, chart, field, t, q, y, h, k1, z_full, rtol, atol) -> float:
@@ -85,20 +87,34 @@ def _local_error(method: RKMK, chart, field, t, q, y, h, k1, z_full, rtol, atol)
     with np.errstate(all="ignore"):
         try:
             d, yh = method.increment(chart, field, t, q, y, 0.5 * h, k1=k1, exact=True)
-            d, yh = method.increment(chart, field, t + 0.5 * h, q, yh, 0.5 * h, delta0=d, exact=True)
+            d, yh = method.increment(
+                chart, field, t + 0.5 * h, q, yh, 0.5 * h, delta0=d, exact=True
+            )
         except NonFiniteError:  # a half step overflowed: the full step is far too large
             return np.inf
         e_q = np.abs(d - delta_full) / (atol + rtol)
-        size = np.maximum(np.max(np.abs(y), axis=-1, keepdims=True, initial=0.0),
-                          np.max(np.abs(y_full), axis=-1, keepdims=True, initial=0.0))
+        size = np.maximum(
+            np.max(np.abs(y), axis=-1, keepdims=True, initial=0.0),
+            np.max(np.abs(y_full), axis=-1, keepdims=True, initial=0.0),
+        )
         e_y = np.abs(yh - y_full) / (atol + rtol * size)
     err = max(np.max(e_q, initial=0.0), np.max(e_y, initial=0.0))
     p = method.order
     return float(err * 2.0**p / (2.0**p - 1.0)) if np.isfinite(err) else np.inf
 
 
-def integrate_fixed(chart, field: Callable, method: RKMK, t, q0, y0, *, budget: Budget | None = None,
-                    accuracy: tuple[float, float] | None = None, on_step: Callable | None = None) -> FixedRun:
+def integrate_fixed(
+    chart,
+    field: Callable,
+    method: RKMK,
+    t,
+    q0,
+    y0,
+    *,
+    budget: Budget | None = None,
+    accuracy: tuple[float, float] | None = None,
+    on_step: Callable | None = None,
+) -> FixedRun:
     r"""Integrate ``(q, y)`` with one RKMK step per interval of the equally spaced grid ``t``.
 
     No input validation (the public callers validate): ``t`` has ``N + 1 ≥ 2`` equally spaced
@@ -164,7 +180,9 @@ def integrate_fixed(chart, field: Callable, method: RKMK, t, q0, y0, *, budget: 
         try:
             delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
             if accuracy is not None and n % stride == 0:
-                err = _local_error(method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy)
+                err = _local_error(
+                    method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy
+                )
                 errors.append(err)
                 if worst[1] is None or err > worst[0]:
                     worst = (err, t[n])

@@ -172,16 +172,33 @@ class RKMK:
         if len(self.c) != s or len(self.A) != s or any(len(row) != s for row in self.A):
             raise SimulationError(f"Expected a tableau with A ({s}×{s}), b ({s}) and c ({s}).")
         if any(self.A[i][j] != 0.0 for i in range(s) for j in range(i, s)) or self.c[0] != 0.0:
-            raise SimulationError("Expected an explicit tableau (A strictly lower triangular, c[0] = 0).")
-        if isinstance(self.order, bool) or not isinstance(self.order, (int, np.integer)) \
-                or not 1 <= self.order <= MAX_ORDER:
-            raise SimulationError(f"Expected `order` to be an integer between 1 and {MAX_ORDER}, got {self.order!r}.")
+            raise SimulationError(
+                "Expected an explicit tableau (A strictly lower triangular, c[0] = 0)."
+            )
+        if (
+            isinstance(self.order, bool)
+            or not isinstance(self.order, (int, np.integer))
+            or not 1 <= self.order <= MAX_ORDER
+        ):
+            raise SimulationError(
+                f"Expected `order` to be an integer between 1 and {MAX_ORDER}, got {self.order!r}."
+            )
 
     def __repr__(self) -> str:
         return f"RKMK({self.name!r}, order={self.order}, stages={len(self.b)})"
 
-    def increment(self, chart, field: Callable, t: float, q_c, y, h: float, delta0=None, k1=None,
-                  exact: bool = False):
+    def increment(
+        self,
+        chart,
+        field: Callable,
+        t: float,
+        q_c,
+        y,
+        h: float,
+        delta0=None,
+        k1=None,
+        exact: bool = False,
+    ):
         r"""One Runge–Kutta step of the chart ODE in the chart centred at ``q_c``.
 
         Integrates :math:`\dot\delta = \rho(q_c, \delta, \xi)`, :math:`\dot y = F` from

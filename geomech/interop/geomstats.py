@@ -284,10 +284,11 @@ def _adapter_classes():
         def log(self, point, base_point):
             """Logarithm map (batched over leading dimensions)."""
             nd = len(self._rep.point_shape)
-            point, base_point = np.broadcast_arrays(np.asarray(point, float),
-                                                    np.asarray(base_point, float))
+            point, base_point = np.broadcast_arrays(
+                np.asarray(point, float), np.asarray(base_point, float)
+            )
             batch = point.shape[: point.ndim - nd]
-            P = point.reshape((-1,) + point.shape[point.ndim - nd:])
+            P = point.reshape((-1,) + point.shape[point.ndim - nd :])
             B = base_point.reshape(P.shape)
             out = np.stack([self._log_single(p, b) for p, b in zip(P, B, strict=True)])
             return out.reshape(batch + out.shape[1:])
@@ -346,8 +347,7 @@ def _adapter_classes():
             if direction is None:
                 if end_point is None:
                     raise ConnectionSpecError(
-                        "Expected a `direction` or an `end_point` to transport along, got "
-                        "neither."
+                        "Expected a `direction` or an `end_point` to transport along, got neither."
                     )
                 direction = self.log(end_point, base_point)
             rep = self._rep
@@ -491,7 +491,7 @@ def _gs_group(space):
 def _inner(metric, a, b, q, ndim: int) -> np.ndarray:
     """``metric.inner_product`` over any batch shape (geomstats takes one batch axis)."""
     batch = q.shape[: q.ndim - ndim]
-    tail = q.shape[q.ndim - ndim:]
+    tail = q.shape[q.ndim - ndim :]
     flat = [np.ascontiguousarray(x).reshape((-1,) + tail) for x in (a, b, q)]
     return np.asarray(metric.inner_product(*flat), dtype=float).reshape(batch)
 
@@ -589,4 +589,3 @@ def from_geomstats(metric) -> MechanicalSystem:
         f"Expected a geomstats metric on coordinate vectors or on SO(3), SE(2) or SE(3) "
         f"matrices, got one on {type(space).__name__} with points of shape {shape}."
     )
-

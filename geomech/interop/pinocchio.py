@@ -221,9 +221,7 @@ def inertia_to_pin(inertia):
     I_O = 0.5 * (I[:3, :3] + I[:3, :3].T)
     if m == 0.0:  # no centre of mass: Pinocchio's (m, c, I_c) is (0, 0, I_O)
         return _pin().Inertia(0.0, np.zeros(3), I_O)
-    params = np.array(
-        [m, *h, I_O[0, 0], I_O[0, 1], I_O[1, 1], I_O[0, 2], I_O[1, 2], I_O[2, 2]]
-    )
+    params = np.array([m, *h, I_O[0, 0], I_O[0, 1], I_O[1, 1], I_O[0, 2], I_O[1, 2], I_O[2, 2]])
     return _pin().Inertia.FromDynamicParameters(params)
 
 

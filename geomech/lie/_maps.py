@@ -139,8 +139,9 @@ def _so3_left_jacobian_inverse(w: np.ndarray, group: str = "SO(3)") -> np.ndarra
         with np.errstate(divide="ignore", invalid="ignore"):
             return -h, 1.0 - h * np.cos(h) / np.sin(h)
 
-    return _hat_quadratic(w, lambda t: (np.full_like(t, -0.5), co.half_cot_coefficient(t)),
-                          unit_axis)
+    return _hat_quadratic(
+        w, lambda t: (np.full_like(t, -0.5), co.half_cot_coefficient(t)), unit_axis
+    )
 
 
 def _random_quaternion(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:

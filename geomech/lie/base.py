@@ -284,8 +284,9 @@ class LieGroup(abc.ABC):
         >>> bool(np.allclose(SO3.compose(a, a), SO3.exp([0.0, 0.0, np.pi / 2])))
         True
         """
-        return self._finite("compose(a, b)", "`a` or `b`", self._compose, self._point(a, "a"),
-                            self._point(b, "b"))
+        return self._finite(
+            "compose(a, b)", "`a` or `b`", self._compose, self._point(a, "a"), self._point(b, "b")
+        )
 
     @final
     def inverse(self, g, tol: float = MANIFOLD_TOL) -> np.ndarray:
@@ -639,8 +640,15 @@ class LieGroup(abc.ABC):
         """
         xi = self._algebra(xi)
         eta = self._algebra(eta, "eta")
-        return self._finite("bracket(xi, eta)", "`xi` or `eta`", np.einsum, "...i,...j,ijk->...k",
-                            xi, eta, self._structure_constants)
+        return self._finite(
+            "bracket(xi, eta)",
+            "`xi` or `eta`",
+            np.einsum,
+            "...i,...j,ijk->...k",
+            xi,
+            eta,
+            self._structure_constants,
+        )
 
     # ------------------------------------------------------------------------------------
     # Jacobians of exp
@@ -845,5 +853,7 @@ def as_lie_group(group, name: str = "group") -> LieGroup:
     geomech.errors.DTypeError: Expected `group` to be a geomech.lie.LieGroup, got str.
     """
     if not isinstance(group, LieGroup):
-        raise DTypeError(f"Expected `{name}` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
+        raise DTypeError(
+            f"Expected `{name}` to be a geomech.lie.LieGroup, got {type(group).__name__}."
+        )
     return group

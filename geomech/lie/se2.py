@@ -20,6 +20,7 @@ from geomech.lie._maps import (
 
 __all__ = ["SE2Group", "SE2"]
 
+
 class SE2Group(HomogeneousGroup):
     r"""The planar rigid-motion group SE(2) acting on 3×3 homogeneous matrices.
 

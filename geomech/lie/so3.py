@@ -24,7 +24,6 @@ from geomech.lie.quaternion import quat_to_matrix
 __all__ = ["SO3Group", "SO3"]
 
 
-
 class SO3Group(MatrixGroup):
     r"""The rotation group SO(3) acting on 3×3 rotation matrices.
 

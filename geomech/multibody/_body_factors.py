@@ -64,7 +64,9 @@ def _body_connections(model, connection) -> list[BodyConnection]:
                     cache[id(spec)] = conn
             conn._check(model.inertias[i], f"body {model.body_names[i]!r}")
         except ConnectionSpecError as exc:
-            raise ConnectionSpecError(f"`connection` of body {model.body_names[i]!r}: {exc}") from None
+            raise ConnectionSpecError(
+                f"`connection` of body {model.body_names[i]!r}: {exc}"
+            ) from None
         conns.append(conn)
     return conns
 
@@ -87,8 +89,13 @@ def _body_B(conn: BodyConnection, inertia, v_i, model, i) -> np.ndarray:
 
 
 #: Connections whose ``_B`` is vectorised over inertias and twists by construction.
-_BUILT_IN = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody,
-             AffineConnectionBody)
+_BUILT_IN = (
+    LeviCivitaBody,
+    CartanSchoutenBody,
+    VelocityCrossBody,
+    BoltzmannHamelBody,
+    AffineConnectionBody,
+)
 _UNIT = np.eye(6)
 #: A generic twist at which a user connection's linearity in the twist is checked.
 _PROBE = np.array([0.31, -0.72, 0.55, 1.13, -0.27, 0.86])
@@ -193,6 +200,13 @@ def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
     batch, B, arrays = states(*inputs)
     factors = _factor_tensors(model, connection)
     out = np.empty((B,) + out_shape)
-    call(kernel, (*cm.arrays(), *factors), (*cm.joint_arrays(arrays[0], arrays[1]), *arrays, out),
-         batch, model, names=names, what=what)
+    call(
+        kernel,
+        (*cm.arrays(), *factors),
+        (*cm.joint_arrays(arrays[0], arrays[1]), *arrays, out),
+        batch,
+        model,
+        names=names,
+        what=what,
+    )
     return out.reshape(batch + out_shape)

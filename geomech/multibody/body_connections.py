@@ -612,8 +612,7 @@ class CallableBody(BodyConnection):
             if C.shape[-2:] == (6, 6) and C.ndim <= len(shape):
                 return np.broadcast_to(C, shape)
             raise ConnectionSpecError(
-                f"Expected the body connection {self.name} to return shape {shape}, "
-                f"got {C.shape}."
+                f"Expected the body connection {self.name} to return shape {shape}, got {C.shape}."
             )
         return C
 

@@ -82,9 +82,15 @@ def joint_structure_constants(model, q) -> np.ndarray:
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     s = np.empty((B, cm.nv, cm.nv, cm.nv))
-    call(K.structure_constants_batch, (cm.topo,),
-         (cm.joint_arrays(Q)[0], cm.rate_derivatives(Q), Q, s), batch, model,
-         names=("q", "q", "q"), what="the structure constants")
+    call(
+        K.structure_constants_batch,
+        (cm.topo,),
+        (cm.joint_arrays(Q)[0], cm.rate_derivatives(Q), Q, s),
+        batch,
+        model,
+        names=("q", "q", "q"),
+        what="the structure constants",
+    )
     return s.reshape(batch + (cm.nv,) * 3)
 
 
@@ -146,6 +152,13 @@ def christoffel_symbols(model, q) -> np.ndarray:
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
     Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
-    call(K.christoffel_batch, cm.arrays(), (S, cm.rate_derivatives(Q), T_user, Q, Gamma),
-         batch, model, names=("q", "q", "q", "q"), what="the Christoffel symbols")
+    call(
+        K.christoffel_batch,
+        cm.arrays(),
+        (S, cm.rate_derivatives(Q), T_user, Q, Gamma),
+        batch,
+        model,
+        names=("q", "q", "q", "q"),
+        what="the Christoffel symbols",
+    )
     return Gamma.reshape(batch + (cm.nv,) * 3)

@@ -93,7 +93,9 @@ def _constraint_data(model, lay, Q, V):
     if st.compiled.has_user_joints:
         if G is None:
             G, _ = model.constraint_matrices(Q, V)
-        QD = np.ascontiguousarray(np.einsum("bij,bj->bi", G, np.broadcast_to(V, G.shape[:1] + V.shape[1:])))
+        QD = np.ascontiguousarray(
+            np.einsum("bij,bj->bi", G, np.broadcast_to(V, G.shape[:1] + V.shape[1:]))
+        )
     return Gc, Gdc, QD
 
 
@@ -162,9 +164,15 @@ def closed_coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     Gc, Gdc, QD = _constraint_data(model, lay, Q, V)
     factors = _factor_tensors(st, connection)
     C = np.empty((B, lay.nv, lay.nv))
-    call(K.cluster_coriolis_batch, (*cm.arrays(), *factors, lay.cbody, lay.cclus, lay.yidx),
-         (*cm.joint_arrays(Q, QD), Gc, Gdc, Q, V, C), batch, model,
-         names=("q", "v", "q", "q", "q", "q", "v"), what="the Coriolis matrix")
+    call(
+        K.cluster_coriolis_batch,
+        (*cm.arrays(), *factors, lay.cbody, lay.cclus, lay.yidx),
+        (*cm.joint_arrays(Q, QD), Gc, Gdc, Q, V, C),
+        batch,
+        model,
+        names=("q", "v", "q", "q", "q", "q", "v"),
+        what="the Coriolis matrix",
+    )
     return C.reshape(batch + (lay.nv, lay.nv))
 
 
@@ -231,7 +239,7 @@ def _speed_derivatives(model, lay, Q):
     _, _, Gd = model.constraint_matrices(Q[:, None, :], E[None], rate=True)  # (B, n[e], n_s, n)
     GDc = np.zeros((B, st.nv, lay.mmax, lay.mmax))
     for k in range(lay.n_clusters):
-        y = lay.yidx[lay.cclus[k, 2]:lay.cclus[k + 1, 2]]
+        y = lay.yidx[lay.cclus[k, 2] : lay.cclus[k + 1, 2]]
         rows = np.concatenate([np.arange(st.nv)[st.v_slices[b]] for b in model.clusters[k].bodies])
         for e, ye in enumerate(y):
             page = GDc[..., e]  # a view
@@ -305,9 +313,15 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
     S, _, T_user = cm.joint_arrays(Q)
     n = lay.nv
     Gamma = np.empty((B, n, n, n))
-    call(K.cluster_christoffel_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (S, st.compiled.rate_derivatives(Q), T_user, Gc, GDc, Q, Gamma), batch, model,
-         names=("q", "q", "q", "q", "q", "q"), what="the Christoffel symbols")
+    call(
+        K.cluster_christoffel_batch,
+        (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+        (S, st.compiled.rate_derivatives(Q), T_user, Gc, GDc, Q, Gamma),
+        batch,
+        model,
+        names=("q", "q", "q", "q", "q", "q"),
+        what="the Christoffel symbols",
+    )
     return Gamma.reshape(batch + (n, n, n))
 
 

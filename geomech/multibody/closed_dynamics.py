@@ -369,11 +369,11 @@ def lagrange_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
         K, k = model.constraint_jacobian(q[idx], v[idx])
         r = K.shape[0]
         kkt = np.zeros((n + m + r, n + m + r))
-        kkt[:n, :n], kkt[:n, n:n + m], kkt[:n, n + m:] = H[idx], -E, -K.T
-        kkt[n:n + m, :n], kkt[n + m:, :n] = E.T, K
+        kkt[:n, :n], kkt[:n, n : n + m], kkt[:n, n + m :] = H[idx], -E, -K.T
+        kkt[n : n + m, :n], kkt[n + m :, :n] = E.T, K
         rhs = np.concatenate([-c_s[idx], a[idx], k])
         sol = np.linalg.lstsq(kkt, rhs, rcond=None)[0]
-        out[idx] = sol[n:n + m]
+        out[idx] = sol[n : n + m]
     return out
 
 
@@ -515,11 +515,18 @@ def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     st = lay.tree
     cm = st.compiled
     lay, batch, B, (Q, V, A), A0, F, Gc, gs = _cluster_inputs(
-        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("a", a, (lay.nv,)))
+        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("a", a, (lay.nv,))
+    )
     TAU = np.empty((B, lay.nv))
-    call(CK.c_rnea_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, A, A0, F, TAU), batch, model,
-         names=("S", "S_ring", "T_user", "G", "g", "q", "v", "a", "gravity", "f_ext"), what="tau")
+    call(
+        CK.c_rnea_batch,
+        (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+        (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, A, A0, F, TAU),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "G", "g", "q", "v", "a", "gravity", "f_ext"),
+        what="tau",
+    )
     return _shaped(TAU, batch)
 
 
@@ -583,12 +590,18 @@ def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     st = lay.tree
     cm = st.compiled
     lay, batch, B, (Q, V, TAU), A0, F, Gc, gs = _cluster_inputs(
-        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("tau", tau, (lay.nv,)))
+        model, gravity, f_ext, ("q", q, (st.nq,)), ("v", v, (lay.nv,)), ("tau", tau, (lay.nv,))
+    )
     A = np.empty((B, lay.nv))
-    call(CK.c_aba_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, TAU, A0, F, A), batch, model,
-         names=("S", "S_ring", "T_user", "G", "g", "q", "v", "tau", "gravity", "f_ext"),
-         what="the accelerations")
+    call(
+        CK.c_aba_batch,
+        (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+        (*_joint_arrays(lay, Q, V, Gc), Gc, gs, Q, V, TAU, A0, F, A),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "G", "g", "q", "v", "tau", "gravity", "f_ext"),
+        what="the accelerations",
+    )
     return _shaped(A, batch)
 
 
@@ -600,7 +613,8 @@ def _body_indices(model, bodies):
     except TypeError:
         raise ModelError(
             f"Expected `bodies` to be a body name, an index or a sequence of them, got "
-            f"{type(bodies).__name__}.") from None
+            f"{type(bodies).__name__}."
+        ) from None
     if not bodies:
         raise ModelError("Expected `bodies` to name at least one body, got none.")
     out = []
@@ -692,9 +706,15 @@ def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") ->
         model.check_configuration(Q)
     Gc, _ = lay.constraint_arrays(Q, None)
     OMEGA = np.empty((B, 6 * ee.size, 6 * ee.size))
-    call(CK.c_efpa_batch, (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
-         (*cm.joint_arrays(Q, None), Gc, Q, ee, OMEGA), batch, model,
-         names=("S", "S_ring", "T_user", "G", "q"), what="the inverse operational-space inertia")
+    call(
+        CK.c_efpa_batch,
+        (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx),
+        (*cm.joint_arrays(Q, None), Gc, Q, ee, OMEGA),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "G", "q"),
+        what="the inverse operational-space inertia",
+    )
     return _shaped(OMEGA, batch)
 
 
@@ -931,12 +951,15 @@ def reflected_inertia(model):
     from geomech.spatial import plucker_from_pose
 
     if not getattr(model, "is_closed", False):
-        raise ModelError(f"Expected a closed model (ClosedMultibodyModel), got {type(model).__name__}.")
+        raise ModelError(
+            f"Expected a closed model (ClosedMultibodyModel), got {type(model).__name__}."
+        )
     kinds = sorted({c.kind for c in model.constraints} - {"coupling"})
     if kinds:
         raise ModelError(
             f"Expected a model whose constraints are couplings (geared rotors), got {kinds[0]} "
-            "constraints.")
+            "constraints."
+        )
     st = model.spanning_tree
     G, _ = model.constraint_matrices(model.neutral(), np.zeros(model.nv))
     rotors = sorted({c.succ for c in model.constraints})
@@ -948,10 +971,15 @@ def reflected_inertia(model):
     for r in rotors:
         name = st.body_names[r]
         joint = st.joints[r]
-        if st.children(r) or not isinstance(joint, Revolute) or st.joint_names[r] not in model.dependent_joints:
+        if (
+            st.children(r)
+            or not isinstance(joint, Revolute)
+            or st.joint_names[r] not in model.dependent_joints
+        ):
             raise ModelError(
                 f"Expected the coupled body {name!r} to be a rotor: a leaf body on a dependent "
-                "revolute joint.")
+                "revolute joint."
+            )
         Phi_r = joint.motion_subspace(joint.neutral())
         I_ax = float(Phi_r[:, 0] @ st.inertias[r] @ Phi_r[:, 0])
         p = int(st.parent[r])
@@ -965,7 +993,8 @@ def reflected_inertia(model):
             if not isinstance(link, Revolute):
                 raise ModelError(
                     f"Expected the rotor {name!r} to be driven by revolute joints, got the "
-                    f"{link.kind} joint {st.joint_names[j]!r}.")
+                    f"{link.kind} joint {st.joint_names[j]!r}."
+                )
             Phi = link.motion_subspace(link.neutral())[:, 0]
             inertia[j] += row[c] ** 2 * I_ax * np.outer(Phi, Phi)
     graph = st.graph.copy()

@@ -110,8 +110,13 @@ class PointClosure:
                 f"{self.target.shape}."
             )
         axes = np.asarray(axes)
-        if (axes.ndim != 1 or axes.size == 0 or not np.issubdtype(axes.dtype, np.integer)
-                or np.any((axes < 0) | (axes > 2)) or len(set(axes.tolist())) != axes.size):
+        if (
+            axes.ndim != 1
+            or axes.size == 0
+            or not np.issubdtype(axes.dtype, np.integer)
+            or np.any((axes < 0) | (axes > 2))
+            or len(set(axes.tolist())) != axes.size
+        ):
             raise DimensionError(
                 f"Expected `axes` to be distinct world axes in {{0, 1, 2}}, got {axes.tolist()}."
             )
@@ -119,8 +124,11 @@ class PointClosure:
 
     def _body(self, body) -> int:
         i = self.model.body_index(body) if isinstance(body, str) else body
-        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not (
-                0 <= i < self.model.n_bodies):
+        if (
+            isinstance(i, bool)
+            or not isinstance(i, (int, np.integer))
+            or not (0 <= i < self.model.n_bodies)
+        ):
             raise ModelError(f"Expected a body of the model (name or index), got {body!r}.")
         return int(i)
 
@@ -195,19 +203,33 @@ class PointClosure:
         """
         T = forward_kinematics(self.model, q)
         J = body_jacobians(self.model, q)  # (..., N, 6, nv), [ω; v] in each body's frame
-        K = (self._point_jacobian(T, J, self.body, self.point)
-             - self._point_jacobian(T, J, self.target_body, self.target))
+        K = self._point_jacobian(T, J, self.body, self.point) - self._point_jacobian(
+            T, J, self.target_body, self.target
+        )
         return K[..., self.axes, :]
 
     def __repr__(self):
         names = self.model.body_names
         other = "world" if self.target_body is None else repr(names[self.target_body])
-        return (f"PointClosure({names[self.body]!r} at {self.point.tolist()} = {other} at "
-                f"{self.target.tolist()}, axes {self.axes.tolist()})")
+        return (
+            f"PointClosure({names[self.body]!r} at {self.point.tolist()} = {other} at "
+            f"{self.target.tolist()}, axes {self.axes.tolist()})"
+        )
 
 
-def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1.2), *,
-             mobile_base=False, base_mass=3.0, base_inertia=0.5, gravity=9.81, crank_angle=0.3):
+def four_bar(
+    ground=2.0,
+    crank=0.8,
+    coupler=2.2,
+    rocker=1.8,
+    masses=(1.0, 1.5, 1.2),
+    *,
+    mobile_base=False,
+    base_mass=3.0,
+    base_inertia=0.5,
+    gravity=9.81,
+    crank_angle=0.3,
+):
     r"""The planar four-bar linkage as a robot: a serial tree crank–coupler–rocker plus its closure.
 
     Three revolute joints about :math:`z` (crank pivot at the origin, the coupler at the
@@ -281,20 +303,24 @@ def four_bar(ground=2.0, crank=0.8, coupler=2.2, rocker=1.8, masses=(1.0, 1.5, 1
         G.add_edge("carriage", "base", joint=z, name="psi")
         G.nodes["carriage"]["inertia"] = np.zeros((6, 6))
         G.nodes["base"]["inertia"] = spatial_inertia(
-            float(base_mass), [0.0, 0.0, 0.0], np.diag([0.0, 0.0, float(base_inertia)]))
+            float(base_mass), [0.0, 0.0, 0.0], np.diag([0.0, 0.0, float(base_inertia)])
+        )
         ground_link = "base"
     parents = [ground_link, "crank", "coupler"]
-    for k, (name, length, mass) in enumerate(zip(("crank", "coupler", "rocker"), (l1, l2, l3), m,
-                                                 strict=True)):
+    for k, (name, length, mass) in enumerate(
+        zip(("crank", "coupler", "rocker"), (l1, l2, l3), m, strict=True)
+    ):
         T = np.eye(4)
         if k:
             T[0, 3] = (l1, l2)[k - 1]  # the joint sits at the parent link's tip
         G.add_edge(parents[k], name, joint=z, placement=T, name="ABC"[k])
         Izz = mass * length**2 / 12.0
-        G.nodes[name]["inertia"] = spatial_inertia(mass, [length / 2.0, 0.0, 0.0],
-                                                   np.diag([0.0, Izz, Izz]))
+        G.nodes[name]["inertia"] = spatial_inertia(
+            mass, [length / 2.0, 0.0, 0.0], np.diag([0.0, Izz, Izz])
+        )
     model = MultibodyModel(G, gravity=[0.0, -float(gravity), 0.0])
-    closure = PointClosure(model, "rocker", [l3, 0.0, 0.0], [d, 0.0, 0.0],
-                           "base" if mobile_base else None, axes=(0, 1))
+    closure = PointClosure(
+        model, "rocker", [l3, 0.0, 0.0], [d, 0.0, 0.0], "base" if mobile_base else None, axes=(0, 1)
+    )
     q0 = four_bar_closure(float(crank_angle), d, l1, l2, l3)
     return model, closure, np.concatenate([np.zeros(2), q0]) if mobile_base else q0

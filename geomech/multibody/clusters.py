@@ -184,7 +184,9 @@ def partition_clusters(parent, involved: list[set[int]]) -> list[list[int]]:
         bad = []
         for c in clusters:
             members = set(c)
-            outside = {cluster_of.get(int(parent[b]), -1) for b in c if int(parent[b]) not in members}
+            outside = {
+                cluster_of.get(int(parent[b]), -1) for b in c if int(parent[b]) not in members
+            }
             if len(outside) > 1:
                 bad.append(path_closure(parent, c))
         if not bad:

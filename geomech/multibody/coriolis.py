@@ -91,6 +91,7 @@ def _closed(model, kind: str):
     """
     return CLOSED_MODEL_FUNCTIONS[kind] if getattr(model, "is_closed", False) else None
 
+
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
@@ -183,8 +184,16 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
         return closed(model, q, v, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.coriolis_batch, cm, model, connection,
-                        (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "the Coriolis matrix")
+    return _call_kernel(
+        K.coriolis_batch,
+        cm,
+        model,
+        connection,
+        (("q", q, (nq,)), ("v", v, (nv,))),
+        _QV,
+        (nv, nv),
+        "the Coriolis matrix",
+    )
 
 
 def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
@@ -378,8 +387,16 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
         return closed(model, q, v)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.mass_matrix_derivative_batch, cm, model, "levi-civita",
-                        (("q", q, (nq,)), ("v", v, (nv,))), _QV, (nv, nv), "H_dot")
+    return _call_kernel(
+        K.mass_matrix_derivative_batch,
+        cm,
+        model,
+        "levi-civita",
+        (("q", q, (nq,)), ("v", v, (nv,))),
+        _QV,
+        (nv, nv),
+        "H_dot",
+    )
 
 
 def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
@@ -454,9 +471,21 @@ def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", grav
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
     return _call_kernel(
-        K.slotine_li_torques_batch, cm, model, connection,
-        (("q", q, (nq,)), ("v", v, (nv,)), ("v_ref", v_ref, (nv,)), ("a_ref", a_ref, (nv,)),
-         ("gravity", gravity, (3,))), _QV + ("v_ref", "a_ref", "gravity"), (nv,), "the torques")
+        K.slotine_li_torques_batch,
+        cm,
+        model,
+        connection,
+        (
+            ("q", q, (nq,)),
+            ("v", v, (nv,)),
+            ("v_ref", v_ref, (nv,)),
+            ("a_ref", a_ref, (nv,)),
+            ("gravity", gravity, (3,)),
+        ),
+        _QV + ("v_ref", "a_ref", "gravity"),
+        (nv,),
+        "the torques",
+    )
 
 
 def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
@@ -514,6 +543,13 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
         return closed(model, q, v, w, connection)
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
-    return _call_kernel(K.coriolis_transpose_product_batch, cm, model, connection,
-                        (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))), _QV + ("w",),
-                        (nv,), "the product")
+    return _call_kernel(
+        K.coriolis_transpose_product_batch,
+        cm,
+        model,
+        connection,
+        (("q", q, (nq,)), ("v", v, (nv,)), ("w", w, (nv,))),
+        _QV + ("w",),
+        (nv,),
+        "the product",
+    )

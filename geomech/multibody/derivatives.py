@@ -135,14 +135,16 @@ class _Layout:
     def __init__(self, model):
         cm = model.compiled
         self.nv = cm.nv
-        self.loc, self.base, self.m, self.a, self.size = K.sparse_layout(model.parent,
-                                                                         cm.topo[:, 3])
+        self.loc, self.base, self.m, self.a, self.size = K.sparse_layout(
+            model.parent, cm.topo[:, 3]
+        )
         # global DoF of each local position, per body: path root -> i
         iv = cm.topo[:, 3]
         x, y, z = [], [], []
         for i in range(model.n_bodies):
-            path = np.concatenate([np.arange(iv[b], iv[b + 1]) for b in model.supports(i)]
-                                  + [np.zeros(0, int)]).astype(np.int64)
+            path = np.concatenate(
+                [np.arange(iv[b], iv[b + 1]) for b in model.supports(i)] + [np.zeros(0, int)]
+            ).astype(np.int64)
             a = int(self.a[i])
             P, A, Nw = path, path[:a], path[a:]
             for X, Y, Z in ((Nw, P, P), (A, Nw, P), (A, A, Nw)):
@@ -150,6 +152,7 @@ class _Layout:
                 x.append(g[0].ravel())
                 y.append(g[1].ravel())
                 z.append(g[2].ravel())
+
         def cat(parts):
             return np.concatenate(parts + [np.zeros(0, np.int64)]).astype(np.int64)
 
@@ -168,8 +171,9 @@ class _Layout:
             cols = self.indices[rest[0]] * self.nv + self.indices[rest[1]]
             import scipy.sparse as sp  # lazily: keeps scipy out of `import geomech`
 
-            P = sp.csr_matrix((np.ones(self.size), (np.arange(self.size), cols)),
-                              shape=(self.size, self.nv ** 2))
+            P = sp.csr_matrix(
+                (np.ones(self.size), (np.arange(self.size), cols)), shape=(self.size, self.nv**2)
+            )
             self._scatter[axis] = P
         return P
 
@@ -240,7 +244,7 @@ class BlockSparseTensor:
     def todense(self) -> np.ndarray:
         """The dense tensor, shape (..., nv, nv, nv)."""
         nv = self._layout.nv
-        out = np.zeros(self.values.shape[:-1] + (nv ** 3,))
+        out = np.zeros(self.values.shape[:-1] + (nv**3,))
         out[..., self._layout.flat] = self.values
         return out.reshape(self.shape)
 
@@ -292,7 +296,8 @@ def _check_model(model):
         raise NotATreeError(
             "Expected a kinematic tree: the derivatives of the dynamics of a closed model (in "
             "its independent speeds) are not available yet; model.spanning_tree gives those "
-            "of its spanning tree.")
+            "of its spanning tree."
+        )
     cm = model.compiled
     if cm.has_user_joints:
         i, joint = cm.user[0]
@@ -300,7 +305,8 @@ def _check_model(model):
             f"Joint {model.joint_names[i]!r} is of the user-defined class "
             f"{type(joint).__name__}: the derivatives of the dynamics support the built-in "
             "joint types only (they need dS_i/dq_i = S_i x S_i, seed 002 K1, which holds for a "
-            "Lie-subgroup joint with a constant body-frame motion subspace).")
+            "Lie-subgroup joint with a constant body-frame motion subspace)."
+        )
     return cm
 
 
@@ -415,11 +421,19 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     """
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
+        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,))
+    )
     nv = cm.nv
     DQ, DV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv))  # zeroed: see the kernel
-    call(K.rnea_derivatives_batch, _model_args(cm), (Q, V, A, A0, F, DQ, DV), batch, model,
-         names=_NAMES, what="the derivatives")
+    call(
+        K.rnea_derivatives_batch,
+        _model_args(cm),
+        (Q, V, A, A0, F, DQ, DV),
+        batch,
+        model,
+        names=_NAMES,
+        what="the derivatives",
+    )
     shape = batch + (nv, nv)
     return DQ.reshape(shape), DV.reshape(shape)
 
@@ -493,7 +507,8 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     """
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
+        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,))
+    )
     nv = cm.nv
     if sparse:
         lay = _layout(model)
@@ -501,8 +516,15 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     else:
         *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
     T = np.zeros((B, 4, size))
-    call(K.rnea_second_derivatives_batch, (*_model_args(cm), *layout_args),
-         (Q, V, A, A0, F, T), batch, model, names=_NAMES, what="the derivatives")
+    call(
+        K.rnea_second_derivatives_batch,
+        (*_model_args(cm), *layout_args),
+        (Q, V, A, A0, F, T),
+        batch,
+        model,
+        names=_NAMES,
+        what="the derivatives",
+    )
     if sparse:
         T = T.reshape(batch + (4, size))
         return RNEASecondDerivatives(*(BlockSparseTensor(T[..., k, :], lay) for k in range(4)))
@@ -513,7 +535,8 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 def _aba_inputs(model, q, v, tau, f_ext, gravity):
     cm = _check_model(model)
     batch, B, (Q, V, TAU), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))
+        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,))
+    )
     return cm, batch, B, (Q, V, TAU, A0, F)
 
 
@@ -581,8 +604,15 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     nv = cm.nv
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
-    call(K.aba_derivatives_batch, (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
-         (*args, QDD, DQ, DV, MINV), batch, model, names=_ABA_NAMES, what="the derivatives")
+    call(
+        K.aba_derivatives_batch,
+        (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
+        (*args, QDD, DQ, DV, MINV),
+        batch,
+        model,
+        names=_ABA_NAMES,
+        what="the derivatives",
+    )
     shape = batch + (nv, nv)
     return DQ.reshape(shape), DV.reshape(shape), MINV.reshape(shape)
 
@@ -666,9 +696,15 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv)), np.empty((B, nv, nv))
     T = np.zeros((B, 4, size))
-    call(K.aba_second_derivatives_batch,
-         (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0], *layout_args),
-         (*args, QDD, DQ, DV, MINV, T), batch, model, names=_ABA_NAMES, what="the derivatives")
+    call(
+        K.aba_second_derivatives_batch,
+        (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0], *layout_args),
+        (*args, QDD, DQ, DV, MINV, T),
+        batch,
+        model,
+        names=_ABA_NAMES,
+        what="the derivatives",
+    )
     T = T.reshape(B, 4, nv, nv, nv)
     d2q, d2v, d2qv, dM = T[:, 0], T[:, 1], T[:, 2], T[:, 3]
     Dq, Dv = -MINV @ DQ, -MINV @ DV  # first-order partials of FD

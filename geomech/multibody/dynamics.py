@@ -65,8 +65,9 @@ def _a_world(gravity: np.ndarray) -> np.ndarray:
 def _inputs(model, gravity, f_ext, *named):
     """Validated batch of ``named`` (name, value, trailing) inputs, a_0 = [0; −g] and f_ext."""
     if gravity is None:
-        batch, B, arrays = states(*named, *(() if f_ext is None else (
-            ("f_ext", f_ext, (model.n_bodies, 6)),)))
+        batch, B, arrays = states(
+            *named, *(() if f_ext is None else (("f_ext", f_ext, (model.n_bodies, 6)),))
+        )
         A0 = model.compiled.a0
     else:
         extra = [("gravity", gravity, (3,))]
@@ -102,7 +103,8 @@ def _tree_method(method) -> None:
     if method is not None and method != "tree":
         raise ModelError(
             f"Expected `method` None or 'tree' for a kinematic tree (the methods 'cluster', "
-            f"'projection' and 'lagrange' are for closed models), got {method!r}.")
+            f"'projection' and 'lagrange' are for closed models), got {method!r}."
+        )
 
 
 def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
@@ -188,12 +190,19 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
         _tree_method(method)
     cm = compiled(model)
     batch, B, (Q, V, A), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,)))
+        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,))
+    )
     TAU = np.empty((B, cm.nv))
-    call(K.rnea_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, A, A0, F, TAU), batch, model,
-         names=("S", "S_ring", "T_user", "q", "v", "a", "gravity", "f_ext"), what="tau")
+    call(
+        K.rnea_batch,
+        cm.arrays(),
+        (*cm.joint_arrays(Q, V), Q, V, A, A0, F, TAU),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "q", "v", "a", "gravity", "f_ext"),
+        what="tau",
+    )
     return _shaped(TAU, batch)
-
 
 
 def crba(model, q, method=None) -> np.ndarray:
@@ -266,10 +275,16 @@ def crba(model, q, method=None) -> np.ndarray:
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     H = np.empty((B, cm.nv, cm.nv))
-    call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model,
-         names=("S", "S_ring", "T_user", "q"), what="H")
+    call(
+        K.crba_batch,
+        cm.arrays(),
+        (*cm.joint_arrays(Q), Q, H),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "q"),
+        what="H",
+    )
     return _shaped(H, batch)
-
 
 
 def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
@@ -351,12 +366,19 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
         _tree_method(method)
     cm = compiled(model)
     batch, B, (Q, V, TAU), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,)))
+        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,))
+    )
     A = np.empty((B, cm.nv))
-    call(K.aba_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, TAU, A0, F, A), batch, model,
-         names=("S", "S_ring", "T_user", "q", "v", "tau", "gravity", "f_ext"), what="the accelerations")
+    call(
+        K.aba_batch,
+        cm.arrays(),
+        (*cm.joint_arrays(Q, V), Q, V, TAU, A0, F, A),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "q", "v", "tau", "gravity", "f_ext"),
+        what="the accelerations",
+    )
     return _shaped(A, batch)
-
 
 
 def gravity_forces(model, q, gravity=None) -> np.ndarray:
@@ -403,7 +425,6 @@ def gravity_forces(model, q, gravity=None) -> np.ndarray:
     return rnea(model, q, zero, zero, gravity=gravity)
 
 
-
 def kinetic_energy(model, q, v) -> np.ndarray:
     r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i = \tfrac12\nu^\top\mathbf H\nu`.
 
@@ -448,6 +469,13 @@ def kinetic_energy(model, q, v) -> np.ndarray:
     cm = compiled(model)
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     T = np.empty((B, 1))
-    call(K.kinetic_energy_batch, cm.arrays(), (*cm.joint_arrays(Q, V), Q, V, T), batch, model,
-         names=("S", "S_ring", "T_user", "q", "v"), what="the kinetic energy")
+    call(
+        K.kinetic_energy_batch,
+        cm.arrays(),
+        (*cm.joint_arrays(Q, V), Q, V, T),
+        batch,
+        model,
+        names=("S", "S_ring", "T_user", "q", "v"),
+        what="the kinetic energy",
+    )
     return T.reshape(batch) if batch else T[0, 0]

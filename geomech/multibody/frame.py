@@ -90,7 +90,8 @@ class JointFrame(Frame):
         self.curved = curved
         # coordinate fields of q when every moving joint is a 1-DoF joint of a tree (q̇ = v)
         self.coordinates = (
-            not getattr(model, "is_closed", False) and self.dim == self.point_shape[0]
+            not getattr(model, "is_closed", False)
+            and self.dim == self.point_shape[0]
             and all(isinstance(joint, OneDoFJoint) for joint, _, _ in self._joints)
         )
 
@@ -217,7 +218,9 @@ class JointFrame(Frame):
         q = as_array(q, name, self.point_shape)
         quaternions = [
             (qs, jname)
-            for joint, qs, jname in zip(model.joints, model.q_slices, model.joint_names, strict=True)
+            for joint, qs, jname in zip(
+                model.joints, model.q_slices, model.joint_names, strict=True
+            )
             if isinstance(joint, (Spherical, FreeFlyer))
         ]
         for qs, jname in quaternions:

@@ -91,7 +91,6 @@ def _size_tuple(size) -> tuple[int, ...]:
     return tuple(int(s) for s in size)
 
 
-
 class _AxisRotation:
     """Rotation by an angle about a fixed unit axis: Rodrigues with K, K² precomputed.
 
@@ -136,7 +135,6 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
     return a / norm
 
 
-
 def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
     r""":math:`J_r(\delta)^{-1}\mathbf v` of a spherical or free-flyer joint by the compiled kernel
     (:func:`geomech.multibody.kernels.chart.right_jacobian_inverse_apply`, the one code of this
@@ -155,6 +153,7 @@ def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndar
             "multiple of 2π (re-centre the chart)."
         )
     return out.reshape(shape)
+
 
 class Joint(abc.ABC):
     r"""Abstract joint: configuration manifold, pose, transform and motion subspace.
@@ -932,7 +931,6 @@ class Planar(_PlanarMotionJoint):
         self.manifold = SE2
 
 
-
 class SchoenfliesJoint(_PlanarMotionJoint):
     r"""Schönflies joint X(z): ``q = [x, y, z, θ]``, ``v = [ω_z, v_x, v_y, v_z]`` (body).
 
@@ -968,7 +966,6 @@ class SchoenfliesJoint(_PlanarMotionJoint):
     def __init__(self, name: str | None = None):
         super().__init__(name)
         self.manifold = Schoenflies
-
 
 
 class FreeFlyer(Joint):
@@ -1042,7 +1039,9 @@ class FreeFlyer(Joint):
         return np.array([0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0])
 
     def _random(self, rng, shape):
-        return np.concatenate([rng.uniform(-1.0, 1.0, shape + (3,)), _random_quaternion(rng, shape)], -1)
+        return np.concatenate(
+            [rng.uniform(-1.0, 1.0, shape + (3,)), _random_quaternion(rng, shape)], -1
+        )
 
 
 class Fixed(Joint):

@@ -45,8 +45,11 @@ __all__ = [
 def _joint_columns(S: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
     """Rows of the compiled joint arrays (B or 1, nv, 6) as stacked columns (..., 6, nv)."""
     cols = np.swapaxes(S, -1, -2)
-    return np.broadcast_to(cols, (int(np.prod(batch, dtype=int)),) + cols.shape[1:]).reshape(
-        batch + cols.shape[1:]).copy()
+    return (
+        np.broadcast_to(cols, (int(np.prod(batch, dtype=int)),) + cols.shape[1:])
+        .reshape(batch + cols.shape[1:])
+        .copy()
+    )
 
 
 def _finite(name: str, x: np.ndarray) -> None:
@@ -117,8 +120,15 @@ def joint_transforms(model, q, v=None):
         _finite("v", V)
     S, _, T_user = cm.joint_arrays(Q)
     X_up = np.empty((B, cm.n_bodies, 6, 6))
-    call(K.joint_transforms_batch, (cm.topo, cm.placement, cm.jparam), (T_user, Q, X_up),
-         batch_q, model, names=("q", "q"), what="the joint transforms")
+    call(
+        K.joint_transforms_batch,
+        (cm.topo, cm.placement, cm.jparam),
+        (T_user, Q, X_up),
+        batch_q,
+        model,
+        names=("q", "q"),
+        what="the joint transforms",
+    )
     Phi = _joint_columns(S, batch_q)
     Phi_ring = None
     if v is not None:
@@ -168,8 +178,15 @@ def forward_kinematics(model, q) -> np.ndarray:
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     T = np.empty((B, cm.n_bodies, 4, 4))
-    call(K.forward_kinematics_batch, (cm.topo, cm.placement, cm.jparam),
-         (cm.joint_arrays(Q)[2], Q, T), batch, model, names=("q", "q"), what="the poses")
+    call(
+        K.forward_kinematics_batch,
+        (cm.topo, cm.placement, cm.jparam),
+        (cm.joint_arrays(Q)[2], Q, T),
+        batch,
+        model,
+        names=("q", "q"),
+        what="the poses",
+    )
     return T.reshape(batch + (cm.n_bodies, 4, 4))
 
 
@@ -217,8 +234,15 @@ def body_velocities(model, q, v) -> np.ndarray:
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     S, _, T_user = cm.joint_arrays(Q)
     vel = np.empty((B, cm.n_bodies, 6))
-    call(K.body_velocities_batch, (cm.topo, cm.placement, cm.jparam), (S, T_user, Q, V, vel),
-         batch, model, names=("q", "q", "q", "v"), what="the body twists")
+    call(
+        K.body_velocities_batch,
+        (cm.topo, cm.placement, cm.jparam),
+        (S, T_user, Q, V, vel),
+        batch,
+        model,
+        names=("q", "q", "q", "v"),
+        what="the body twists",
+    )
     return vel.reshape(batch + (cm.n_bodies, 6))
 
 
@@ -265,8 +289,15 @@ def body_jacobians(model, q) -> np.ndarray:
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
     J = np.empty((B, cm.n_bodies, 6, cm.nv))
-    call(K.body_jacobians_batch, (cm.topo, cm.placement, cm.jparam), (S, T_user, Q, J), batch,
-         model, names=("q", "q", "q"), what="the body Jacobians")
+    call(
+        K.body_jacobians_batch,
+        (cm.topo, cm.placement, cm.jparam),
+        (S, T_user, Q, J),
+        batch,
+        model,
+        names=("q", "q", "q"),
+        what="the body Jacobians",
+    )
     return J.reshape(batch + (cm.n_bodies, 6, cm.nv))
 
 
@@ -330,7 +361,13 @@ def velocity_map(model, q, v=None):
         return J.reshape(J.shape[:-3] + (6 * n, nv))
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     A, A_dot = np.empty((B, n, 6, nv)), np.empty((B, n, 6, nv))
-    call(K.velocity_map_batch, (cm.topo, cm.placement, cm.jparam),
-         (*cm.joint_arrays(Q, V), Q, V, A, A_dot), batch, model,
-         names=("q", "v", "q", "q", "v"), what="the velocity map")
+    call(
+        K.velocity_map_batch,
+        (cm.topo, cm.placement, cm.jparam),
+        (*cm.joint_arrays(Q, V), Q, V, A, A_dot),
+        batch,
+        model,
+        names=("q", "v", "q", "q", "v"),
+        what="the velocity map",
+    )
     return A.reshape(batch + (6 * n, nv)), A_dot.reshape(batch + (6 * n, nv))

@@ -181,8 +181,14 @@ class ImplicitConstraint:
     def __init__(self, joints, phi, jacobian=None, jacobian_rate=None, name=None):
         joints = [str(j) for j in joints] if not isinstance(joints, str) else [joints]
         if not joints:
-            raise ModelError("Expected `joints` of an ImplicitConstraint to name at least one joint.")
-        for value, label in ((phi, "phi"), (jacobian, "jacobian"), (jacobian_rate, "jacobian_rate")):
+            raise ModelError(
+                "Expected `joints` of an ImplicitConstraint to name at least one joint."
+            )
+        for value, label in (
+            (phi, "phi"),
+            (jacobian, "jacobian"),
+            (jacobian_rate, "jacobian_rate"),
+        ):
             if value is not None and not callable(value):
                 raise ModelError(
                     f"Expected `{label}` of an ImplicitConstraint to be callable, got "
@@ -221,7 +227,9 @@ class ImplicitConstraint:
     def _call_phi(self, qJ) -> np.ndarray:
         r = np.atleast_1d(np.asarray(self._phi(qJ), dtype=float))
         if r.ndim != 1:
-            raise DimensionError(f"{self.name}: expected `phi` to return shape (c,), got {r.shape}.")
+            raise DimensionError(
+                f"{self.name}: expected `phi` to return shape (c,), got {r.shape}."
+            )
         return r
 
     def _flow(self, qJ, u, eps):
@@ -245,7 +253,9 @@ class ImplicitConstraint:
         for k in range(n):
             e = np.zeros(n)
             e[k] = 1.0
-            K[:, k] = (self._call_phi(self._flow(qJ, e, h)) - self._call_phi(self._flow(qJ, e, -h))) / (2 * h)
+            K[:, k] = (
+                self._call_phi(self._flow(qJ, e, h)) - self._call_phi(self._flow(qJ, e, -h))
+            ) / (2 * h)
         return K
 
     def _jacobian_rate_of(self, qJ, u) -> np.ndarray:
@@ -261,7 +271,9 @@ class ImplicitConstraint:
         if speed == 0.0:
             return np.zeros((c, n))
         h = 1e-4 / speed
-        return (self._jacobian_of(self._flow(qJ, u, h)) - self._jacobian_of(self._flow(qJ, u, -h))) / (2 * h)
+        return (
+            self._jacobian_of(self._flow(qJ, u, h)) - self._jacobian_of(self._flow(qJ, u, -h))
+        ) / (2 * h)
 
     # -- the common constraint interface ---------------------------------------------
     def _residual(self, q, T, q_aux):
@@ -344,7 +356,9 @@ class _LoopJoint:
         else:
             self.bodies = path_closure(tree.parent, bodies)
         if not self.bodies:
-            raise ModelError(f"loop joint {name!r}: the predecessor and successor are the same body.")
+            raise ModelError(
+                f"loop joint {name!r}: the predecessor and successor are the same body."
+            )
         self.aux_q = self.aux_v = slice(0, 0)  # set by the model
 
     def __repr__(self):
@@ -435,8 +449,13 @@ def _root_paths(parent, bodies) -> set[int]:
 def _split(graph: nx.DiGraph):
     """(tree graph, loop edges, coupling edges) of a graph with closures."""
     tree = nx.DiGraph()
-    tree.graph.update({k: v for k, v in graph.graph.items()
-                       if k not in ("constraints", "reference_configuration")})
+    tree.graph.update(
+        {
+            k: v
+            for k, v in graph.graph.items()
+            if k not in ("constraints", "reference_configuration")
+        }
+    )
     tree.add_nodes_from(graph.nodes(data=True))
     loops, couplings = [], []
     for u, v, d in graph.edges(data=True):
@@ -598,17 +617,26 @@ class ClosedMultibodyModel(MultibodyModel):
             Tp = np.eye(4) if d.get("placement") is None else check_placement(d["placement"], label)
             Ts = (np.eye(4) if d.get("successor_placement") is None
                   else check_placement(d["successor_placement"], label))  # fmt: skip
-            loops.append(_LoopJoint(name, self._body(u, label), self._body(v, label), joint,
-                                    Tp, Ts, st, u, v))
+            loops.append(
+                _LoopJoint(
+                    name, self._body(u, label), self._body(v, label), joint, Tp, Ts, st, u, v
+                )
+            )
         for u, v, d in coupling_edges:
             label = f"coupling edge ({u!r}, {v!r})"
             ratio = d.get("ratio")
-            if isinstance(ratio, bool) or not isinstance(ratio, (int, float, np.floating, np.integer)) \
-                    or not np.isfinite(ratio):
-                raise ModelError(f"Expected the 'ratio' of {label} to be a finite number, got {ratio!r}.")
+            if (
+                isinstance(ratio, bool)
+                or not isinstance(ratio, (int, float, np.floating, np.integer))
+                or not np.isfinite(ratio)
+            ):
+                raise ModelError(
+                    f"Expected the 'ratio' of {label} to be a finite number, got {ratio!r}."
+                )
             name = str(d.get("name", f"coupling_{u}_{v}"))
-            couplings.append(_Coupling(name, self._body(u, label), self._body(v, label), ratio,
-                                       st, u, v))
+            couplings.append(
+                _Coupling(name, self._body(u, label), self._body(v, label), ratio, st, u, v)
+            )
         user = []
         for con in graph.graph.get("constraints") or []:
             if not isinstance(con, ImplicitConstraint):
@@ -661,8 +689,10 @@ class ClosedMultibodyModel(MultibodyModel):
             c.aux_index = np.concatenate(
                 [self._n_s + np.arange(self._n_aux)[lp.aux_v] for lp in c.constraints
                  if lp.kind == "loop"] + [np.zeros(0, int)])  # fmt: skip
-            c.rows = np.concatenate([self._rows[self.constraints.index(con)]
-                                     for con in c.constraints] + [np.zeros(0, int)])
+            c.rows = np.concatenate(
+                [self._rows[self.constraints.index(con)] for con in c.constraints]
+                + [np.zeros(0, int)]
+            )
         self.clusters = clusters
 
     # ---- state evaluation (single configuration) ---------------------------------------
@@ -728,7 +758,7 @@ class ClosedMultibodyModel(MultibodyModel):
             dv = np.zeros(self._n_s)
             dv[free] = step[: free.size]
             q = st.integrate(q, dv)
-            da = step[free.size:]
+            da = step[free.size :]
             q_aux = q_aux.copy()
             for lp in self._loops:
                 q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], da[lp.aux_v])
@@ -750,7 +780,9 @@ class ClosedMultibodyModel(MultibodyModel):
         q_aux = self._fit_aux(T)
         if np.max(np.abs(self._residual_at(q0, T, q_aux)), initial=0.0) <= NEWTON_TOL:
             return q0
-        free = np.concatenate([c.v_index for c in self.clusters if c.constraints] + [np.zeros(0, int)])
+        free = np.concatenate(
+            [c.v_index for c in self.clusters if c.constraints] + [np.zeros(0, int)]
+        )
         try:
             q, _ = self._newton(q0.copy(), q_aux, free)
         except SingularityError as exc:
@@ -827,7 +859,9 @@ class ClosedMultibodyModel(MultibodyModel):
                 )
         self._dependent = sorted(dependent)
         self._independent = [i for i in range(self.n_bodies) if i not in dependent]
-        self.independent_joints = [self.joint_names[i] for i in self._independent if st.joints[i].nv]
+        self.independent_joints = [
+            self.joint_names[i] for i in self._independent if st.joints[i].nv
+        ]
         self.dependent_joints = [self.joint_names[i] for i in self._dependent]
         ar = np.arange(st.nv)
         self.independent_v_index = np.concatenate(
@@ -940,7 +974,8 @@ class ClosedMultibodyModel(MultibodyModel):
         flag = self.__dict__.get("_only_couplings")
         if flag is None:
             flag = self._only_couplings = bool(self.constraints) and all(
-                c.kind == "coupling" for c in self.constraints)
+                c.kind == "coupling" for c in self.constraints
+            )
         return flag
 
     def _check_single(self, q, name="q"):
@@ -988,7 +1023,7 @@ class ClosedMultibodyModel(MultibodyModel):
         if y is None:
             return G, None, None
         w_hat = Gh @ y
-        w, v_aux = w_hat[: self._n_s], w_hat[self._n_s:]
+        w, v_aux = w_hat[: self._n_s], w_hat[self._n_s :]
         _, _, Jdot = self._kinematics(q, w)
         Kd = self._jacobian_rate_at(q, T, J, Jdot, w, q_aux, v_aux)
         Gd = np.zeros_like(Gh)
@@ -1076,7 +1111,9 @@ class ClosedMultibodyModel(MultibodyModel):
         # with user-defined constraints, by the constraint objects (_matrices_single)
         Gc, gs, Gdc = lay.constraint_arrays(Q, V, rate=True)
         B = Q.shape[0]
-        G = lay.scatter(np.broadcast_to(Gc, (B,) + Gc.shape[1:])).reshape(batch + (self._n_s, self.nv))
+        G = lay.scatter(np.broadcast_to(Gc, (B,) + Gc.shape[1:])).reshape(
+            batch + (self._n_s, self.nv)
+        )
         g = np.broadcast_to(gs, (B, self._n_s)).reshape(batch + (self._n_s,)).copy()
         if not rate:
             return G, g
@@ -1188,10 +1225,10 @@ class ClosedMultibodyModel(MultibodyModel):
             v = as_array(v, "v", (self.nv,))
             Gh = self._G_hat(K)
             w_hat = Gh @ v
-            w, v_aux = w_hat[: self._n_s], w_hat[self._n_s:]
+            w, v_aux = w_hat[: self._n_s], w_hat[self._n_s :]
             _, _, Jdot = self._kinematics(q, w)
             k = -self._jacobian_rate_at(q, T, J, Jdot, w, q_aux, v_aux) @ w_hat
-        Ka = K[:, self._n_s:]
+        Ka = K[:, self._n_s :]
         if Ka.shape[1]:
             U, s, _ = np.linalg.svd(Ka)
             r = int(np.sum(s > RANK_RTOL * max(1.0, s[0] if s.size else 0.0)))
@@ -1284,7 +1321,7 @@ class ClosedMultibodyModel(MultibodyModel):
             q = st.integrate(q, w[: self._n_s])  # Euler predictor, loop joints too
             q_aux = q_aux.copy()
             for lp in self._loops:
-                q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], w[self._n_s:][lp.aux_v])
+                q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], w[self._n_s :][lp.aux_v])
             q, q_aux = self._newton(q, q_aux, free)
             T = forward_kinematics(st, q)
         return q

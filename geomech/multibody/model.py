@@ -291,6 +291,7 @@ class MultibodyModel(MechanicalSystem):
     #: ``(declares_closures, ClosedMultibodyModel)``, registered by :mod:`geomech.multibody.loops`
     #: (which builds on this module): the class built for graphs that declare closures.
     _closed_variant = None
+
     def __new__(cls, graph=None, *args, **kwargs):  # noqa: D102
         # a graph declaring loop joints, couplings or constraints builds a closed model
         variant = MultibodyModel._closed_variant
@@ -398,7 +399,8 @@ class MultibodyModel(MechanicalSystem):
         self._subtree_size = size
 
         self.gravity = (
-            np.array([0.0, 0.0, -9.81]) if gravity is None
+            np.array([0.0, 0.0, -9.81])
+            if gravity is None
             else as_array(gravity, "gravity", (3,)).copy()
         )
         # the model is immutable once built (its compiled arrays are cached)
@@ -411,8 +413,9 @@ class MultibodyModel(MechanicalSystem):
     # ------------------------------------------------------------------------------------
     def _init_system(self) -> None:
         """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential."""
-        MechanicalSystem.__init__(self, None, self.mass_matrix, frame=JointFrame(self),
-                                  potential=self.potential_energy)
+        MechanicalSystem.__init__(
+            self, None, self.mass_matrix, frame=JointFrame(self), potential=self.potential_energy
+        )
 
     def _H(self, q: np.ndarray) -> np.ndarray:
         return dynamics.crba(self, q)
@@ -719,7 +722,9 @@ class MultibodyModel(MechanicalSystem):
             raise ModelError(f"Expected {N} placements, got {len(placements)}.")
         body_names = [f"body{i}" for i in range(N)] if body_names is None else list(body_names)
         if joint_names is None:
-            joint_names = [j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)]
+            joint_names = [
+                j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)
+            ]
         G = nx.DiGraph()
         G.add_node(root)
         for i in range(N):
@@ -958,9 +963,7 @@ class MultibodyModel(MechanicalSystem):
         (5, 31)
         """
         rng = default_rng(rng)
-        shape = (
-            () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
-        )
+        shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
         parts = [j.random_configuration(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
 
@@ -1022,8 +1025,15 @@ class MultibodyModel(MechanicalSystem):
         cm = self.compiled
         batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
         out = np.zeros((B, self.nq))
-        call(K.integrate_batch, (cm.topo,), (Q, V, DT, out), batch, self, names=("q", "v", "dt"),
-             what="q ⊕ v dt")
+        call(
+            K.integrate_batch,
+            (cm.topo,),
+            (Q, V, DT, out),
+            batch,
+            self,
+            names=("q", "v", "dt"),
+            what="q ⊕ v dt",
+        )
         for i, joint in cm.user:  # two-stage path: user joints through their own hook
             qs, vs = self.q_slices[i], self.v_slices[i]
             out[:, qs] = joint._integrate(Q[:, qs], V[:, vs] * DT[:, None])
@@ -1061,8 +1071,15 @@ class MultibodyModel(MechanicalSystem):
         cm = self.compiled
         batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
         out = np.zeros((B, self.nv))
-        call(K.difference_batch, (cm.topo,), (Q0, Q1, out), batch, self, names=("q0", "q1"),
-             what="q1 ⊖ q0")
+        call(
+            K.difference_batch,
+            (cm.topo,),
+            (Q0, Q1, out),
+            batch,
+            self,
+            names=("q0", "q1"),
+            what="q1 ⊖ q0",
+        )
         for i, joint in cm.user:  # two-stage path: user joints through their own hook
             qs, vs = self.q_slices[i], self.v_slices[i]
             out[:, vs] = joint._difference(Q0[:, qs], Q1[:, qs])

@@ -195,18 +195,30 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
     True
     """
     if getattr(model, "is_closed", False):  # Gᵀ Y_s (geomech.multibody.closed_coriolis)
-        return CLOSED_MODEL_FUNCTIONS["slotine_li_regressor"](model, q, v, v_ref, a_ref,
-                                                              connection, gravity)
+        return CLOSED_MODEL_FUNCTIONS["slotine_li_regressor"](
+            model, q, v, v_ref, a_ref, connection, gravity
+        )
     cm = compiled(model)
     nq, nv = cm.nq, cm.nv
     gravity = model.gravity if gravity is None else gravity
     batch, B, (Q, V, V_ref, A_ref, G) = states(
-        ("q", q, (nq,)), ("v", v, (nv,)), ("v_ref", v_ref, (nv,)), ("a_ref", a_ref, (nv,)),
-        ("gravity", gravity, (3,)))
-    span, entries, values = _cached(model, "regressor", connection,
-                                    lambda: _build_maps(model, connection))
+        ("q", q, (nq,)),
+        ("v", v, (nv,)),
+        ("v_ref", v_ref, (nv,)),
+        ("a_ref", a_ref, (nv,)),
+        ("gravity", gravity, (3,)),
+    )
+    span, entries, values = _cached(
+        model, "regressor", connection, lambda: _build_maps(model, connection)
+    )
     Y = np.empty((B, nv, 10 * cm.n_bodies))
-    call(K.slotine_li_regressor_batch, (cm.topo, cm.placement, cm.jparam, span, entries, values),
-         (*cm.joint_arrays(Q, V), Q, V, V_ref, A_ref, G, Y), batch, model,
-         names=("q", "v", "q", "q", "v", "v_ref", "a_ref", "gravity"), what="the regressor")
+    call(
+        K.slotine_li_regressor_batch,
+        (cm.topo, cm.placement, cm.jparam, span, entries, values),
+        (*cm.joint_arrays(Q, V), Q, V, V_ref, A_ref, G, Y),
+        batch,
+        model,
+        names=("q", "v", "q", "q", "v", "v_ref", "a_ref", "gravity"),
+        what="the regressor",
+    )
     return Y.reshape(batch + (nv, 10 * cm.n_bodies))

@@ -828,8 +828,11 @@ def load(name: str, floating_base: bool | None = None, **urdf_options) -> Multib
         return load_urdf(urdf_path(shipped), bool(fb), **urdf_options)
     if key in _erd_aliases():
         default = example_robot_data_floating(key)
-        return load_urdf(example_robot_data_path(key),
-                         default if floating_base is None else floating_base, **urdf_options)
+        return load_urdf(
+            example_robot_data_path(key),
+            default if floating_base is None else floating_base,
+            **urdf_options,
+        )
     if _existing_path(key):  # load_urdf refuses directories, devices and FIFOs by name
         return load_urdf(Path(key), bool(floating_base), **urdf_options)
     shown = repr(key)

@@ -52,6 +52,7 @@ __all__ = [
     "format_connection_report",
 ]
 
+
 class MultibodyConnection(AffineConnection):
     r"""The affine connection of a kinematic tree induced by its body connections.
 
@@ -318,7 +319,9 @@ def connection_report(model, q=None, v=None, *, connections=None, rng=None, repe
         )
     connections = list(NAMED_BODY_CONNECTIONS) if connections is None else list(connections)
     h = 1e-6
-    H_dot = (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (2 * h)
+    H_dot = (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (
+        2 * h
+    )
     bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
     H = crba(model, q)
     scale = max(1.0, float(np.max(np.abs(H))))
@@ -397,4 +400,3 @@ def format_connection_report(reports) -> str:
             f"{ms(r.time_alg2)} {ms(r.time_differentiation)}"
         )
     return "\n".join(lines)
-

@@ -218,11 +218,15 @@ class URDFLimits:
         for field in ("max_bytes", "max_links", "max_depth"):
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-                raise URDFError(f"Expected `URDFLimits.{field}` to be a positive int, got {value!r}.")
+                raise URDFError(
+                    f"Expected `URDFLimits.{field}` to be a positive int, got {value!r}."
+                )
         for field in ("max_magnitude", "min_mass"):
             value = getattr(self, field)
-            if isinstance(value, bool) or not isinstance(value, (int, float, np.number)) or not (
-                0 < float(value) < math.inf
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float, np.number))
+                or not (0 < float(value) < math.inf)
             ):
                 raise URDFError(
                     f"Expected `URDFLimits.{field}` to be a positive finite number, got {value!r}."
@@ -373,7 +377,6 @@ class _Document:
     def end(self, tag: str) -> None:
         self._stack.pop()
 
-
     def _too_deep(self, tag: str) -> None:
         raise URDFError(
             f"The URDF nests elements deeper than {self.limits.max_depth} levels "
@@ -523,8 +526,7 @@ def _inertial(link: dict, name: str, limits: URDFLimits, strict: bool, defects: 
                 f"eigenvalue {lam:.3g}."
             )
         defects.append(
-            f"{what}: rotational inertia not positive semi-definite (smallest eigenvalue "
-            f"{lam:.3g})"
+            f"{what}: rotational inertia not positive semi-definite (smallest eigenvalue {lam:.3g})"
         )
     R = T[:3, :3]
     return spatial_inertia(mass, T[:3, 3], R @ Ic @ R.T)
@@ -573,7 +575,7 @@ def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[s
         seen[link] = len(path)
         path.append(link)
         link = parent_link[link]
-    forward = path[seen[link]:][::-1]
+    forward = path[seen[link] :][::-1]
     k = min(range(len(forward)), key=lambda i: order[forward[i]])
     forward = forward[k:] + forward[:k]
     return forward, [parent_joint[forward[(i + 1) % len(forward)]] for i in range(len(forward))]
@@ -929,9 +931,7 @@ def _ordering_links(model: MultibodyModel, robot: ET.Element) -> list[str]:
             continue
         width = len(str(len(kids) - 1))
         prefix = f"{parent_name[kids[0]]}__order"
-        while any(
-            f"{prefix}{k:0{width}d}" in link_names | joint_names for k in range(len(kids))
-        ):
+        while any(f"{prefix}{k:0{width}d}" in link_names | joint_names for k in range(len(kids))):
             prefix += "_"
         for k, child in enumerate(kids):
             wrapper = f"{prefix}{k:0{width}d}"
@@ -1049,7 +1049,7 @@ def _bool(text: str, what: str) -> bool:
         return True
     if t in ("false", "0"):
         return False
-    raise URDFError(f"{what}: expected independent=\"true\" or \"false\", got {_q(text)}.")
+    raise URDFError(f'{what}: expected independent="true" or "false", got {_q(text)}.')
 
 
 def _add_closures(G, doc: _Document, body_of: dict, pose_in_body: dict,
@@ -1096,7 +1096,10 @@ def _add_closures(G, doc: _Document, body_of: dict, pose_in_body: dict,
             raise URDFError(f"{tag} {_q(name)} is defined more than once.")
         names.add(name)
         what = f"{tag} {_q(name)}"
-        (p_link, p_el), (s_link, s_el) = link_of(el, "predecessor", what), link_of(el, "successor", what)
+        (p_link, p_el), (s_link, s_el) = (
+            link_of(el, "predecessor", what),
+            link_of(el, "successor", what),
+        )
         u, v = body_of[p_link], body_of[s_link]
         if u == v:
             raise URDFError(f"{what}: links {_q(p_link)} and {_q(s_link)} belong to one body.")
@@ -1155,7 +1158,10 @@ def _closures_to_urdf(model, tree_text: str) -> str:
                     f"loop {_q(con.name)}: a {con.joint.kind} loop joint has no URDF+ equivalent."
                 )
             el = ET.SubElement(robot, "loop", name=con.name, type=jtype)
-            for tag, body, T in (("predecessor", con.pred, con.Tp), ("successor", con.succ, con.Ts)):
+            for tag, body, T in (
+                ("predecessor", con.pred, con.Tp),
+                ("successor", con.succ, con.Ts),
+            ):
                 sub = ET.SubElement(el, tag, link=link_of[body])
                 ET.SubElement(sub, "origin", xyz=_fmt(T[:3, 3]), rpy=_fmt(matrix_to_rpy(T[:3, :3])))
             if jtype in ("revolute", "prismatic"):

@@ -43,8 +43,14 @@ from geomech.spatial import inertia_parameters
 __all__ = ["RigidBody", "ad_tilde"]
 
 #: The canonical connection names :meth:`RigidBody.connection` builds.
-_BODY_CONNECTIONS = ("boltzmann-hamel", "levi-civita", "velocity-cross", "cartan-minus",
-                     "cartan-zero", "cartan-plus")
+_BODY_CONNECTIONS = (
+    "boltzmann-hamel",
+    "levi-civita",
+    "velocity-cross",
+    "cartan-minus",
+    "cartan-zero",
+    "cartan-plus",
+)
 
 
 def _selection_or_none(group):
@@ -196,7 +202,9 @@ class RigidBody:
         self.potential = potential
 
     @classmethod
-    def from_spatial_inertia(cls, group: LieGroup, spatial_inertia, *, gravity=GRAVITY) -> RigidBody:
+    def from_spatial_inertia(
+        cls, group: LieGroup, spatial_inertia, *, gravity=GRAVITY
+    ) -> RigidBody:
         r"""Body on a subgroup of SE(3) from its 6×6 spatial inertia about the body origin.
 
         The generalized inertia is ``M = Hᵀ I_b H`` (eq. 60) with the selection matrix ``H`` of
@@ -250,7 +258,9 @@ class RigidBody:
         H = selection_matrix(group)
         I_b = as_array(spatial_inertia, "spatial_inertia", (6, 6))
         if I_b.ndim != 2:
-            raise DimensionError(f"Expected `spatial_inertia` to have shape (6, 6), got {I_b.shape}.")
+            raise DimensionError(
+                f"Expected `spatial_inertia` to have shape (6, 6), got {I_b.shape}."
+            )
         check_spd(I_b, "spatial_inertia")
         potential = None
         if gravity is not None:

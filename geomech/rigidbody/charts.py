@@ -504,9 +504,9 @@ def _euler_S(eta):
     """``S_E(η)`` with ``ω^B = S_E η̇`` for ``R = Rz(ψ) Ry(θ) Rx(φ)`` (seed 003 §4, F6)."""
     th, ph = eta[..., 1], eta[..., 2]
     ct, st, cp, sp, o = np.cos(th), np.sin(th), np.cos(ph), np.sin(ph), np.zeros_like(th)
-    return np.stack(
-        [-st, o, o + 1.0, ct * sp, cp, o, ct * cp, -sp, o], -1
-    ).reshape(eta.shape[:-1] + (3, 3))
+    return np.stack([-st, o, o + 1.0, ct * sp, cp, o, ct * cp, -sp, o], -1).reshape(
+        eta.shape[:-1] + (3, 3)
+    )
 
 
 def _euler_dS(eta):
@@ -611,7 +611,11 @@ class EulerZYX(Chart):
         eta = x[..., :3]
         Rz, Ry, Rx = _rot_z(eta[..., 0]), _rot_y(eta[..., 1]), _rot_x(eta[..., 2])
         dR = np.stack(
-            [_d_rot_z(eta[..., 0]) @ Ry @ Rx, Rz @ _d_rot_y(eta[..., 1]) @ Rx, Rz @ Ry @ _d_rot_x(eta[..., 2])],
+            [
+                _d_rot_z(eta[..., 0]) @ Ry @ Rx,
+                Rz @ _d_rot_y(eta[..., 1]) @ Rx,
+                Rz @ Ry @ _d_rot_x(eta[..., 2]),
+            ],
             -1,
         )  # dR[..., a, b, m] = ∂R_ab/∂η_m
         dS = np.zeros(x.shape[:-1] + (6, 6, 6))

@@ -53,7 +53,16 @@ from geomech.lie import LieGroup
 __all__ = ["LIE_EULER", "RKMK2", "RKMK4", "INTEGRATORS", "get_integrator", "integrate"]
 
 
-def integrate(group: LieGroup, field: Callable, g0, y0, t0: float, t_final: float, n_steps: int, method="rkmk4"):
+def integrate(
+    group: LieGroup,
+    field: Callable,
+    g0,
+    y0,
+    t0: float,
+    t_final: float,
+    n_steps: int,
+    method="rkmk4",
+):
     """Integrate ``ġ = g ξ̂(t, g, y)``, ``ẏ = F(t, g, y)`` with ``n_steps`` equal steps.
 
     Batched initial conditions are integrated together (one vectorised step for the batch).
@@ -107,7 +116,9 @@ def integrate(group: LieGroup, field: Callable, g0, y0, t0: float, t_final: floa
     True
     """
     if not isinstance(group, LieGroup):
-        raise DTypeError(f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}.")
+        raise DTypeError(
+            f"Expected `group` to be a geomech.lie.LieGroup, got {type(group).__name__}."
+        )
     integrator = get_integrator(method)
     g = group.validate(g0, "g0")
     y = as_array(y0, "y0", ())
@@ -120,5 +131,7 @@ def integrate(group: LieGroup, field: Callable, g0, y0, t0: float, t_final: floa
     h = (t_final - t0) / n_steps
     t = t0 + h * np.arange(n_steps + 1)
     t[-1] = t_final
-    run = integrate_fixed(group_chart(group), field, integrator, t, g, y)  # budget checked before allocating
+    run = integrate_fixed(
+        group_chart(group), field, integrator, t, g, y
+    )  # budget checked before allocating
     return t, run.q, run.y

@@ -50,7 +50,9 @@ def _check_body(body) -> RigidBody:
     return body
 
 
-def duindam_stramigioli_coriolis(body: RigidBody, v, phi=None, tol: float = SINGULAR_TOL) -> np.ndarray:
+def duindam_stramigioli_coriolis(
+    body: RigidBody, v, phi=None, tol: float = SINGULAR_TOL
+) -> np.ndarray:
     r"""The (wrong) Coriolis matrix of Duindam & Stramigioli (2008), eq. (33) of seed 003.
 
     Evaluated literally from the velocity map ``S(φ)`` of the exponential chart and its exact
@@ -241,8 +243,9 @@ class LiteratureComparison:
         }
 
 
-def compare_with_duindam_stramigioli(body: RigidBody, g0, v0, t_final: float, dt: float = 1e-3,
-                                     method="rkmk4") -> LiteratureComparison:
+def compare_with_duindam_stramigioli(
+    body: RigidBody, g0, v0, t_final: float, dt: float = 1e-3, method="rkmk4"
+) -> LiteratureComparison:
     """Integrate free motion with the correct and the Duindam–Stramigioli equations.
 
     Both runs use the same Lie-group integrator and step, so the differences in energy and
@@ -317,7 +320,9 @@ def compare_with_duindam_stramigioli(body: RigidBody, g0, v0, t_final: float, dt
     _, g_ds, v_ds = integrate(group, wrong, g0, v0, 0.0, t_final, n_steps, integrator)
 
     def energy(g_, v_):
-        return body._potential_energy(g_) + 0.5 * np.einsum("...i,ij,...j->...", v_, body.inertia, v_)
+        return body._potential_energy(g_) + 0.5 * np.einsum(
+            "...i,ij,...j->...", v_, body.inertia, v_
+        )
 
     return LiteratureComparison(
         t=t,

@@ -55,7 +55,9 @@ def _check(body, chart) -> None:
     if not isinstance(body, RigidBody):
         raise DTypeError(f"Expected `body` to be a RigidBody, got {type(body).__name__}.")
     if not isinstance(chart, Chart):
-        raise DTypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
+        raise DTypeError(
+            f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}."
+        )
     if chart.group is not body.group and chart.group != body.group:
         raise DTypeError(f"The chart is on {chart.group.name} but the body on {body.group.name}.")
 
@@ -274,7 +276,9 @@ def local_inverse_dynamics(body: RigidBody, chart: Chart, q, v, a) -> np.ndarray
     )
 
 
-def local_forward_dynamics(body: RigidBody, chart: Chart, q, v, tau=None, tol: float = SINGULAR_TOL) -> np.ndarray:
+def local_forward_dynamics(
+    body: RigidBody, chart: Chart, q, v, tau=None, tol: float = SINGULAR_TOL
+) -> np.ndarray:
     """Accelerations ``ẍ = M̄⁻¹ (Q - C̄ ẋ - ∂U/∂x)`` of the Lagrange equations in ``x``.
 
     This is the classical local form; it breaks down on the chart's singular set (``M̄``
@@ -390,7 +394,9 @@ def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> 
     True
     """
     if not isinstance(chart, Chart):
-        raise DTypeError(f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}.")
+        raise DTypeError(
+            f"Expected `chart` to be a geomech.rigidbody.charts.Chart, got {type(chart).__name__}."
+        )
     q = chart._x(q, "q")
     S_inv = chart.velocity_map_inverse(q, tol)
     dS = chart._dS(q)  # dS[..., j, l, m] = ∂S_jl/∂x_m
@@ -398,7 +404,9 @@ def boltzmann_hamel_coefficients(chart: Chart, q, tol: float = SINGULAR_TOL) -> 
     return np.einsum("...li,...jlm,...mk->...ikj", S_inv, dS - np.swapaxes(dS, -1, -2), S_inv)
 
 
-def chart_coriolis_matrix(body: RigidBody, chart: Chart, q, v, tol: float = SINGULAR_TOL) -> np.ndarray:
+def chart_coriolis_matrix(
+    body: RigidBody, chart: Chart, q, v, tol: float = SINGULAR_TOL
+) -> np.ndarray:
     r"""Seed 003's corrected Coriolis matrix evaluated literally in a chart (eq. 54).
 
     .. math:: C_{ij}(x, v) = \sum_{l,m,s} S^{-1}_{li}

@@ -119,8 +119,10 @@ def system_chart(system, q0) -> tuple[SystemChart, np.ndarray]:
     """
     check_real(q0, "q0")
     form = lie_group_form(system)
-    return (SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
-            form.validate_q(q0))
+    return (
+        SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
+        form.validate_q(q0),
+    )
 
 
 @system_chart.register(MechanicalSystem)
@@ -128,8 +130,10 @@ def _(system, q0) -> tuple[SystemChart, np.ndarray]:
     check_real(q0, "q0")
     if group_of(system) is not None:  # a Lie group with a coordinate or invariant frame
         form = lie_group_form(system)
-        return (SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
-                form.validate_q(q0))
+        return (
+            SystemChart(group_chart(form.group), form.nv, form.velocity, form.acceleration),
+            form.validate_q(q0),
+        )
     frame = system.frame  # joint frames, loop-closure frames, custom frames: the frame's own chart
 
     def acceleration(t, q, v, tau):
@@ -196,9 +200,14 @@ def _compiled_chart(system):
         out = np.empty(lead + (nq,))
         flat = out.reshape(-1, nq)
         status = np.zeros(flat.shape[0], dtype=np.int64)
-        integrate_batch(topo, np.ascontiguousarray(np.broadcast_to(q_c, lead + (nq,))).reshape(-1, nq),
-                        np.ascontiguousarray(np.broadcast_to(delta, lead + (nv,))).reshape(-1, nv),
-                        one, flat, status)
+        integrate_batch(
+            topo,
+            np.ascontiguousarray(np.broadcast_to(q_c, lead + (nq,))).reshape(-1, nq),
+            np.ascontiguousarray(np.broadcast_to(delta, lead + (nv,))).reshape(-1, nv),
+            one,
+            flat,
+            status,
+        )
         flat[status != 0] = np.nan
         return out
 
@@ -210,9 +219,12 @@ def _compiled_chart(system):
             return out
         lead = np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1], xi.shape[:-1])
         out = np.empty(lead + (nv,))
-        chart_rate_batch(topo, np.ascontiguousarray(np.broadcast_to(delta, out.shape)).reshape(-1, nv),
-                         np.ascontiguousarray(np.broadcast_to(xi, out.shape)).reshape(-1, nv),
-                         out.reshape(-1, nv))
+        chart_rate_batch(
+            topo,
+            np.ascontiguousarray(np.broadcast_to(delta, out.shape)).reshape(-1, nv),
+            np.ascontiguousarray(np.broadcast_to(xi, out.shape)).reshape(-1, nv),
+            out.reshape(-1, nv),
+        )
         return out
 
     return retract, rate

@@ -60,21 +60,28 @@ class Control:
 
     def __init__(self, controller, nv: int):
         self.controller, self.nv = controller, nv
-        self.dynamic = (hasattr(controller, "state_rate")
-                        and getattr(controller, "state0", None) is not None)
+        self.dynamic = (
+            hasattr(controller, "state_rate") and getattr(controller, "state0", None) is not None
+        )
         self.m = 0
         if self.dynamic:
             for attr in ("torque", "state_rate"):
                 if not callable(getattr(controller, attr, None)):
-                    raise DTypeError(f"Expected a dynamic controller (it has `state0` and `state_rate`) "
-                                    f"to have a callable `{attr}`.")
+                    raise DTypeError(
+                        f"Expected a dynamic controller (it has `state0` and `state_rate`) "
+                        f"to have a callable `{attr}`."
+                    )
             x0 = as_array(controller.state0, "controller.state0")
             if x0.ndim != 1:
-                raise DimensionError(f"Expected `controller.state0` to be 1-D, got shape {x0.shape}.")
+                raise DimensionError(
+                    f"Expected `controller.state0` to be 1-D, got shape {x0.shape}."
+                )
             self.x0 = x0
             self.m = x0.shape[0]
         elif controller is not None and not callable(controller):
-            raise DTypeError(f"Expected `controller` to be callable or None, got {type(controller).__name__}.")
+            raise DTypeError(
+                f"Expected `controller` to be callable or None, got {type(controller).__name__}."
+            )
 
     def torque(self, t, q, v, x):
         """The validated torque ``(..., nv)`` at ``(t, q, v, x)`` (``None`` without a controller).

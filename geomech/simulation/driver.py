@@ -40,7 +40,13 @@ from geomech.simulation.charts import system_chart
 from geomech.simulation.closed_loop import Control, closed_loop
 from geomech.simulation.result import SimulationResult
 
-__all__ = ["simulate", "DEFAULT_DT", "ADAPTIVE_METHODS", "ADAPTIVE_TOLERANCES", "FIXED_STEP_TOLERANCES"]
+__all__ = [
+    "simulate",
+    "DEFAULT_DT",
+    "ADAPTIVE_METHODS",
+    "ADAPTIVE_TOLERANCES",
+    "FIXED_STEP_TOLERANCES",
+]
 
 #: Default step (fixed-step mode) and output spacing (adaptive mode), in seconds.
 DEFAULT_DT = 1e-3
@@ -88,7 +94,9 @@ def _tolerance(x, name: str, default: float, positive: bool) -> float:
     except (TypeError, ValueError):
         raise SimulationError(f"Expected `{name}` to be a float, got {type(x).__name__}.") from None
     if not (np.isfinite(x) and (x > 0.0 if positive else x >= 0.0)):
-        raise SimulationError(f"Expected `{name}` {'> 0' if positive else '>= 0'} and finite, got {x}.")
+        raise SimulationError(
+            f"Expected `{name}` {'> 0' if positive else '>= 0'} and finite, got {x}."
+        )
     return x
 
 
@@ -135,28 +143,44 @@ def _progress_bar(progress, total: int, desc: str):
         return _NoBar()
     from tqdm import tqdm
 
-    return tqdm(total=total, desc=desc, unit="step", delay=0.5 if progress is None else 0.0,
-                file=sys.stderr)
+    return tqdm(
+        total=total, desc=desc, unit="step", delay=0.5 if progress is None else 0.0, file=sys.stderr
+    )
 
 
 def _report_inaccuracy(run, name: str, h: float, rtol: float, atol: float, on_inaccuracy: str):
     """Warn (or raise) when a fixed step's estimated error exceeds the requested accuracy."""
     if run.error is None or run.error <= 1.0:
         return
-    message = (f"The fixed step h = {h:.3g} s of {name} is too large for the requested accuracy "
-               f"(rtol = {rtol:g}, atol = {atol:g}): the error estimated by step doubling is "
-               f"{run.error:.3g} times the tolerance (largest near t = {run.error_time:.6g}). "
-               f"Reduce `dt`, use a higher-order method, or an adaptive method such as 'DOP853'.")
+    message = (
+        f"The fixed step h = {h:.3g} s of {name} is too large for the requested accuracy "
+        f"(rtol = {rtol:g}, atol = {atol:g}): the error estimated by step doubling is "
+        f"{run.error:.3g} times the tolerance (largest near t = {run.error_time:.6g}). "
+        f"Reduce `dt`, use a higher-order method, or an adaptive method such as 'DOP853'."
+    )
     if on_inaccuracy == "raise":
         raise StepSizeError(message)
     warnings.warn(message, StepSizeWarning, stacklevel=3)
 
 
-def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None = None,
-             method="rkmk4", *, t0: float = 0.0, rtol: float | None = None, atol: float | None = None,
-             log: Mapping[str, Callable] | None = None, progress: bool | None = None,
-             max_steps: int | None = None, max_wall_time: float | None = None,
-             on_inaccuracy: str = "warn") -> SimulationResult:
+def simulate(
+    system,
+    q0,
+    v0,
+    t_final: float,
+    controller=None,
+    dt: float | None = None,
+    method="rkmk4",
+    *,
+    t0: float = 0.0,
+    rtol: float | None = None,
+    atol: float | None = None,
+    log: Mapping[str, Callable] | None = None,
+    progress: bool | None = None,
+    max_steps: int | None = None,
+    max_wall_time: float | None = None,
+    on_inaccuracy: str = "warn",
+) -> SimulationResult:
     r"""Simulate a system from ``(q0, v0)`` until ``t_final``, keeping ``q`` on its manifold.
 
     The output grid has ``N = ceil((t_final - t0) / dt)`` equal intervals (so the spacing is
@@ -318,13 +342,21 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     t0, t_final, N = _time_span(t0, t_final, dt, budget)
     kind, integrator = _resolve_method(method)
     if on_inaccuracy not in _ON_INACCURACY:
-        raise SimulationError(f"Expected `on_inaccuracy` to be one of {list(_ON_INACCURACY)}, got {on_inaccuracy!r}.")
+        raise SimulationError(
+            f"Expected `on_inaccuracy` to be one of {list(_ON_INACCURACY)}, got {on_inaccuracy!r}."
+        )
     defaults = ADAPTIVE_TOLERANCES if kind == "adaptive" else FIXED_STEP_TOLERANCES
-    rtol, atol = _tolerance(rtol, "rtol", defaults[0], True), _tolerance(atol, "atol", defaults[1], False)
+    rtol, atol = (
+        _tolerance(rtol, "rtol", defaults[0], True),
+        _tolerance(atol, "atol", defaults[1], False),
+    )
     log = {} if log is None else log
-    if not isinstance(log, Mapping) or not all(isinstance(k, str) and callable(f) for k, f in log.items()):
-        raise SimulationError("Expected `log` to be a dict mapping names (str) to callables "
-                              "fn(t, q, v, tau).")
+    if not isinstance(log, Mapping) or not all(
+        isinstance(k, str) and callable(f) for k, f in log.items()
+    ):
+        raise SimulationError(
+            "Expected `log` to be a dict mapping names (str) to callables fn(t, q, v, tau)."
+        )
 
     # ---- the system in its chart, validated initial state --------------------------------
     sys_chart, q = system_chart(system, q0)
@@ -346,13 +378,32 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
     bar = _progress_bar(progress, N, "simulate")
     try:
         if kind == "fixed":
-            run = integrate_fixed(sys_chart.chart, field_, integrator, t, q, y, budget=budget,
-                                  accuracy=None if on_inaccuracy == "ignore" else (rtol, atol),
-                                  on_step=bar.update)
+            run = integrate_fixed(
+                sys_chart.chart,
+                field_,
+                integrator,
+                t,
+                q,
+                y,
+                budget=budget,
+                accuracy=None if on_inaccuracy == "ignore" else (rtol, atol),
+                on_step=bar.update,
+            )
             taus, name = run.aux, integrator.name
         else:
-            run = integrate_adaptive(sys_chart.chart, field_, integrator, t, q, y, rtol=rtol, atol=atol,
-                                     chart_limit=_CHART_LIMIT, budget=budget, on_output=bar.update)
+            run = integrate_adaptive(
+                sys_chart.chart,
+                field_,
+                integrator,
+                t,
+                q,
+                y,
+                rtol=rtol,
+                atol=atol,
+                chart_limit=_CHART_LIMIT,
+                budget=budget,
+                on_output=bar.update,
+            )
             taus, name = [None] * (N + 1), integrator.__name__
     finally:
         bar.close()
@@ -371,12 +422,24 @@ def simulate(system, q0, v0, t_final: float, controller=None, dt: float | None =
             tau[k] = np.broadcast_to(tau_k, lead + (nv,))
     signals = {}
     for key, fn in log.items():
-        values = [as_array(fn(t[k], qs[k], vs[k], tau[k]), f"log[{key!r}]", finite=False)
-                  for k in range(N + 1)]
+        values = [
+            as_array(fn(t[k], qs[k], vs[k], tau[k]), f"log[{key!r}]", finite=False)
+            for k in range(N + 1)
+        ]
         try:
             signals[key] = np.stack(values)
         except ValueError:
-            raise DimensionError(f"Expected the logged signal {key!r} to have the same shape at every "
-                                 f"output time, got {sorted({a.shape for a in values})}.") from None
-    return SimulationResult(t=t, q=qs, v=vs, tau=tau, method=name, signals=signals, controller_state=xs,
-                            error_estimate=run.error if kind == "fixed" else None)
+            raise DimensionError(
+                f"Expected the logged signal {key!r} to have the same shape at every "
+                f"output time, got {sorted({a.shape for a in values})}."
+            ) from None
+    return SimulationResult(
+        t=t,
+        q=qs,
+        v=vs,
+        tau=tau,
+        method=name,
+        signals=signals,
+        controller_state=xs,
+        error_estimate=run.error if kind == "fixed" else None,
+    )

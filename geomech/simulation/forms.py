@@ -28,7 +28,13 @@ from geomech.geometry.system import MechanicalSystem
 from geomech.lie import Euclidean, LieGroup
 from geomech.rigidbody.body import RigidBody
 
-__all__ = ["LieGroupForm", "lie_group_form", "mechanical_system_form", "group_of", "hamel_acceleration"]
+__all__ = [
+    "LieGroupForm",
+    "lie_group_form",
+    "mechanical_system_form",
+    "group_of",
+    "hamel_acceleration",
+]
 
 
 @dataclass(frozen=True)
@@ -105,7 +111,9 @@ def lie_group_form(system) -> LieGroupForm:
     geomech.errors.DTypeError: simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got str.
     """
     name = type(system).__name__
-    raise DTypeError(f"simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got {name}.")
+    raise DTypeError(
+        f"simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got {name}."
+    )
 
 
 @lie_group_form.register
@@ -174,14 +182,22 @@ def mechanical_system_form(system) -> LieGroupForm:
             f"chart (Frame.flow, Frame.chart_velocity)."
         )
     if isinstance(frame, RightInvariantFrame):
+
         def velocity(t, q, v):  # q̇ = v̂ q = q (Ad_{q⁻¹} v)^
             return np.einsum("...ij,...j->...i", group._Ad(group._inverse(q)), v)
     else:
+
         def velocity(t, q, v):
             return v
+
     acceleration = hamel_acceleration(system, group.identity())
-    return LieGroupForm(group=group, nv=system.dim, velocity=velocity, acceleration=acceleration,
-                        validate_q=lambda q0: group.validate(q0, "q0"))
+    return LieGroupForm(
+        group=group,
+        nv=system.dim,
+        velocity=velocity,
+        acceleration=acceleration,
+        validate_q=lambda q0: group.validate(q0, "q0"),
+    )
 
 
 def group_of(system):
@@ -212,11 +228,14 @@ def group_of(system):
 
     group, frame = system.manifold, system.frame
     if group is None:  # a frame without a manifold: take the frame's group
-        group = getattr(frame, "group", Euclidean(frame.dim) if isinstance(frame, CoordinateFrame) else None)
+        group = getattr(
+            frame, "group", Euclidean(frame.dim) if isinstance(frame, CoordinateFrame) else None
+        )
     if not isinstance(group, LieGroup):
         return None
-    if isinstance(frame, LeftInvariantFrame) or (isinstance(frame, CoordinateFrame)
-                                                 and isinstance(group, Euclidean)):
+    if isinstance(frame, LeftInvariantFrame) or (
+        isinstance(frame, CoordinateFrame) and isinstance(group, Euclidean)
+    ):
         return group  # RightInvariantFrame subclasses LeftInvariantFrame
     return None
 
@@ -267,6 +286,8 @@ def hamel_acceleration(system, constant_at=None):
                 rhs = rhs + tau
             return np.einsum("ij,...j->...i", H_inv, rhs)
     else:
+
         def acceleration(t, q, v, tau):
             return system.forward_dynamics(q, v, tau)
+
     return acceleration

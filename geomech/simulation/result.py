@@ -104,14 +104,22 @@ class SimulationResult:
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
-        arrays = {"t": self.t, "q": self.q, "v": self.v, "tau": self.tau, "method": np.array(self.method)}
+        arrays = {
+            "t": self.t,
+            "q": self.q,
+            "v": self.v,
+            "tau": self.tau,
+            "method": np.array(self.method),
+        }
         if self.controller_state is not None:
             arrays["controller_state"] = self.controller_state
         if self.error_estimate is not None:
             arrays["error_estimate"] = np.array(self.error_estimate)
         for name, value in self.signals.items():
             if not isinstance(name, str) or not name:
-                raise SimulationError(f"Expected signal names to be non-empty strings, got {name!r}.")
+                raise SimulationError(
+                    f"Expected signal names to be non-empty strings, got {name!r}."
+                )
             arrays["signal." + name] = value
         np.savez(path, **arrays)
         return path
@@ -150,9 +158,19 @@ class SimulationResult:
         with np.load(path, allow_pickle=False) as data:
             missing = [k for k in ("t", "q", "v", "tau", "method") if k not in data.files]
             if missing:
-                raise SimulationError(f"Expected a SimulationResult .npz file; {path} lacks {missing}.")
-            signals = {k[len("signal."):]: data[k] for k in data.files if k.startswith("signal.")}
+                raise SimulationError(
+                    f"Expected a SimulationResult .npz file; {path} lacks {missing}."
+                )
+            signals = {k[len("signal.") :]: data[k] for k in data.files if k.startswith("signal.")}
             state = data["controller_state"] if "controller_state" in data.files else None
             error = float(data["error_estimate"]) if "error_estimate" in data.files else None
-            return cls(t=data["t"], q=data["q"], v=data["v"], tau=data["tau"], method=str(data["method"]),
-                       signals=signals, controller_state=state, error_estimate=error)
+            return cls(
+                t=data["t"],
+                q=data["q"],
+                v=data["v"],
+                tau=data["tau"],
+                method=str(data["method"]),
+                signals=signals,
+                controller_state=state,
+                error_estimate=error,
+            )

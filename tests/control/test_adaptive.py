@@ -72,12 +72,15 @@ def closed_loop(ctrl, t_final):
         q, v, x = y[:n], y[n : 2 * n], y[2 * n : -1]
         tau = ctrl.torque(t, q, v, x)
         s = ctrl.signals(t, q, v)[-1]
-        return np.concatenate([v, aba(model, q, v, tau), ctrl.state_rate(t, q, v, x), [s @ K_D @ s]])
+        return np.concatenate(
+            [v, aba(model, q, v, tau), ctrl.state_rate(t, q, v, x), [s @ K_D @ s]]
+        )
 
     q0 = ctrl.reference(0.0)[0] + 0.3  # start off the reference, at rest
     y0 = np.concatenate([q0, np.zeros(n), ctrl.state0, [0.0]])
-    sol = solve_ivp(rhs, (0.0, t_final), y0, method="DOP853", rtol=1e-10, atol=1e-10,
-                    dense_output=True)
+    sol = solve_ivp(
+        rhs, (0.0, t_final), y0, method="DOP853", rtol=1e-10, atol=1e-10, dense_output=True
+    )
     assert sol.success
     return sol
 
@@ -189,8 +192,9 @@ def test_torque_at_true_and_estimated_parameters(connection):
     expected = slotine_li_torques(CHAIN, q, v, v_r, a_r, connection) - ctrl.K_D @ s
     np.testing.assert_allclose(ctrl.torque(t, q, v, ctrl.parameters), expected, atol=1e-12)
     # at the initial estimate: the fixed-parameter law with the estimated model
-    fixed = SlotineLi(CHAIN, connection, ctrl.reference, ctrl.Lambda, ctrl.K_D,
-                      estimate=ctrl.estimate)
+    fixed = SlotineLi(
+        CHAIN, connection, ctrl.reference, ctrl.Lambda, ctrl.K_D, estimate=ctrl.estimate
+    )
     np.testing.assert_allclose(ctrl(t, q, v), fixed(t, q, v), atol=1e-12)
 
 
@@ -212,8 +216,9 @@ def test_state_rate_is_minus_gamma_times_gradient_of_power():
             model = CHAIN.with_inertias(inertia_from_dynamic_parameters(p.reshape(3, 10)))
             taus.append(slotine_li_torques(model, q, v, v_r, a_r, "boltzmann-hamel"))
         grad[k] = s @ (taus[0] - taus[1]) / (2 * h)
-    np.testing.assert_allclose(ctrl.state_rate(t, q, v, ctrl.state0), -G @ grad, rtol=1e-7,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        ctrl.state_rate(t, q, v, ctrl.state0), -G @ grad, rtol=1e-7, atol=1e-9
+    )
 
 
 def test_lyapunov_with_and_without_the_parameter_term():
@@ -255,8 +260,14 @@ def test_validation():
 
     def make(**kw):
         args = {"adaptation": 1.0} | kw
-        return AdaptiveSlotineLi(CHAIN, kw.pop("connection", "levi-civita"), ref, 1.0, 1.0,
-                                 **{k: a for k, a in args.items() if k != "connection"})
+        return AdaptiveSlotineLi(
+            CHAIN,
+            kw.pop("connection", "levi-civita"),
+            ref,
+            1.0,
+            1.0,
+            **{k: a for k, a in args.items() if k != "connection"},
+        )
 
     with pytest.raises(GeomechError, match="positive definite"):
         make(adaptation=-1.0)

@@ -73,8 +73,12 @@ def test_torque_is_eq_13_in_the_independent_coordinates(name, connection):
         v_r = v_d - Lambda @ (y - q_d[ref.iy])
         a_r = a_d - Lambda @ (v - v_d)
         s = v - v_r
-        tau = (crba(model, q) @ a_r + coriolis_matrix(model, q, v, connection) @ v_r
-               + gravity_forces(model, q) - K_D @ s)
+        tau = (
+            crba(model, q) @ a_r
+            + coriolis_matrix(model, q, v, connection) @ v_r
+            + gravity_forces(model, q)
+            - K_D @ s
+        )
         np.testing.assert_allclose(ctrl(t, q, v), tau, rtol=1e-10, atol=1e-10)
 
 
@@ -84,7 +88,7 @@ def _closed_loop(model, ref, ctrl, t_final, x0=None):
     nx = 0 if x0 is None else x0.size
 
     def unpack(z):
-        y, v, x = z[:n], z[n:2 * n], z[2 * n:2 * n + nx]
+        y, v, x = z[:n], z[n : 2 * n], z[2 * n : 2 * n + nx]
         return ref.closed(y), v, x
 
     def rhs(t, z):
@@ -98,8 +102,9 @@ def _closed_loop(model, ref, ctrl, t_final, x0=None):
 
     y0 = ref.y0 + 0.15  # off the reference, at rest
     z0 = np.concatenate([y0, np.zeros(n), np.zeros(0) if x0 is None else x0, [0.0]])
-    sol = solve_ivp(rhs, (0.0, t_final), z0, method="DOP853", rtol=1e-10, atol=1e-10,
-                    dense_output=True)
+    sol = solve_ivp(
+        rhs, (0.0, t_final), z0, method="DOP853", rtol=1e-10, atol=1e-10, dense_output=True
+    )
     assert sol.success
     return sol, unpack
 
@@ -120,8 +125,7 @@ def test_closed_loop_lyapunov_identity(name, connection):
     V, J = np.array(W).T
     assert np.abs(V + J - V[0]).max() < 1e-7 * V[0]  # V(t) - V(0) = -∫ sᵀ K_D s
     assert V[-1] < 0.1 * V[0]
-    np.testing.assert_allclose(model.constraint_residual(unpack(sol.sol(1.5))[0]), 0.0,
-                               atol=1e-10)
+    np.testing.assert_allclose(model.constraint_residual(unpack(sol.sol(1.5))[0]), 0.0, atol=1e-10)
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -129,8 +133,9 @@ def test_adaptive_closed_loop_lyapunov_identity(name):
     model, ref, Lambda, K_D = _setup(name, "boltzmann-hamel")
     estimate = model.with_inertias(random_inertia(np.random.default_rng(5), model.n_bodies))
     Gamma = 0.5
-    ctrl = AdaptiveSlotineLi(model, "boltzmann-hamel", ref, Lambda, K_D, estimate=estimate,
-                             adaptation=Gamma)
+    ctrl = AdaptiveSlotineLi(
+        model, "boltzmann-hamel", ref, Lambda, K_D, estimate=estimate, adaptation=Gamma
+    )
     pi = dynamic_parameters(model.inertias).reshape(-1)
     sol, unpack = _closed_loop(model, ref, ctrl, 0.5, x0=ctrl.state0)
     W = []

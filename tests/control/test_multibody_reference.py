@@ -53,8 +53,11 @@ class ScalarCurve:
     def __call__(self, t):
         c, r, w, p = self.c, self.r, self.w, self.p
         x = w * t + p
-        return np.array([c + r * np.sin(x)]), np.array([r * w * np.cos(x)]), np.array(
-            [-r * w * w * np.sin(x)])
+        return (
+            np.array([c + r * np.sin(x)]),
+            np.array([r * w * np.cos(x)]),
+            np.array([-r * w * w * np.sin(x)]),
+        )
 
 
 GROUP_OF = {"spherical": SO3, "free_flyer": SE3, "planar": SE2, "schoenflies": Schoenflies}
@@ -76,9 +79,12 @@ class ModelCurve:
 
     def __init__(self, model, rng, scale=0.6, fast=False):
         self.model = model
-        self.curves = [ScalarCurve(rng) if j.nv == 1
-                       else MatrixCurve(GROUP_OF[j.kind], rng, scale, fast=fast, bounded=True)
-                       for j in model.joints]
+        self.curves = [
+            ScalarCurve(rng)
+            if j.nv == 1
+            else MatrixCurve(GROUP_OF[j.kind], rng, scale, fast=fast, bounded=True)
+            for j in model.joints
+        ]
 
     def __call__(self, t):
         q, v, a, mats = [], [], [], []
@@ -118,9 +124,17 @@ def _pose(xyz, rotvec=(0.0, 0.0, 0.0)):
 # every joint kind, two spherical joints (stacked in one block) and a helical joint
 KIN_MODEL = MultibodyModel.from_bodies(
     [-1, 0, 1, 2, 0, 0, 5, 0, 1],
-    [gj.FreeFlyer(), gj.Spherical(), gj.Revolute([0.3, -1.0, 0.5]), gj.Spherical(),
-     gj.Planar(), gj.SchoenfliesJoint(), gj.Prismatic([1.0, 2.0, -0.5]),
-     gj.Helical([0.0, 1.0, 1.0], pitch=0.3), gj.Revolute([0.0, 0.0, 1.0])],
+    [
+        gj.FreeFlyer(),
+        gj.Spherical(),
+        gj.Revolute([0.3, -1.0, 0.5]),
+        gj.Spherical(),
+        gj.Planar(),
+        gj.SchoenfliesJoint(),
+        gj.Prismatic([1.0, 2.0, -0.5]),
+        gj.Helical([0.0, 1.0, 1.0], pitch=0.3),
+        gj.Revolute([0.0, 0.0, 1.0]),
+    ],
     [_inertia(1.0, [0.1, 0.0, 0.0], [0.1, 0.2, 0.3])] * 9,
     [_pose([0.1 * i, 0.2, -0.1], [0.2 * i, -0.1, 0.3]) for i in range(9)],
 )
@@ -146,8 +160,9 @@ def _reference_signals(model, L, x, x_d):
     q = x[0]
     q_d, v_d, mats, mats_d = x_d[0], x_d[1], x[3], x_d[3]
     e, w = np.empty(model.nv), np.empty(model.nv)
-    for i, (joint, qs, vs) in enumerate(zip(model.joints, model.q_slices, model.v_slices,
-                                            strict=True)):
+    for i, (joint, qs, vs) in enumerate(
+        zip(model.joints, model.q_slices, model.v_slices, strict=True)
+    ):
         if joint.nv == 1:
             e[vs], w[vs] = q[qs] - q_d[qs], v_d[vs]
             continue
@@ -178,8 +193,9 @@ def test_curves_have_the_stated_velocities():
     q, v, a, mats = curve(t)
     (qp, _, _, mp), (qm, _, _, mm) = curve(t + h), curve(t - h)
     v_fd = np.empty(KIN_MODEL.nv)
-    for i, (joint, qs, vs) in enumerate(zip(KIN_MODEL.joints, KIN_MODEL.q_slices,
-                                            KIN_MODEL.v_slices, strict=True)):
+    for i, (joint, qs, vs) in enumerate(
+        zip(KIN_MODEL.joints, KIN_MODEL.q_slices, KIN_MODEL.v_slices, strict=True)
+    ):
         if joint.nv == 1:
             v_fd[vs] = (qp[qs] - qm[qs]) / (2 * h)
         else:  # body velocity g⁻¹ġ of the joint's matrix
@@ -189,8 +205,11 @@ def test_curves_have_the_stated_velocities():
     for i, (joint, qs) in enumerate(zip(KIN_MODEL.joints, KIN_MODEL.q_slices, strict=True)):
         if joint.nv > 1:
             T = joint.pose(q[qs])
-            np.testing.assert_allclose(T[:3, :3] if joint.kind == "spherical" else T,
-                                       _embed(joint.kind, mats[i]), atol=1e-12)
+            np.testing.assert_allclose(
+                T[:3, :3] if joint.kind == "spherical" else T,
+                _embed(joint.kind, mats[i]),
+                atol=1e-12,
+            )
     np.testing.assert_allclose((curve(t + h)[1] - curve(t - h)[1]) / (2 * h), a, atol=1e-8)
 
 
@@ -232,10 +251,20 @@ def test_one_dof_joints_keep_the_coordinate_law():
     curve, curve_d, L = _kinematic_setup()
     x, x_d = curve(0.3), curve_d(0.3)
     E = multibody_tracking_error(KIN_MODEL, x[0], x[1], x_d[0], x_d[1], x_d[2], L)
-    one = np.concatenate([np.arange(vs.start, vs.stop) for j, vs in
-                          zip(KIN_MODEL.joints, KIN_MODEL.v_slices, strict=True) if j.nv == 1])
-    iq = np.concatenate([np.arange(qs.start, qs.stop) for j, qs in
-                         zip(KIN_MODEL.joints, KIN_MODEL.q_slices, strict=True) if j.nq == 1])
+    one = np.concatenate(
+        [
+            np.arange(vs.start, vs.stop)
+            for j, vs in zip(KIN_MODEL.joints, KIN_MODEL.v_slices, strict=True)
+            if j.nv == 1
+        ]
+    )
+    iq = np.concatenate(
+        [
+            np.arange(qs.start, qs.stop)
+            for j, qs in zip(KIN_MODEL.joints, KIN_MODEL.q_slices, strict=True)
+            if j.nq == 1
+        ]
+    )
     np.testing.assert_array_equal(E.e[one], x[0][iq] - x_d[0][iq])
     np.testing.assert_allclose(E.e_dot[one], x[1][one] - x_d[1][one], atol=1e-15)
 
@@ -243,7 +272,9 @@ def test_one_dof_joints_keep_the_coordinate_law():
 def test_free_flyer_alone_is_the_se3_group_error():
     # the quaternion/position layout of a free flyer against SE(3) matrices (left error)
     rng = np.random.default_rng(3)
-    model = MultibodyModel.from_bodies([-1], [gj.FreeFlyer()], [_inertia(1.0, [0, 0, 0], [1, 1, 1])])
+    model = MultibodyModel.from_bodies(
+        [-1], [gj.FreeFlyer()], [_inertia(1.0, [0, 0, 0], [1, 1, 1])]
+    )
     q, q_d = model.random_configuration(rng, 2)
     v, v_d, a_d = rng.standard_normal((3, 6))
     L = spd(rng, 6)
@@ -270,8 +301,16 @@ def test_batched_equals_loop():
     q = KIN_MODEL.random_configuration(rng, (3, 2))
     q_d = KIN_MODEL.random_configuration(rng, 2)
     v, v_d, a_d = rng.standard_normal((3, 2, n)), rng.standard_normal(n), rng.standard_normal(n)
-    assert_batch_matches_loop(functools.partial(multibody_tracking_error, KIN_MODEL), q, v, q_d,
-                              v_d, a_d, spd(rng, n), atol=1e-13)
+    assert_batch_matches_loop(
+        functools.partial(multibody_tracking_error, KIN_MODEL),
+        q,
+        v,
+        q_d,
+        v_d,
+        a_d,
+        spd(rng, n),
+        atol=1e-13,
+    )
 
 
 def test_validation_errors():
@@ -295,8 +334,9 @@ def test_validation_errors():
     joint.manifold = None  # a multi-DoF joint without a Lie group
     odd = MultibodyModel.from_bodies([-1], [joint], [_inertia(1.0, [0, 0, 0], [1, 1, 1])])
     with pytest.raises(GeomechError, match="Lie group"):
-        multibody_tracking_error(odd, odd.neutral(), np.zeros(3), odd.neutral(), np.zeros(3),
-                                 np.zeros(3), 1.0)
+        multibody_tracking_error(
+            odd, odd.neutral(), np.zeros(3), odd.neutral(), np.zeros(3), np.zeros(3), 1.0
+        )
     with pytest.raises(GeomechError, match="Lie group"):
         SlotineLi(odd, "levi-civita", lambda t: (odd.neutral(), np.zeros(3), np.zeros(3)), 1.0, 1.0)
 
@@ -307,10 +347,12 @@ def test_validation_errors():
 ROBOT = MultibodyModel.from_bodies(
     [-1, 0, 1, 0],
     [gj.FreeFlyer(), gj.Spherical(), gj.Revolute([0.0, 1.0, 0.0]), gj.Revolute([1.0, 0.0, 0.0])],
-    [_inertia(4.0, [0.0, 0.0, 0.0], [0.4, 0.5, 0.6]),
-     _inertia(1.5, [0.0, 0.0, -0.3], [0.08, 0.09, 0.05]),
-     _inertia(1.0, [0.0, 0.0, -0.25], [0.05, 0.05, 0.02]),
-     _inertia(0.8, [0.2, 0.0, 0.0], [0.02, 0.04, 0.04])],
+    [
+        _inertia(4.0, [0.0, 0.0, 0.0], [0.4, 0.5, 0.6]),
+        _inertia(1.5, [0.0, 0.0, -0.3], [0.08, 0.09, 0.05]),
+        _inertia(1.0, [0.0, 0.0, -0.25], [0.05, 0.05, 0.02]),
+        _inertia(0.8, [0.2, 0.0, 0.0], [0.02, 0.04, 0.04]),
+    ],
     [np.eye(4), _pose([0.0, 0.0, -0.2]), _pose([0.0, 0.0, -0.6]), _pose([0.3, 0.0, 0.0])],
 )
 T_FINAL, DT = 1.0, 0.005
@@ -348,8 +390,9 @@ def _lyapunov_defect(ctrl, result):
 def _closed_loop(connection, cls=SlotineLi):
     reference, q0, v0, Lambda, K_D = _robot_reference()
     ctrl = cls(ROBOT, connection, reference, Lambda, K_D, require_passivity=True)
-    result = simulate(ROBOT, q0, v0, T_FINAL, controller=ctrl, dt=DT, method="DOP853",
-                      rtol=1e-10, atol=1e-12)
+    result = simulate(
+        ROBOT, q0, v0, T_FINAL, controller=ctrl, dt=DT, method="DOP853", rtol=1e-10, atol=1e-12
+    )
     return ctrl, result
 
 
@@ -361,8 +404,9 @@ def test_closed_loop_lyapunov_identity_on_a_floating_base(connection):
     ctrl, result = _closed_loop(connection)
     V, defect = _lyapunov_defect(ctrl, result)
     assert np.abs(defect).max() < 1e-6 * V[0]
-    np.testing.assert_allclose(V[[0, 50]], [ctrl.lyapunov(result.t[i], result.q[i],
-                                                          result.v[i]) for i in (0, 50)])
+    np.testing.assert_allclose(
+        V[[0, 50]], [ctrl.lyapunov(result.t[i], result.q[i], result.v[i]) for i in (0, 50)]
+    )
     assert V[-1] < 0.1 * V[0]  # s -> 0 (measured V(1) / V(0) = 1.5e-2 to 3.7e-2)
     assert np.abs((result.q[:, 3:7] ** 2).sum(-1) - 1.0).max() < 1e-12
 
@@ -400,12 +444,14 @@ def test_adaptive_controller_uses_the_group_signals():
     fixed = SlotineLi(ROBOT, "boltzmann-hamel", reference, Lambda, K_D)
     for a, b in zip(ctrl.signals(0.4, q0, v0), fixed.signals(0.4, q0, v0), strict=True):
         np.testing.assert_array_equal(a, b)
-    np.testing.assert_allclose(ctrl.torque(0.4, q0, v0, ctrl.parameters), fixed(0.4, q0, v0),
-                               atol=1e-10)
+    np.testing.assert_allclose(
+        ctrl.torque(0.4, q0, v0, ctrl.parameters), fixed(0.4, q0, v0), atol=1e-10
+    )
     _, _, v_r, a_r, s = fixed.signals(0.4, q0, v0)
     Y = slotine_li_regressor(ROBOT, q0, v0, v_r, a_r, "boltzmann-hamel")
-    np.testing.assert_allclose(ctrl.state_rate(0.4, q0, v0, ctrl.state0), -0.5 * Y.T @ s,
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        ctrl.state_rate(0.4, q0, v0, ctrl.state0), -0.5 * Y.T @ s, atol=1e-12
+    )
 
 
 def test_adaptive_closed_loop_lyapunov_identity_on_a_floating_base():
@@ -413,10 +459,19 @@ def test_adaptive_closed_loop_lyapunov_identity_on_a_floating_base():
     # Measured max |defect| / V(0): 1.5e-8 on the 2.5 ms grid (2.4e-7 at 5 ms: Simpson's error).
     reference, q0, v0, Lambda, K_D = _robot_reference()
     guess = ROBOT.with_inertias(0.7 * ROBOT.inertias)
-    ctrl = SlotineLi(ROBOT, "levi-civita", reference, Lambda, K_D, estimate=guess,
-                     adaptation=0.5, require_passivity=True)
-    result = simulate(ROBOT, q0, v0, 0.6, controller=ctrl, dt=DT / 2, method="DOP853",
-                      rtol=1e-10, atol=1e-12)
+    ctrl = SlotineLi(
+        ROBOT,
+        "levi-civita",
+        reference,
+        Lambda,
+        K_D,
+        estimate=guess,
+        adaptation=0.5,
+        require_passivity=True,
+    )
+    result = simulate(
+        ROBOT, q0, v0, 0.6, controller=ctrl, dt=DT / 2, method="DOP853", rtol=1e-10, atol=1e-12
+    )
     X = result.controller_state
     V, defect = lyapunov_defect(ctrl, result.t, result.q, result.v, X)
     assert np.abs(defect).max() < 1e-6 * V[0]

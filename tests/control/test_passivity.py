@@ -73,18 +73,20 @@ def test_gap_grows_with_mismatch():
 @pytest.mark.parametrize("beta", [0.0, -5.0, 3.0])
 def test_exact_mass_lyapunov_closed_form(beta):
     # exact parameters: V' = -s^T K_D s = -2 K_D V / m, so V = V(0) exp(-2 K_D t / m)
-    r = torsion_experiment(beta=beta, t_final=3.0, mass=2.0, mass_estimate=2.0, K_D=1.5,
-                           rate=200.0)
+    r = torsion_experiment(beta=beta, t_final=3.0, mass=2.0, mass_estimate=2.0, K_D=1.5, rate=200.0)
     for x in (r.torsion_free, r.torsion):
-        np.testing.assert_allclose(x.signals["V"], x.signals["V"][0] * np.exp(-2 * 1.5 * x.t / 2.0), rtol=1e-8)
+        np.testing.assert_allclose(
+            x.signals["V"], x.signals["V"][0] * np.exp(-2 * 1.5 * x.t / 2.0), rtol=1e-8
+        )
 
 
 def test_printed_sign_would_diverge():
     # erratum seed 000 §3.2: corrected sign converges (checked above); here the law's v_r
     # literally equals v_d - Lambda (q - q_d)
     P = point_mass(1.0)
-    c = SlotineLi(P, LeviCivitaConnection(P), lambda t: (np.ones(3), 2 * np.ones(3),
-                                                         np.zeros(3)), 3.0, 1.0)
+    c = SlotineLi(
+        P, LeviCivitaConnection(P), lambda t: (np.ones(3), 2 * np.ones(3), np.zeros(3)), 3.0, 1.0
+    )
     _, _, v_r, a_r, s = c.signals(0.0, np.zeros(3), np.zeros(3))
     np.testing.assert_allclose(v_r, [5.0, 5.0, 5.0])
     np.testing.assert_allclose(a_r, [6.0, 6.0, 6.0])
@@ -185,8 +187,9 @@ def test_closed_chain_and_custom_frame_inputs():
 
     chain = four_bar_linkage()
     q = chain.frame.reference
-    c = SlotineLi(chain.system, chain.connection, lambda t: (q + 0.1, np.zeros(1), np.zeros(1)),
-                  1.0, 1.0)
+    c = SlotineLi(
+        chain.system, chain.connection, lambda t: (q + 0.1, np.zeros(1), np.zeros(1)), 1.0, 1.0
+    )
     with pytest.raises(NotOnManifoldError):
         c(0.0, q, np.zeros(1))
     with pytest.raises(GeomechError, match="shape"):

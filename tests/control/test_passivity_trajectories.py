@@ -26,7 +26,9 @@ def _arm_reference(t):
 
 
 @pytest.mark.filterwarnings("ignore:The connection")
-@pytest.mark.parametrize("name", ["levi-civita", "velocity-cross", "boltzmann-hamel", "cartan-minus"])
+@pytest.mark.parametrize(
+    "name", ["levi-civita", "velocity-cross", "boltzmann-hamel", "cartan-minus"]
+)
 def test_multibody_arm(name):
     # UR5 from the shipped URDF; K_D scaled by the joint inertias (the wrist's is 1e-4 kg m²,
     # a uniform gain would make the closed loop stiff)
@@ -53,8 +55,11 @@ _EPS[0, 2, 1] = _EPS[2, 1, 0] = _EPS[1, 0, 2] = -1.0
 
 
 def _point_mass_reference(t):
-    return (np.array([t + np.sin(t), np.cos(t), 0.5 * t]), np.array([1 + np.cos(t), -np.sin(t), 0.5]),
-            np.array([-np.sin(t), -np.cos(t), 0.0]))
+    return (
+        np.array([t + np.sin(t), np.cos(t), 0.5 * t]),
+        np.array([1 + np.cos(t), -np.sin(t), 0.5]),
+        np.array([-np.sin(t), -np.cos(t), 0.0]),
+    )
 
 
 @pytest.mark.parametrize("beta", ["levi-civita", -5.0, "state-dependent"])
@@ -68,12 +73,24 @@ def test_point_mass_every_admissible_factorization(beta):
     if beta == "levi-civita":
         conn = LeviCivitaConnection(P)
     elif beta == "state-dependent":  # Γ_ijk = β(q) ε_ijk with β(q) = 3 sin(q_x) - 2
-        conn = AffineConnection(P, lambda q: (3 * np.sin(q[..., 0]) - 2)[..., None, None, None] * _EPS)
+        conn = AffineConnection(
+            P, lambda q: (3 * np.sin(q[..., 0]) - 2)[..., None, None, None] * _EPS
+        )
     else:
         conn = AffineConnection(P, beta * _EPS)
     ctrl = SlotineLi(P, conn, _point_mass_reference, 1.0, k, require_passivity=True)
     log = {"V": lambda t, q, v, tau: ctrl.lyapunov(t, q, v)}
-    res = simulate(P, np.zeros(3), np.array([0.0, 1.0, -1.0]), 4.0, controller=ctrl, dt=1e-2,
-                   method="DOP853", rtol=1e-11, atol=1e-13, log=log)
+    res = simulate(
+        P,
+        np.zeros(3),
+        np.array([0.0, 1.0, -1.0]),
+        4.0,
+        controller=ctrl,
+        dt=1e-2,
+        method="DOP853",
+        rtol=1e-11,
+        atol=1e-13,
+        log=log,
+    )
     V = res.signals["V"]
     np.testing.assert_allclose(V, V[0] * np.exp(-2 * k * res.t / 2.0), rtol=1e-7)

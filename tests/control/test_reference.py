@@ -128,7 +128,9 @@ def test_euclidean_group_is_the_coordinate_law():
     # SlotineLi: coordinate frame (q - q_d) and left-invariant frame on R^3 agree
     ref = lambda t: (q_d + t * v_d, v_d + t * a_d, a_d)  # noqa: E731
     P = point_mass(2.0)
-    P_group = MechanicalSystem(Euclidean(3), 2.0 * np.eye(3), frame=LeftInvariantFrame(Euclidean(3)))
+    P_group = MechanicalSystem(
+        Euclidean(3), 2.0 * np.eye(3), frame=LeftInvariantFrame(Euclidean(3))
+    )
     conn = LeviCivitaConnection(P) + Contorsion.totally_antisymmetric([-5.0])
     conn_group = LeviCivitaConnection(P_group) + Contorsion.totally_antisymmetric([-5.0])
     a = SlotineLi(P, conn, ref, L, 3.0)(0.3, q, v)
@@ -140,8 +142,9 @@ def test_batched_equals_loop():
     rng = np.random.default_rng(5)
     q, q_d = SE3.random(rng, (4, 2)), SE3.random(rng, 2)
     v, v_d, a_d = rng.standard_normal((4, 2, 6)), rng.standard_normal(6), rng.standard_normal(6)
-    assert_batch_matches_loop(functools.partial(group_tracking_error, SE3), q, v, q_d, v_d, a_d,
-                              spd(rng, 6), atol=1e-14)
+    assert_batch_matches_loop(
+        functools.partial(group_tracking_error, SE3), q, v, q_d, v_d, a_d, spd(rng, 6), atol=1e-14
+    )
 
 
 def test_validation_errors():
@@ -264,7 +267,8 @@ def test_closed_loop_lyapunov_identity(group, kind):
     np.testing.assert_allclose(V, V[0] * np.exp(-2 * K_GAIN * t), rtol=0, atol=5e-6 * V[0])
     e = group_tracking_error(group, q[-1], v[-1], *ctrl.reference(t[-1]), LAMBDA).e
     assert np.linalg.norm(e) < 0.5 * np.linalg.norm(  # e -> 0 (rate: next test)
-        group_tracking_error(group, q[0], v[0], *ctrl.reference(0.0), LAMBDA).e)
+        group_tracking_error(group, q[0], v[0], *ctrl.reference(0.0), LAMBDA).e
+    )
 
 
 @pytest.mark.parametrize("kind", ["levi-civita", "torsion"])
@@ -275,11 +279,16 @@ def test_closed_loop_on_sliding_surface_decays_exponentially(group, kind):
     # (RKMK4): max |s| 2e-8 to 6e-7, max |e - closed form| / |e(0)| 1e-8 to 2e-7 (torsion
     # the larger); both fall 16x when h halves.
     _, ctrl, _, _, t, q, v, S, _ = _closed_loop(group, kind, True, t_final=1.5, n_steps=100)
-    E = np.array([group_tracking_error(group, q[i], v[i], *ctrl.reference(t[i]), LAMBDA).e
-                  for i in range(len(t))])
+    E = np.array(
+        [
+            group_tracking_error(group, q[i], v[i], *ctrl.reference(t[i]), LAMBDA).e
+            for i in range(len(t))
+        ]
+    )
     assert np.abs(S).max() < 3e-6
-    np.testing.assert_allclose(E, E[0] * np.exp(-LAMBDA * t)[:, None],
-                               rtol=0, atol=1e-6 * np.abs(E[0]).max())
+    np.testing.assert_allclose(
+        E, E[0] * np.exp(-LAMBDA * t)[:, None], rtol=0, atol=1e-6 * np.abs(E[0]).max()
+    )
 
 
 @pytest.mark.parametrize("group", [SO3, SE3, SE2], ids=lambda g: g.name)
@@ -293,14 +302,14 @@ def test_torsion_changes_the_motion_not_the_guarantee(group):
 def test_right_invariant_frame_closed_loop_on_so3():
     # spatial angular velocity w_s = R w_b: H(R) = R I R^T, torque tau_b = R^T tau_s
     I_b = INERTIA["SO(3)"]
-    body = MechanicalSystem(SO3, lambda R: R @ I_b @ np.swapaxes(R, -1, -2),
-                            frame=RightInvariantFrame(SO3))
+    body = MechanicalSystem(
+        SO3, lambda R: R @ I_b @ np.swapaxes(R, -1, -2), frame=RightInvariantFrame(SO3)
+    )
     rng = np.random.default_rng(9)
     desired = MatrixCurve(SO3, rng, scale=0.6, fast=True)
     reference = lambda t: tuple(desired(t)[i] for i in (0, 3, 4))  # noqa: E731  spatial
     K_D = 6.0 * np.eye(3)
-    ctrl = SlotineLi(body, LeviCivitaConnection(body), reference, 1.5, K_D,
-                     require_passivity=True)
+    ctrl = SlotineLi(body, LeviCivitaConnection(body), reference, 1.5, K_D, require_passivity=True)
 
     def field(t, R, w):  # plant in body coordinates, Euler's equations
         tau_b = R.T @ ctrl(t, R, R @ w)
@@ -343,8 +352,14 @@ def test_non_admissible_connections_warn_or_raise_on_a_group():
     with pytest.warns(UserWarning, match="not metric compatible"):
         SlotineLi(body, CartanSchoutenConnection(body, "cartan-zero"), ref, 1.0, 1.0)
     with pytest.raises(GeomechError, match="not metric compatible"):
-        SlotineLi(body, CartanSchoutenConnection(body, "cartan-zero"), ref, 1.0, 1.0,
-                  require_passivity=True)
+        SlotineLi(
+            body,
+            CartanSchoutenConnection(body, "cartan-zero"),
+            ref,
+            1.0,
+            1.0,
+            require_passivity=True,
+        )
     # Cartan–Schouten (-): C = 0 is skew but C v = 0 != C* v = w x I w
     with pytest.warns(UserWarning, match="not a valid factorization"):
         SlotineLi(body, CartanSchoutenConnection(body, "cartan-minus"), ref, 1.0, 1.0)

@@ -17,12 +17,18 @@ def arm_sympy():
     t = sp.Symbol("t")
     th1, th2 = sp.Function("th1")(t), sp.Function("th2")(t)
     x1 = sp.Matrix([p["lc1"] * sp.cos(th1), p["lc1"] * sp.sin(th1)])
-    x2 = sp.Matrix([p["l1"] * sp.cos(th1) + p["lc2"] * sp.cos(th1 + th2),
-                    p["l1"] * sp.sin(th1) + p["lc2"] * sp.sin(th1 + th2)])
-    T = (sp.Rational(1, 2) * p["m1"] * x1.diff(t).dot(x1.diff(t))
-         + sp.Rational(1, 2) * p["m2"] * x2.diff(t).dot(x2.diff(t))
-         + sp.Rational(1, 2) * p["I1"] * th1.diff(t) ** 2
-         + sp.Rational(1, 2) * p["I2"] * (th1.diff(t) + th2.diff(t)) ** 2)
+    x2 = sp.Matrix(
+        [
+            p["l1"] * sp.cos(th1) + p["lc2"] * sp.cos(th1 + th2),
+            p["l1"] * sp.sin(th1) + p["lc2"] * sp.sin(th1 + th2),
+        ]
+    )
+    T = (
+        sp.Rational(1, 2) * p["m1"] * x1.diff(t).dot(x1.diff(t))
+        + sp.Rational(1, 2) * p["m2"] * x2.diff(t).dot(x2.diff(t))
+        + sp.Rational(1, 2) * p["I1"] * th1.diff(t) ** 2
+        + sp.Rational(1, 2) * p["I2"] * (th1.diff(t) + th2.diff(t)) ** 2
+    )
     V = G0 * (p["m1"] * x1[1] + p["m2"] * x2[1])
     L = T - V
     tau = [sp.diff(L.diff(th.diff(t)), t) - L.diff(th) for th in (th1, th2)]
@@ -33,8 +39,16 @@ def arm_sympy():
     g = tau.subs({qd1: 0, qd2: 0, qdd1: 0, qdd2: 0})
     c = sp.simplify(tau - H * sp.Matrix([qdd1, qdd2]) - g)
     q = [q1, q2]
-    Gamma = [[[sp.Rational(1, 2) * (H[i, j].diff(q[k]) + H[i, k].diff(q[j]) - H[j, k].diff(q[i]))
-               for k in range(2)] for j in range(2)] for i in range(2)]
+    Gamma = [
+        [
+            [
+                sp.Rational(1, 2) * (H[i, j].diff(q[k]) + H[i, k].diff(q[j]) - H[j, k].diff(q[i]))
+                for k in range(2)
+            ]
+            for j in range(2)
+        ]
+        for i in range(2)
+    ]
     return dict(
         H=sp.lambdify((q1, q2), H, "numpy"),
         c=sp.lambdify((q1, q2, qd1, qd2), c, "numpy"),

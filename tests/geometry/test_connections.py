@@ -64,6 +64,7 @@ def hamel_bias(H, R, v, h=1e-5):
     Lie derivatives by central differences along R expm(t E_i), with the Levi-Civita symbol as
     the SO(3) structure constants (independent of geomech.geometry).
     """
+
     def LH(w):
         return (H(R @ expm(h * skew(w))) - H(R @ expm(-h * skew(w)))) / (2 * h)
 
@@ -189,8 +190,9 @@ def test_second_kind_and_covariant_derivative(rng):
     G, G2, H = lc.christoffel_first_kind(R), lc.christoffel_second_kind(R), system.mass_matrix(R)
     assert_allclose(np.einsum("il,jkl->ijk", H, G2), G, atol=1e-12)  # G2[j, k, i] = Gamma^i_jk
     # Remark 5: H nabla_v w = H wdot + C(q, v) w
-    assert_allclose(H @ lc.covariant_derivative(R, v, w, wd),
-                    H @ wd + lc.coriolis_matrix(R, v) @ w, atol=1e-12)
+    assert_allclose(
+        H @ lc.covariant_derivative(R, v, w, wd), H @ wd + lc.coriolis_matrix(R, v) @ w, atol=1e-12
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -239,7 +241,7 @@ def test_props_iv1_iv2_with_constructed_contorsion(kind, which, rng, arm_sympy):
     C, Cs = conn.coriolis_matrix(q, v), lc.coriolis_matrix(q, v)
     # Hdot by central differences of H along the flow q -> flow(q, v, t) (independent FD)
     h = 1e-5
-    Hdot = (system.mass_matrix(system.flow(q, v, h)) - system.mass_matrix(system.flow(q, v, -h)))
+    Hdot = system.mass_matrix(system.flow(q, v, h)) - system.mass_matrix(system.flow(q, v, -h))
     Hdot /= 2 * h
     skew_defect = np.abs(Hdot - C - C.T).max()
     valid_defect = np.abs(C @ v - Cs @ v).max()
@@ -380,8 +382,9 @@ def test_cartan_schouten_zero_is_levi_civita_for_biinvariant_so3(rng):
 def test_structure_constants_equal_fd_vector_field_bracket(group, side, rng):
     # [X, Y] = DY.X - DX.Y on the matrix group, X_i(g) = g E_i (left) or E_i g (right)
     frame_cls = {"left": None, "right": RightInvariantFrame}[side]
-    system = MechanicalSystem(group, np.eye(group.dim),
-                              frame=None if frame_cls is None else frame_cls(group))
+    system = MechanicalSystem(
+        group, np.eye(group.dim), frame=None if frame_cls is None else frame_cls(group)
+    )
     g = group.random(rng)
     E = group.hat(np.eye(group.dim))
 
@@ -392,6 +395,7 @@ def test_structure_constants_equal_fd_vector_field_bracket(group, side, rng):
     s = system.structure_constants(g)
     for i in range(group.dim):
         for j in range(group.dim):
+
             def D(a, b):  # derivative of field a along field b at g
                 gp = g @ expm(h * E[b]) if side == "left" else expm(h * E[b]) @ g
                 gm = g @ expm(-h * E[b]) if side == "left" else expm(-h * E[b]) @ g
@@ -447,7 +451,9 @@ def test_batched_evaluation_matches_loop(rng):
 def test_connection_algebra_and_euclidean_coordinates(rng):
     system = MechanicalSystem(Euclidean(3), np.eye(3))
     A = AffineConnection(system, rng.normal(size=(3, 3, 3)))
-    B = AffineConnection(system, lambda q: np.einsum("...i,jkl->...jkl", q[..., :1], np.ones((3, 3, 3))))
+    B = AffineConnection(
+        system, lambda q: np.einsum("...i,jkl->...jkl", q[..., :1], np.ones((3, 3, 3)))
+    )
     q = rng.normal(size=3)
     assert_allclose((A - B)(q), A.christoffel_first_kind(q) - B.christoffel_first_kind(q))
     assert_allclose((B + (A - B)).christoffel_first_kind(q), A.christoffel_first_kind(q))

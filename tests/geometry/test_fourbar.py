@@ -64,13 +64,24 @@ def _tree_sympy(mobile):
         T += sp.Rational(1, 2) * MASSES[k] * cd.dot(cd)
         T += sp.Rational(1, 2) * MASSES[k] * lengths[k] ** 2 / 12 * th[k].diff(t) ** 2
     if mobile:
-        T += sp.Rational(1, 2) * MB * qt[0].diff(t) ** 2 + sp.Rational(1, 2) * IB * qt[1].diff(t) ** 2
+        T += (
+            sp.Rational(1, 2) * MB * qt[0].diff(t) ** 2
+            + sp.Rational(1, 2) * IB * qt[1].diff(t) ** 2
+        )
     subs = {qt[i].diff(t): qd[i] for i in range(nb + 3)}
     T = T.subs(subs).subs({qt[i]: q[i] for i in range(nb + 3)})
     H = sp.hessian(T, qd)
     n = nb + 3
-    Gamma = [[[sp.Rational(1, 2) * (H[i, j].diff(q[k]) + H[i, k].diff(q[j]) - H[j, k].diff(q[i]))
-               for k in range(n)] for j in range(n)] for i in range(n)]
+    Gamma = [
+        [
+            [
+                sp.Rational(1, 2) * (H[i, j].diff(q[k]) + H[i, k].diff(q[j]) - H[j, k].diff(q[i]))
+                for k in range(n)
+            ]
+            for j in range(n)
+        ]
+        for i in range(n)
+    ]
     rel = [q[nb], q[nb] + q[nb + 1], q[nb] + q[nb + 1] + q[nb + 2]]  # angles in the base frame
     phi = L1 * e(rel[0]) + L2 * e(rel[1]) + L3 * e(rel[2]) - sp.Matrix([D, 0])
     K = phi.jacobian(q)
@@ -102,8 +113,7 @@ def fourbar():
 
 @pytest.fixture(scope="module")
 def mobile_fourbar():
-    return four_bar_linkage(D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB,
-                            base_inertia=IB)
+    return four_bar_linkage(D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB, base_inertia=IB)
 
 
 def _close(alpha):
@@ -139,14 +149,15 @@ def _A_sympy(ref, q):
 # the spanning tree
 # ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("mobile", [False, True])
-def test_spanning_tree_matches_sympy(mobile, fixed_sympy, mobile_sympy, fourbar, mobile_fourbar,
-                                     rng):
+def test_spanning_tree_matches_sympy(
+    mobile, fixed_sympy, mobile_sympy, fourbar, mobile_fourbar, rng
+):
     ref, chain = (mobile_sympy, mobile_fourbar) if mobile else (fixed_sympy, fourbar)
     for q in rng.uniform(-np.pi, np.pi, size=(4, ref["n"])):
-        assert_allclose(chain.tree.system.mass_matrix(q), np.array(ref["H"](q), float),
-                        atol=1e-13)
-        assert_allclose(chain.tree.christoffel_first_kind(q), np.array(ref["Gamma"](q), float),
-                        atol=1e-13)
+        assert_allclose(chain.tree.system.mass_matrix(q), np.array(ref["H"](q), float), atol=1e-13)
+        assert_allclose(
+            chain.tree.christoffel_first_kind(q), np.array(ref["Gamma"](q), float), atol=1e-13
+        )
         assert_allclose(chain.constraint_jacobian(q), np.array(ref["K"](q), float), atol=1e-13)
 
 
@@ -180,8 +191,9 @@ def test_velocity_map_and_derivative(fixed_sympy, fourbar, rng):
         A_ref = _A_sympy(fixed_sympy, q)
         assert_allclose(fourbar.velocity_map(q), A_ref, atol=1e-13)
         h = 1e-6
-        A_dot_fd = (_A_sympy(fixed_sympy, _close(alpha + h))
-                    - _A_sympy(fixed_sympy, _close(alpha - h))) / (2 * h)
+        A_dot_fd = (
+            _A_sympy(fixed_sympy, _close(alpha + h)) - _A_sympy(fixed_sympy, _close(alpha - h))
+        ) / (2 * h)
         assert_allclose(fourbar.velocity_map_derivative(q, [1.0]), A_dot_fd, atol=1e-8)
 
 
@@ -203,8 +215,9 @@ def _lagrange_multiplier_acceleration(ref, q, qd, tau=None):
 
 
 @pytest.mark.parametrize("mobile", [False, True])
-def test_projected_dynamics_equal_lagrange_multipliers(mobile, fixed_sympy, mobile_sympy,
-                                                       fourbar, mobile_fourbar, rng):
+def test_projected_dynamics_equal_lagrange_multipliers(
+    mobile, fixed_sympy, mobile_sympy, fourbar, mobile_fourbar, rng
+):
     ref, chain = (mobile_sympy, mobile_fourbar) if mobile else (fixed_sympy, fourbar)
     m = chain.dim
     for _ in range(4):
@@ -216,8 +229,11 @@ def test_projected_dynamics_equal_lagrange_multipliers(mobile, fixed_sympy, mobi
         vbar_dot = -np.linalg.solve(chain.mass_matrix(q), chain.coriolis_matrix(q, vbar) @ vbar)
         assert_allclose(vbar_dot, qdd[chain.independent], atol=1e-10)
         # and the full tree acceleration: qdd = A vbar_dot + A_dot vbar
-        assert_allclose(chain.velocity_map(q) @ vbar_dot
-                        + chain.velocity_map_derivative(q, vbar) @ vbar, qdd, atol=1e-10)
+        assert_allclose(
+            chain.velocity_map(q) @ vbar_dot + chain.velocity_map_derivative(q, vbar) @ vbar,
+            qdd,
+            atol=1e-10,
+        )
 
 
 def test_fixed_fourbar_skew_symmetry_by_finite_differences(fourbar, rng):
@@ -225,8 +241,10 @@ def test_fixed_fourbar_skew_symmetry_by_finite_differences(fourbar, rng):
     h = 1e-5
     for alpha in rng.uniform(-np.pi, np.pi, 5):
         vbar = rng.normal(size=1)
-        H_dot = (fourbar.mass_matrix(_close(alpha + h * vbar[0]))
-                 - fourbar.mass_matrix(_close(alpha - h * vbar[0]))) / (2 * h)
+        H_dot = (
+            fourbar.mass_matrix(_close(alpha + h * vbar[0]))
+            - fourbar.mass_matrix(_close(alpha - h * vbar[0]))
+        ) / (2 * h)
         C = fourbar.coriolis_matrix(_close(alpha), vbar)
         assert_allclose(H_dot, C + C.T, atol=1e-8)
 
@@ -239,9 +257,18 @@ def _christoffel_min_fd(chain, y, h=1e-4):
     """Christoffel symbols of H_min in the independent coordinates, fourth-order differences."""
     m = len(y)
     E = np.eye(m)
-    dH = np.stack([(-_H_min(chain, y + 2 * h * E[k]) + 8 * _H_min(chain, y + h * E[k])
-                    - 8 * _H_min(chain, y - h * E[k]) + _H_min(chain, y - 2 * h * E[k]))
-                   / (12 * h) for k in range(m)])
+    dH = np.stack(
+        [
+            (
+                -_H_min(chain, y + 2 * h * E[k])
+                + 8 * _H_min(chain, y + h * E[k])
+                - 8 * _H_min(chain, y - h * E[k])
+                + _H_min(chain, y - 2 * h * E[k])
+            )
+            / (12 * h)
+            for k in range(m)
+        ]
+    )
     return 0.5 * (np.einsum("kij->ijk", dH) + np.einsum("jik->ijk", dH) - dH)
 
 
@@ -288,8 +315,9 @@ def test_fixed_fourbar_cannot_carry_torsion(fourbar, rng):
     K = Contorsion.totally_antisymmetric([2.5])
     twisted = fourbar.with_connection(fourbar.tree + K)
     q = _close(rng.uniform(-np.pi, np.pi))
-    assert_allclose(twisted.coriolis_matrix(q, [0.7]), fourbar.coriolis_matrix(q, [0.7]),
-                    atol=1e-12)
+    assert_allclose(
+        twisted.coriolis_matrix(q, [0.7]), fourbar.coriolis_matrix(q, [0.7]), atol=1e-12
+    )
     generic = fourbar.with_connection(fourbar.tree + rng.normal(size=(3, 3, 3)))
     assert generic.connection.is_torsion_free(q)
     assert not generic.connection.is_metric_compatible(q)
@@ -305,8 +333,9 @@ def test_geodesic_is_the_free_constrained_motion(fixed_sympy, fourbar):
         q, qd = x[:3], x[3:]
         return np.concatenate([qd, _lagrange_multiplier_acceleration(fixed_sympy, q, qd)])
 
-    sol = solve_ivp(rhs, (0.0, T), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-12,
-                    atol=1e-12)
+    sol = solve_ivp(
+        rhs, (0.0, T), np.concatenate([q0, qd0]), method="DOP853", rtol=1e-12, atol=1e-12
+    )
     assert_allclose(traj.q[-1], sol.y[:3, -1], atol=1e-8)
     assert_allclose(traj.v[-1], sol.y[3:4, -1], atol=1e-8)
     energy = fourbar.system.kinetic_energy(traj.q, traj.v)
@@ -323,8 +352,9 @@ def test_simulate_closed_chain_matches_lagrange_multipliers(method, mobile_sympy
     over 1.5 s: 6.5e-11 (RKMK4, 4 ms; 5e-12 at 2 ms: fourth order, the chart rate being
     exact) and 1e-11 (DOP853).
     """
-    chain = four_bar_linkage(D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB,
-                             base_inertia=IB, gravity=0.0)
+    chain = four_bar_linkage(
+        D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB, base_inertia=IB, gravity=0.0
+    )
     ind = chain.independent
 
     def control(t, q, v):
@@ -374,8 +404,7 @@ def test_slotine_li_on_the_closed_chain(twist):
     """
     from geomech.control import SlotineLi
 
-    chain = four_bar_linkage(D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB,
-                             base_inertia=IB)
+    chain = four_bar_linkage(D, L1, L2, L3, MASSES, mobile_base=True, base_mass=MB, base_inertia=IB)
     if twist:  # one coefficient per index triple of the 5-DoF tree
         K = Contorsion.totally_antisymmetric(twist * np.linspace(-1.0, 1.0, 10))
         conn = chain.with_connection(chain.tree + K).connection
@@ -390,8 +419,9 @@ def test_slotine_li_on_the_closed_chain(twist):
     q0, v0 = _close_mobile(mid + np.array([0.2, -0.3, 0.4])), np.array([0.5, 0.0, -1.0])
     K_D = 3.0 * chain.mass_matrix(q0)  # K_D ∝ H: comparable rates on all three speeds
     ctrl = SlotineLi(chain.system, conn, reference, 2.0, K_D, require_passivity=True)
-    res = simulate(chain.system, q0, v0, 2.0, controller=ctrl, dt=5e-3, method="DOP853",
-                   rtol=1e-10, atol=1e-12)
+    res = simulate(
+        chain.system, q0, v0, 2.0, controller=ctrl, dt=5e-3, method="DOP853", rtol=1e-10, atol=1e-12
+    )
     V, defect = lyapunov_defect(ctrl, res.t, res.q, res.v)
     assert np.abs(defect).max() < 1e-6 * V[0]
     assert V[-1] < 1e-2 * V[0]  # s -> 0
@@ -399,8 +429,17 @@ def test_slotine_li_on_the_closed_chain(twist):
     assert np.abs(e).max() < 0.05  # and the tracking error with it
     if twist:  # torsion changes the closed loop, not the guarantee
         free = SlotineLi(chain.system, chain.connection, reference, 2.0, K_D)
-        other = simulate(chain.system, q0, v0, 2.0, controller=free, dt=5e-3, method="DOP853",
-                         rtol=1e-10, atol=1e-12)
+        other = simulate(
+            chain.system,
+            q0,
+            v0,
+            2.0,
+            controller=free,
+            dt=5e-3,
+            method="DOP853",
+            rtol=1e-10,
+            atol=1e-12,
+        )
         assert np.abs(other.v - res.v).max() > 1e-2
 
 
@@ -409,10 +448,10 @@ def test_numerical_constraint_derivatives(fourbar, rng):
     numeric = ClosedChain(fourbar.tree, fourbar.constraint, [0])
     for alpha in rng.uniform(-np.pi, np.pi, 3):
         q = _close(alpha)
-        assert_allclose(numeric.constraint_jacobian(q), fourbar.constraint_jacobian(q),
-                        atol=1e-12)
-        assert_allclose(numeric.coriolis_matrix(q, [1.3]), fourbar.coriolis_matrix(q, [1.3]),
-                        atol=1e-8)
+        assert_allclose(numeric.constraint_jacobian(q), fourbar.constraint_jacobian(q), atol=1e-12)
+        assert_allclose(
+            numeric.coriolis_matrix(q, [1.3]), fourbar.coriolis_matrix(q, [1.3]), atol=1e-8
+        )
 
 
 def test_batched_closed_chain(fourbar):
@@ -436,8 +475,11 @@ def test_loop_closure_frame_validation():
         LoopClosureFrame(1.0, 2, [0])
     with pytest.raises(DimensionError, match="`n` to be an integer >= 2"):
         LoopClosureFrame(circle, 1, [0])
-    with pytest.raises(ConnectionSpecError, match=r"`independent` to hold distinct indices in "
-                                                  r"\[0, 3\), got \[0, 0\]"):
+    with pytest.raises(
+        ConnectionSpecError,
+        match=r"`independent` to hold distinct indices in "
+        r"\[0, 3\), got \[0, 0\]",
+    ):
         LoopClosureFrame(circle, 3, [0, 0])
     with pytest.raises(ConnectionSpecError, match="`independent` to be a non-empty 1-D sequence"):
         LoopClosureFrame(circle, 2, [0.5])
@@ -448,11 +490,17 @@ def test_loop_closure_frame_validation():
     with pytest.raises(NotOnManifoldError, match="`reference` to satisfy the loop closure"):
         LoopClosureFrame(circle, 2, [0], reference=[1.0, 1.0])
     frame = LoopClosureFrame(circle, 2, [0])
-    with pytest.raises(NotOnManifoldError, match=r"`q` to satisfy the loop closure phi\(q\) = 0, "
-                                                 r"got residual 0\.15"):
+    with pytest.raises(
+        NotOnManifoldError,
+        match=r"`q` to satisfy the loop closure phi\(q\) = 0, "
+        r"got residual 0\.15",
+    ):
         frame.validate_point([0.6, 0.7])
-    with pytest.raises(SingularityError, match=r"dependent coordinates \[1\] to be invertible, "
-                                               r"got condition number"):
+    with pytest.raises(
+        SingularityError,
+        match=r"dependent coordinates \[1\] to be invertible, "
+        r"got condition number",
+    ):
         frame.flow([1.0, 0.0], [0.1], 1.0)  # the tangent of the circle is vertical
     with pytest.raises(SingularityError, match="loop closure to converge in 50 Newton"):
         frame.close_loop([2.0, 0.5])  # no solution with x = 2
@@ -468,13 +516,15 @@ def test_closed_chain_validation(fourbar):
         ClosedChain(np.eye(2), circle, [0])
     # a system in coordinates is taken with its Levi-Civita connection
     q = np.array([0.6, 0.8])
-    np.testing.assert_allclose(ClosedChain(point_mass(dim=2), circle, [0]).mass_matrix(q),
-                               ClosedChain(LeviCivitaConnection(point_mass(dim=2)), circle,
-                                           [0]).mass_matrix(q))
+    np.testing.assert_allclose(
+        ClosedChain(point_mass(dim=2), circle, [0]).mass_matrix(q),
+        ClosedChain(LeviCivitaConnection(point_mass(dim=2)), circle, [0]).mass_matrix(q),
+    )
     with pytest.raises(ConnectionSpecError, match="spanning tree in joint coordinates"):
         ClosedChain(LeviCivitaConnection(rigid_body_so3(np.eye(3))), circle, [0])
-    with pytest.raises(ConnectionSpecError, match="`tree` to be an AffineConnection of "
-                                                  "dimension 3"):
+    with pytest.raises(
+        ConnectionSpecError, match="`tree` to be an AffineConnection of dimension 3"
+    ):
         fourbar.with_connection(LeviCivitaConnection(point_mass(dim=2)))
     with pytest.raises(NotOnManifoldError, match="`q` to satisfy the loop closure"):
         fourbar.mass_matrix([0.0, 0.0, 0.0])

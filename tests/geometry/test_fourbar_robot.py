@@ -40,9 +40,12 @@ def test_the_robot_is_the_hand_written_tree(pair, rng):
     assert model.frame.coordinates
     q = rng.uniform(-3.0, 3.0, (5, 3))  # any tree configuration
     np.testing.assert_allclose(model.mass_matrix(q), hand.tree.system.mass_matrix(q), atol=TOL)
-    np.testing.assert_allclose(model.gravity_forces(q), hand.tree.system.gravity_forces(q), atol=TOL)
-    np.testing.assert_allclose(robot.tree.christoffel_first_kind(q),
-                               hand.tree.christoffel_first_kind(q), atol=TOL)
+    np.testing.assert_allclose(
+        model.gravity_forces(q), hand.tree.system.gravity_forces(q), atol=TOL
+    )
+    np.testing.assert_allclose(
+        robot.tree.christoffel_first_kind(q), hand.tree.christoffel_first_kind(q), atol=TOL
+    )
     np.testing.assert_allclose(robot.constraint(q), hand.constraint(q), atol=TOL)
     np.testing.assert_allclose(robot.constraint_jacobian(q), hand.constraint_jacobian(q), atol=TOL)
 
@@ -55,10 +58,14 @@ def test_induced_quantities_agree_to_1e10(pair, rng):
     np.testing.assert_allclose(robot.mass_matrix(q), hand.mass_matrix(q), atol=TOL)
     # C̄ = AᵀCA + AᵀHȦ: the robot's Ȧ from the stencil Hessian of its exact Jacobian
     np.testing.assert_allclose(robot.coriolis_matrix(q, v), hand.coriolis_matrix(q, v), atol=TOL)
-    np.testing.assert_allclose(robot.system.gravity_forces(q), hand.system.gravity_forces(q),
-                               atol=TOL)
-    np.testing.assert_allclose(robot.connection.christoffel_first_kind(q),
-                               hand.connection.christoffel_first_kind(q), atol=TOL)
+    np.testing.assert_allclose(
+        robot.system.gravity_forces(q), hand.system.gravity_forces(q), atol=TOL
+    )
+    np.testing.assert_allclose(
+        robot.connection.christoffel_first_kind(q),
+        hand.connection.christoffel_first_kind(q),
+        atol=TOL,
+    )
 
 
 def test_mobile_base_four_bar_agrees_to_1e10(rng):
@@ -68,8 +75,9 @@ def test_mobile_base_four_bar_agrees_to_1e10(rng):
     from geomech.geometry import Contorsion
 
     model, closure, q0 = four_bar(mobile_base=True)
-    robot = ClosedChain(model, closure, [0, 1, 2], constraint_jacobian=closure.jacobian,
-                        reference=q0)
+    robot = ClosedChain(
+        model, closure, [0, 1, 2], constraint_jacobian=closure.jacobian, reference=q0
+    )
     hand = four_bar_linkage(mobile_base=True)
     q = hand.frame.random_configuration(rng, size=3)
     v = rng.normal(size=(3, 3))
@@ -79,8 +87,9 @@ def test_mobile_base_four_bar_agrees_to_1e10(rng):
     K = Contorsion.totally_antisymmetric(np.linspace(-1.0, 1.0, 10))
     twisted_robot = robot.with_connection(robot.tree + K)
     twisted_hand = hand.with_connection(hand.tree + K)
-    np.testing.assert_allclose(twisted_robot.coriolis_matrix(q, v), twisted_hand.coriolis_matrix(q, v),
-                               atol=TOL)
+    np.testing.assert_allclose(
+        twisted_robot.coriolis_matrix(q, v), twisted_hand.coriolis_matrix(q, v), atol=TOL
+    )
     assert twisted_robot.connection.is_metric_compatible(q[0])
     assert not twisted_robot.connection.is_torsion_free(q[0])
 
@@ -95,12 +104,19 @@ def test_predicates_of_the_induced_connection_agree(pair, rng):
     # another spanning-tree connection by name: the induced one inherits its properties
     # (Props. V.1-V.3); on one independent coordinate every connection gives the same C̄
     for name in ("velocity-cross", "boltzmann-hamel"):
-        other = ClosedChain(model, robot.frame._phi, [0], connection=name,
-                            constraint_jacobian=robot.frame._K, reference=robot.frame.reference)
+        other = ClosedChain(
+            model,
+            robot.frame._phi,
+            [0],
+            connection=name,
+            constraint_jacobian=robot.frame._K,
+            reference=robot.frame.reference,
+        )
         assert other.tree.is_metric_compatible(q) and not other.tree.is_torsion_free(q)
         assert other.connection.is_metric_compatible(q)
-        np.testing.assert_allclose(other.coriolis_matrix(q, [0.7]), hand.coriolis_matrix(q, [0.7]),
-                                   atol=TOL)
+        np.testing.assert_allclose(
+            other.coriolis_matrix(q, [0.7]), hand.coriolis_matrix(q, [0.7]), atol=TOL
+        )
 
 
 def test_simulated_motion_agrees(pair):
@@ -119,8 +135,9 @@ def test_closed_chain_takes_systems_and_validates(pair):
     plain = ClosedChain(hand.tree.system, hand.frame._phi, [0], reference=hand.frame.reference)
     q = hand.frame.reference
     np.testing.assert_allclose(plain.mass_matrix(q), hand.mass_matrix(q), atol=1e-12)
-    same = ClosedChain(model, robot.frame._phi, [0], connection=LeviCivitaConnection(model),
-                       reference=q)
+    same = ClosedChain(
+        model, robot.frame._phi, [0], connection=LeviCivitaConnection(model), reference=q
+    )
     np.testing.assert_allclose(same.mass_matrix(q), robot.mass_matrix(q), atol=1e-12)
     with pytest.raises(ConnectionSpecError, match="defined for robots and rigid bodies"):
         ClosedChain(hand.tree.system, hand.frame._phi, [0], connection="velocity-cross")
@@ -139,11 +156,16 @@ def test_induced_connection_takes_a_robot(pair, rng):
     from geomech.geometry import InducedConnection
 
     robot, _, model = pair
-    induced = InducedConnection(model, A=robot.frame._velocity_map, frame=robot.frame,
-                                A_dot=robot.frame._velocity_map_derivative)
+    induced = InducedConnection(
+        model,
+        A=robot.frame._velocity_map,
+        frame=robot.frame,
+        A_dot=robot.frame._velocity_map_derivative,
+    )
     q = robot.frame.random_configuration(rng)
-    np.testing.assert_allclose(induced.christoffel_first_kind(q),
-                               robot.connection.christoffel_first_kind(q), atol=1e-12)
+    np.testing.assert_allclose(
+        induced.christoffel_first_kind(q), robot.connection.christoffel_first_kind(q), atol=1e-12
+    )
     with pytest.raises(ConnectionSpecError, match="AffineConnection on the ambient system"):
         InducedConnection("robot", A=np.eye(3))
 
@@ -183,24 +205,32 @@ def test_closed_chain_of_the_urdf_plus_four_bar_is_the_closed_model(rng):
     closed = load_example("four_bar")
     tree = closed.spanning_tree
     # URDF+ <loop name="C">: coupler point (0.32, 0, 0.1) = rocker point (0.02, 0, 0.25), in xz
-    closure = PointClosure(tree, "coupler", [0.32, 0.0, 0.1], [0.02, 0.0, 0.25], "rocker",
-                           axes=(0, 2))
+    closure = PointClosure(
+        tree, "coupler", [0.32, 0.0, 0.1], [0.02, 0.0, 0.25], "rocker", axes=(0, 2)
+    )
     assert closed.independent_joints == ["crank_joint"]
-    chain = ClosedChain(tree, closure, closed.independent_v_index,
-                        constraint_jacobian=closure.jacobian, reference=closed.neutral())
+    chain = ClosedChain(
+        tree,
+        closure,
+        closed.independent_v_index,
+        constraint_jacobian=closure.jacobian,
+        reference=closed.neutral(),
+    )
     for _ in range(3):
         q = closed.random_configuration(rng)
         v = rng.uniform(-2.0, 2.0, 1)
         assert np.abs(closure(q)).max() < 1e-12  # the closed model's q closes the point loop
         np.testing.assert_allclose(chain.mass_matrix(q), crba(closed, q), rtol=1e-10)
-        np.testing.assert_allclose(chain.system.gravity_forces(q), gravity_forces(closed, q),
-                                   rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(
+            chain.system.gravity_forces(q), gravity_forces(closed, q), rtol=1e-9, atol=1e-12
+        )
         C = chain.coriolis_matrix(q, v)
         c = rnea(closed, q, v, np.zeros(1)) - gravity_forces(closed, q)
         np.testing.assert_allclose(C @ v, c, rtol=1e-8, atol=1e-12)
         tau = rng.uniform(-1.0, 1.0, 1)
-        np.testing.assert_allclose(chain.system.forward_dynamics(q, v, tau), aba(closed, q, v, tau),
-                                   rtol=1e-8)
+        np.testing.assert_allclose(
+            chain.system.forward_dynamics(q, v, tau), aba(closed, q, v, tau), rtol=1e-8
+        )
     # and the closed model is itself a MechanicalSystem with the same metric
     assert isinstance(closed, MechanicalSystem)
     np.testing.assert_allclose(closed.mass_matrix(q), chain.system.mass_matrix(q), rtol=1e-10)

@@ -36,8 +36,15 @@ def test_so3_geodesic_matches_independent_euler_integration(rng):
         R, w = y[:9].reshape(3, 3), y[9:]
         return np.concatenate([(R @ skew(w)).ravel(), np.linalg.solve(I, np.cross(I @ w, w))])
 
-    ref = solve_ivp(rhs, (0, 2), np.concatenate([R0.ravel(), w0]), t_eval=t, method="DOP853",
-                    rtol=1e-12, atol=1e-12)
+    ref = solve_ivp(
+        rhs,
+        (0, 2),
+        np.concatenate([R0.ravel(), w0]),
+        t_eval=t,
+        method="DOP853",
+        rtol=1e-12,
+        atol=1e-12,
+    )
     traj = LeviCivitaConnection(rigid_body_so3(I)).geodesic(R0, w0, t)
     assert_allclose(traj.q, ref.y[:9].T.reshape(-1, 3, 3), atol=1e-8)
     assert_allclose(traj.v, ref.y[9:].T, atol=1e-8)
@@ -112,8 +119,9 @@ def test_robot_geodesic_and_transport_closed_form(rng):
     from geomech.multibody import FreeFlyer, MultibodyModel
     from geomech.spatial import spatial_inertia
 
-    model = MultibodyModel.from_bodies([-1], [FreeFlyer()],
-                                       [spatial_inertia(1.0, [0.1, 0.2, 0.0], np.diag([0.1, 0.2, 0.3]))])
+    model = MultibodyModel.from_bodies(
+        [-1], [FreeFlyer()], [spatial_inertia(1.0, [0.1, 0.2, 0.0], np.diag([0.1, 0.2, 0.3]))]
+    )
     conn = model.connection("cartan-minus")
     q0 = model.random_configuration(rng)
     T0 = np.eye(4)

@@ -111,8 +111,9 @@ def _H_bar(x):
 def _dH_bar_fd(x, h=1e-5):
     """dH[..., k, i, j] = d H_bar_ij / d x_k, central differences."""
     E = np.eye(M_SUB)
-    return np.stack([(_H_bar(x + h * E[k]) - _H_bar(x - h * E[k])) / (2 * h)
-                     for k in range(M_SUB)], -3)
+    return np.stack(
+        [(_H_bar(x + h * E[k]) - _H_bar(x - h * E[k])) / (2 * h) for k in range(M_SUB)], -3
+    )
 
 
 def _christoffel_fd(x):
@@ -130,8 +131,12 @@ def _induced(name):
 # ----------------------------------------------------------------------------------------
 def _polar(r, th, r_dot, th_dot):
     A = np.array([[np.cos(th), -r * np.sin(th)], [np.sin(th), r * np.cos(th)]])
-    A_dot = np.array([[-np.sin(th) * th_dot, -r_dot * np.sin(th) - r * np.cos(th) * th_dot],
-                      [np.cos(th) * th_dot, r_dot * np.cos(th) - r * np.sin(th) * th_dot]])
+    A_dot = np.array(
+        [
+            [-np.sin(th) * th_dot, -r_dot * np.sin(th) - r * np.cos(th) * th_dot],
+            [np.cos(th) * th_dot, r_dot * np.cos(th) - r * np.sin(th) * th_dot],
+        ]
+    )
     return A, A_dot
 
 
@@ -141,14 +146,16 @@ def test_transform_coriolis_polar_coordinates_literal():
     A, A_dot = _polar(r, th, r_dot, th_dot)
     H_bar, C_bar = transform_coriolis(2.0 * np.eye(2), np.zeros((2, 2)), A, A_dot)
     assert_allclose(H_bar, 2.0 * np.diag([1.0, r**2]), atol=1e-15)
-    assert_allclose(C_bar, 2.0 * np.array([[0.0, -r * th_dot], [r * th_dot, r * r_dot]]),
-                    atol=1e-15)
+    assert_allclose(
+        C_bar, 2.0 * np.array([[0.0, -r * th_dot], [r * th_dot, r * r_dot]]), atol=1e-15
+    )
 
 
 def test_transform_coriolis_is_batched(rng):
     n, m = 4, 2
-    H = np.stack([np.eye(n) + 0.1 * (lambda B: B @ B.T)(rng.normal(size=(n, n)))
-                  for _ in range(6)]).reshape(2, 3, n, n)
+    H = np.stack(
+        [np.eye(n) + 0.1 * (lambda B: B @ B.T)(rng.normal(size=(n, n))) for _ in range(6)]
+    ).reshape(2, 3, n, n)
     C = rng.normal(size=(2, 3, n, n))
     A = rng.normal(size=(2, 3, n, m))
     A_dot = rng.normal(size=(n, m))  # broadcast
@@ -159,8 +166,9 @@ def test_transform_coriolis_is_batched(rng):
             Hb, Cb = transform_coriolis(H[i, j], C[i, j], A[i, j], A_dot)
             assert_allclose(H_bar[i, j], Hb, rtol=1e-14)
             assert_allclose(C_bar[i, j], Cb, rtol=1e-14)
-            assert_allclose(Cb, A[i, j].T @ C[i, j] @ A[i, j] + A[i, j].T @ H[i, j] @ A_dot,
-                            rtol=1e-14)
+            assert_allclose(
+                Cb, A[i, j].T @ C[i, j] @ A[i, j] + A[i, j].T @ H[i, j] @ A_dot, rtol=1e-14
+            )
 
 
 # ----------------------------------------------------------------------------------------
@@ -213,8 +221,9 @@ def test_prop_V2_correct_dynamics_are_inherited(name, rng):
     vbar = rng.normal(size=(4, M_SUB))
     dH = _dH_bar_fd(x)
     # Euler-Lagrange: c_i = (d_k H_ij) v^k v^j - 1/2 (d_i H_jk) v^j v^k
-    c_ref = (np.einsum("...kij,...k,...j->...i", dH, vbar, vbar)
-             - 0.5 * np.einsum("...ijk,...j,...k->...i", dH, vbar, vbar))
+    c_ref = np.einsum("...kij,...k,...j->...i", dH, vbar, vbar) - 0.5 * np.einsum(
+        "...ijk,...j,...k->...i", dH, vbar, vbar
+    )
     c = np.einsum("...ik,...k->...i", induced.coriolis_matrix(x, vbar), vbar)
     defect = np.abs(c - c_ref).max()
     if geodesic:
@@ -271,11 +280,13 @@ def test_totally_antisymmetric_contorsion_vanishes_on_a_surface(rng):
 def test_numerical_jacobian_of_embedding_matches_supplied(rng):
     x = _points(rng, 6)
     supplied = _induced("metric-compatible")
-    numeric = InducedConnection(CONNECTIONS["metric-compatible"][0], embedding=PHI,
-                                manifold=Euclidean(M_SUB))
+    numeric = InducedConnection(
+        CONNECTIONS["metric-compatible"][0], embedding=PHI, manifold=Euclidean(M_SUB)
+    )
     assert_allclose(numeric.velocity_map(x), JAC(x), atol=1e-11)
-    assert_allclose(numeric.christoffel_first_kind(x), supplied.christoffel_first_kind(x),
-                    atol=1e-8)
+    assert_allclose(
+        numeric.christoffel_first_kind(x), supplied.christoffel_first_kind(x), atol=1e-8
+    )
 
 
 def test_supplied_A_dot_is_used(rng):
@@ -285,10 +296,14 @@ def test_supplied_A_dot_is_used(rng):
         return (JAC(x + h * vbar) - JAC(x - h * vbar)) / (2 * h)
 
     x = _points(rng, 3)
-    with_dot = InducedConnection(CONNECTIONS["levi-civita"][0], A=JAC, embedding=PHI,
-                                 manifold=Euclidean(M_SUB), A_dot=A_dot)
-    assert_allclose(with_dot.christoffel_first_kind(x), _induced("levi-civita")
-                    .christoffel_first_kind(x), atol=1e-8)
+    with_dot = InducedConnection(
+        CONNECTIONS["levi-civita"][0], A=JAC, embedding=PHI, manifold=Euclidean(M_SUB), A_dot=A_dot
+    )
+    assert_allclose(
+        with_dot.christoffel_first_kind(x),
+        _induced("levi-civita").christoffel_first_kind(x),
+        atol=1e-8,
+    )
 
 
 def test_induced_connection_is_batched(rng):
@@ -307,8 +322,10 @@ def test_induced_connection_is_batched(rng):
 def test_potential_is_pulled_back():
     pot = MechanicalSystem(Euclidean(3), np.eye(3), potential=lambda q: 9.81 * q[..., 2])
     induced = InducedConnection(
-        LeviCivitaConnection(pot), embedding=lambda x: np.stack(
-            [np.cos(x[..., 0]), np.sin(x[..., 0]), x[..., 0]], -1), manifold=Euclidean(1))
+        LeviCivitaConnection(pot),
+        embedding=lambda x: np.stack([np.cos(x[..., 0]), np.sin(x[..., 0]), x[..., 0]], -1),
+        manifold=Euclidean(1),
+    )
     assert_allclose(induced.system.potential(np.array([0.7])), 9.81 * 0.7)
 
 
@@ -338,14 +355,17 @@ def test_embedding_into_se3_gives_koszul_of_pullback(rng):
         return SE3.right_jacobian(xi(x)) @ dxi(x)
 
     I = body.mass_matrix(SE3.identity())
-    induced = InducedConnection(LeviCivitaConnection(body), embedding=lambda x: SE3.exp(xi(x)),
-                                manifold=Euclidean(2))
+    induced = InducedConnection(
+        LeviCivitaConnection(body), embedding=lambda x: SE3.exp(xi(x)), manifold=Euclidean(2)
+    )
     x = rng.uniform(-0.5, 0.5, size=(3, 2))
     assert_allclose(induced.velocity_map(x), A_ref(x), atol=1e-10)
-    reference = LeviCivitaConnection(MechanicalSystem(
-        Euclidean(2), lambda x: np.swapaxes(A_ref(x), -1, -2) @ I @ A_ref(x)))
-    assert_allclose(induced.christoffel_first_kind(x), reference.christoffel_first_kind(x),
-                    atol=1e-7)
+    reference = LeviCivitaConnection(
+        MechanicalSystem(Euclidean(2), lambda x: np.swapaxes(A_ref(x), -1, -2) @ I @ A_ref(x))
+    )
+    assert_allclose(
+        induced.christoffel_first_kind(x), reference.christoffel_first_kind(x), atol=1e-7
+    )
 
 
 def _se2_in_se3(g):
@@ -380,12 +400,17 @@ def test_subgroup_levi_civita(sub, jacobian, rng):
     g = group.random(rng, 4)
     assert_allclose(induced.velocity_map(g), np.broadcast_to(S, (4, 6, len(rows))), atol=1e-11)
     reference = LeviCivitaConnection(make(I))
-    assert_allclose(induced.christoffel_first_kind(g), reference.christoffel_first_kind(g),
-                    atol=JACOBIAN_TOL[jacobian])
+    assert_allclose(
+        induced.christoffel_first_kind(g),
+        reference.christoffel_first_kind(g),
+        atol=JACOBIAN_TOL[jacobian],
+    )
     v = rng.normal(size=len(rows))
-    assert_allclose(induced.coriolis_matrix(g[0], v),
-                    S.T @ LeviCivitaConnection(body).coriolis_matrix(embed(g[0]), S @ v) @ S,
-                    atol=JACOBIAN_TOL[jacobian])
+    assert_allclose(
+        induced.coriolis_matrix(g[0], v),
+        S.T @ LeviCivitaConnection(body).coriolis_matrix(embed(g[0]), S @ v) @ S,
+        atol=JACOBIAN_TOL[jacobian],
+    )
 
 
 @pytest.mark.parametrize("kind", ["cartan-minus", "cartan-zero", "cartan-plus"])
@@ -395,12 +420,16 @@ def test_subgroup_cartan_schouten(sub, kind, rng):
     group, embed, rows, make = SUBGROUPS[sub]
     body = _se3_body()
     I = body.mass_matrix(SE3.identity())
-    induced = InducedConnection(CartanSchoutenConnection(body, kind), embedding=embed,
-                                manifold=group)
+    induced = InducedConnection(
+        CartanSchoutenConnection(body, kind), embedding=embed, manifold=group
+    )
     g = group.random(rng, 3)
     reference = CartanSchoutenConnection(make(I), kind)
-    assert_allclose(induced.christoffel_first_kind(g), reference.christoffel_first_kind(g),
-                    atol=JACOBIAN_TOL["numerical"])
+    assert_allclose(
+        induced.christoffel_first_kind(g),
+        reference.christoffel_first_kind(g),
+        atol=JACOBIAN_TOL["numerical"],
+    )
     assert bool(induced.is_torsion_free(g)) == (kind == "cartan-zero")
 
 
@@ -412,10 +441,15 @@ def test_transform_coriolis_validation():
     A[:, 1] = [1.0, 2.0, 3.0]
     with pytest.raises(DimensionError, match=r"`A` to have n = 3 rows.*got shape \(2, 2\)"):
         transform_coriolis(H, C, np.eye(2), np.zeros((2, 2)))
-    with pytest.raises(SingularityError, match=r"`A` to have full column rank 2, got smallest "
-                                               r"singular value .*e-1\d"):
+    with pytest.raises(
+        SingularityError,
+        match=r"`A` to have full column rank 2, got smallest "
+        r"singular value .*e-1\d",
+    ):
         transform_coriolis(H, C, np.ones((3, 2)), A_dot)
-    with pytest.raises(SingularityError, match=r"`A` to have full column rank 4, got 3 rows \(< 4\)"):
+    with pytest.raises(
+        SingularityError, match=r"`A` to have full column rank 4, got 3 rows \(< 4\)"
+    ):
         transform_coriolis(H, C, np.ones((3, 4)), np.zeros((3, 4)))
     with pytest.raises(DimensionError, match=r"`C` to have shape \(\.\.\., 3, 3\), got \(2, 2\)"):
         transform_coriolis(H, np.zeros((2, 2)), A, A_dot)
@@ -456,40 +490,58 @@ def test_induced_connection_construction_validation():
         InducedConnection(lc, embedding=PHI, manifold=Euclidean(2), step=-1.0)
     with pytest.raises(DimensionError, match=r"`A` to have shape \(3, 2\) \(n = 3 ambient speeds"):
         InducedConnection(lc, A=np.eye(2), embedding=PHI, manifold=Euclidean(2))
-    with pytest.raises(SingularityError, match="`A` to have full column rank 2, got smallest "
-                                               r"singular value \d\.\d+e-1\d"):
+    with pytest.raises(
+        SingularityError,
+        match="`A` to have full column rank 2, got smallest "
+        r"singular value \d\.\d+e-1\d",
+    ):
         InducedConnection(lc, A=np.ones((3, 2)), embedding=PHI, manifold=Euclidean(2))
     with pytest.raises(DimensionError, match=r"points of the ambient manifold \(shape \(3,\)\)"):
         InducedConnection(lc, A=np.eye(3)[:, :2], manifold=Euclidean(2))
     flat = CustomFrame(3, (3,), lambda q, w, t: q + np.asarray(t)[..., None] * w)
     custom = LeviCivitaConnection(MechanicalSystem(None, np.eye(3), frame=flat))
-    with pytest.raises(ConnectionSpecError, match="Jacobian `A` of the embedding: the ambient "
-                                                  "frame .* has no chart inverse"):
-        InducedConnection(custom, embedding=lambda x: np.concatenate([x, x[..., :1]], -1),
-                          manifold=Euclidean(2))
+    with pytest.raises(
+        ConnectionSpecError,
+        match="Jacobian `A` of the embedding: the ambient frame .* has no chart inverse",
+    ):
+        InducedConnection(
+            custom, embedding=lambda x: np.concatenate([x, x[..., :1]], -1), manifold=Euclidean(2)
+        )
 
 
 def test_induced_connection_evaluation_validation():
     lc = LeviCivitaConnection(point_mass())
     x = np.array([0.1, 0.2])
-    wrong_rows = InducedConnection(lc, A=lambda x: np.ones(x.shape[:-1] + (2, 2)),
-                                   embedding=lambda x: np.concatenate([x, x[..., :1]], -1),
-                                   manifold=Euclidean(2))
+    wrong_rows = InducedConnection(
+        lc,
+        A=lambda x: np.ones(x.shape[:-1] + (2, 2)),
+        embedding=lambda x: np.concatenate([x, x[..., :1]], -1),
+        manifold=Euclidean(2),
+    )
     with pytest.raises(DimensionError, match=r"`A\(q\)` to have shape \(3, 2\) \(n = 3 rows"):
         wrong_rows.christoffel_first_kind(x)
-    deficient = InducedConnection(lc, A=lambda x: np.ones(x.shape[:-1] + (3, 2)),
-                                  embedding=lambda x: np.concatenate([x, x[..., :1]], -1),
-                                  manifold=Euclidean(2))
-    with pytest.raises(SingularityError, match=r"`A\(q\)` to have full column rank 2, got "
-                                               r"smallest singular value"):
+    deficient = InducedConnection(
+        lc,
+        A=lambda x: np.ones(x.shape[:-1] + (3, 2)),
+        embedding=lambda x: np.concatenate([x, x[..., :1]], -1),
+        manifold=Euclidean(2),
+    )
+    with pytest.raises(
+        SingularityError,
+        match=r"`A\(q\)` to have full column rank 2, got "
+        r"smallest singular value",
+    ):
         deficient.system.mass_matrix(x)
     bad_embedding = InducedConnection(lc, embedding=lambda x: x, manifold=Euclidean(2))
     with pytest.raises(DimensionError, match=r"`embedding\(q\)` to have shape \(3,\)"):
         bad_embedding.ambient_point(x)
-    bad_dot = InducedConnection(lc, A=lambda x: np.broadcast_to(np.eye(3)[:, :2],
-                                                                 x.shape[:-1] + (3, 2)),
-                                embedding=lambda x: np.concatenate([x, 0 * x[..., :1]], -1),
-                                manifold=Euclidean(2), A_dot=lambda x, v: np.zeros((2, 2)))
+    bad_dot = InducedConnection(
+        lc,
+        A=lambda x: np.broadcast_to(np.eye(3)[:, :2], x.shape[:-1] + (3, 2)),
+        embedding=lambda x: np.concatenate([x, 0 * x[..., :1]], -1),
+        manifold=Euclidean(2),
+        A_dot=lambda x, v: np.zeros((2, 2)),
+    )
     with pytest.raises(DimensionError, match=r"`A_dot\(q, v\)` to have shape \(3, 2\)"):
         bad_dot.christoffel_first_kind(x)
     with pytest.raises(DimensionError, match=r"`v` to have shape \(\.\.\., 2\)"):
@@ -504,8 +556,7 @@ def _arrays(seed, n, m):
     B = rng.normal(size=(n, n))
     H = B @ B.T + n * np.eye(n)
     S = rng.normal(size=(n, n))
-    return (H, S + S.T, rng.normal(size=(n, n)), rng.normal(size=(n, m)),
-            rng.normal(size=(n, m)))
+    return (H, S + S.T, rng.normal(size=(n, n)), rng.normal(size=(n, m)), rng.normal(size=(n, m)))
 
 
 @settings(max_examples=40, deadline=None)
@@ -517,8 +568,11 @@ def test_prop_V1_proof_identity(seed, n, m):
     H, H_dot, C, A, A_dot = _arrays(seed, n, m)
     H_bar, C_bar = transform_coriolis(H, C, A, A_dot)
     H_bar_dot = A_dot.T @ H @ A + A.T @ H_dot @ A + A.T @ H @ A_dot
-    assert_allclose(H_bar_dot - C_bar - C_bar.T, A.T @ (H_dot - C - C.T) @ A,
-                    atol=1e-10 * (1 + np.abs(H_bar_dot).max()))
+    assert_allclose(
+        H_bar_dot - C_bar - C_bar.T,
+        A.T @ (H_dot - C - C.T) @ A,
+        atol=1e-10 * (1 + np.abs(H_bar_dot).max()),
+    )
 
 
 @settings(max_examples=40, deadline=None)

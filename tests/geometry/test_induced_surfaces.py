@@ -29,20 +29,39 @@ def _sympy_christoffel(position, mass):
     J = x.jacobian([th, ph])
     g = sp.simplify(mass * J.T * J)
     q = [th, ph]
-    G = [[[sp.simplify(sp.Rational(1, 2) * (g[i, j].diff(q[k]) + g[i, k].diff(q[j])
-                                            - g[j, k].diff(q[i])))
-           for k in range(2)] for j in range(2)] for i in range(2)]
+    G = [
+        [
+            [
+                sp.simplify(
+                    sp.Rational(1, 2)
+                    * (g[i, j].diff(q[k]) + g[i, k].diff(q[j]) - g[j, k].diff(q[i]))
+                )
+                for k in range(2)
+            ]
+            for j in range(2)
+        ]
+        for i in range(2)
+    ]
     return sp.lambdify((th, ph), sp.Array(G), "numpy"), sp.lambdify((th, ph), g, "numpy")
 
 
 SURFACES = {
-    "sphere": (lambda th, ph: [RADIUS * sp.sin(th) * sp.cos(ph), RADIUS * sp.sin(th) * sp.sin(ph),
-                               RADIUS * sp.cos(th)],
-               lambda: particle_on_sphere(RADIUS, MASS)),
-    "torus": (lambda th, ph: [(R_MAJOR + R_MINOR * sp.cos(th)) * sp.cos(ph),
-                              (R_MAJOR + R_MINOR * sp.cos(th)) * sp.sin(ph),
-                              R_MINOR * sp.sin(th)],
-              lambda: particle_on_torus(R_MAJOR, R_MINOR, MASS)),
+    "sphere": (
+        lambda th, ph: [
+            RADIUS * sp.sin(th) * sp.cos(ph),
+            RADIUS * sp.sin(th) * sp.sin(ph),
+            RADIUS * sp.cos(th),
+        ],
+        lambda: particle_on_sphere(RADIUS, MASS),
+    ),
+    "torus": (
+        lambda th, ph: [
+            (R_MAJOR + R_MINOR * sp.cos(th)) * sp.cos(ph),
+            (R_MAJOR + R_MINOR * sp.cos(th)) * sp.sin(ph),
+            R_MINOR * sp.sin(th),
+        ],
+        lambda: particle_on_torus(R_MAJOR, R_MINOR, MASS),
+    ),
 }
 
 
@@ -61,8 +80,9 @@ def hypersphere():
 def _numeric_embedding(name):
     """The same surface given by its embedding only (numerical Jacobian)."""
     conn = SURFACES[name][1]()
-    return InducedConnection(LeviCivitaConnection(point_mass(MASS)),
-                             embedding=conn.ambient_point, manifold=Euclidean(2))
+    return InducedConnection(
+        LeviCivitaConnection(point_mass(MASS)), embedding=conn.ambient_point, manifold=Euclidean(2)
+    )
 
 
 def _sample(rng, size):
@@ -82,8 +102,9 @@ def test_christoffel_symbols_match_sympy(name, jacobian, tol, sympy_surfaces, rn
     for k in range(len(q)):
         ref = np.array(G_ref(*q[k]), dtype=float)
         assert_allclose(G[k], ref, atol=tol * MASS * RADIUS**2)
-        assert_allclose(conn.system.mass_matrix(q[k]), np.array(g_ref(*q[k]), dtype=float),
-                        atol=1e-12)
+        assert_allclose(
+            conn.system.mass_matrix(q[k]), np.array(g_ref(*q[k]), dtype=float), atol=1e-12
+        )
 
 
 def test_sphere_round_metric_literal():
@@ -171,8 +192,7 @@ def test_sphere_parallel_transport_holonomy():
     angle = np.arctan2(u[1], u[0])
     holonomy = 2 * np.pi * (1 - np.cos(th0))
     assert_allclose(np.linalg.norm(u), 1.0, rtol=1e-9)
-    assert_allclose([np.cos(angle), np.sin(angle)], [np.cos(holonomy), np.sin(holonomy)],
-                    atol=1e-8)
+    assert_allclose([np.cos(angle), np.sin(angle)], [np.cos(holonomy), np.sin(holonomy)], atol=1e-8)
 
 
 # ----------------------------------------------------------------------------------------
@@ -184,8 +204,9 @@ def test_totally_antisymmetric_torsion_disappears_on_the_sphere(sympy_surfaces, 
     q = _sample(rng, 4)
     G_ref = sympy_surfaces["sphere"][0]
     for k in range(len(q)):
-        assert_allclose(twisted.christoffel_first_kind(q[k]), np.array(G_ref(*q[k]), float),
-                        atol=1e-10)
+        assert_allclose(
+            twisted.christoffel_first_kind(q[k]), np.array(G_ref(*q[k]), float), atol=1e-10
+        )
 
 
 def test_metric_compatible_torsion_is_induced(rng):
@@ -196,7 +217,9 @@ def test_metric_compatible_torsion_is_induced(rng):
     q = _sample(rng, 4)
     v = rng.normal(size=(4, 2))
     h = 1e-5
-    H_dot = (twisted.system.mass_matrix(q + h * v) - twisted.system.mass_matrix(q - h * v)) / (2 * h)
+    H_dot = (twisted.system.mass_matrix(q + h * v) - twisted.system.mass_matrix(q - h * v)) / (
+        2 * h
+    )
     C = twisted.coriolis_matrix(q, v)
     assert_allclose(H_dot, C + np.swapaxes(C, -1, -2), atol=1e-8)
     A = twisted.velocity_map(q)
@@ -223,6 +246,9 @@ def test_surface_validation():
         particle_on_torus(1.0, 2.0)
     with pytest.raises(DimensionError, match="`minor_radius` to be positive"):
         particle_on_torus(1.0, 0.0)
-    with pytest.raises(SingularityError, match=r"`A\(q\)` to have full column rank 2, got "
-                                               r"smallest singular value 0 \(largest 1\.5\)"):
+    with pytest.raises(
+        SingularityError,
+        match=r"`A\(q\)` to have full column rank 2, got "
+        r"smallest singular value 0 \(largest 1\.5\)",
+    ):
         particle_on_sphere(RADIUS).christoffel_first_kind([0.0, 0.3])  # the pole

@@ -28,23 +28,38 @@ def arm_C(q, v):
     """Spong: h = -m2 l1 lc2 sin q2, C = [[h v2, h (v1 + v2)], [-h v1, 0]]."""
     h = -M2 * L1 * LC2 * np.sin(q[..., 1])
     z = np.zeros_like(h)
-    return np.stack([np.stack([h * v[..., 1], h * (v[..., 0] + v[..., 1])], -1),
-                     np.stack([-h * v[..., 0], z], -1)], -2)
+    return np.stack(
+        [
+            np.stack([h * v[..., 1], h * (v[..., 0] + v[..., 1])], -1),
+            np.stack([-h * v[..., 0], z], -1),
+        ],
+        -2,
+    )
 
 
 def arm_J(q):
     s1, c1 = np.sin(q[..., 0]), np.cos(q[..., 0])
     s12, c12 = np.sin(q[..., 0] + q[..., 1]), np.cos(q[..., 0] + q[..., 1])
-    return np.stack([np.stack([-L1 * s1 - L2 * s12, -L2 * s12], -1),
-                     np.stack([L1 * c1 + L2 * c12, L2 * c12], -1)], -2)
+    return np.stack(
+        [
+            np.stack([-L1 * s1 - L2 * s12, -L2 * s12], -1),
+            np.stack([L1 * c1 + L2 * c12, L2 * c12], -1),
+        ],
+        -2,
+    )
 
 
 def arm_J_dot(q, v):
     s1, c1 = np.sin(q[..., 0]), np.cos(q[..., 0])
     s12, c12 = np.sin(q[..., 0] + q[..., 1]), np.cos(q[..., 0] + q[..., 1])
     w1, w12 = v[..., 0], v[..., 0] + v[..., 1]
-    return np.stack([np.stack([-L1 * c1 * w1 - L2 * c12 * w12, -L2 * c12 * w12], -1),
-                     np.stack([-L1 * s1 * w1 - L2 * s12 * w12, -L2 * s12 * w12], -1)], -2)
+    return np.stack(
+        [
+            np.stack([-L1 * c1 * w1 - L2 * c12 * w12, -L2 * c12 * w12], -1),
+            np.stack([-L1 * s1 * w1 - L2 * s12 * w12, -L2 * s12 * w12], -1),
+        ],
+        -2,
+    )
 
 
 def _Lambda(H, J):
@@ -52,8 +67,9 @@ def _Lambda(H, J):
 
 
 def _Lambda_dot_fd(H_fun, J_fun, q, v, h=1e-6):
-    return (_Lambda(H_fun(q + h * v), J_fun(q + h * v))
-            - _Lambda(H_fun(q - h * v), J_fun(q - h * v))) / (2 * h)
+    return (
+        _Lambda(H_fun(q + h * v), J_fun(q + h * v)) - _Lambda(H_fun(q - h * v), J_fun(q - h * v))
+    ) / (2 * h)
 
 
 def _non_skew_C(q, v, alpha=0.8):
@@ -85,8 +101,9 @@ def test_square_jacobian_classical_formula(states):
     Lambda, C_task = task_space_coriolis(H, C, J, J_dot)
     Jinv = np.linalg.inv(J)
     assert_allclose(Lambda, np.swapaxes(Jinv, -1, -2) @ H @ Jinv, rtol=1e-10)
-    assert_allclose(C_task, np.swapaxes(Jinv, -1, -2) @ C @ Jinv - Lambda @ J_dot @ Jinv,
-                    rtol=1e-9, atol=1e-9)
+    assert_allclose(
+        C_task, np.swapaxes(Jinv, -1, -2) @ C @ Jinv - Lambda @ J_dot @ Jinv, rtol=1e-9, atol=1e-9
+    )
 
 
 def test_task_space_skew_on_the_two_link_arm(states):
@@ -127,8 +144,9 @@ def test_matches_transformation_law_with_differenced_A(states):
     h = 1e-6
     A_dot = (A_fun(q + h * v) - A_fun(q - h * v)) / (2 * h)
     Lambda_ref, C_ref = transform_coriolis(arm_H(q), arm_C(q, v), A_fun(q), A_dot)
-    Lambda, C_task = task_space_coriolis(arm_H(q), arm_C(q, v), arm_J(q)[..., :1, :],
-                                         arm_J_dot(q, v)[..., :1, :])
+    Lambda, C_task = task_space_coriolis(
+        arm_H(q), arm_C(q, v), arm_J(q)[..., :1, :], arm_J_dot(q, v)[..., :1, :]
+    )
     assert_allclose(Lambda, Lambda_ref, rtol=1e-10)
     assert_allclose(C_task, C_ref, atol=1e-8)
 
@@ -136,8 +154,13 @@ def test_matches_transformation_law_with_differenced_A(states):
 def test_redundant_three_link_arm(rng):
     """3R arm (n = 3), planar tip task (k = 2): Lambda_dot = C_task + C_task^T."""
     lengths = np.array([0.9, 0.7, 0.5])
-    arm = planar_serial_chain("RRR", [[0, 0], [0.9, 0], [0.7, 0]], [1.2, 0.8, 0.5],
-                              [[0.45, 0], [0.35, 0], [0.25, 0]], [0.08, 0.04, 0.01])
+    arm = planar_serial_chain(
+        "RRR",
+        [[0, 0], [0.9, 0], [0.7, 0]],
+        [1.2, 0.8, 0.5],
+        [[0.45, 0], [0.35, 0], [0.25, 0]],
+        [0.08, 0.04, 0.01],
+    )
     lc = LeviCivitaConnection(arm)
 
     def J(q):
@@ -159,8 +182,9 @@ def test_task_space_validation():
     H, C = np.eye(2), np.zeros((2, 2))
     with pytest.raises(DimensionError, match=r"`J` to have n = 2 columns.*got shape \(2, 3\)"):
         task_space_coriolis(H, C, np.ones((2, 3)), np.ones((2, 3)))
-    with pytest.raises(SingularityError, match="`J` to have full row rank 2, got smallest "
-                                               "singular value"):
+    with pytest.raises(
+        SingularityError, match="`J` to have full row rank 2, got smallest singular value"
+    ):
         task_space_coriolis(H, C, np.ones((2, 2)), np.zeros((2, 2)))
     with pytest.raises(SingularityError, match=r"`J` to have full row rank 3, got 2 columns"):
         task_space_coriolis(H, C, np.ones((3, 2)), np.zeros((3, 2)))
@@ -171,8 +195,10 @@ def test_task_space_validation():
     with pytest.raises(DimensionError, match=r"`H` to have shape \(\.\.\., n, n\)"):
         task_space_coriolis(np.ones((2, 3)), C, np.ones((1, 2)), np.zeros((1, 2)))
     with pytest.raises(InertiaError, match="`H` to be symmetric"):
-        task_space_coriolis(np.array([[1.0, 0.5], [0.0, 1.0]]), C, np.ones((1, 2)),
-                            np.zeros((1, 2)))
+        task_space_coriolis(
+            np.array([[1.0, 0.5], [0.0, 1.0]]), C, np.ones((1, 2)), np.zeros((1, 2))
+        )
     with pytest.raises(DimensionError, match="batch\\) dimensions of `H`, `C`, `J`, `J_dot`"):
-        task_space_coriolis(np.broadcast_to(H, (3, 2, 2)), np.zeros((4, 2, 2)), np.ones((1, 2)),
-                            np.zeros((1, 2)))
+        task_space_coriolis(
+            np.broadcast_to(H, (3, 2, 2)), np.zeros((4, 2, 2)), np.ones((1, 2)), np.zeros((1, 2))
+        )

@@ -89,9 +89,13 @@ def test_contorsion_validation():
         Contorsion(np.zeros((3, 3, 2)))
     with pytest.raises(ConnectionSpecError, match="`dim` for callable `components`"):
         Contorsion(lambda q: np.zeros((3, 3, 3)))
-    with pytest.raises(ConnectionSpecError, match=r"`beta` to have comb\(4, 3\) = 4 entries, got 3"):
+    with pytest.raises(
+        ConnectionSpecError, match=r"`beta` to have comb\(4, 3\) = 4 entries, got 3"
+    ):
         Contorsion.totally_antisymmetric(np.ones(3), dim=4)
-    with pytest.raises(ConnectionSpecError, match=r"`beta` to have comb\(5, 3\) = 10 entries, got 5"):
+    with pytest.raises(
+        ConnectionSpecError, match=r"`beta` to have comb\(5, 3\) = 10 entries, got 5"
+    ):
         Contorsion.totally_antisymmetric(np.ones(5))
     with pytest.raises(ConnectionSpecError, match="`dim` when `beta` is empty"):
         Contorsion.totally_antisymmetric([])
@@ -136,7 +140,9 @@ def test_system_and_frame_validation():
         MechanicalSystem(SO3, np.eye(2), frame=CustomFrame(2, (2,), lambda q, w, t: q))
     with pytest.raises(ConnectionSpecError, match="`flow` to be callable"):
         CustomFrame(2, (2,), None)
-    with pytest.raises(ConnectionSpecError, match=r"`structure_constants` to have shape \(2, 2, 2\)"):
+    with pytest.raises(
+        ConnectionSpecError, match=r"`structure_constants` to have shape \(2, 2, 2\)"
+    ):
         CustomFrame(2, (2,), lambda q, w, t: q, structure_constants=np.zeros(3))
     with pytest.raises(InertiaError, match="`m1` to be positive"):
         two_link_arm(0.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)

@@ -135,7 +135,7 @@ def run_case(fn, timeout: float = HARD_TIMEOUT) -> Outcome:
                                                memory))  # fmt: skip
             view = memoryview(payload)
             while view:
-                view = view[os.write(w, view):]
+                view = view[os.write(w, view) :]
         finally:
             os._exit(0)
     os.close(w)

@@ -48,22 +48,43 @@ EXTERNAL_ENTITY = ('<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY x SYSTEM "fil
 
 CASES = {
     # name: (source factory given tmp_path, expected error or None, message regex)
-    "detached cycle": (lambda p: DETACHED_CYCLE, URDFError,
-                       r"2 link\(s\) are not connected to the root link 'base': the joints form "
-                       r"a cycle \(links \['b', 'c'\], joints \['j1', 'j2'\]\)"),
-    "self-loop": (lambda p: SELF_LOOP, URDFError,
-                  r"joint 'jself' connects link 'u' to itself \(a self-loop\)"),
-    "long detached cycle": (lambda p: LONG_CYCLE, URDFError,
-                            r"5 link\(s\) are not connected .* cycle \(links \['c0', 'c1', 'c2', "
-                            r"'c3', 'c4'\], joints \['k0', 'k1', 'k2', 'k3', 'k4'\]\)"),
-    "detached cycle with a tail": (lambda p: CYCLE_WITH_TAIL, URDFError,
-                                   r"3 link\(s\) .* cycle \(links \['b', 'c'\]"),
-    "100 MB file": (lambda p: _sparse(p / "huge.urdf", 100 * 2**20), URDFError,
-                    r"larger than 8388608 bytes \(URDFLimits.max_bytes\)"),
-    "20,000 links (4.2 MB)": (lambda p: _write(p / "long.urdf", chain(20_000)), URDFError,
-                              r"more than 1000 <link> elements \(URDFLimits.max_links\)"),
-    "2,000 links": (lambda p: _write(p / "c2000.urdf", chain(2_000)), URDFError,
-                    r"more than 1000 <link> elements"),
+    "detached cycle": (
+        lambda p: DETACHED_CYCLE,
+        URDFError,
+        r"2 link\(s\) are not connected to the root link 'base': the joints form "
+        r"a cycle \(links \['b', 'c'\], joints \['j1', 'j2'\]\)",
+    ),
+    "self-loop": (
+        lambda p: SELF_LOOP,
+        URDFError,
+        r"joint 'jself' connects link 'u' to itself \(a self-loop\)",
+    ),
+    "long detached cycle": (
+        lambda p: LONG_CYCLE,
+        URDFError,
+        r"5 link\(s\) are not connected .* cycle \(links \['c0', 'c1', 'c2', "
+        r"'c3', 'c4'\], joints \['k0', 'k1', 'k2', 'k3', 'k4'\]\)",
+    ),
+    "detached cycle with a tail": (
+        lambda p: CYCLE_WITH_TAIL,
+        URDFError,
+        r"3 link\(s\) .* cycle \(links \['b', 'c'\]",
+    ),
+    "100 MB file": (
+        lambda p: _sparse(p / "huge.urdf", 100 * 2**20),
+        URDFError,
+        r"larger than 8388608 bytes \(URDFLimits.max_bytes\)",
+    ),
+    "20,000 links (4.2 MB)": (
+        lambda p: _write(p / "long.urdf", chain(20_000)),
+        URDFError,
+        r"more than 1000 <link> elements \(URDFLimits.max_links\)",
+    ),
+    "2,000 links": (
+        lambda p: _write(p / "c2000.urdf", chain(2_000)),
+        URDFError,
+        r"more than 1000 <link> elements",
+    ),
     "999-link chain (the largest default)": (lambda p: chain(999), None, None),
     "/dev/zero": (lambda p: "/dev/zero", URDFError, r"'/dev/zero': not a regular file"),
     "FIFO": (lambda p: _fifo(p / "pipe.urdf"), URDFError, r"not a regular file"),
@@ -71,35 +92,68 @@ CASES = {
     "missing file": (lambda p: p / "nothing.urdf", URDFError, r"nothing.urdf': no such file"),
     "NUL byte in the path": (lambda p: "a\x00.urdf", URDFError, r"embedded null byte"),
     "5000-character path": (lambda p: "a" * 5000, URDFError, r"Cannot read URDF file 'aaa"),
-    "nesting 100,000 deep": (lambda p: "<robot>" + "<a>" * 100_000 + "</a>" * 100_000 + "</robot>",
-                             URDFError, r"deeper than 32 levels \(URDFLimits.max_depth\)"),
-    "4 MiB of ignored elements": (lambda p: robot(BASE, "<gazebo>" + "<x/>" * 2**20 + "</gazebo>"),
-                                  None, None),
+    "nesting 100,000 deep": (
+        lambda p: "<robot>" + "<a>" * 100_000 + "</a>" * 100_000 + "</robot>",
+        URDFError,
+        r"deeper than 32 levels \(URDFLimits.max_depth\)",
+    ),
+    "4 MiB of ignored elements": (
+        lambda p: robot(BASE, "<gazebo>" + "<x/>" * 2**20 + "</gazebo>"),
+        None,
+        None,
+    ),
     "entity bomb": (lambda p: ENTITY_BOMB, URDFError, r"declares an XML entity 'a'"),
     "external entity": (lambda p: EXTERNAL_ENTITY, URDFError, r"declares an XML entity 'x'"),
-    "mass 1e-320": (lambda p: pendulum(mass="1e-320"), URDFError,
-                    r"link 'arm' <mass value>: expected 0 or numbers of magnitude at least "
-                    r"2.23e-308 \(normal doubles\), got the subnormal '1e-320'"),
-    "mass 1e-13": (lambda p: pendulum(mass="1e-13"), URDFError,
-                   r"expected a mass of 0 or at least 1e-12 \(URDFLimits.min_mass\), got 1e-13"),
-    "mass 1e308": (lambda p: pendulum(mass="1e308"), URDFError,
-                   r"<mass value>: expected numbers of magnitude at most 1e\+12"),
-    "inertia 1e308": (lambda p: pendulum(inertia="1e308"), URDFError,
-                      r"<inertia ixx>: expected numbers of magnitude at most 1e\+12"),
+    "mass 1e-320": (
+        lambda p: pendulum(mass="1e-320"),
+        URDFError,
+        r"link 'arm' <mass value>: expected 0 or numbers of magnitude at least "
+        r"2.23e-308 \(normal doubles\), got the subnormal '1e-320'",
+    ),
+    "mass 1e-13": (
+        lambda p: pendulum(mass="1e-13"),
+        URDFError,
+        r"expected a mass of 0 or at least 1e-12 \(URDFLimits.min_mass\), got 1e-13",
+    ),
+    "mass 1e308": (
+        lambda p: pendulum(mass="1e308"),
+        URDFError,
+        r"<mass value>: expected numbers of magnitude at most 1e\+12",
+    ),
+    "inertia 1e308": (
+        lambda p: pendulum(inertia="1e308"),
+        URDFError,
+        r"<inertia ixx>: expected numbers of magnitude at most 1e\+12",
+    ),
     "mass 1e400 (inf)": (lambda p: pendulum(mass="1e400"), URDFError, r"expected 1 finite numbers"),
-    "axis 1e308 1e308 0": (lambda p: pendulum(axis="1e308 1e308 0"), URDFError,
-                           r"joint 'hinge' <axis xyz>: expected numbers of magnitude at most"),
+    "axis 1e308 1e308 0": (
+        lambda p: pendulum(axis="1e308 1e308 0"),
+        URDFError,
+        r"joint 'hinge' <axis xyz>: expected numbers of magnitude at most",
+    ),
     "axis nan": (lambda p: pendulum(axis="nan 0 1"), URDFError, r"expected 3 finite numbers"),
-    "Latin-1 file declaring its encoding": (lambda p: _write(p / "latin1.urdf", latin1_bytes()),
-                                            None, None),
-    "non-UTF-8 file without declaration": (lambda p: _write(p / "bad.urdf", non_utf8_bytes()),
-                                           URDFError, r"Malformed URDF XML: not well-formed"),
-    "unknown declared encoding": (lambda p: b'<?xml version="1.0" encoding="bogus"?><robot/>',
-                                  URDFError, r"Malformed URDF XML: unknown encoding"),
+    "Latin-1 file declaring its encoding": (
+        lambda p: _write(p / "latin1.urdf", latin1_bytes()),
+        None,
+        None,
+    ),
+    "non-UTF-8 file without declaration": (
+        lambda p: _write(p / "bad.urdf", non_utf8_bytes()),
+        URDFError,
+        r"Malformed URDF XML: not well-formed",
+    ),
+    "unknown declared encoding": (
+        lambda p: b'<?xml version="1.0" encoding="bogus"?><robot/>',
+        URDFError,
+        r"Malformed URDF XML: unknown encoding",
+    ),
     "0-dof robot": (lambda p: zero_dof(), None, None),
     "empty <robot>": (lambda p: "<robot/>", URDFError, r"has no <link>: an empty robot"),
-    "1 MB link name": (lambda p: robot(link("x" * 2**20), link("x" * 2**20)), URDFError,
-                       r"link 'xxxx.*\.\.\.' is defined more than once"),
+    "1 MB link name": (
+        lambda p: robot(link("x" * 2**20), link("x" * 2**20)),
+        URDFError,
+        r"link 'xxxx.*\.\.\.' is defined more than once",
+    ),
     "wrong type": (lambda p: 42, URDFError, r"got int"),
 }
 

@@ -60,7 +60,9 @@ def test_so3_exp_of_huge_vectors_is_a_rotation_about_their_axis(xi):
     assert_bounded(run_case(case), None)
 
 
-@pytest.mark.parametrize("q", [[1e308, 1e308, 0, 0], [1e-320, 0, 0, 0], [1e200, -1e200, 1e200, 1e200]])
+@pytest.mark.parametrize(
+    "q", [[1e308, 1e308, 0, 0], [1e-320, 0, 0, 0], [1e200, -1e200, 1e200, 1e200]]
+)
 def test_quat_normalize_of_extreme_quaternions(q):
     def case():
         u = quat_normalize(q)
@@ -75,34 +77,56 @@ M = robots.double_pendulum()
 Q, V = np.array([0.1, 0.2]), np.zeros(2)
 
 VALUE_CASES = {
-    "SO3.random(size=-1)": (lambda: SO3.random(0, size=-1), DimensionError,
-                            r"`size` to have nonnegative entries, got -1"),
+    "SO3.random(size=-1)": (
+        lambda: SO3.random(0, size=-1),
+        DimensionError,
+        r"`size` to have nonnegative entries, got -1",
+    ),
     "SO3.random(size=2.5)": (lambda: SO3.random(0, size=2.5), DTypeError, r"`size` to be None"),
     "SO3.random(rng='abc')": (lambda: SO3.random("abc"), DTypeError, r"`rng` to be None"),
     "SO3.random(rng=-1)": (lambda: SO3.random(-1), DTypeError, r"nonnegative int seed"),
-    "SE3.exp overflowing translation": (lambda: SE3.exp([1.0, 0, 0, 1.7e308, -1.7e308, 1.7e308]),
-                                        NonFiniteError, r"SE3.exp\(xi\) overflowed"),
-    "SE3.compose overflow": (lambda: SE3.compose(SE3.exp([0, 0, 0, 1.7e308, 0, 0]),
-                                                 SE3.exp([0, 0, 0, 1.7e308, 0, 0])),
-                             NonFiniteError, r"compose\(a, b\) overflowed"),
-    "SO3.exp of |xi| > 1.8e308": (lambda: SO3.exp([1.7e308, 1.7e308, 0.0]), NonFiniteError,
-                                  r"SO3.exp\(xi\) overflowed"),
+    "SE3.exp overflowing translation": (
+        lambda: SE3.exp([1.0, 0, 0, 1.7e308, -1.7e308, 1.7e308]),
+        NonFiniteError,
+        r"SE3.exp\(xi\) overflowed",
+    ),
+    "SE3.compose overflow": (
+        lambda: SE3.compose(SE3.exp([0, 0, 0, 1.7e308, 0, 0]), SE3.exp([0, 0, 0, 1.7e308, 0, 0])),
+        NonFiniteError,
+        r"compose\(a, b\) overflowed",
+    ),
+    "SO3.exp of |xi| > 1.8e308": (
+        lambda: SO3.exp([1.7e308, 1.7e308, 0.0]),
+        NonFiniteError,
+        r"SO3.exp\(xi\) overflowed",
+    ),
     "quat_normalize(0)": (lambda: quat_normalize([0.0, 0, 0, 0]), NotOnManifoldError, r"zero"),
-    "complex q (rnea)": (lambda: rnea(M, Q + 1j, V, V), DTypeError,
-                         r"`q` to be a real numeric array, got dtype complex"),
+    "complex q (rnea)": (
+        lambda: rnea(M, Q + 1j, V, V),
+        DTypeError,
+        r"`q` to be a real numeric array, got dtype complex",
+    ),
     "complex xi (SO3.exp)": (lambda: SO3.exp(np.array([1j, 0, 0])), DTypeError, r"complex"),
-    "object q": (lambda: rnea(M, np.array([0.1, 0.2], dtype=object), V, V), DTypeError,
-                 r"got dtype object"),
+    "object q": (
+        lambda: rnea(M, np.array([0.1, 0.2], dtype=object), V, V),
+        DTypeError,
+        r"got dtype object",
+    ),
     "None q": (lambda: rnea(M, None, V, V), DTypeError, r"got dtype object"),
     "text q": (lambda: rnea(M, ["0.1", "0.2"], V, V), DTypeError, r"numeric array"),
     "ragged q": (lambda: rnea(M, [[0.1], [0.1, 0.2]], V, V), DTypeError, r"numeric array"),
     "int beyond float": (lambda: rnea(M, [10**400, 0], V, V), DTypeError, r"object"),
     "complex controller output": (
         lambda: gm.simulate(M, Q, V, 0.02, dt=0.01, controller=lambda t, q, v: np.array([1j, 0])),
-        DTypeError, r"`controller\(t, q, v\)` to be a real numeric array, got dtype complex"),
+        DTypeError,
+        r"`controller\(t, q, v\)` to be a real numeric array, got dtype complex",
+    ),
     "model with mass 1e-320": (lambda: _one_body(1e-320), ModelError, r"subnormal"),
-    "robots.load('/dev/null')": (lambda: robots.load("/dev/null"), gm.errors.URDFError,
-                                 r"not a regular file"),
+    "robots.load('/dev/null')": (
+        lambda: robots.load("/dev/null"),
+        gm.errors.URDFError,
+        r"not a regular file",
+    ),
 }
 
 

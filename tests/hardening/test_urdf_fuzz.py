@@ -74,8 +74,13 @@ def mutated(draw):
             if spans:
                 i, j = spans[draw(st.integers(0, len(spans) - 1))]
                 names = [m.group(1) for m in LINK_NAME.finditer(text)] or ["x"]
-                value = draw(st.one_of(st.sampled_from(names), st.sampled_from(HOSTILE_NUMBERS),
-                                       st.text(alphabet=list("abc xyz-._0123456789&;"), max_size=8)))
+                value = draw(
+                    st.one_of(
+                        st.sampled_from(names),
+                        st.sampled_from(HOSTILE_NUMBERS),
+                        st.text(alphabet=list("abc xyz-._0123456789&;"), max_size=8),
+                    )
+                )
                 text = text[:i] + value + text[j:]
         elif kind == "tag":
             spans = [m.span(1) for m in TAG.finditer(text)]

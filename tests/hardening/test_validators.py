@@ -135,12 +135,18 @@ FAR[:2, 3] = 1.7e308
         (lambda: SE3.exp([0, 0, 0, 1.7e308, 1.7e308, 0]) @ np.ones(4), None),
         (lambda: SE3.inverse(FAR), r"SE3.inverse\(g\)"),
         (lambda: SE3.Ad(FAR), r"SE3.Ad\(g\)"),
-        (lambda: SE3.bracket([1e200, 0, 0, 0, 0, 0], [0, 1e200, 0, 0, 0, 0]),
-         r"SE3.bracket\(xi, eta\)"),
+        (
+            lambda: SE3.bracket([1e200, 0, 0, 0, 0, 0], [0, 1e200, 0, 0, 0, 0]),
+            r"SE3.bracket\(xi, eta\)",
+        ),
         (lambda: SE3.left_jacobian([1e200, 0, 0, 1e200, 1e200, 0]), r"left_jacobian\(xi\)"),
         (lambda: SE3.right_jacobian([1e200, 0, 0, 1e200, 1e200, 0]), r"right_jacobian\(xi\)"),
-        (lambda: SE2.compose([[1, 0, 1.7e308], [0, 1, 0], [0, 0, 1]],
-                             [[1, 0, 1.7e308], [0, 1, 0], [0, 0, 1]]), r"compose\(a, b\)"),
+        (
+            lambda: SE2.compose(
+                [[1, 0, 1.7e308], [0, 1, 0], [0, 0, 1]], [[1, 0, 1.7e308], [0, 1, 0], [0, 0, 1]]
+            ),
+            r"compose\(a, b\)",
+        ),
         (lambda: Euclidean(2).compose([1.7e308, 0], [1.7e308, 0]), r"compose\(a, b\)"),
     ],
 )

@@ -88,33 +88,44 @@ CASES = {
     # name: (connection factory, q0, v0, w0)
     "arm coordinates LC": (
         lambda: LeviCivitaConnection(two_link_arm(1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.1, 0.1)),
-        np.array([0.3, -0.4]), np.array([0.6, -0.5]), np.array([0.5, -1.0]),
+        np.array([0.3, -0.4]),
+        np.array([0.6, -0.5]),
+        np.array([0.5, -1.0]),
     ),
     "SO(3) LC": (
         lambda: LeviCivitaConnection(rigid_body_so3(np.diag([1.0, 2.0, 3.5]))),
-        SO3.exp([0.2, -0.1, 0.4]), np.array([0.3, 1.0, -0.5]), np.array([1.0, 0.0, 0.5]),
+        SO3.exp([0.2, -0.1, 0.4]),
+        np.array([0.3, 1.0, -0.5]),
+        np.array([1.0, 0.0, 0.5]),
     ),
     "SO(3) LC + contorsion": (
-        contorted_so3, SO3.exp([0.2, -0.1, 0.4]), np.array([0.3, 1.0, -0.5]),
+        contorted_so3,
+        SO3.exp([0.2, -0.1, 0.4]),
+        np.array([0.3, 1.0, -0.5]),
         np.array([1.0, 0.0, 0.5]),
     ),
     "SE(2) right-invariant LC": (
-        lambda: LeviCivitaConnection(right_se2()), SE2.exp([0.3, 0.5, -0.2]),
-        np.array([0.8, 0.4, -0.6]), np.array([0.0, 1.0, 1.0]),
+        lambda: LeviCivitaConnection(right_se2()),
+        SE2.exp([0.3, 0.5, -0.2]),
+        np.array([0.8, 0.4, -0.6]),
+        np.array([0.0, 1.0, 1.0]),
     ),
     "SE(3) LC": (
         lambda: LeviCivitaConnection(rigid_body_se3(se3_inertia())),
-        SE3.exp([0.1, 0.2, -0.3, 0.5, 0.1, 0.0]), np.array([0.4, -0.8, 1.0, 0.3, -0.2, 0.5]),
+        SE3.exp([0.1, 0.2, -0.3, 0.5, 0.1, 0.0]),
+        np.array([0.4, -0.8, 1.0, 0.3, -0.2, 0.5]),
         np.array([1.0, 0.0, 0.5, 0.0, -1.0, 0.2]),
     ),
     "SE(3) Cartan-Schouten 0": (
         lambda: CartanSchoutenConnection(rigid_body_se3(se3_inertia()), "cartan-zero"),
-        SE3.exp([0.1, 0.2, -0.3, 0.5, 0.1, 0.0]), np.array([0.4, -0.8, 1.0, 0.3, -0.2, 0.5]),
+        SE3.exp([0.1, 0.2, -0.3, 0.5, 0.1, 0.0]),
+        np.array([0.4, -0.8, 1.0, 0.3, -0.2, 0.5]),
         np.array([1.0, 0.0, 0.5, 0.0, -1.0, 0.2]),
     ),
     "Schoenflies LC": (
         lambda: LeviCivitaConnection(rigid_body_schoenflies(np.diag([0.7, 2.0, 2.0, 2.0]))),
-        Schoenflies.exp([0.4, 0.1, -0.2, 0.3]), np.array([0.9, 0.2, -0.4, 0.3]),
+        Schoenflies.exp([0.4, 0.1, -0.2, 0.3]),
+        np.array([0.9, 0.2, -0.4, 0.3]),
         np.array([0.0, 1.0, 0.0, -1.0]),
     ),
 }
@@ -177,11 +188,18 @@ def test_pole_ladder_runs_and_converges():
     errors = []
     for n_rungs in (1, 3):
         out = gs_conn.ladder_parallel_transport(
-            ambient_tangent(conn.system, q0, w0), q0, ambient_tangent(conn.system, q0, v0),
-            n_rungs=n_rungs, scheme="pole", alpha=2,
+            ambient_tangent(conn.system, q0, w0),
+            q0,
+            ambient_tangent(conn.system, q0, v0),
+            n_rungs=n_rungs,
+            scheme="pole",
+            alpha=2,
         )
-        errors.append(rel_err(frame_components(conn.system, traj.q[-1],
-                                               out["transported_tangent_vec"]), expected))
+        errors.append(
+            rel_err(
+                frame_components(conn.system, traj.q[-1], out["transported_tangent_vec"]), expected
+            )
+        )
     WORST["pole ladder, 1 and 3 rungs"] = tuple(errors)
     assert errors[1] < errors[0] / 4 and errors[1] < 1e-2
 
@@ -204,7 +222,8 @@ def test_metric_inner_product_and_distance():
     V = ambient_tangent(body, q, v)
     assert gm.inner_product(V, V, q) == pytest.approx(v @ se3_inertia() @ v, rel=1e-13)
     assert type(to_geomstats(CartanSchoutenConnection(body, "cartan-minus"))).__name__ == (
-        "GeomstatsConnection")
+        "GeomstatsConnection"
+    )
 
 
 def native_se3_metric(weights):
@@ -231,16 +250,20 @@ def test_se3_metric_from_geomstats_geodesics_and_transport():
     traj = lc.geodesic(Q0, V0, [0.0, 1.0])
     end = native.exp(ambient_tangent(system, Q0, V0), Q0)
     record("geomstats SE(3) metric: exp vs geomech geodesic", rel_err(end, traj.q[-1]))
-    W = native.parallel_transport(ambient_tangent(system, Q0, W0), Q0,
-                                  direction=ambient_tangent(system, Q0, V0), n_steps=200)
-    record("geomstats SE(3) metric: transport vs geomech",
-           rel_err(frame_components(system, traj.q[-1], W), lc.parallel_transport(traj, W0)[-1]))
+    W = native.parallel_transport(
+        ambient_tangent(system, Q0, W0), Q0, direction=ambient_tangent(system, Q0, V0), n_steps=200
+    )
+    record(
+        "geomstats SE(3) metric: transport vs geomech",
+        rel_err(frame_components(system, traj.q[-1], W), lc.parallel_transport(traj, W0)[-1]),
+    )
     # ... and geomstats' solvers on the imported system's connection, against the native ones
     adapter = to_geomstats(lc)
     record("adapter exp vs native exp", rel_err(adapter.exp(ambient_tangent(system, Q0, V0), Q0),
                                                 end))  # fmt: skip
-    W_adapter = adapter.parallel_transport(ambient_tangent(system, Q0, W0), Q0,
-                                           direction=ambient_tangent(system, Q0, V0))
+    W_adapter = adapter.parallel_transport(
+        ambient_tangent(system, Q0, W0), Q0, direction=ambient_tangent(system, Q0, V0)
+    )
     record("adapter transport vs native transport", rel_err(W_adapter, W))
 
 
@@ -255,8 +278,10 @@ def test_so3_bi_invariant_from_geomstats_closed_forms():
     V0 = ambient_tangent(system, q0, v0)
     record("geomstats SO(3) bi-invariant exp", rel_err(space.metric.exp(V0, q0), traj.q[-1]))
     W = space.metric.parallel_transport(ambient_tangent(system, q0, w0), q0, direction=V0)
-    record("geomstats SO(3) bi-invariant transport",
-           rel_err(frame_components(system, traj.q[-1], W), lc.parallel_transport(traj, w0)[-1]))
+    record(
+        "geomstats SO(3) bi-invariant transport",
+        rel_err(frame_components(system, traj.q[-1], W), lc.parallel_transport(traj, w0)[-1]),
+    )
 
 
 def test_poincare_half_plane_from_geomstats():
@@ -268,8 +293,10 @@ def test_poincare_half_plane_from_geomstats():
     t = np.linspace(0.0, 1.0, 5)
     traj = lc.geodesic(q0, v0, t)
     record("Poincaré half-plane exp", rel_err(space.metric.exp(v0, q0), traj.q[-1]))
-    record("Poincaré half-plane geodesic(t)",
-           rel_err(space.metric.geodesic(q0, initial_tangent_vec=v0)(t), traj.q))
+    record(
+        "Poincaré half-plane geodesic(t)",
+        rel_err(space.metric.geodesic(q0, initial_tangent_vec=v0)(t), traj.q),
+    )
     record("Poincaré half-plane log", rel_err(space.metric.log(traj.q[-1], q0), v0))
     # closed-form curvature -1: the transported vector keeps its length and its angle
     w0 = np.array([0.0, 1.0])

@@ -333,8 +333,10 @@ def compare_import(pm, label, n_states=6):
         f_ext = rng.normal(size=(model.n_bodies, 6))
         f_ext[[frame is None for frame in bridge.body_frames]] = 0.0
         record("import rnea", rel_err(rnea(model, q, v, a), bridge.rnea(q, v, a)))
-        record("import rnea f_ext",
-               rel_err(rnea(model, q, v, a, f_ext=f_ext), bridge.rnea(q, v, a, f_ext)))
+        record(
+            "import rnea f_ext",
+            rel_err(rnea(model, q, v, a, f_ext=f_ext), bridge.rnea(q, v, a, f_ext)),
+        )
         record("import crba", rel_err(crba(model, q), bridge.crba(q)))
         record("import aba", rel_err(aba(model, q, v, a), bridge.aba(q, v, a)))
         T, T_pin = forward_kinematics(model, q), bridge.forward_kinematics(q)
@@ -347,7 +349,7 @@ def compare_import(pm, label, n_states=6):
             nle = bridge.rnea(q, v, np.zeros(model.nv)) - bridge.gravity_forces(q)
             record("import coriolis (C v = nle)", rel_err(C @ v, nle))
             h = 1e-6
-            Hdot = (bridge.crba(model.integrate(q, v, h)) - bridge.crba(model.integrate(q, v, -h)))
+            Hdot = bridge.crba(model.integrate(q, v, h)) - bridge.crba(model.integrate(q, v, -h))
             Hdot /= 2 * h
             err = rel_err(C + C.T, Hdot)
             assert err < 1e-6, f"{label}: Hdot = C + C^T off by {err:.3g}"

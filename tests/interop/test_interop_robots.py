@@ -78,7 +78,10 @@ def compare(name, model, n_states=3):
         elif cond < 1e12:  # ill-conditioned (icub: up to 3e9): the backward error instead
             a_gm = aba(model, q[k], v[k], tau_pin)
             backward = rel_err(bridge.rnea(q[k], v[k], a_gm), tau_pin)  # Pinocchio's RNEA
-            forward, forward_pin = rel_err(a_gm, a[k]), rel_err(bridge.aba(q[k], v[k], tau_pin), a[k])
+            forward, forward_pin = (
+                rel_err(a_gm, a[k]),
+                rel_err(bridge.aba(q[k], v[k], tau_pin), a[k]),
+            )
             ILL[name] = max(ILL.get(name, (0.0,) * 4), (backward, forward, forward_pin, cond))
             assert backward <= RTOL, f"{name}: ABA backward error {backward:.3g}"
     SWEEP[name] = worst

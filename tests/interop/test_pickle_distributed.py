@@ -56,8 +56,14 @@ def test_imported_model_and_system_pickle(rng):
 
 def test_simulation_result_pickles():
     model = robots.double_pendulum()
-    res = simulate(model, [0.3, 0.0], [0.0, 1.0], t_final=0.5, dt=0.05,
-                   log={"H": lambda t, q, v, tau: crba(model, q)})
+    res = simulate(
+        model,
+        [0.3, 0.0],
+        [0.0, 1.0],
+        t_final=0.5,
+        dt=0.05,
+        log={"H": lambda t, q, v, tau: crba(model, q)},
+    )
     back = pickle.loads(pickle.dumps(res))
     for field in ("t", "q", "v", "tau"):
         assert np.array_equal(getattr(back, field), getattr(res, field))
@@ -69,8 +75,9 @@ AGREEMENT = {}
 
 
 def run(mass_estimate, beta):
-    res = torsion_experiment(beta=beta, mass_estimate=mass_estimate, t_final=2.0, rate=20.0,
-                             progress=False)
+    res = torsion_experiment(
+        beta=beta, mass_estimate=mass_estimate, t_final=2.0, rate=20.0, progress=False
+    )
     return res.torsion_free, res.torsion
 
 
@@ -83,8 +90,13 @@ def test_torsion_sweep_on_a_local_cluster():
     grid = [(m, b) for m in MASS_ESTIMATES for b in BETAS]
     with (
         dask.config.set({"distributed.worker.multiprocessing-method": "fork"}),
-        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                 dashboard_address=":0", silence_logs=50) as cluster,
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",
+            silence_logs=50,
+        ) as cluster,
         distributed.Client(cluster) as client,
     ):
         remote = client.gather(client.map(run, *zip(*grid, strict=True)))

@@ -51,7 +51,12 @@ class PinLoops:
                 d = pin.SE3(np.eye(3), offset * np.asarray(con.joint.axis, float))
                 self.cms.append(
                     pin.RigidConstraintModel(
-                        pin.ContactType.CONTACT_3D, br.pin_model, j1, M1 * d, j2, M2 * d,
+                        pin.ContactType.CONTACT_3D,
+                        br.pin_model,
+                        j1,
+                        M1 * d,
+                        j2,
+                        M2 * d,
                         pin.ReferenceFrame.LOCAL,
                     )
                 )
@@ -71,8 +76,14 @@ class PinLoops:
         br = self.bridge
         prox = pin.ProximalSettings(1e-14, 1e-10, 200)
         a = pin.constraintDynamics(
-            br.pin_model, br.pin_data, br.q_to_pin(q), br.v_to_pin(qd_s), br.v_to_pin(tau_s),
-            self.cms, self.cds, prox,
+            br.pin_model,
+            br.pin_data,
+            br.q_to_pin(q),
+            br.v_to_pin(qd_s),
+            br.v_to_pin(tau_s),
+            self.cms,
+            self.cds,
+            prox,
         )
         return br.v_from_pin(a)
 

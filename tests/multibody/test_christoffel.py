@@ -97,8 +97,14 @@ def koszul(model, q):
     """seed 000 eq. (8) with finite-difference H derivatives and hand-written s."""
     dH = lie_derivatives_of_H(model, q)  # dH[k, i, j]
     s = np.einsum("il,jkl->ijk", crba(model, q), hand_structure_constants(model))  # s_ijk
-    return 0.5 * (np.einsum("kij->ijk", dH) + np.einsum("jik->ijk", dH) - dH
-                  + np.einsum("kij->ijk", s) + np.einsum("jik->ijk", s) + s)
+    return 0.5 * (
+        np.einsum("kij->ijk", dH)
+        + np.einsum("jik->ijk", dH)
+        - dH
+        + np.einsum("kij->ijk", s)
+        + np.einsum("jik->ijk", s)
+        + s
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -132,15 +138,18 @@ def test_torsion_free_and_eq9(model, rng):
     assert rel_err(G - np.swapaxes(G, 1, 2), s_low) < 1e-12
     # metric compatibility: L_{X_k} H_ij = Gamma_jki + Gamma_ikj
     dH = lie_derivatives_of_H(model, q)
-    assert rel_err(np.einsum("kij->ijk", dH),
-                   np.einsum("jki->ijk", G) + np.einsum("ikj->ijk", G)) < 1e-8
+    assert (
+        rel_err(np.einsum("kij->ijk", dH), np.einsum("jki->ijk", G) + np.einsum("ikj->ijk", G))
+        < 1e-8
+    )
 
 
 def test_joint_structure_constants(model, rng):
     q = model.random_configuration(rng, size=2)
     s = joint_structure_constants(model, q)
-    np.testing.assert_allclose(s, np.broadcast_to(hand_structure_constants(model), s.shape),
-                               atol=1e-12)
+    np.testing.assert_allclose(
+        s, np.broadcast_to(hand_structure_constants(model), s.shape), atol=1e-12
+    )
 
 
 def test_block_sparsity_and_one_dof_symmetry(rng):
@@ -172,15 +181,27 @@ def test_sympy_planar_two_link_arm():
     m1, m2, l1, lc1, lc2, I1, I2 = 1.3, 0.8, 0.9, 0.4, 0.35, 0.05, 0.03
     q1, q2 = sp.symbols("q1 q2")
     c2 = sp.cos(q2)
-    H = sp.Matrix([
-        [m1 * lc1**2 + I1 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2) + I2,
-         m2 * (lc2**2 + l1 * lc2 * c2) + I2],
-        [m2 * (lc2**2 + l1 * lc2 * c2) + I2, m2 * lc2**2 + I2],
-    ])
+    H = sp.Matrix(
+        [
+            [
+                m1 * lc1**2 + I1 + m2 * (l1**2 + lc2**2 + 2 * l1 * lc2 * c2) + I2,
+                m2 * (lc2**2 + l1 * lc2 * c2) + I2,
+            ],
+            [m2 * (lc2**2 + l1 * lc2 * c2) + I2, m2 * lc2**2 + I2],
+        ]
+    )
     qs = (q1, q2)
-    Gs = [[[sp.Rational(1, 2) * (sp.diff(H[i, j], qs[k]) + sp.diff(H[i, k], qs[j])
-                                  - sp.diff(H[j, k], qs[i])) for k in range(2)]
-           for j in range(2)] for i in range(2)]
+    Gs = [
+        [
+            [
+                sp.Rational(1, 2)
+                * (sp.diff(H[i, j], qs[k]) + sp.diff(H[i, k], qs[j]) - sp.diff(H[j, k], qs[i]))
+                for k in range(2)
+            ]
+            for j in range(2)
+        ]
+        for i in range(2)
+    ]
     q = np.array([0.7, -1.2])
     G_ref = np.array(sp.lambdify(qs, sp.Array(Gs))(*q), dtype=float)
     T = np.eye(4)
@@ -188,8 +209,10 @@ def test_sympy_planar_two_link_arm():
     model = MultibodyModel.from_bodies(
         [-1, 0],
         [Revolute([0, 0, 1]), Revolute([0, 0, 1])],
-        [spatial_inertia(m1, [lc1, 0, 0], np.diag([0.01, 0.02, I1])),
-         spatial_inertia(m2, [lc2, 0, 0], np.diag([0.02, 0.01, I2]))],
+        [
+            spatial_inertia(m1, [lc1, 0, 0], np.diag([0.01, 0.02, I1])),
+            spatial_inertia(m2, [lc2, 0, 0], np.diag([0.02, 0.01, I2])),
+        ],
         [np.eye(4), T],
     )
     np.testing.assert_allclose(christoffel_symbols(model, q), G_ref, atol=1e-14)
@@ -198,22 +221,35 @@ def test_sympy_planar_two_link_arm():
 def test_universal_joint_in_coordinates_is_classical(rng):
     """With coordinates (s = 0) Alg. 2 gives the classical symbols, although Phi_ring != 0."""
     model = MultibodyModel.from_bodies(
-        [-1, 0], [UniversalXY(), UniversalXY()], robots.random_inertia(rng, 2),
+        [-1, 0],
+        [UniversalXY(), UniversalXY()],
+        robots.random_inertia(rng, 2),
         [np.eye(4), np.array([[1, 0, 0, 0.3], [0, 1, 0, 0], [0, 0, 1, 0.2], [0, 0, 0, 1.0]])],
     )
     q = model.random_configuration(rng)
     n, h = model.nv, 1e-4
     E = np.eye(n)
-    dH = np.stack([(-crba(model, q + 2 * h * e) + 8 * crba(model, q + h * e)
-                    - 8 * crba(model, q - h * e) + crba(model, q - 2 * h * e)) / (12 * h)
-                   for e in E])  # dH[k] = dH/dq_k (true coordinates)
+    dH = np.stack(
+        [
+            (
+                -crba(model, q + 2 * h * e)
+                + 8 * crba(model, q + h * e)
+                - 8 * crba(model, q - h * e)
+                + crba(model, q - 2 * h * e)
+            )
+            / (12 * h)
+            for e in E
+        ]
+    )  # dH[k] = dH/dq_k (true coordinates)
     G_ref = 0.5 * (np.einsum("kij->ijk", dH) + np.einsum("jik->ijk", dH) - dH)
     assert rel_err(christoffel_symbols(model, q), G_ref) < 1e-9
 
 
 def test_validation():
     model = mixed_floating_base()
-    with pytest.raises(DimensionError, match=rf"`q` to have shape \(\.\.\., {model.nq}\), got \(3,\)"):
+    with pytest.raises(
+        DimensionError, match=rf"`q` to have shape \(\.\.\., {model.nq}\), got \(3,\)"
+    ):
         christoffel_symbols(model, np.zeros(3))
     with pytest.raises(DimensionError, match="`q`"):
         joint_structure_constants(model, np.zeros(model.nq + 1))

@@ -52,8 +52,11 @@ def geared_four_bar(implicit=False):
     G.add_edge("world", "rotor", joint=Revolute(z), placement=at(0, 0, -0.1), name="R",
                independent=False)  # fmt: skip
     if implicit:
-        G.graph["constraints"] = [ImplicitConstraint(
-            ["A", "R"], lambda q: [5.0 * q[0] + 0.2 * np.sin(q[0]) - q[1]], name="cam")]
+        G.graph["constraints"] = [
+            ImplicitConstraint(
+                ["A", "R"], lambda q: [5.0 * q[0] + 0.2 * np.sin(q[0]) - q[1]], name="cam"
+            )
+        ]
     else:
         G.add_edge("crank", "rotor", kind="coupling", ratio=5.0, name="gear")
     for node, com in (("crank", [0, 0.5, 0]), ("coupler", [1, 0, 0]), ("rocker", [-0.5, 0.5, 0]),
@@ -148,7 +151,7 @@ def test_cluster_matrices_blocks_from_the_kernel():
     model = geared_four_bar()
     rng = np.random.default_rng(2)
     q, v = model.random_configuration(rng), rng.normal(size=model.nv)
-    (G_k, g_k, Gd_k), = model.cluster_matrices(q, v)
+    ((G_k, g_k, Gd_k),) = model.cluster_matrices(q, v)
     G, g, Gd = model._matrices_single(q, v, True)
     c = model.clusters[0]
     assert np.allclose(G_k, G[c.v_index][:, c.y_index], atol=1e-13)
@@ -195,15 +198,26 @@ def test_loop_residual_closed_forms():
     th = 0.7
     Kx = np.array([[0, -ax[2], ax[1]], [ax[2], 0, -ax[0]], [-ax[1], ax[0], 0]])
     R = np.eye(3) + np.sin(th) * Kx + (1 - np.cos(th)) * Kx @ Kx
-    cases = [(J.REVOLUTE, R, np.zeros(3)), (J.PRISMATIC, np.eye(3), 0.4 * ax),
-             (J.HELICAL, R, 0.3 * th * ax), (J.FIXED, np.eye(3), np.zeros(3)),
-             (J.SPHERICAL, R @ np.linalg.qr(rng.normal(size=(3, 3)))[0], np.zeros(3))]
+    cases = [
+        (J.REVOLUTE, R, np.zeros(3)),
+        (J.PRISMATIC, np.eye(3), 0.4 * ax),
+        (J.HELICAL, R, 0.3 * th * ax),
+        (J.FIXED, np.eye(3), np.zeros(3)),
+        (J.SPHERICAL, R @ np.linalg.qr(rng.normal(size=(3, 3)))[0], np.zeros(3)),
+    ]
     for code, RM, p in cases:
         if code == J.SPHERICAL and np.linalg.det(RM) < 0:
             RM = -RM
         assert CC._loop_residual(code, ax, 0.3, np.ascontiguousarray(RM.T), p, W, K) < 1e-14
-        off = CC._loop_residual(code, ax, 0.3, np.ascontiguousarray(RM.T), p + 1e-3 * np.array(
-            [ax[1], -ax[0], 0.0]) / np.hypot(ax[0], ax[1]), W, K)
+        off = CC._loop_residual(
+            code,
+            ax,
+            0.3,
+            np.ascontiguousarray(RM.T),
+            p + 1e-3 * np.array([ax[1], -ax[0], 0.0]) / np.hypot(ax[0], ax[1]),
+            W,
+            K,
+        )
         assert 5e-4 < off < 2e-3
 
 

@@ -152,7 +152,10 @@ def test_cluster_kernels_on_trees_are_rnea_aba_efpa(make):
     tau = rnea(model, q, v, a, f_ext=f_ext)
     assert rel_err(cluster_rnea(model, q, v, a, f_ext=f_ext), tau) < 1e-12
     assert rel_err(cluster_aba(model, q, v, tau, f_ext=f_ext), a) < 1e-10
-    assert rel_err(cluster_aba(model, q, v, tau, f_ext=f_ext), aba(model, q, v, tau, f_ext=f_ext)) < 1e-10
+    assert (
+        rel_err(cluster_aba(model, q, v, tau, f_ext=f_ext), aba(model, q, v, tau, f_ext=f_ext))
+        < 1e-10
+    )
     bodies = [model.n_bodies - 1, 0]
     W = inverse_operational_space_inertia(model, q, bodies)
     W_p = inverse_operational_space_inertia(model, q, bodies, method="projection")
@@ -208,4 +211,6 @@ def test_validators():
         inverse_operational_space_inertia(model, q, [])
     with pytest.raises(ModelError, match="a body name, an index or a sequence"):
         inverse_operational_space_inertia(model, q, 1.5)
-    assert rel_err(projected_aba(model, q, [1.0], [0.0]), cluster_aba(model, q, [1.0], [0.0])) < 1e-12
+    assert (
+        rel_err(projected_aba(model, q, [1.0], [0.0]), cluster_aba(model, q, [1.0], [0.0])) < 1e-12
+    )

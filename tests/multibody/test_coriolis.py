@@ -85,8 +85,11 @@ def compare_with_pinocchio(bridge, rng, n_states=4):
 def test_shipped_urdf_matches_pinocchio(name, floating_base, rng):
     path = str(robots.urdf_path(name))
     model = load_urdf(path, floating_base=floating_base)
-    pm = pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating_base else (
-        pin.buildModelFromUrdf(path))
+    pm = (
+        pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+        if floating_base
+        else (pin.buildModelFromUrdf(path))
+    )
     compare_with_pinocchio(PinocchioBridge(model, pm), rng)
 
 
@@ -117,21 +120,40 @@ def test_massless_link_matches_pinocchio_and_dense(rng):
     T = np.eye(4)
     T[:3, 3] = [0.1, -0.2, 0.3]
     model = MultibodyModel.from_bodies(
-        [-1, 0, 1, 1], [FreeFlyer(), Spherical(), Revolute([1, 0, 0]), Revolute([0, 1, 0])],
-        inertias, [np.eye(4), T, T, T])
+        [-1, 0, 1, 1],
+        [FreeFlyer(), Spherical(), Revolute([1, 0, 0]), Revolute([0, 1, 0])],
+        inertias,
+        [np.eye(4), T, T, T],
+    )
     compare_with_pinocchio(PinocchioBridge(model), rng)
     q, v = random_state(model, rng)
     for connection in NAMED_BODY_CONNECTIONS:
-        assert rel_err(coriolis_matrix(model, q, v, connection),
-                       coriolis_matrix_dense(model, q, v, connection)) < 1e-12
+        assert (
+            rel_err(
+                coriolis_matrix(model, q, v, connection),
+                coriolis_matrix_dense(model, q, v, connection),
+            )
+            < 1e-12
+        )
 
 
 @pytest.mark.parametrize(
-    "kind", ["revolute", "prismatic", "helical", "spherical", "planar", "schoenflies",
-             "free_flyer", "fixed"],
+    "kind",
+    [
+        "revolute",
+        "prismatic",
+        "helical",
+        "spherical",
+        "planar",
+        "schoenflies",
+        "free_flyer",
+        "fixed",
+    ],
 )
 def test_each_joint_type_matches_pinocchio(kind, mixed_tree, rng):
-    compare_with_pinocchio(PinocchioBridge(mixed_tree(5, rng, kinds=[kind], floating_base=False)), rng)
+    compare_with_pinocchio(
+        PinocchioBridge(mixed_tree(5, rng, kinds=[kind], floating_base=False)), rng
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -225,8 +247,10 @@ def test_planar_two_link_arm_literal():
     model = MultibodyModel.from_bodies(
         [-1, 0],
         [Revolute([0, 0, 1]), Revolute([0, 0, 1])],
-        [spatial_inertia(m1, [l1, 0, 0], np.zeros((3, 3))),
-         spatial_inertia(m2, [l2, 0, 0], np.zeros((3, 3)))],
+        [
+            spatial_inertia(m1, [l1, 0, 0], np.zeros((3, 3))),
+            spatial_inertia(m2, [l2, 0, 0], np.zeros((3, 3))),
+        ],
         [np.eye(4), T],
     )
     q, v = np.array([0.4, 1.1]), np.array([0.9, -1.7])
@@ -235,8 +259,11 @@ def test_planar_two_link_arm_literal():
     np.testing.assert_allclose(coriolis_matrix(model, q, v), C_ref, atol=1e-14)
     np.testing.assert_allclose(coriolis_matrix_dense(model, q, v), C_ref, atol=1e-14)
     # H_dot = C + C^T: [[-2 h v2, -h v2], [-h v2, 0]]
-    np.testing.assert_allclose(mass_matrix_derivative(model, q, v),
-                               [[-2 * h * v[1], -h * v[1]], [-h * v[1], 0.0]], atol=1e-14)
+    np.testing.assert_allclose(
+        mass_matrix_derivative(model, q, v),
+        [[-2 * h * v[1], -h * v[1]], [-h * v[1], 0.0]],
+        atol=1e-14,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -279,14 +306,16 @@ def test_batched_equals_loop(rng):
         C = coriolis_matrix(model, q, v, connection)
         assert C.shape == (2, 3, model.nv, model.nv)
         for idx in np.ndindex(2, 3):
-            np.testing.assert_allclose(C[idx], coriolis_matrix(model, q[idx], v[idx], connection),
-                                       atol=1e-13)
+            np.testing.assert_allclose(
+                C[idx], coriolis_matrix(model, q[idx], v[idx], connection), atol=1e-13
+            )
         np.testing.assert_allclose(coriolis_matrix_dense(model, q, v, connection), C, atol=1e-12)
     # one configuration, several speeds (broadcasting)
     C = coriolis_matrix(model, q[0, 0], v[0])
     np.testing.assert_allclose(C[1], coriolis_matrix(model, q[0, 0], v[0, 1]), atol=1e-13)
-    np.testing.assert_allclose(coriolis_matrix_differentiation(model, q, v),
-                               coriolis_matrix(model, q, v), atol=1e-11)
+    np.testing.assert_allclose(
+        coriolis_matrix_differentiation(model, q, v), coriolis_matrix(model, q, v), atol=1e-11
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -295,7 +324,9 @@ def test_batched_equals_loop(rng):
 def test_validation_errors(rng):
     model = mixed_floating_base()
     q, v = random_state(model, rng)
-    with pytest.raises(DimensionError, match=rf"`v` to have shape \(\.\.\., {model.nv}\), got \(5,\)"):
+    with pytest.raises(
+        DimensionError, match=rf"`v` to have shape \(\.\.\., {model.nv}\), got \(5,\)"
+    ):
         coriolis_matrix(model, q, np.ones(5))
     with pytest.raises(DimensionError, match="`q` to have shape"):
         coriolis_matrix(model, q[:-1], v)

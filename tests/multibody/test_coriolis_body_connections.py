@@ -55,11 +55,17 @@ def test_registry_lists_the_named_connections():
 def test_properties_as_measured_by_the_geometry_layer(name, rng):
     for inertia in random_inertia(rng, 3):
         props = body_connection(name).properties(inertia)
-        got = (bool(props.metric_compatible), bool(props.riemannian_geodesics),
-               bool(props.torsion_free))
+        got = (
+            bool(props.metric_compatible),
+            bool(props.riemannian_geodesics),
+            bool(props.torsion_free),
+        )
         assert got == EXPECTED[name]
-        for res, ok in zip((props.metric_compatible, props.riemannian_geodesics,
-                            props.torsion_free), EXPECTED[name], strict=True):
+        for res, ok in zip(
+            (props.metric_compatible, props.riemannian_geodesics, props.torsion_free),
+            EXPECTED[name],
+            strict=True,
+        ):
             if ok:
                 assert res.residual < 1e-13
             else:
@@ -72,15 +78,20 @@ def test_levi_civita_equals_koszul_and_eq19(rng):
         koszul = LeviCivitaConnection(rigid_body_se3(inertia)).christoffel_first_kind(np.eye(4))
         np.testing.assert_allclose(LeviCivitaBody().coefficients(inertia), koszul, atol=1e-13)
         # (b) seed 000 eq. (19), block form with Sigma = tr(Ibar)/2 - Ibar, h = m c
-        Ibar, h, m = inertia[:3, :3], np.array(
-            [inertia[2, 4], inertia[0, 5], inertia[1, 3]]), inertia[5, 5]
+        Ibar, h, m = (
+            inertia[:3, :3],
+            np.array([inertia[2, 4], inertia[0, 5], inertia[1, 3]]),
+            inertia[5, 5],
+        )
         Sigma = 0.5 * np.trace(Ibar) * np.eye(3) - Ibar
         v = rng.normal(size=6)
         w = v[:3]
-        C19 = np.block([
-            [skew(Sigma @ w), skew(h) @ skew(w)],
-            [-skew(w) @ skew(h), m * skew(w)],
-        ])
+        C19 = np.block(
+            [
+                [skew(Sigma @ w), skew(h) @ skew(w)],
+                [-skew(w) @ skew(h), m * skew(w)],
+            ]
+        )
         np.testing.assert_allclose(LeviCivitaBody().coriolis(inertia, v), C19, atol=1e-13)
 
 
@@ -108,8 +119,11 @@ def test_body_level_identities(name, rng):
     # linear in v (a connection) and Gamma[i, j, k] = C(e_j)[i, k]
     G = conn.coefficients(inertia)
     np.testing.assert_allclose(np.einsum("...ijk,...j->...ik", G, v), C, atol=1e-12)
-    np.testing.assert_allclose(conn.coriolis(inertia, 2.0 * v - 3.0 * u),
-                               2.0 * C - 3.0 * conn.coriolis(inertia, u), atol=1e-12)
+    np.testing.assert_allclose(
+        conn.coriolis(inertia, 2.0 * v - 3.0 * u),
+        2.0 * C - 3.0 * conn.coriolis(inertia, u),
+        atol=1e-12,
+    )
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))
@@ -131,8 +145,9 @@ def test_levi_civita_is_the_average_of_the_cross_factorizations(rng):
     b = body_connection("boltzmann-hamel").coriolis(inertia, v)
     np.testing.assert_allclose(0.5 * (a + b), LeviCivitaBody().coriolis(inertia, v), atol=1e-13)
     np.testing.assert_allclose(b, crbar(inertia @ v), atol=1e-14)
-    np.testing.assert_allclose(body_connection("velocity-cross").body_factor(inertia, v),
-                               crf(v) @ inertia, atol=1e-14)  # seed 001 eq. (9)
+    np.testing.assert_allclose(
+        body_connection("velocity-cross").body_factor(inertia, v), crf(v) @ inertia, atol=1e-14
+    )  # seed 001 eq. (9)
 
 
 def test_user_affine_connection_and_callable(rng):
@@ -153,7 +168,9 @@ def test_register_body_connection():
     register_body_connection("test-zero", lambda v, I: np.zeros(np.shape(v)[:-1] + (6, 6)))
     assert "test-zero" in body_connection_names()
     assert body_connection("test-zero").name == "test-zero"
-    with pytest.raises(ConnectionSpecError, match="Expected a new connection name, got .levi-civita."):
+    with pytest.raises(
+        ConnectionSpecError, match="Expected a new connection name, got .levi-civita."
+    ):
         register_body_connection("levi-civita", LeviCivitaBody())
     with pytest.raises(ConnectionSpecError, match="non-empty string"):
         register_body_connection("", LeviCivitaBody())
@@ -173,10 +190,13 @@ def test_validation_errors(rng):
         body_connection(LeviCivitaConnection(rigid_body_so3(np.eye(3))))
     with pytest.raises(ConnectionSpecError, match="equal the spatial inertia"):
         body_connection(LeviCivitaConnection(rigid_body_se3(2.0 * inertia))).coriolis(
-            inertia, np.ones(6))
+            inertia, np.ones(6)
+        )
     with pytest.raises(ConnectionSpecError, match="Unknown connection name 'x'"):
         CartanSchoutenBody("x")
-    with pytest.raises(ConnectionSpecError, match="name a Cartan–Schouten connection.*'levi-civita'"):
+    with pytest.raises(
+        ConnectionSpecError, match="name a Cartan–Schouten connection.*'levi-civita'"
+    ):
         CartanSchoutenBody("levi-civita")
     with pytest.raises(ConnectionSpecError, match="Expected a callable"):
         CallableBody(np.eye(6))
@@ -201,9 +221,17 @@ def test_affine_connection_view_has_the_geometry_layer(rng):
     np.testing.assert_allclose(traj.q[-1], SE3.exp(xi), atol=1e-8)
 
 
-@pytest.mark.parametrize(("alias", "name"), [("momentum-cross", "boltzmann-hamel"), ("-", "cartan-minus"),
-                                             ("cartan-schouten0", "cartan-zero"), ("cartan(+)", "cartan-plus"),
-                                             ("LC", "levi-civita"), ("velocity_cross", "velocity-cross")])
+@pytest.mark.parametrize(
+    ("alias", "name"),
+    [
+        ("momentum-cross", "boltzmann-hamel"),
+        ("-", "cartan-minus"),
+        ("cartan-schouten0", "cartan-zero"),
+        ("cartan(+)", "cartan-plus"),
+        ("LC", "levi-civita"),
+        ("velocity_cross", "velocity-cross"),
+    ],
+)
 def test_aliases_resolve_to_the_canonical_body_connection(alias, name):
     """One registry of names (geomech.geometry.names): an alias gives the canonical object."""
     assert body_connection(alias) is body_connection(name)

@@ -96,8 +96,9 @@ def tree64(mixed_tree, floating_base, seed=0):
     """The 64-body tree of ``conftest.mixed_tree`` (every joint type) and its Pinocchio twin."""
     key = (floating_base, seed)
     if key not in _TREES:
-        model = mixed_tree(64, np.random.default_rng([64, seed, int(floating_base)]),
-                           floating_base=floating_base)
+        model = mixed_tree(
+            64, np.random.default_rng([64, seed, int(floating_base)]), floating_base=floating_base
+        )
         _TREES[key] = model, PinocchioBridge(model)
     return _TREES[key]
 
@@ -109,8 +110,9 @@ def states(model, rng, n=N_STATES):
 
 
 def pin_coriolis(bridge, q, v):
-    C = pin.computeCoriolisMatrix(bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q),
-                                  bridge.v_to_pin(v))
+    C = pin.computeCoriolisMatrix(
+        bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q), bridge.v_to_pin(v)
+    )
     return bridge.matrix_from_pin(C)
 
 
@@ -122,15 +124,20 @@ def pin_regressor(bridge, q, v, a):
     ``Y_pin[:, jid] @ A(M)``, ``A(M)`` mapping its parameters to the joint frame's
     (``I_joint = Xᵀ I X``, ``X = plucker_from_pose(M)``).
     """
-    Y = pin.computeJointTorqueRegressor(bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q),
-                                        bridge.v_to_pin(v), bridge.v_to_pin(a))
+    Y = pin.computeJointTorqueRegressor(
+        bridge.pin_model,
+        bridge.pin_data,
+        bridge.q_to_pin(q),
+        bridge.v_to_pin(v),
+        bridge.v_to_pin(a),
+    )
     Y = bridge.P.T @ Y
     basis = inertia_from_dynamic_parameters(np.eye(10))  # checked against pin.Inertia elsewhere
     blocks = []
     for jid, M in bridge.body_frames:
         X = plucker_from_pose(M.homogeneous)
         A = dynamic_parameters(X.T @ basis @ X).T  # (10, 10): column k = params of Xᵀ E_k X
-        blocks.append(Y[:, 10 * (jid - 1): 10 * jid] @ A)
+        blocks.append(Y[:, 10 * (jid - 1) : 10 * jid] @ A)
     return np.concatenate(blocks, axis=1)
 
 
@@ -144,8 +151,16 @@ def tree(request, mixed_tree):
 
 def test_tree_has_every_joint_type(tree):
     model, _ = tree
-    assert set(model.joint_types()) == {"fixed", "revolute", "prismatic", "helical",
-                                        "spherical", "planar", "schoenflies", "free_flyer"}
+    assert set(model.joint_types()) == {
+        "fixed",
+        "revolute",
+        "prismatic",
+        "helical",
+        "spherical",
+        "planar",
+        "schoenflies",
+        "free_flyer",
+    }
     assert model.n_bodies == 64
 
 
@@ -188,8 +203,12 @@ def test_christoffel_symbols_of_64_body_tree_match_pinocchio(tree, rng):
             C_pin = pin_coriolis(bridge, q[k], v[k])
             assert rel_err(np.einsum("ijk,j->ik", Gamma[k], v[k]), C_pin) < RTOL
             _, dtau_dv, _ = pin.computeRNEADerivatives(
-                bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q[k]),
-                bridge.v_to_pin(v[k]), np.zeros(model.nv))
+                bridge.pin_model,
+                bridge.pin_data,
+                bridge.q_to_pin(q[k]),
+                bridge.v_to_pin(v[k]),
+                np.zeros(model.nv),
+            )
             dc_dv = P.T @ dtau_dv @ P
             sym = Gamma[k] + np.swapaxes(Gamma[k], 1, 2)
             assert rel_err(np.einsum("ijk,j->ik", sym, v[k]), dc_dv) < RTOL
@@ -207,8 +226,9 @@ def test_regressor_of_64_body_tree_matches_pinocchio(tree, rng):
     for k in range(2):
         Y_pin = pin_regressor(bridge, q[k], v[k], a[k])
         assert rel_err(Y[k], Y_pin) < RTOL
-    np.testing.assert_allclose(slotine_li_regressor(model, q[0], v[0], v[0], a[0]), Y[0],
-                               rtol=0, atol=1e-12)
+    np.testing.assert_allclose(
+        slotine_li_regressor(model, q[0], v[0], v[0], a[0]), Y[0], rtol=0, atol=1e-12
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -244,18 +264,27 @@ class UserFreeFlyer(FreeFlyer):
 
 #: (joint class, constructor arguments) of the user tree; the user classes' built-in twins
 #: are their bases.
-USER_JOINTS = [(UserFreeFlyer, {}), (UserRevolute, {"axis": [0.2, -1.0, 0.4]}),
-               (UserSpherical, {}), (Revolute, {"axis": [1, 0, 0]}),
-               (UserPrismatic, {"axis": [0.3, 0.2, 1.0]}),
-               (UserHelical, {"axis": [0.0, 1.0, 1.0], "pitch": 0.3}), (UserPlanar, {}),
-               (Spherical, {}), (UserSchoenflies, {}), (UserRevolute, {"axis": [0, 0, 1]})]
+USER_JOINTS = [
+    (UserFreeFlyer, {}),
+    (UserRevolute, {"axis": [0.2, -1.0, 0.4]}),
+    (UserSpherical, {}),
+    (Revolute, {"axis": [1, 0, 0]}),
+    (UserPrismatic, {"axis": [0.3, 0.2, 1.0]}),
+    (UserHelical, {"axis": [0.0, 1.0, 1.0], "pitch": 0.3}),
+    (UserPlanar, {}),
+    (Spherical, {}),
+    (UserSchoenflies, {}),
+    (UserRevolute, {"axis": [0, 0, 1]}),
+]
 USER_PARENTS = [-1, 0, 1, 1, 0, 4, 5, 2, 7, 3]
 
 
 def user_tree(built_in=False):
     """A tree of user joints (and two built-in ones); with ``built_in``, their built-in twins."""
-    joints = [(cls.__bases__[0] if built_in and cls.__module__ == __name__ else cls)(**kwargs)
-              for cls, kwargs in USER_JOINTS]
+    joints = [
+        (cls.__bases__[0] if built_in and cls.__module__ == __name__ else cls)(**kwargs)
+        for cls, kwargs in USER_JOINTS
+    ]
     return build(USER_PARENTS, joints, 7)
 
 
@@ -288,8 +317,12 @@ def test_user_joint_kinematics_equal_the_built_in_ones(rng):
     user, built_in = user_tree(), user_tree(built_in=True)
     assert not built_in.compiled.has_user_joints
     q, v, _, _ = states(user, rng)
-    for fun in (lambda m: joint_transforms(m, q, v)[0], lambda m: body_jacobians(m, q),
-                lambda m: np.stack(velocity_map(m, q, v)), lambda m: joint_structure_constants(m, q)):
+    for fun in (
+        lambda m: joint_transforms(m, q, v)[0],
+        lambda m: body_jacobians(m, q),
+        lambda m: np.stack(velocity_map(m, q, v)),
+        lambda m: joint_structure_constants(m, q),
+    ):
         np.testing.assert_allclose(fun(user), fun(built_in), rtol=0, atol=1e-12)
 
 
@@ -310,8 +343,11 @@ def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
     """Phi_ring != 0: regressor and inverse dynamics against the composite joint RX∘RY."""
     monkeypatch.setattr(interop_pinocchio, "_pin_joint", _pin_joint_with_universal)
     monkeypatch.setitem(interop_pinocchio._INFERRED, UniversalXY, {"JointModelComposite": "same"})
-    model = build([-1, 0, 1, 1, 3], [FreeFlyer(), UniversalXY(), UserRevolute([0.3, 1.0, -0.2]),
-                                      Spherical(), UniversalXY()], 5)
+    model = build(
+        [-1, 0, 1, 1, 3],
+        [FreeFlyer(), UniversalXY(), UserRevolute([0.3, 1.0, -0.2]), Spherical(), UniversalXY()],
+        5,
+    )
     bridge = PinocchioBridge(model)
     q, v, _, a = states(model, rng)
     C = coriolis_matrix(model, q, v)
@@ -319,8 +355,9 @@ def test_user_joint_with_moving_axis_against_pinocchio(rng, monkeypatch):
     Gamma = christoffel_symbols(model, q)
     for k in range(N_STATES):
         assert rel_err(Y[k], pin_regressor(bridge, q[k], v[k], a[k])) < RTOL
-        nle = pin.nonLinearEffects(bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q[k]),
-                                   bridge.v_to_pin(v[k]))
+        nle = pin.nonLinearEffects(
+            bridge.pin_model, bridge.pin_data, bridge.q_to_pin(q[k]), bridge.v_to_pin(v[k])
+        )
         c = bridge.v_from_pin(nle) - bridge.gravity_forces(q[k])
         assert rel_err(C[k] @ v[k], c) < RTOL
         H_dot = fd_along_flow(bridge.crba, model, q[k], v[k], h=1e-6)
@@ -348,15 +385,18 @@ class BlockFormLeviCivita(BodyConnection):
         m = inertia[..., 5, 5]
         Sigma = 0.5 * np.trace(Ibar, axis1=-2, axis2=-1)[..., None, None] * np.eye(3) - Ibar
         w = v[..., :3]
-        top = np.concatenate([skew(np.einsum("...ij,...j->...i", Sigma, w)),
-                              skew(h) @ skew(w)], -1)
-        top, bottom = np.broadcast_arrays(top, np.concatenate(
-            [-skew(w) @ skew(h), m[..., None, None] * skew(w)], -1))
+        top = np.concatenate([skew(np.einsum("...ij,...j->...i", Sigma, w)), skew(h) @ skew(w)], -1)
+        top, bottom = np.broadcast_arrays(
+            top, np.concatenate([-skew(w) @ skew(h), m[..., None, None] * skew(w)], -1)
+        )
         return np.concatenate([top, bottom], -2)
 
 
-@pytest.mark.parametrize("connection", [CallableBody(levi_civita_eq18, "eq18"),
-                                        BlockFormLeviCivita()], ids=["callable", "subclass"])
+@pytest.mark.parametrize(
+    "connection",
+    [CallableBody(levi_civita_eq18, "eq18"), BlockFormLeviCivita()],
+    ids=["callable", "subclass"],
+)
 def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
     model, bridge = tree64(mixed_tree, True, seed=1)
     q, v, w, a = states(model, rng, n=2)
@@ -376,7 +416,10 @@ def test_user_body_connections_match_pinocchio(connection, rng, mixed_tree):
         assert rel_err(Y[k], pin_regressor(bridge, q[k], v[k], a[k])) < RTOL
     # per body: the user connection on every other body, the named one elsewhere
     mapping = {name: connection for name in model.body_names[::2]}
-    assert rel_err(coriolis_matrix(model, q[0], v[0], mapping), pin_coriolis(bridge, q[0], v[0])) < RTOL
+    assert (
+        rel_err(coriolis_matrix(model, q[0], v[0], mapping), pin_coriolis(bridge, q[0], v[0]))
+        < RTOL
+    )
 
 
 def test_factor_tensors_are_cached_per_model_and_spec():
@@ -386,7 +429,8 @@ def test_factor_tensors_are_cached_per_model_and_spec():
     assert body_factors._factor_tensors(model, fun) is first
     spec = {model.body_names[0]: "boltzmann-hamel"}
     assert body_factors._factor_tensors(model, spec) is body_factors._factor_tensors(
-        model, dict(spec))  # equal mappings share their tensors
+        model, dict(spec)
+    )  # equal mappings share their tensors
     other = robots.double_pendulum()
     assert body_factors._factor_tensors(other, fun) is not first
     for k in range(2 * body_factors._CACHE_SIZE):  # bounded: the oldest entries are dropped
@@ -421,8 +465,20 @@ def test_non_finite_q_is_named(name, rng):
         FUNCTIONS[name](model, q, np.zeros(model.nv))
 
 
-@pytest.mark.parametrize("name", [n for n in FUNCTIONS if n not in (
-    "christoffel_symbols", "joint_structure_constants", "forward_kinematics", "body_jacobians")])
+@pytest.mark.parametrize(
+    "name",
+    [
+        n
+        for n in FUNCTIONS
+        if n
+        not in (
+            "christoffel_symbols",
+            "joint_structure_constants",
+            "forward_kinematics",
+            "body_jacobians",
+        )
+    ],
+)
 def test_non_finite_v_is_named(name, rng):
     model = user_tree()
     v = np.zeros(model.nv)
@@ -510,8 +566,9 @@ def test_inertia_parameter_primitives(rng):
         inertia_params_times(p, x, f)
         np.testing.assert_allclose(f, inertia @ x, rtol=0, atol=1e-14)
         inertia_params_rate(p, v, out)
-        np.testing.assert_allclose(_matrix(out), crf(v) @ inertia - inertia @ crm(v), rtol=0,
-                                   atol=1e-13)
+        np.testing.assert_allclose(
+            _matrix(out), crf(v) @ inertia - inertia @ crm(v), rtol=0, atol=1e-13
+        )
         # the rate is d/ds of the inertia seen from the frame moved by exp(s v)
         h = 1e-6
         Xt = [plucker_from_pose(SE3.exp(s * v)) for s in (h, -h)]
@@ -523,8 +580,14 @@ def test_transform_primitives(rng):
     T1, T2 = SE3.random(rng), SE3.random(rng)
     X1, X2 = plucker_from_pose(T1), plucker_from_pose(T2)
     E, r = np.empty((3, 3)), np.empty(3)
-    compose_transforms(np.ascontiguousarray(X1[:3, :3]), T1[:3, 3].copy(),
-                       np.ascontiguousarray(X2[:3, :3]), T2[:3, 3].copy(), E, r)
+    compose_transforms(
+        np.ascontiguousarray(X1[:3, :3]),
+        T1[:3, 3].copy(),
+        np.ascontiguousarray(X2[:3, :3]),
+        T2[:3, 3].copy(),
+        E,
+        r,
+    )
     np.testing.assert_allclose(plucker_from_pose(T2 @ T1), X1 @ X2, atol=1e-13)  # the law
     np.testing.assert_allclose(E, (X1 @ X2)[:3, :3], atol=1e-14)
     np.testing.assert_allclose(r, (T2 @ T1)[:3, 3], atol=1e-14)

@@ -139,7 +139,9 @@ class SphericalParentFrame(Joint):
 
     def _integrate(self, q, v):
         lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
-        q1 = quat_multiply(quat_exp(np.broadcast_to(v, lead + (3,))), np.broadcast_to(q, lead + (4,)))
+        q1 = quat_multiply(
+            quat_exp(np.broadcast_to(v, lead + (3,))), np.broadcast_to(q, lead + (4,))
+        )
         return q1 / np.linalg.norm(q1, axis=-1, keepdims=True)
 
     def _difference(self, q0, q1):
@@ -317,8 +319,9 @@ def fd_along_flow(f, model, q, v, h=1e-5):
 # ----------------------------------------------------------------------------------------
 # the user joints themselves are right (finite differences along their flow)
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("joint", [UniversalXY(), SphericalParentFrame(), TwistedSlider()],
-                         ids=lambda j: j.kind)
+@pytest.mark.parametrize(
+    "joint", [UniversalXY(), SphericalParentFrame(), TwistedSlider()], ids=lambda j: j.kind
+)
 def test_user_joint_phi_and_phi_ring(joint, rng):
     q = joint.random_configuration(rng)
     v = rng.normal(size=joint.nv)
@@ -333,7 +336,9 @@ def test_user_joint_phi_and_phi_ring(joint, rng):
     np.testing.assert_allclose(omega, (joint.motion_subspace(q) @ v)[:3], atol=1e-8)
     np.testing.assert_allclose(lin, (joint.motion_subspace(q) @ v)[3:], atol=1e-8)
     # Phi_ring = d/dt Phi along the flow
-    dPhi = (joint.motion_subspace(joint.integrate(q, v, h))
-            - joint.motion_subspace(joint.integrate(q, v, -h))) / (2 * h)
+    dPhi = (
+        joint.motion_subspace(joint.integrate(q, v, h))
+        - joint.motion_subspace(joint.integrate(q, v, -h))
+    ) / (2 * h)
     np.testing.assert_allclose(joint.motion_subspace_rate(q, v), dPhi, atol=1e-8)
     np.testing.assert_allclose(joint.difference(q, joint.integrate(q, v, 0.3)), 0.3 * v, atol=1e-12)

@@ -32,8 +32,11 @@ EXPECTED = {  # (metric compatible, Riemannian geodesics, torsion free), inherit
     "velocity-cross": (True, True, False),
     "boltzmann-hamel": (True, True, False),
 }
-MODELS = {"mixed-fixed": mixed_fixed_base, "mixed-floating": mixed_floating_base,
-          "user-joints": user_joint_tree}
+MODELS = {
+    "mixed-fixed": mixed_fixed_base,
+    "mixed-floating": mixed_floating_base,
+    "user-joints": user_joint_tree,
+}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -56,8 +59,9 @@ def test_levi_civita_equals_the_geometry_layer_koszul(model, rng):
     conn = model_connection(model)
     # a plain MechanicalSystem with the model's frame, metric and potential: the generic
     # Koszul formula (finite differences of H along the flow), not the model's Alg. 2 override
-    plain = MechanicalSystem(None, model.mass_matrix, frame=model.frame,
-                             potential=model.potential_energy)
+    plain = MechanicalSystem(
+        None, model.mass_matrix, frame=model.frame, potential=model.potential_energy
+    )
     koszul = LeviCivitaConnection(plain).christoffel_first_kind(q)
     G = conn.christoffel_first_kind(q)
     assert np.max(np.abs(G - koszul)) < 1e-7 * max(1.0, np.max(np.abs(G)))
@@ -68,10 +72,14 @@ def test_coefficients_and_inherited_properties(model, name, rng):
     q = model.random_configuration(rng)
     v = rng.uniform(-1.0, 1.0, model.nv)
     conn = model_connection(model, name)
-    np.testing.assert_allclose(conn.coriolis_matrix(q, v), coriolis_matrix(model, q, v, name),
-                               atol=1e-11)
-    got = (bool(conn.is_metric_compatible(q)), bool(conn.has_riemannian_geodesics(q)),
-           bool(conn.is_torsion_free(q)))
+    np.testing.assert_allclose(
+        conn.coriolis_matrix(q, v), coriolis_matrix(model, q, v, name), atol=1e-11
+    )
+    got = (
+        bool(conn.is_metric_compatible(q)),
+        bool(conn.has_riemannian_geodesics(q)),
+        bool(conn.is_torsion_free(q)),
+    )
     assert got == EXPECTED[name]
     if name == "levi-civita":  # contorsion against the exact Alg. 2 Levi-Civita connection
         assert np.max(np.abs(conn.contorsion(q))) == 0.0
@@ -105,8 +113,10 @@ def test_chart_velocity_by_finite_differences(rng):
     v = rng.normal(size=model.nv)
     q1 = model.integrate(q0, phi)
     h = 1e-6
-    phi_dot = (model.difference(q0, model.integrate(q1, v, h))
-               - model.difference(q0, model.integrate(q1, v, -h))) / (2 * h)
+    phi_dot = (
+        model.difference(q0, model.integrate(q1, v, h))
+        - model.difference(q0, model.integrate(q1, v, -h))
+    ) / (2 * h)
     np.testing.assert_allclose(frame.chart_velocity(q0, phi, v), phi_dot, atol=1e-8)
 
 

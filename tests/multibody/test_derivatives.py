@@ -60,8 +60,7 @@ def fd_q(fun, model, q, h=H):
 
 
 def fd_v(fun, v, h=H):
-    return np.stack([(fun(v + h * e) - fun(v - h * e)) / (2 * h) for e in np.eye(len(v))],
-                    axis=-1)
+    return np.stack([(fun(v + h * e) - fun(v - h * e)) / (2 * h) for e in np.eye(len(v))], axis=-1)
 
 
 MODELS = [(8, False, 0), (8, True, 1), (14, True, 2), (14, False, 3)]
@@ -159,11 +158,14 @@ def test_T6_euler_homogeneity(case):
     quad = np.einsum("abc,b,c->a", d2.d2tau_dv2, v, v)
     assert rel_err(quad, 2 * (rnea(model, q, v, zero) - rnea(model, q, zero, zero))) < EXACT
     assert rel_err(d2.d2tau_dqdv @ v, 2 * (dq - rnea_derivatives(model, q, zero, a)[0])) < EXACT
-    assert rel_err(np.einsum("acb,c->ab", d2.dM_dq, a),
-                   dq - rnea_derivatives(model, q, v, zero)[0]) < EXACT
+    assert (
+        rel_err(np.einsum("acb,c->ab", d2.dM_dq, a), dq - rnea_derivatives(model, q, v, zero)[0])
+        < EXACT
+    )
     # d2tau_dqdv is independent of ν̇ and linear in ν
-    assert rel_err(rnea_second_derivatives(model, q, 2 * v, -a).d2tau_dqdv,
-                   2 * d2.d2tau_dqdv) < EXACT
+    assert (
+        rel_err(rnea_second_derivatives(model, q, 2 * v, -a).d2tau_dqdv, 2 * d2.d2tau_dqdv) < EXACT
+    )
 
 
 def test_T7_configuration_hessian_asymmetry_is_the_bracket(case):
@@ -175,13 +177,15 @@ def test_T7_configuration_hessian_asymmetry_is_the_bracket(case):
     s = joint_structure_constants(model, q)  # s[b, c, l] = s^l_bc
     expected = -np.einsum("bcl,al->abc", s, dq)
     assert rel_err(d2q - d2q.transpose(0, 2, 1), expected) < EXACT
-    multi = any(j.kind in ("spherical", "planar", "schoenflies", "free_flyer")
-                for j in model.joints)
+    multi = any(
+        j.kind in ("spherical", "planar", "schoenflies", "free_flyer") for j in model.joints
+    )
     assert (np.max(np.abs(expected)) > 1e-3) == multi
 
 
-@pytest.mark.parametrize("kind", ["revolute", "prismatic", "helical", "spherical", "planar",
-                                  "schoenflies", "free_flyer"])
+@pytest.mark.parametrize(
+    "kind", ["revolute", "prismatic", "helical", "spherical", "planar", "schoenflies", "free_flyer"]
+)
 def test_T7_per_joint_type(kind, mixed_tree, rng):
     model = mixed_tree(4, rng, kinds=[kind], floating_base=False)
     q = model.random_configuration(rng)
@@ -204,7 +208,9 @@ def test_T9_velocity_hessian_is_twice_the_christoffel_symbols(case):
     # digest T9, corrected form: ∂_c M_ab + ∂_b M_ac − ∂_a M_bc − Σ_e (C^e_ba M_ec + C^e_ca M_eb)
     dM, M = d2.dM_dq, crba(model, q)
     s = joint_structure_constants(model, q)  # s[b, a, e] = C^e_ba
-    koszul = dM + dM.transpose(0, 2, 1) - dM.transpose(2, 0, 1)  # [a,b,c]: ∂_cM_ab + ∂_bM_ac − ∂_aM_bc
+    koszul = (
+        dM + dM.transpose(0, 2, 1) - dM.transpose(2, 0, 1)
+    )  # [a,b,c]: ∂_cM_ab + ∂_bM_ac − ∂_aM_bc
     hamel = np.einsum("bae,ec->abc", s, M) + np.einsum("cae,eb->abc", s, M)
     assert rel_err(d2.d2tau_dv2, koszul - hamel) < EXACT
     # Ṁ along the flow = Σ_c ∂M/∂q_c ν_c (mass_matrix_derivative, seed 000)
@@ -249,8 +255,12 @@ def test_T12_floating_base_translation_invariance(mixed_tree, rng):
     d2 = rnea_second_derivatives(model, q, v, a)
     scale = max(1.0, np.max(np.abs(d2.d2tau_dq2)))
     assert np.max(np.abs(dq[:, tr])) < EXACT * max(1.0, np.max(np.abs(dq)))
-    for block in (d2.d2tau_dq2[:, :, tr], d2.d2tau_dq2[:, tr, :], d2.d2tau_dqdv[:, tr, :],
-                  d2.dM_dq[:, :, tr]):
+    for block in (
+        d2.d2tau_dq2[:, :, tr],
+        d2.d2tau_dq2[:, tr, :],
+        d2.d2tau_dqdv[:, tr, :],
+        d2.dM_dq[:, :, tr],
+    ):
         assert np.max(np.abs(block)) < EXACT * scale
 
 
@@ -312,8 +322,10 @@ def test_aba_second_derivatives_match_finite_differences(case):
     assert rel_err(d2.d2qdd_dv2, fd_v(lambda x: fo(q, x, tau)[1], v, h)) < FD_TOL
     assert rel_err(d2.d2qdd_dqdv, fd_v(lambda x: fo(q, x, tau)[0], v, h)) < FD_TOL
     assert rel_err(d2.d2qdd_dqdtau, fd_v(lambda x: fo(q, v, x)[0], tau, h)) < FD_TOL
-    assert rel_err(d2.d2qdd_dqdtau, fd_q(lambda x: fo(x, v, tau)[2], model, q, h)
-                   .transpose(0, 2, 1)) < FD_TOL
+    assert (
+        rel_err(d2.d2qdd_dqdtau, fd_q(lambda x: fo(x, v, tau)[2], model, q, h).transpose(0, 2, 1))
+        < FD_TOL
+    )
 
 
 # ---- block-sparse output, batching --------------------------------------------------------
@@ -331,7 +343,7 @@ def test_block_sparse_output_equals_dense(case, rng):
         np.testing.assert_array_equal(T[tuple(S.indices)], S.values)
         for axis, sub in ((0, "abc,a->bc"), (1, "abc,b->ac"), (2, "abc,c->ab")):
             np.testing.assert_allclose(S.contract(w, axis), np.einsum(sub, T, w), atol=1e-12)
-    assert sparse.dM_dq.nnz < model.nv ** 3 or model.depth == model.n_bodies
+    assert sparse.dM_dq.nnz < model.nv**3 or model.depth == model.n_bodies
     assert "nnz" in repr(sparse.dM_dq)
 
 
@@ -356,16 +368,16 @@ def test_batches_equal_single_states(mixed_tree, rng):
             np.testing.assert_array_equal(z.todense()[idx], y)
         for x, y in zip(afo, aba_derivatives(model, q[idx], v[idx], tau[idx]), strict=True):
             np.testing.assert_allclose(x[idx], y, rtol=1e-12, atol=1e-12)
-        for x, y in zip(aso, aba_second_derivatives(model, q[idx], v[idx], tau[idx]),
-                        strict=True):
+        for x, y in zip(aso, aba_second_derivatives(model, q[idx], v[idx], tau[idx]), strict=True):
             np.testing.assert_allclose(x[idx], y, rtol=1e-12, atol=1e-12)
     # broadcasting: one configuration, a batch of speeds; contracting a batch
     dq, _ = rnea_derivatives(model, q[0, 0], v, a)
     assert dq.shape == (2, 3, nv, nv)
     np.testing.assert_array_equal(dq[1, 2], rnea_derivatives(model, q[0, 0], v[1, 2], a[1, 2])[0])
     w = rng.normal(size=(2, 3, nv))
-    np.testing.assert_allclose(sp.d2tau_dv2.contract(w, 0),
-                               np.einsum("...abc,...a->...bc", so.d2tau_dv2, w), atol=1e-12)
+    np.testing.assert_allclose(
+        sp.d2tau_dv2.contract(w, 0), np.einsum("...abc,...a->...bc", so.d2tau_dv2, w), atol=1e-12
+    )
 
 
 def test_gravity_argument(rng):
@@ -410,8 +422,7 @@ class MyRevolute(Revolute):
 def test_errors():
     model = robots.double_pendulum()
     q, v = np.zeros(2), np.zeros(2)
-    for fun in (rnea_derivatives, rnea_second_derivatives, aba_derivatives,
-                aba_second_derivatives):
+    for fun in (rnea_derivatives, rnea_second_derivatives, aba_derivatives, aba_second_derivatives):
         with pytest.raises(DimensionError, match=r"`q` to have shape \(\.\.\., 2\)"):
             fun(model, np.zeros(3), v, v)
         with pytest.raises(DimensionError, match="broadcast"):
@@ -445,8 +456,7 @@ def test_closed_model_is_refused():
 
     model = load_example("four_bar")
     assert model.is_closed
-    for fun in (rnea_derivatives, rnea_second_derivatives, aba_derivatives,
-                aba_second_derivatives):
+    for fun in (rnea_derivatives, rnea_second_derivatives, aba_derivatives, aba_second_derivatives):
         with pytest.raises(NotATreeError, match="closed model"):
             fun(model, np.zeros(model.nq), np.zeros(model.nv), np.zeros(model.nv))
 
@@ -463,8 +473,9 @@ def test_singular_mass_matrix():
 
 def test_contract_errors(rng):
     model = robots.serial_chain(3, rng=rng)
-    S = rnea_second_derivatives(model, model.neutral(), np.ones(3), np.zeros(3),
-                                sparse=True).d2tau_dv2
+    S = rnea_second_derivatives(
+        model, model.neutral(), np.ones(3), np.zeros(3), sparse=True
+    ).d2tau_dv2
     with pytest.raises(ParameterError, match="axis"):
         S.contract(np.ones(3), axis=3)
     with pytest.raises(DimensionError, match=r"`w` to have shape \(\.\.\., 3\)"):
@@ -480,13 +491,19 @@ def test_threaded_batches_equal_serial(rng):
     B = PARALLEL_THRESHOLD + 5
     q = model.random_configuration(rng, size=B)
     v, a = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
-    serial = (rnea_derivatives(model, q, v, a), aba_derivatives(model, q, v, a),
-              rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values)
+    serial = (
+        rnea_derivatives(model, q, v, a),
+        aba_derivatives(model, q, v, a),
+        rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values,
+    )
     before = get_num_threads()
     set_num_threads(2)
     try:
-        threaded = (rnea_derivatives(model, q, v, a), aba_derivatives(model, q, v, a),
-                    rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values)
+        threaded = (
+            rnea_derivatives(model, q, v, a),
+            aba_derivatives(model, q, v, a),
+            rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dq2.values,
+        )
     finally:
         set_num_threads(before)
     for x, y in zip(serial[0] + serial[1], threaded[0] + threaded[1], strict=True):

@@ -72,17 +72,19 @@ def blocks(i, j, k, S, Psid, Psidd, Sd, IC, BC, fC, b17_printed=False):
     ICS = crbar_tensor(IC[i] @ Si)  # (I^C_i S_i) ×̄~*
     out = {}
     # B1 (k ⪯ j ⪯ i): ∂²τ_i/∂q_j∂q_k
-    out["B1"] = -T_(matmul_tensor(Psid[j].T, R_(tensor_matmul(2 * BCS, Psid[k])))
-                    + matmul_tensor(Sj.T, R_(tensor_matmul(crbar_tensor(2 * BC[i].T @ Si),
-                                                           Psid[k])))
-                    + matmul_tensor(Sj.T, R_(tensor_matmul(ICS, Psidd[k]))))
+    out["B1"] = -T_(
+        matmul_tensor(Psid[j].T, R_(tensor_matmul(2 * BCS, Psid[k])))
+        + matmul_tensor(Sj.T, R_(tensor_matmul(crbar_tensor(2 * BC[i].T @ Si), Psid[k])))
+        + matmul_tensor(Sj.T, R_(tensor_matmul(ICS, Psidd[k])))
+    )
     if k != j:  # B3 (k ≺ j ⪯ i): ∂²τ_k/∂q_i∂q_j
         inner = R_(tensor_matmul(2 * (BCP + A1), Psid[j]) + tensor_matmul(A2, Psidd[j]))
         w = 2 * BC[i] @ Psid[i] + IC[i] @ Psidd[i] + crbar(fC[i]) @ Si
         out["B3"] = matmul_tensor(Sk.T, inner + tensor_matmul(crf_tensor(Sj), w))
     if j != i:  # B5 (k ⪯ j ≺ i): ∂²τ_j/∂q_k∂q_i
-        out["B5"] = matmul_tensor(Sj.T, tensor_matmul(2 * (BCP + A1), Psid[k])
-                                  + tensor_matmul(A2, Psidd[k]))
+        out["B5"] = matmul_tensor(
+            Sj.T, tensor_matmul(2 * (BCP + A1), Psid[k]) + tensor_matmul(A2, Psidd[k])
+        )
     if k != j:  # B7 (k ≺ j ⪯ i): ∂²τ_i/∂q̇_j∂q̇_k
         out["B7"] = -T_(matmul_tensor(Sj.T, R_(tensor_matmul(2 * BCS, Sk))))
     else:  # B9 (k = j ⪯ i)
@@ -96,22 +98,31 @@ def blocks(i, j, k, S, Psid, Psidd, Sd, IC, BC, fC, b17_printed=False):
     if k != j:  # B17: τ_i, q̇_k, q_j
         last = Psid[j] if b17_printed else Sj
         out["B17"] = T_(
-            matmul_tensor(Sk.T, R_(-tensor_matmul(2 * BCS, Psid[j])
-                                   + tensor_matmul(crbar_tensor(2 * BC[i].T @ Si), Sj)
-                                   + tensor_matmul(2 * ICS, Psid[j])))
-            + matmul_tensor((Psid[k] + Sd[k]).T, R_(tensor_matmul(ICS, last))))
+            matmul_tensor(
+                Sk.T,
+                R_(
+                    -tensor_matmul(2 * BCS, Psid[j])
+                    + tensor_matmul(crbar_tensor(2 * BC[i].T @ Si), Sj)
+                    + tensor_matmul(2 * ICS, Psid[j])
+                ),
+            )
+            + matmul_tensor((Psid[k] + Sd[k]).T, R_(tensor_matmul(ICS, last)))
+        )
         # B18: τ_k, q̇_i, q_j
         F = 2 * BC[i] @ Si + IC[i] @ (Psid[i] + Sd[i])
-        out["B18"] = matmul_tensor(Sk.T, R_(tensor_matmul(crbar_tensor(F), Sj)
-                                            + tensor_matmul(2 * BCS, Psid[j])))
+        out["B18"] = matmul_tensor(
+            Sk.T, R_(tensor_matmul(crbar_tensor(F), Sj) + tensor_matmul(2 * BCS, Psid[j]))
+        )
         out["B22"] = matmul_tensor(Sk.T, R_(tensor_matmul(ICS, Sj)))  # ∂M_ki/∂q_j
     if j != i:  # B19: τ_j, q̇_k, q_i;  B24: ∂M_kj/∂q_i
-        out["B19"] = matmul_tensor(Sj.T, tensor_matmul(2 * (BCP + A1), Sk)
-                                   + tensor_matmul(A2, Psid[k] + Sd[k]))
+        out["B19"] = matmul_tensor(
+            Sj.T, tensor_matmul(2 * (BCP + A1), Sk) + tensor_matmul(A2, Psid[k] + Sd[k])
+        )
         out["B24"] = matmul_tensor(Sk.T, tensor_matmul(A2, Sj))
     if k != j and j != i:  # B20: τ_k, q̇_j, q_i
-        out["B20"] = matmul_tensor(Sk.T, tensor_matmul(2 * (BCP + A1), Sj)
-                                   + tensor_matmul(A2, Psid[j] + Sd[j]))
+        out["B20"] = matmul_tensor(
+            Sk.T, tensor_matmul(2 * (BCP + A1), Sj) + tensor_matmul(A2, Psid[j] + Sd[j])
+        )
     return out
 
 
@@ -121,11 +132,20 @@ def reference(d2, name, i, j, k, vs):
     vq = np.swapaxes(qv, -1, -2)  # [τ, q̇, q]
     I_, J_, K_ = vs[i], vs[j], vs[k]
     idx = {
-        "B1": (q2, I_, J_, K_), "B3": (q2, K_, I_, J_), "B5": (q2, J_, K_, I_),
-        "B7": (v2, I_, J_, K_), "B9": (v2, I_, J_, K_), "B13": (v2, J_, K_, I_),
-        "B15": (vq, I_, J_, K_), "B16": (vq, J_, I_, K_), "B17": (vq, I_, K_, J_),
-        "B18": (vq, K_, I_, J_), "B19": (vq, J_, K_, I_), "B20": (vq, K_, J_, I_),
-        "B22": (dM, K_, I_, J_), "B24": (dM, K_, J_, I_),
+        "B1": (q2, I_, J_, K_),
+        "B3": (q2, K_, I_, J_),
+        "B5": (q2, J_, K_, I_),
+        "B7": (v2, I_, J_, K_),
+        "B9": (v2, I_, J_, K_),
+        "B13": (v2, J_, K_, I_),
+        "B15": (vq, I_, J_, K_),
+        "B16": (vq, J_, I_, K_),
+        "B17": (vq, I_, K_, J_),
+        "B18": (vq, K_, I_, J_),
+        "B19": (vq, J_, K_, I_),
+        "B20": (vq, K_, J_, I_),
+        "B22": (dM, K_, I_, J_),
+        "B24": (dM, K_, J_, I_),
     }[name]
     T, a, b, c = idx
     return T[np.ix_(a, b, c)]
@@ -134,8 +154,12 @@ def reference(d2, name, i, j, k, vs):
 @pytest.fixture
 def case(mixed_tree):
     rng = np.random.default_rng(7)
-    model = mixed_tree(9, rng, kinds=["revolute", "prismatic", "spherical", "free_flyer",
-                                      "helical"], floating_base=True)
+    model = mixed_tree(
+        9,
+        rng,
+        kinds=["revolute", "prismatic", "spherical", "free_flyer", "helical"],
+        floating_base=True,
+    )
     q = model.random_configuration(rng)
     v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
     return model, q, v, a
@@ -159,8 +183,12 @@ def test_appendix_b_blocks_equal_idsva_so(case):
     scale = max(float(np.max(np.abs(x))) for x in d2)
     for i, j, k in triples(model):
         for name, block in blocks(i, j, k, *G).items():
-            np.testing.assert_allclose(block, reference(d2, name, i, j, k, vs),
-                                       atol=1e-10 * scale, err_msg=f"{name} at {(i, j, k)}")
+            np.testing.assert_allclose(
+                block,
+                reference(d2, name, i, j, k, vs),
+                atol=1e-10 * scale,
+                err_msg=f"{name} at {(i, j, k)}",
+            )
             seen.add(name)
     assert len(seen) == 14, seen
 

@@ -55,8 +55,12 @@ def compare(bridge, rng, n_states=6):
     }
     worst = {}
     for k in range(n_states):
-        qp, vp, ap, taup = (bridge.q_to_pin(q[k]), bridge.v_to_pin(v[k]), bridge.v_to_pin(a[k]),
-                            bridge.v_to_pin(tau[k]))
+        qp, vp, ap, taup = (
+            bridge.q_to_pin(q[k]),
+            bridge.v_to_pin(v[k]),
+            bridge.v_to_pin(a[k]),
+            bridge.v_to_pin(tau[k]),
+        )
         fp = bridge.f_ext_to_pin(f_ext[k])
         # Pinocchio returns views of its data buffers: copy before the next call
         refs = {
@@ -74,17 +78,22 @@ def compare(bridge, rng, n_states=6):
     return worst
 
 
-SHIPPED = [("ur5", False), ("stretch", False), ("stretch", True), ("jvrc1", False),
-           ("jvrc1", True)]
+SHIPPED = [("ur5", False), ("stretch", False), ("stretch", True), ("jvrc1", False), ("jvrc1", True)]
 
 
-@pytest.mark.parametrize(("name", "floating_base"), SHIPPED,
-                         ids=[f"{n}-{'floating' if f else 'fixed'}" for n, f in SHIPPED])
+@pytest.mark.parametrize(
+    ("name", "floating_base"),
+    SHIPPED,
+    ids=[f"{n}-{'floating' if f else 'fixed'}" for n, f in SHIPPED],
+)
 def test_shipped_urdf_derivatives_match_pinocchio(name, floating_base, rng):
     path = str(robots.urdf_path(name))
     model = load_urdf(path, floating_base=floating_base)
-    pm = (pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer()) if floating_base
-          else pin.buildModelFromUrdf(path))
+    pm = (
+        pin.buildModelFromUrdf(path, pin.JointModelFreeFlyer())
+        if floating_base
+        else pin.buildModelFromUrdf(path)
+    )
     assert pm.nv == model.nv
     compare(PinocchioBridge(model, pm), rng)
 
@@ -101,8 +110,19 @@ def test_random_tree_derivatives_match_pinocchio(n, floating_base, mixed_tree):
     compare(PinocchioBridge(mixed_tree(n, rng, floating_base=floating_base)), rng)
 
 
-@pytest.mark.parametrize("kind", ["revolute", "prismatic", "helical", "spherical", "planar",
-                                  "schoenflies", "free_flyer", "fixed"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "revolute",
+        "prismatic",
+        "helical",
+        "spherical",
+        "planar",
+        "schoenflies",
+        "free_flyer",
+        "fixed",
+    ],
+)
 def test_each_joint_type_derivatives_match_pinocchio(kind, mixed_tree, rng):
     """Chains of one joint type (a revolute root when that type is fixed)."""
     compare(PinocchioBridge(mixed_tree(6, rng, kinds=[kind], floating_base=False)), rng)
@@ -112,6 +132,8 @@ def test_random_trees_cover_every_joint_type(mixed_tree):
     """Sanity check of the parametrisation: the 40-body trees above use all eight types."""
     kinds = set()
     for fb in (False, True):
-        kinds |= {j.kind for j in mixed_tree(40, np.random.default_rng([40, int(fb)]),
-                                             floating_base=fb).joints}
+        kinds |= {
+            j.kind
+            for j in mixed_tree(40, np.random.default_rng([40, int(fb)]), floating_base=fb).joints
+        }
     assert len(kinds) == 8, kinds

@@ -110,8 +110,16 @@ def coordinate_rate(kind, q, v):
 def test_dimensions_and_manifold(kind):
     j = JOINTS[kind]
     assert isinstance(j, Joint) and j.kind == kind
-    expected = {"revolute": (1, 1), "prismatic": (1, 1), "helical": (1, 1), "spherical": (4, 3),
-                "planar": (3, 3), "schoenflies": (4, 4), "free_flyer": (7, 6), "fixed": (0, 0)}
+    expected = {
+        "revolute": (1, 1),
+        "prismatic": (1, 1),
+        "helical": (1, 1),
+        "spherical": (4, 3),
+        "planar": (3, 3),
+        "schoenflies": (4, 4),
+        "free_flyer": (7, 6),
+        "fixed": (0, 0),
+    }
     assert (j.nq, j.nv) == expected[kind]
     if kind == "fixed":
         assert j.manifold is None
@@ -208,12 +216,22 @@ def test_batched_equals_loop(kind, rng):
     q = j.random_configuration(rng, size=(2, 3))
     v = rng.normal(size=(2, 3, j.nv))
     q1 = j.random_configuration(rng, size=(2, 3))
-    batched = [j.pose(q), j.transform(q), j.motion_subspace(q), j.integrate(q, v, 0.2),
-               j.difference(q, q1)]
+    batched = [
+        j.pose(q),
+        j.transform(q),
+        j.motion_subspace(q),
+        j.integrate(q, v, 0.2),
+        j.difference(q, q1),
+    ]
     for a in range(2):
         for b in range(3):
-            single = [j.pose(q[a, b]), j.transform(q[a, b]), j.motion_subspace(q[a, b]),
-                      j.integrate(q[a, b], v[a, b], 0.2), j.difference(q[a, b], q1[a, b])]
+            single = [
+                j.pose(q[a, b]),
+                j.transform(q[a, b]),
+                j.motion_subspace(q[a, b]),
+                j.integrate(q[a, b], v[a, b], 0.2),
+                j.difference(q[a, b], q1[a, b]),
+            ]
             for x, y in zip(batched, single, strict=True):
                 np.testing.assert_allclose(x[a, b], y, atol=1e-15)
 
@@ -222,7 +240,9 @@ def test_random_is_reproducible_and_in_range():
     q = Revolute([0, 0, 1]).random_configuration(rng=3, size=1000)
     assert q.shape == (1000, 1) and np.all(np.abs(q) <= np.pi)
     np.testing.assert_array_equal(q, Revolute([0, 0, 1]).random_configuration(rng=3, size=1000))
-    np.testing.assert_allclose(np.linalg.norm(Spherical().random_configuration(0, 50), axis=-1), 1.0)
+    np.testing.assert_allclose(
+        np.linalg.norm(Spherical().random_configuration(0, 50), axis=-1), 1.0
+    )
 
 
 def test_literal_values():

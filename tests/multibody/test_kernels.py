@@ -84,7 +84,9 @@ def test_congruences_match_dense_matrices(rng):
         out = np.ones((6, 6))
         KS.congruence_sym(E, r, M, np.empty((4, 3, 3)), out)
         np.testing.assert_allclose(out, 1.0 + X.T @ M @ X, atol=1e-12)
-        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))  # noqa: E741
+        I = spatial_inertia(
+            rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3))
+        )  # noqa: E741
         out = np.ones((6, 6))
         KS.inertia_congruence(E, r, I, out)
         np.testing.assert_allclose(out, 1.0 + X.T @ I @ X, atol=1e-12)
@@ -95,7 +97,9 @@ def test_congruences_match_dense_matrices(rng):
 
 def test_inertia_matrix_and_trace_about_a_point_match_dense_matrices(rng):
     for _ in range(5):
-        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3)))  # noqa: E741
+        I = spatial_inertia(
+            rng.uniform(0.1, 3), rng.normal(size=3), np.diag(rng.uniform(0.1, 1, 3))
+        )  # noqa: E741
         p, out = np.empty(10), np.empty((6, 6))
         KS.inertia_params(I, p)
         KS.inertia_params_matrix(p, out)
@@ -139,8 +143,11 @@ def test_body_force_is_the_newton_euler_force(rng):
     """f = I a + (v ×*) I v (Featherstone 2008, eq. 5.9), with the dense I and ×* of geomech.spatial."""
     for _ in range(5):
         R = SO3.random(rng)
-        I = spatial_inertia(rng.uniform(0.1, 3), rng.normal(size=3),  # noqa: E741
-                            R @ np.diag(rng.uniform(0.1, 1, 3)) @ R.T)
+        I = spatial_inertia(
+            rng.uniform(0.1, 3),
+            rng.normal(size=3),  # noqa: E741
+            R @ np.diag(rng.uniform(0.1, 1, 3)) @ R.T,
+        )
         v, a, out = rng.normal(size=6), rng.normal(size=6), np.empty(6)
         KS.body_force(I, v, a, out)
         np.testing.assert_allclose(out, I @ a + crf(v) @ I @ v, atol=1e-13)
@@ -183,8 +190,9 @@ def _tree_with_every_joint(rng):
     inertias = robots.random_inertia(rng, len(kinds) + 1)
     for i, kind in enumerate([*kinds, "user"]):
         parent = "world" if i == 0 else f"b{rng.integers(i)}"
-        joint = _UserHelical(rng.normal(size=3), pitch=0.3) if kind == "user" else \
-            factories[kind](rng)
+        joint = (
+            _UserHelical(rng.normal(size=3), pitch=0.3) if kind == "user" else factories[kind](rng)
+        )
         placement = np.eye(4)
         placement[:3, :3], placement[:3, 3] = _transform(rng)
         G.add_node(f"b{i}", inertia=inertias[i])
@@ -196,8 +204,9 @@ def _tree_transforms(model, q):
     cm = model.compiled
     T_user = cm.joint_arrays(q[None])[2][0]
     E, r = np.empty((model.n_bodies, 3, 3)), np.empty((model.n_bodies, 3))
-    status = tree_transforms(cm.topo[:-1, 1], cm.topo[:, 2], cm.placement, cm.jparam, T_user,
-                             q, E, r)
+    status = tree_transforms(
+        cm.topo[:-1, 1], cm.topo[:, 2], cm.placement, cm.jparam, T_user, q, E, r
+    )
     return status, E, r
 
 
@@ -218,8 +227,9 @@ def test_tree_transforms_are_placements_composed_with_the_joint_poses(rng):
 @pytest.mark.parametrize("kind", ["spherical", "free_flyer"])
 def test_tree_transforms_renormalise_quaternions_within_the_tolerance(kind, rng):
     model = _tree_with_every_joint(rng)
-    i = next(i for i, j in enumerate(model.joints) if joint_code(j) == joint_code(
-        JOINTS[kind](rng)))
+    i = next(
+        i for i, j in enumerate(model.joints) if joint_code(j) == joint_code(JOINTS[kind](rng))
+    )
     quat = slice(model.q_slices[i].stop - 4, model.q_slices[i].stop)
     q = model.random_configuration(rng)
     reference = _tree_transforms(model, q)
@@ -290,8 +300,9 @@ def test_partial_broadcasts_equal_the_loop(rng, mixed_tree, random_state):
     assert tau.shape == (3, 4, model.nv)
     for i in range(3):
         for j in range(4):
-            np.testing.assert_allclose(tau[i, j], gm.rnea(model, q[i, 0], v[0, j], a[i, 0]),
-                                       rtol=1e-13, atol=1e-12)
+            np.testing.assert_allclose(
+                tau[i, j], gm.rnea(model, q[i, 0], v[0, j], a[i, 0]), rtol=1e-13, atol=1e-12
+            )
 
 
 def test_threaded_batches_equal_serial_ones(rng, mixed_tree, random_state):
@@ -330,7 +341,8 @@ print(sum(K.rnea_batch.stats.cache_hits.values()), sum(K.rnea_batch.stats.cache_
 
 def test_a_second_process_loads_the_kernels_from_the_cache():
     gm.rnea(robots.double_pendulum(), [0.1, 0.2], [0.0, 0.0], [0.0, 0.0])  # cache written
-    out = subprocess.run([sys.executable, "-c", _SECOND], capture_output=True, text=True,
-                         check=True).stdout.split()
+    out = subprocess.run(
+        [sys.executable, "-c", _SECOND], capture_output=True, text=True, check=True
+    ).stdout.split()
     hits, misses = int(out[0]), int(out[1])
     assert hits == 1 and misses == 0

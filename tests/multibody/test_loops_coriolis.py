@@ -91,21 +91,34 @@ def _five_bar(floating=False, user_joints=False):
     G.add_edge("crank1", "coupler1", joint=Revolute(z), placement=at(0, 1), name="B")
     G.add_edge(base, "crank2", joint=Revolute(z), placement=at(3, 0), name="D")
     G.add_edge("crank2", "coupler2", joint=Revolute(z), placement=at(0, 1), name="E")
-    G.add_edge("coupler1", "coupler2", kind="loop", joint=Revolute(z), placement=at(2, 0),
-               successor_placement=at(-1, 0), name="C")
+    G.add_edge(
+        "coupler1",
+        "coupler2",
+        kind="loop",
+        joint=Revolute(z),
+        placement=at(2, 0),
+        successor_placement=at(-1, 0),
+        name="C",
+    )
     if user_joints:  # user-defined joints with Φ̊ ≠ 0, in clusters of their own
         G.add_edge("coupler2", "slider", joint=TwistedSlider(), placement=at(-0.5, 0), name="F")
         G.add_edge("crank1", "wrist", joint=UniversalXY(), placement=at(0.2, 0.5), name="W")
         for name, com in (("slider", [0.1, 0.2, 0.3]), ("wrist", [0.0, 0.3, -0.2])):
             G.nodes[name]["inertia"] = body(com)
-    for name, com in (("crank1", [0, 0.5, 0]), ("coupler1", [1, 0.1, 0]),
-                      ("crank2", [0.1, 0.5, 0]), ("coupler2", [-0.5, 0, 0.05])):
+    for name, com in (
+        ("crank1", [0, 0.5, 0]),
+        ("coupler1", [1, 0.1, 0]),
+        ("crank2", [0.1, 0.5, 0]),
+        ("coupler2", [-0.5, 0, 0.05]),
+    ):
         G.nodes[name]["inertia"] = body(com)
     return MultibodyModel(G)
 
 
 MODELS = [(name, fb) for name in example_names() for fb in (False, True)] + [
-    ("five_bar", False), ("five_bar", True)]
+    ("five_bar", False),
+    ("five_bar", True),
+]
 _CACHE: dict = {}
 
 
@@ -142,8 +155,10 @@ class _Flow:
         q_plus = model.integrate(self.q, self.v, H_FD)
         q_minus = model.integrate(self.q, self.v, -H_FD)
         zeros = np.zeros(model.nv)
-        self.G_dot = (model.constraint_matrices(q_plus, zeros)[0]
-                      - model.constraint_matrices(q_minus, zeros)[0]) / (2 * H_FD)
+        self.G_dot = (
+            model.constraint_matrices(q_plus, zeros)[0]
+            - model.constraint_matrices(q_minus, zeros)[0]
+        ) / (2 * H_FD)
         self.H_dot = (crba(model, q_plus) - crba(model, q_minus)) / (2 * H_FD)
         self.qd = np.einsum("bij,bj->bi", self.G, self.v)
 
@@ -287,12 +302,17 @@ def test_user_joints_with_moving_axes(floating):
         C = coriolis_matrix(model, flow.q, flow.v, connection)
         assert rel_err(C, _dense_reference(model, flow, connection)) < 1e-7
     Gamma = christoffel_symbols(model, flow.q)
-    assert rel_err(np.einsum("bijk,bj->bik", Gamma, flow.v),
-                   _dense_reference(model, flow, "levi-civita")) < 1e-7
+    assert (
+        rel_err(
+            np.einsum("bijk,bj->bik", Gamma, flow.v), _dense_reference(model, flow, "levi-civita")
+        )
+        < 1e-7
+    )
     # the projected RNEA (from the spanning tree's RNEA at the spanning speeds Gv)
     zero = np.zeros(model.nv)
-    oracle = (rnea(model, flow.q, flow.v, zero, method="projection")
-              - rnea(model, flow.q, zero, zero, method="projection"))
+    oracle = rnea(model, flow.q, flow.v, zero, method="projection") - rnea(
+        model, flow.q, zero, zero, method="projection"
+    )
     assert rel_err(np.einsum("bijk,bj,bk->bi", Gamma, flow.v, flow.v), oracle) < 1e-10
 
 
@@ -333,8 +353,10 @@ def test_slotine_li_regressor_and_transpose_product(name, floating, connection):
     for k in range(N_STATES):
         expected = crba(model, q[k]) @ a_r[k] + C[k] @ v_r[k] + gravity_forces(model, q[k])
         assert rel_err(tau[k], expected) < 1e-10
-    assert rel_err(coriolis_transpose_product(model, q, v, w, conn),
-                   np.einsum("bik,bi->bk", C, w)) < 1e-10
+    assert (
+        rel_err(coriolis_transpose_product(model, q, v, w, conn), np.einsum("bik,bi->bk", C, w))
+        < 1e-10
+    )
     if connection != "user":  # the regressor needs C(I, v) linear in I, which it checks
         Y = slotine_li_regressor(model, q, v, v_r, a_r, conn)
         assert Y.shape == (N_STATES, model.nv, 10 * model.n_bodies)
@@ -344,8 +366,9 @@ def test_slotine_li_regressor_and_transpose_product(name, floating, connection):
 # ----------------------------------------------------------------------------------------
 # batches, trees, validators
 # ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize(("name", "floating"), [("four_bar", False), ("belt_leg", True),
-                                                ("five_bar", False)])
+@pytest.mark.parametrize(
+    ("name", "floating"), [("four_bar", False), ("belt_leg", True), ("five_bar", False)]
+)
 def test_batched_equals_looped(name, floating):
     model = _model(name, floating)
     q, v = _states(model, 9, 4)

@@ -181,7 +181,9 @@ def test_methods_and_validators():
     saved = METHODS["aba"].get("cluster")
     register_method("aba", "cluster", lagrange_aba)
     try:
-        assert closed_aba(model, q, [1.0], [0.5]) == pytest.approx(lagrange_aba(model, q, [1.0], [0.5]))
+        assert closed_aba(model, q, [1.0], [0.5]) == pytest.approx(
+            lagrange_aba(model, q, [1.0], [0.5])
+        )
     finally:
         if saved is None:
             del METHODS["aba"]["cluster"]
@@ -201,6 +203,8 @@ def test_kinetic_energy_matches_pinocchio_on_the_spanning_tree(name, floating):
     assert T.shape == (4,)
     for k in range(4):
         qd_s = G[k] @ v[k]
-        ref = pin.computeKineticEnergy(br.pin_model, br.pin_data, br.q_to_pin(q[k]), br.v_to_pin(qd_s))
+        ref = pin.computeKineticEnergy(
+            br.pin_model, br.pin_data, br.q_to_pin(q[k]), br.v_to_pin(qd_s)
+        )
         assert abs(T[k] - ref) <= 1e-12 * max(1.0, abs(ref))
         assert abs(kinetic_energy(model, q[k], v[k]) - ref) <= 1e-12 * max(1.0, abs(ref))

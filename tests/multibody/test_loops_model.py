@@ -50,7 +50,8 @@ def four_bar_graph(marks=None, loop_joint=None):
     G.add_edge("coupler", "rocker", kind="loop", joint=loop_joint or Revolute([0, 0, 1]),
                placement=at(2, 0), successor_placement=at(-1, 1), name="C")  # fmt: skip
     nx.set_node_attributes(
-        G, {"crank": body([0, 0.5, 0]), "coupler": body([1, 0, 0]), "rocker": body([-0.5, 0.5, 0])},
+        G,
+        {"crank": body([0, 0.5, 0]), "coupler": body([1, 0, 0]), "rocker": body([-0.5, 0.5, 0])},
         "inertia",
     )
     return G
@@ -71,8 +72,9 @@ def cam_model(analytic=True):
             jacobian_rate=lambda q, u: [[-0.3 * np.sin(q[0]) * u[0], 0.0]],
         )
     G.graph["constraints"] = [
-        ImplicitConstraint(["hinge", "motor"], lambda q: [6.0 * q[0] + 0.3 * np.sin(q[0]) - q[1]],
-                           name="cam", **kw)  # fmt: skip
+        ImplicitConstraint(
+            ["hinge", "motor"], lambda q: [6.0 * q[0] + 0.3 * np.sin(q[0]) - q[1]], name="cam", **kw
+        )  # fmt: skip
     ]
     return MultibodyModel(G)
 
@@ -412,7 +414,11 @@ def test_G_is_block_diagonal_over_clusters(name):
     rebuilt = [np.zeros_like(G), np.zeros_like(g), np.zeros_like(G_dot)]
     for c, (G_k, g_k, Gd_k) in zip(model.clusters, model.cluster_matrices(q, v), strict=True):
         rows, cols = c.v_index[:, None], c.y_index[None, :]
-        rebuilt[0][:, rows, cols], rebuilt[1][:, c.v_index], rebuilt[2][:, rows, cols] = G_k, g_k, Gd_k
+        rebuilt[0][:, rows, cols], rebuilt[1][:, c.v_index], rebuilt[2][:, rows, cols] = (
+            G_k,
+            g_k,
+            Gd_k,
+        )
     assert np.array_equal(rebuilt[0], G) and np.array_equal(rebuilt[1], g)
     assert np.array_equal(rebuilt[2], G_dot)
 

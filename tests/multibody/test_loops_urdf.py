@@ -27,8 +27,13 @@ def link(name, x=0.0, z=0.0, m=1.0):
     return f'<link name="{name}">{INERTIAL.format(x=x, z=z, m=m)}</link>'
 
 
-def four_bar_text(extra="", coupler_loop_link="coupler", coupler_loop_xyz="0.32 0 0.1", welded="",
-                  coupler_loop_rpy="0 0 0"):
+def four_bar_text(
+    extra="",
+    coupler_loop_link="coupler",
+    coupler_loop_xyz="0.32 0 0.1",
+    welded="",
+    coupler_loop_rpy="0 0 0",
+):
     return f"""<robot name="fb">
       <link name="ground"/>
       {link("crank", z=0.075, m=0.5)}{link("coupler", 0.16, 0.05)}{link("rocker", 0.01, 0.125, 0.8)}
@@ -75,7 +80,9 @@ def test_shipped_examples_parse_as_written():
     fb = load_example("four_bar")
     (loop,) = fb.constraints
     assert loop.kind == "loop" and loop.name == "C" and isinstance(loop.joint, Revolute)
-    assert np.allclose(loop.Tp[:3, 3], [0.32, 0, 0.1]) and np.allclose(loop.Ts[:3, 3], [0.02, 0, 0.25])
+    assert np.allclose(loop.Tp[:3, 3], [0.32, 0, 0.1]) and np.allclose(
+        loop.Ts[:3, 3], [0.02, 0, 0.25]
+    )
     belt = load_example("belt_leg")
     ratios = {c.name: (c.predecessor, c.successor, c.ratio) for c in belt.constraints}
     assert ratios["ankle_belt"] == ("foot", "ankle_rotor", 6.0)
@@ -115,26 +122,50 @@ def test_loop_on_a_welded_link_is_composed_into_the_body():
 @pytest.mark.parametrize(
     ("extra", "message"),
     [
-        ("<coupling><predecessor link='crank'/><successor link='rocker'/></coupling>",
-         "<coupling> without a name"),
-        ("<coupling name='C'><predecessor link='crank'/><successor link='rocker'/></coupling>",
-         "coupling 'C' is defined more than once"),
-        ("<coupling name='g'><successor link='rocker'/></coupling>",
-         "coupling 'g': missing <predecessor link=...>"),
-        ("<coupling name='g'><predecessor link='nope'/><successor link='rocker'/></coupling>",
-         "predecessor link 'nope' is not defined"),
-        ("<coupling name='g'><predecessor link='crank'/><successor link='rocker'/>"
-         "<ratio value='six'/></coupling>", "coupling 'g' <ratio value>: expected 1 numbers"),
-        ("<loop name='L' type='screw'><predecessor link='crank'/><successor link='rocker'/></loop>",
-         "loop 'L': expected a type from"),
-        ("<loop name='L' type='revolute'><predecessor link='crank'/><successor link='rocker'/>"
-         "<axis xyz='0 0 0'/></loop>", "loop 'L': expected a nonzero <axis>"),
-        ("<loop name='L' type='planar'><predecessor link='crank'/><successor link='rocker'/>"
-         "<axis xyz='1 0 0'/></loop>", "planar joints must move"),
-        ("<loop name='L' type='revolute'><predecessor link='crank'><origin xyz='1 2'/>"
-         "</predecessor><successor link='rocker'/></loop>", "loop 'L' <origin xyz>: expected 3"),
-        ("<loop name='L' type='fixed'><predecessor link='crank'/><successor link='coupler'/></loop>",
-         "already joined by an edge"),
+        (
+            "<coupling><predecessor link='crank'/><successor link='rocker'/></coupling>",
+            "<coupling> without a name",
+        ),
+        (
+            "<coupling name='C'><predecessor link='crank'/><successor link='rocker'/></coupling>",
+            "coupling 'C' is defined more than once",
+        ),
+        (
+            "<coupling name='g'><successor link='rocker'/></coupling>",
+            "coupling 'g': missing <predecessor link=...>",
+        ),
+        (
+            "<coupling name='g'><predecessor link='nope'/><successor link='rocker'/></coupling>",
+            "predecessor link 'nope' is not defined",
+        ),
+        (
+            "<coupling name='g'><predecessor link='crank'/><successor link='rocker'/>"
+            "<ratio value='six'/></coupling>",
+            "coupling 'g' <ratio value>: expected 1 numbers",
+        ),
+        (
+            "<loop name='L' type='screw'><predecessor link='crank'/><successor link='rocker'/></loop>",
+            "loop 'L': expected a type from",
+        ),
+        (
+            "<loop name='L' type='revolute'><predecessor link='crank'/><successor link='rocker'/>"
+            "<axis xyz='0 0 0'/></loop>",
+            "loop 'L': expected a nonzero <axis>",
+        ),
+        (
+            "<loop name='L' type='planar'><predecessor link='crank'/><successor link='rocker'/>"
+            "<axis xyz='1 0 0'/></loop>",
+            "planar joints must move",
+        ),
+        (
+            "<loop name='L' type='revolute'><predecessor link='crank'><origin xyz='1 2'/>"
+            "</predecessor><successor link='rocker'/></loop>",
+            "loop 'L' <origin xyz>: expected 3",
+        ),
+        (
+            "<loop name='L' type='fixed'><predecessor link='crank'/><successor link='coupler'/></loop>",
+            "already joined by an edge",
+        ),
     ],
 )
 def test_urdf_plus_parse_errors(extra, message):

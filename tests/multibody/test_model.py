@@ -54,16 +54,34 @@ def test_layout_of_every_joint_model():
     assert m.root == "world"
     assert m.nodes == ["ff", "rev", "pri", "hel", "sph", "pla", "fix", "sch"]
     assert m.parent.tolist() == [-1, 0, 1, 0, 3, 0, 5, 6]
-    assert m.joint_names == ["root_joint", "j_rev", "j_pri", "j_hel", "j_sph", "j_pla", "j_fix",
-                             "j_sch"]
+    assert m.joint_names == [
+        "root_joint",
+        "j_rev",
+        "j_pri",
+        "j_hel",
+        "j_sph",
+        "j_pla",
+        "j_fix",
+        "j_sch",
+    ]
     assert (m.nq, m.nv) == (7 + 1 + 1 + 1 + 4 + 3 + 0 + 4, 6 + 1 + 1 + 1 + 3 + 3 + 0 + 4)
     assert m.q_slice("j_sph") == slice(10, 14) and m.v_slice("j_sph") == slice(9, 12)
     assert m.q_slice("j_fix") == slice(17, 17) and m.v_slice("j_sch") == slice(15, 19)
     assert m.depth == 4  # ff -> pla -> fix -> sch
-    assert m.children(0) == [1, 3, 5] and m.subtree(5) == [5, 6, 7] and m.supports(7) == [0, 5, 6, 7]
+    assert (
+        m.children(0) == [1, 3, 5] and m.subtree(5) == [5, 6, 7] and m.supports(7) == [0, 5, 6, 7]
+    )
     np.testing.assert_array_equal(m.inertias, np.broadcast_to(I1, (8, 6, 6)))
-    assert m.joint_types() == {"fixed": 1, "free_flyer": 1, "helical": 1, "planar": 1,
-                               "prismatic": 1, "revolute": 1, "schoenflies": 1, "spherical": 1}
+    assert m.joint_types() == {
+        "fixed": 1,
+        "free_flyer": 1,
+        "helical": 1,
+        "planar": 1,
+        "prismatic": 1,
+        "revolute": 1,
+        "schoenflies": 1,
+        "spherical": 1,
+    }
 
 
 def test_slices_tile_q_and_v():
@@ -263,7 +281,9 @@ def test_check_inertia_accepts_triangle_violations_but_not_indefinite():
 def test_edge_without_joint():
     G = chain_graph()
     G.edges["upper", "lower"]["joint"] = "revolute"
-    with pytest.raises(ModelError, match=r"edge \('upper', 'lower'\) to be a geomech Joint, got str"):
+    with pytest.raises(
+        ModelError, match=r"edge \('upper', 'lower'\) to be a geomech Joint, got str"
+    ):
         MultibodyModel(G)
     del G.edges["upper", "lower"]["joint"]
     with pytest.raises(ModelError, match=r"edge \('upper', 'lower'\).*got NoneType"):
@@ -281,7 +301,10 @@ def test_zero_axis_names_the_joint():
         (np.eye(3), r"placement of edge \('upper', 'lower'\)` to have shape"),
         (np.diag([1.0, 1.0, -1.0, 1.0]), r"T\[\.\.\., :3, :3\]` to have determinant \+1"),
         (np.diag([2.0, 1.0, 1.0, 1.0]), "orthonormal"),
-        (np.vstack([np.eye(4)[:3], [[1.0, 0, 0, 1]]]), r"last row of `placement` of edge \('upper'"),
+        (
+            np.vstack([np.eye(4)[:3], [[1.0, 0, 0, 1]]]),
+            r"last row of `placement` of edge \('upper'",
+        ),
     ],
 )
 def test_bad_placement_names_the_edge(placement, message):

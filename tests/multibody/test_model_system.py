@@ -26,8 +26,11 @@ from geomech.multibody.urdf_plus import load_example
 from geomech.rigidbody import RigidBody
 from geomech.simulation import simulate
 
-MODELS = {"mixed-fixed": mixed_fixed_base, "mixed-floating": mixed_floating_base,
-          "user-joints": user_joint_tree}
+MODELS = {
+    "mixed-fixed": mixed_fixed_base,
+    "mixed-floating": mixed_floating_base,
+    "user-joints": user_joint_tree,
+}
 
 
 @pytest.fixture(scope="module", params=list(MODELS))
@@ -45,8 +48,9 @@ def test_a_model_is_a_mechanical_system_with_a_joint_frame(model, rng):
     assert model.dim == model.nv and model.frame.point_shape == (model.nq,)
     q = model.random_configuration(rng, size=2)
     assert model.random_configuration(rng).shape == (model.nq,)
-    np.testing.assert_array_equal(model.flow(q, np.ones(model.nv), 0.1),
-                                  model.integrate(q, np.ones(model.nv), 0.1))
+    np.testing.assert_array_equal(
+        model.flow(q, np.ones(model.nv), 0.1), model.integrate(q, np.ones(model.nv), 0.1)
+    )
 
 
 def test_fast_overrides_equal_the_generic_formulas(model, rng):
@@ -66,11 +70,14 @@ def test_fast_overrides_equal_the_generic_formulas(model, rng):
     assert np.max(np.abs(G - G_fd)) < 1e-7 * _scale(H)
     C = model.coriolis_matrix(q, v)
     assert np.max(np.abs(C - MechanicalSystem.coriolis_matrix(model, q, v))) < 1e-7 * _scale(H)
-    np.testing.assert_allclose(model.mass_matrix_derivative(q, v),
-                               MechanicalSystem.mass_matrix_derivative(model, q, v),
-                               atol=1e-7 * _scale(H))
-    np.testing.assert_allclose(model.gravity_forces(q), MechanicalSystem.gravity_forces(model, q),
-                               atol=1e-7 * _scale(H))
+    np.testing.assert_allclose(
+        model.mass_matrix_derivative(q, v),
+        MechanicalSystem.mass_matrix_derivative(model, q, v),
+        atol=1e-7 * _scale(H),
+    )
+    np.testing.assert_allclose(
+        model.gravity_forces(q), MechanicalSystem.gravity_forces(model, q), atol=1e-7 * _scale(H)
+    )
     a = model.forward_dynamics(q, v, tau)
     a_hamel = MechanicalSystem.forward_dynamics(model, q, v, tau)
     assert np.max(np.abs(a - a_hamel)) < 1e-6 * _scale(a)
@@ -81,8 +88,9 @@ def test_connections_and_predicates_take_a_model(model, rng):
     q = model.random_configuration(rng)
     lc = LeviCivitaConnection(model)
     assert lc.system is model
-    np.testing.assert_allclose(lc.christoffel_first_kind(q),
-                               model.connection().christoffel_first_kind(q), atol=1e-12)
+    np.testing.assert_allclose(
+        lc.christoffel_first_kind(q), model.connection().christoffel_first_kind(q), atol=1e-12
+    )
     assert lc.is_metric_compatible(q) and lc.has_riemannian_geodesics(q) and lc.is_torsion_free(q)
     # a user's connection on the robot: Levi-Civita plus a totally antisymmetric contorsion
     K = np.zeros((model.nv,) * 3)
@@ -135,12 +143,17 @@ def test_slotine_li_on_a_robot_takes_a_connection_by_name_or_object():
     rng = np.random.default_rng(3)
 
     def ref(t):
-        return (np.array([np.sin(t), 0.5 * np.cos(t)]), np.array([np.cos(t), -0.5 * np.sin(t)]),
-                np.array([-np.sin(t), -0.5 * np.cos(t)]))
+        return (
+            np.array([np.sin(t), 0.5 * np.cos(t)]),
+            np.array([np.cos(t), -0.5 * np.sin(t)]),
+            np.array([-np.sin(t), -0.5 * np.cos(t)]),
+        )
 
     for name in ("levi-civita", "momentum-cross"):
         by_name = SlotineLi(arm, connection=name, reference=ref, Lambda=2.0, K_D=3.0)
-        by_object = SlotineLi(arm, connection=arm.connection(name), reference=ref, Lambda=2.0, K_D=3.0)
+        by_object = SlotineLi(
+            arm, connection=arm.connection(name), reference=ref, Lambda=2.0, K_D=3.0
+        )
         for _ in range(3):
             q, v, t = rng.standard_normal(2), rng.standard_normal(2), rng.uniform(0, 3)
             np.testing.assert_allclose(by_name(t, q, v), by_object(t, q, v), atol=1e-10)
@@ -160,11 +173,15 @@ def test_a_rigid_body_is_accepted_by_the_same_tools():
     lc = LeviCivitaConnection(body)
     g = SE3.random(rng)
     v = rng.standard_normal(6)
-    np.testing.assert_allclose(lc.coriolis_matrix(g, v), body.connection("levi-civita").coriolis_matrix(g, v))
+    np.testing.assert_allclose(
+        lc.coriolis_matrix(g, v), body.connection("levi-civita").coriolis_matrix(g, v)
+    )
     assert CartanSchoutenConnection(body, "-").is_metric_compatible(g)
     ref = lambda t: (np.eye(4), np.zeros(6), np.zeros(6))  # noqa: E731
     by_name = SlotineLi(body, "boltzmann-hamel", ref, 1.0, 1.0)
-    by_object = SlotineLi(system, AffineConnection(system, body.christoffel_symbols()), ref, 1.0, 1.0)
+    by_object = SlotineLi(
+        system, AffineConnection(system, body.christoffel_symbols()), ref, 1.0, 1.0
+    )
     np.testing.assert_allclose(by_name(0.0, g, v), by_object(0.0, g, v), atol=1e-12)
 
 

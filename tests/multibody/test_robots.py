@@ -25,8 +25,18 @@ def chain_pose(model, q, body):
 def test_names_and_load():
     names = robots.names()
     assert names == sorted(names)
-    assert {"serial_chain", "binary_tree", "random_tree", "double_pendulum", "scara",
-            "quadruped", "humanoid", "jvrc1", "stretch", "ur5"} <= set(names)
+    assert {
+        "serial_chain",
+        "binary_tree",
+        "random_tree",
+        "double_pendulum",
+        "scara",
+        "quadruped",
+        "humanoid",
+        "jvrc1",
+        "stretch",
+        "ur5",
+    } <= set(names)
     for name in names:
         assert robots.load(name).nv > 0
 
@@ -68,8 +78,15 @@ def test_topologies():
     assert robots.serial_chain(8).depth == 8
     b = robots.binary_tree(31)
     assert b.depth == 5 and [len(b.children(i)) for i in range(b.n_bodies)].count(2) == 15
-    assert robots.binary_tree(7).body_names == ["link1", "link2", "link4", "link5", "link3",
-                                                "link6", "link7"]
+    assert robots.binary_tree(7).body_names == [
+        "link1",
+        "link2",
+        "link4",
+        "link5",
+        "link3",
+        "link6",
+        "link7",
+    ]
     kinds = robots.random_tree(200, rng=0).joint_types()
     assert kinds["prismatic"] > 20 and kinds["revolute"] > 100
 
@@ -109,8 +126,15 @@ def test_humanoid_is_deterministic_and_well_formed(rng):
 def test_quadruped():
     m = robots.quadruped()
     assert (m.nq, m.nv, m.depth) == (19, 18, 4)
-    assert m.joint_names[:7] == ["root_joint", "LF_HAA", "LF_HFE", "LF_KFE", "LH_HAA", "LH_HFE",
-                                 "LH_KFE"]
+    assert m.joint_names[:7] == [
+        "root_joint",
+        "LF_HAA",
+        "LF_HFE",
+        "LF_KFE",
+        "LH_HAA",
+        "LH_HFE",
+        "LH_KFE",
+    ]
     np.testing.assert_allclose(m.inertias[:, 5, 5].sum(), 12 + 4 * 3.0)
     # the left-front foot (knee + 0.3 m) at the neutral configuration
     foot = chain_pose(m, m.neutral(), "LF_shank") @ np.r_[0, 0, -0.3, 1]
@@ -124,9 +148,15 @@ def test_double_pendulum_mass_matrix_closed_form(r):
     J1, J2 = 0.4 * m1 * r**2, 0.4 * m2 * r**2  # solid spheres
     for q2 in (0.0, 0.4, 2.0):
         c = np.cos(q2)
-        H = np.array([[(m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c + J1 + J2,
-                       m2 * l2**2 + m2 * l1 * l2 * c + J2],
-                      [m2 * l2**2 + m2 * l1 * l2 * c + J2, m2 * l2**2 + J2]])
+        H = np.array(
+            [
+                [
+                    (m1 + m2) * l1**2 + m2 * l2**2 + 2 * m2 * l1 * l2 * c + J1 + J2,
+                    m2 * l2**2 + m2 * l1 * l2 * c + J2,
+                ],
+                [m2 * l2**2 + m2 * l1 * l2 * c + J2, m2 * l2**2 + J2],
+            ]
+        )
         np.testing.assert_allclose(crba(model, [0.3, q2]), H, atol=1e-14)
     eig = np.linalg.eigvalsh(model.inertias)[:, 0]
     assert np.all(eig > 1e-4) if r > 0 else np.allclose(eig, 0.0)
@@ -140,8 +170,11 @@ def test_scara_moves_in_the_schoenflies_group(rng):
     for q in m.random_configuration(rng, size=5):
         t1, t2, d, t4 = q
         T = chain_pose(m, q, "tool")
-        expected = [0.35 * np.cos(t1) + 0.3 * np.cos(t1 + t2),
-                    0.35 * np.sin(t1) + 0.3 * np.sin(t1 + t2), 0.4 + d - 0.2]
+        expected = [
+            0.35 * np.cos(t1) + 0.3 * np.cos(t1 + t2),
+            0.35 * np.sin(t1) + 0.3 * np.sin(t1 + t2),
+            0.4 + d - 0.2,
+        ]
         np.testing.assert_allclose(T[:3, 3], expected, atol=1e-15)
         yaw = t1 + t2 + t4
         Rz = np.array([[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]])
@@ -156,8 +189,14 @@ def ur5_dh(q):
     T = np.eye(4)
     for i in range(6):
         c, s, ca, sa = np.cos(q[i]), np.sin(q[i]), np.cos(alpha[i]), np.sin(alpha[i])
-        T = T @ np.array([[c, -s * ca, s * sa, a[i] * c], [s, c * ca, -c * sa, a[i] * s],
-                          [0, sa, ca, d[i]], [0, 0, 0, 1]])
+        T = T @ np.array(
+            [
+                [c, -s * ca, s * sa, a[i] * c],
+                [s, c * ca, -c * sa, a[i] * s],
+                [0, sa, ca, d[i]],
+                [0, 0, 0, 1],
+            ]
+        )
     return T
 
 
@@ -165,8 +204,7 @@ def test_ur5_matches_published_dh_kinematics(rng):
     m = robots.load("ur5")
     tool0 = dict(m.graph.nodes["wrist_3_link"]["links"])["tool0"]
     for q in m.random_configuration(rng, size=5):
-        np.testing.assert_allclose(chain_pose(m, q, "wrist_3_link") @ tool0, ur5_dh(q),
-                                   atol=1e-14)
+        np.testing.assert_allclose(chain_pose(m, q, "wrist_3_link") @ tool0, ur5_dh(q), atol=1e-14)
     np.testing.assert_allclose(m.inertias[:, 5, 5], [3.7, 8.393, 2.275, 1.219, 1.219, 0.1879])
 
 
@@ -176,5 +214,8 @@ def test_shipped_masses_match_pinocchio(name):
     pm = pin.buildModelFromUrdf(str(path))
     model = robots.load(name, floating_base=False)
     root_mass = model.graph.nodes[model.root].get("base_inertia", np.zeros((6, 6)))[5, 5]
-    np.testing.assert_allclose(model.inertias[:, 5, 5].sum() + root_mass,
-                               pin.computeTotalMass(pm) + pm.inertias[0].mass, rtol=1e-12)
+    np.testing.assert_allclose(
+        model.inertias[:, 5, 5].sum() + root_mass,
+        pin.computeTotalMass(pm) + pm.inertias[0].mass,
+        rtol=1e-12,
+    )

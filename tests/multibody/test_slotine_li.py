@@ -75,7 +75,9 @@ def test_slotine_li_with_actual_speeds_is_inverse_dynamics(model, rng):
     assert rel_err(tau0, rnea(model, q, v, a)) > 1e-3
     np.testing.assert_allclose(
         slotine_li_torques(model, q, v, v, a, gravity=np.zeros(3)),
-        rnea(model, q, v, a, gravity=np.zeros(3)), atol=1e-10)
+        rnea(model, q, v, a, gravity=np.zeros(3)),
+        atol=1e-10,
+    )
 
 
 def test_momentum_observer_identity(rng):

@@ -242,34 +242,52 @@ def assert_matches_pinocchio(model: MultibodyModel, pm):
         assert model.joint_names[i] == name
         assert pm.joints[j].nv == model.joints[i].nv
         nq_pin += pm.joints[j].nq
-        expected_nq = 2 if pm.joints[j].shortname().startswith("JointModelRUB") else model.joints[i].nq
+        expected_nq = (
+            2 if pm.joints[j].shortname().startswith("JointModelRUB") else model.joints[i].nq
+        )
         assert pm.joints[j].nq == expected_nq
         assert pm.parents[j] - 1 == model.parent[i]
-        np.testing.assert_allclose(SWAP @ pm.inertias[j].matrix() @ SWAP, model.inertias[i],
-                                   atol=1e-12)
+        np.testing.assert_allclose(
+            SWAP @ pm.inertias[j].matrix() @ SWAP, model.inertias[i], atol=1e-12
+        )
         if not isinstance(model.joints[i], FreeFlyer):
-            np.testing.assert_allclose(pm.jointPlacements[j].homogeneous, model.placements[i],
-                                       atol=1e-12)
+            np.testing.assert_allclose(
+                pm.jointPlacements[j].homogeneous, model.placements[i], atol=1e-12
+            )
     assert pm.nv == model.nv and pm.nq == nq_pin
 
 
-@pytest.mark.parametrize(("name", "floating_base"),
-                         [("jvrc1", True), ("jvrc1", False), ("stretch", False), ("ur5", False)])
+@pytest.mark.parametrize(
+    ("name", "floating_base"),
+    [("jvrc1", True), ("jvrc1", False), ("stretch", False), ("ur5", False)],
+)
 def test_shipped_urdfs_load_as_in_pinocchio(name, floating_base):
     path = robots.urdf_path(name)
     assert_matches_pinocchio(load_urdf(path, floating_base), pin_model(path, floating_base))
 
 
 def test_shipped_urdf_sizes():
-    sizes = {name: (robots.load(name).nq, robots.load(name).nv) for name in ("jvrc1", "stretch", "ur5")}
+    sizes = {
+        name: (robots.load(name).nq, robots.load(name).nv) for name in ("jvrc1", "stretch", "ur5")
+    }
     assert sizes == {"jvrc1": (51, 50), "stretch": (14, 14), "ur5": (6, 6)}
     stretch = robots.load("stretch")
     assert stretch.joint_types() == {"prismatic": 5, "revolute": 9}
     assert stretch.graph.edges["base_link", "link_left_wheel"]["urdf_type"] == "continuous"
 
 
-@pytest.mark.parametrize("name", ["double_pendulum", "scara", "quadruped", "humanoid",
-                                  "serial_chain", "binary_tree", "random_tree"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "double_pendulum",
+        "scara",
+        "quadruped",
+        "humanoid",
+        "serial_chain",
+        "binary_tree",
+        "random_tree",
+    ],
+)
 def test_builtin_models_written_out_load_in_pinocchio(name):
     model = robots.load(name)
     text = to_urdf(model)
@@ -290,14 +308,18 @@ def robot(body: str) -> str:
     return f'<robot name="bad">{body}</robot>'
 
 
-LINK = ('<link name="{0}"><inertial><mass value="1"/>'
-        '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>')
+LINK = (
+    '<link name="{0}"><inertial><mass value="1"/>'
+    '<inertia ixx="1" ixy="0" ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>'
+)
 BASE = '<link name="base"/>'
 
 
 def joint(name="j1", jtype="revolute", child="arm", extra=""):
-    return (f'<joint name="{name}" type="{jtype}"><parent link="base"/>'
-            f'<child link="{child}"/>{extra}</joint>')
+    return (
+        f'<joint name="{name}" type="{jtype}"><parent link="base"/>'
+        f'<child link="{child}"/>{extra}</joint>'
+    )
 
 
 @pytest.mark.parametrize(
@@ -305,43 +327,93 @@ def joint(name="j1", jtype="revolute", child="arm", extra=""):
     [
         ("<robot><link name='a'></robot>", "Malformed URDF XML: mismatched tag: line 1"),
         ("<model/>", "Expected a <robot> root element, got <model>"),
-        (robot(BASE + LINK.format("arm") + joint(jtype="ball")),
-         "joint 'j1': unknown joint type 'ball'"),
+        (
+            robot(BASE + LINK.format("arm") + joint(jtype="ball")),
+            "joint 'j1': unknown joint type 'ball'",
+        ),
         (robot(BASE + LINK.format("arm") + joint(jtype=None)), "joint 'j1': unknown joint type"),
-        (robot(BASE + '<link name="arm"/>' + joint(name="hinge")),
-         "link 'arm' is moved by joint 'hinge' but has no <inertial>"),
-        (robot(BASE + '<link name="arm"><inertial><mass value="-2"/></inertial></link>'
-               + joint()), "link 'arm': expected a nonnegative mass, got -2"),
-        (robot(BASE + '<link name="arm"><inertial><mass value="1"/><inertia ixx="1" ixy="2" '
-               'ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>' + joint()),
-         "link 'arm': expected a positive semi-definite rotational inertia"),
-        (robot(BASE + '<link name="arm"><inertial><mass value="heavy"/></inertial></link>'
-               + joint()), r"link 'arm' <mass value>: expected 1 numbers, got 'heavy'"),
-        (robot(BASE + '<link name="arm"><inertial/></link>' + joint()),
-         "link 'arm': <inertial> has no <mass>"),
-        (robot(BASE + LINK.format("arm") + joint(extra='<axis xyz="0 0 0"/>')),
-         r"joint 'j1': expected a nonzero <axis>, got \[0.0, 0.0, 0.0\]"),
-        (robot(BASE + LINK.format("arm") + joint(extra='<axis xyz="0 0"/>')),
-         "joint 'j1' <axis xyz>: expected 3 finite numbers"),
-        (robot(BASE + LINK.format("arm") + joint(extra='<origin xyz="0 0 nan"/>')),
-         "joint 'j1' <origin xyz>: expected 3 finite numbers"),
-        (robot(BASE + LINK.format("arm") + joint(child="hand")),
-         "joint 'j1': child link 'hand' is not defined"),
-        (robot(BASE + LINK.format("arm") + '<joint name="j1" type="fixed"><child link="arm"/>'
-               '</joint>'), "joint 'j1': missing <parent link=...>"),
-        (robot(BASE + LINK.format("arm") + joint() + joint(name="j2")),
-         "link 'arm' is the child of two joints \\('j1' and 'j2'\\)"),
-        (robot(BASE + LINK.format("arm") + LINK.format("leg") + joint()),
-         r"exactly one root link .*got 2: \['base', 'leg'\]"),
-        (robot(LINK.format("a") + LINK.format("b")
-               + '<joint name="ab" type="fixed"><parent link="a"/><child link="b"/></joint>'
-               + '<joint name="ba" type="fixed"><parent link="b"/><child link="a"/></joint>'),
-         "the joints form a cycle"),
-        (robot(BASE + LINK.format("arm") + LINK.format("arm")), "link 'arm' is defined more than once"),
-        (robot(BASE + LINK.format("arm") + joint() + joint()), "joint 'j1' is defined more than once"),
-        (robot('<link/>'), "<link> without a name"),
-        (robot(BASE + LINK.format("arm") + joint(jtype="planar", extra='<axis xyz="1 0 0"/>')),
-         "joint 'j1': planar joints must move in the joint frame's xy-plane"),
+        (
+            robot(BASE + '<link name="arm"/>' + joint(name="hinge")),
+            "link 'arm' is moved by joint 'hinge' but has no <inertial>",
+        ),
+        (
+            robot(
+                BASE + '<link name="arm"><inertial><mass value="-2"/></inertial></link>' + joint()
+            ),
+            "link 'arm': expected a nonnegative mass, got -2",
+        ),
+        (
+            robot(
+                BASE + '<link name="arm"><inertial><mass value="1"/><inertia ixx="1" ixy="2" '
+                'ixz="0" iyy="1" iyz="0" izz="1"/></inertial></link>' + joint()
+            ),
+            "link 'arm': expected a positive semi-definite rotational inertia",
+        ),
+        (
+            robot(
+                BASE
+                + '<link name="arm"><inertial><mass value="heavy"/></inertial></link>'
+                + joint()
+            ),
+            r"link 'arm' <mass value>: expected 1 numbers, got 'heavy'",
+        ),
+        (
+            robot(BASE + '<link name="arm"><inertial/></link>' + joint()),
+            "link 'arm': <inertial> has no <mass>",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint(extra='<axis xyz="0 0 0"/>')),
+            r"joint 'j1': expected a nonzero <axis>, got \[0.0, 0.0, 0.0\]",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint(extra='<axis xyz="0 0"/>')),
+            "joint 'j1' <axis xyz>: expected 3 finite numbers",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint(extra='<origin xyz="0 0 nan"/>')),
+            "joint 'j1' <origin xyz>: expected 3 finite numbers",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint(child="hand")),
+            "joint 'j1': child link 'hand' is not defined",
+        ),
+        (
+            robot(
+                BASE + LINK.format("arm") + '<joint name="j1" type="fixed"><child link="arm"/>'
+                "</joint>"
+            ),
+            "joint 'j1': missing <parent link=...>",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint() + joint(name="j2")),
+            "link 'arm' is the child of two joints \\('j1' and 'j2'\\)",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + LINK.format("leg") + joint()),
+            r"exactly one root link .*got 2: \['base', 'leg'\]",
+        ),
+        (
+            robot(
+                LINK.format("a")
+                + LINK.format("b")
+                + '<joint name="ab" type="fixed"><parent link="a"/><child link="b"/></joint>'
+                + '<joint name="ba" type="fixed"><parent link="b"/><child link="a"/></joint>'
+            ),
+            "the joints form a cycle",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + LINK.format("arm")),
+            "link 'arm' is defined more than once",
+        ),
+        (
+            robot(BASE + LINK.format("arm") + joint() + joint()),
+            "joint 'j1' is defined more than once",
+        ),
+        (robot("<link/>"), "<link> without a name"),
+        (
+            robot(BASE + LINK.format("arm") + joint(jtype="planar", extra='<axis xyz="1 0 0"/>')),
+            "joint 'j1': planar joints must move in the joint frame's xy-plane",
+        ),
     ],
 )
 def test_malformed_urdfs(text, message):
@@ -374,7 +446,10 @@ def test_round_trip_of_planar_and_inner_free_flyer_joints():
     T[:3, 3] = [0.1, 0.2, 0.3]
     inertia = robots.random_inertia(rng=2, size=3)
     model = MultibodyModel.from_bodies(
-        [-1, 0, 1], [Planar(), Revolute([0, 1, 1]), FreeFlyer()], inertia, [T] * 3,
+        [-1, 0, 1],
+        [Planar(), Revolute([0, 1, 1]), FreeFlyer()],
+        inertia,
+        [T] * 3,
         joint_names=["slide", "turn", "fly"],
     )
     text = to_urdf(model)
@@ -382,5 +457,8 @@ def test_round_trip_of_planar_and_inner_free_flyer_joints():
     assert_same_model(load_urdf(text), model)
     pm = pin_model(text)
     assert [j.shortname() for j in pm.joints][1:] == [
-        "JointModelPlanar", "JointModelRevoluteUnaligned", "JointModelFreeFlyer"]
+        "JointModelPlanar",
+        "JointModelRevoluteUnaligned",
+        "JointModelFreeFlyer",
+    ]
     assert pm.nv == model.nv

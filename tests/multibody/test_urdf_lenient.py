@@ -38,7 +38,8 @@ DEFECTIVE = """<robot name="defective">
   <joint name="spine" type="revolute"><parent link="thigh"/><child link="body"/>
     <origin xyz="0 0 -0.4"/><axis xyz="0 1 0"/>{LIMIT}</joint>
 </robot>""".replace(
-    "{LIMIT}", '<limit lower="-1" upper="1" effort="10" velocity="2"/>')  # urdfdom needs them
+    "{LIMIT}", '<limit lower="-1" upper="1" effort="10" velocity="2"/>'
+)  # urdfdom needs them
 
 
 def load_leniently(text, **kwargs):

@@ -29,8 +29,6 @@ def near_identity(group, rng, scale=1e-3):
     return group.exp(scale * rng.standard_normal(group.dim))
 
 
-
-
 def fd_left(f, group, g, h=1e-6):
     """Central differences of ``f`` along the left-invariant flow ``g exp(t e_i)``.
 
@@ -111,8 +109,12 @@ class MatrixLieGroup(LieGroup):
 
 _E = np.eye(2)
 GL2 = MatrixLieGroup("GL(2)", [np.outer(_E[i], _E[j]) for i in range(2) for j in range(2)])
-SL2 = MatrixLieGroup("SL(2)", [[[1.0, 0.0], [0.0, -1.0]], [[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]])
-AFF1 = MatrixLieGroup("Aff(1)", [[[1.0, 0.0], [0.0, 0.0]], [[0.0, 1.0], [0.0, 0.0]]])  # [e1, e2] = e2
+SL2 = MatrixLieGroup(
+    "SL(2)", [[[1.0, 0.0], [0.0, -1.0]], [[0.0, 1.0], [0.0, 0.0]], [[0.0, 0.0], [1.0, 0.0]]]
+)
+AFF1 = MatrixLieGroup(
+    "Aff(1)", [[[1.0, 0.0], [0.0, 0.0]], [[0.0, 1.0], [0.0, 0.0]]]
+)  # [e1, e2] = e2
 
 
 def expm_oracle_S(group, phi):

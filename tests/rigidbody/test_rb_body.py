@@ -36,8 +36,14 @@ def test_batched_evaluation_equals_the_loop(group, rng):
     assert batch.shape == (2, 3, group.dim)
     for i in range(2):
         for j in range(3):
-            np.testing.assert_allclose(batch[i, j], body.forward_dynamics(g[i, j], v[i, j], tau[i, j]), atol=1e-14)
-            np.testing.assert_allclose(body.spatial_momentum(g, v)[i, j], body.spatial_momentum(g[i, j], v[i, j]), atol=1e-14)
+            np.testing.assert_allclose(
+                batch[i, j], body.forward_dynamics(g[i, j], v[i, j], tau[i, j]), atol=1e-14
+            )
+            np.testing.assert_allclose(
+                body.spatial_momentum(g, v)[i, j],
+                body.spatial_momentum(g[i, j], v[i, j]),
+                atol=1e-14,
+            )
     # broadcasting: one configuration, many velocities
     assert body.inverse_dynamics(g[0, 0], v, v).shape == (2, 3, group.dim)
     assert body.energy(g, v).shape == (2, 3)
@@ -47,32 +53,47 @@ def test_batched_evaluation_equals_the_loop(group, rng):
 def test_forward_and_inverse_dynamics_are_inverse(group, rng):
     body = RigidBody(group, random_spd(rng, group.dim))
     g, v, tau = group.random(rng), rng.standard_normal(group.dim), rng.standard_normal(group.dim)
-    np.testing.assert_allclose(body.inverse_dynamics(g, v, body.forward_dynamics(g, v, tau)), tau, atol=1e-12)
+    np.testing.assert_allclose(
+        body.inverse_dynamics(g, v, body.forward_dynamics(g, v, tau)), tau, atol=1e-12
+    )
 
 
 def test_paper_order_converters(rng):
-    for G, perm in ((SO3, [0, 1, 2]), (SE3, [3, 4, 5, 0, 1, 2]), (SE2, [2, 0, 1]), (Schoenflies, [3, 0, 1, 2])):
+    for G, perm in (
+        (SO3, [0, 1, 2]),
+        (SE3, [3, 4, 5, 0, 1, 2]),
+        (SE2, [2, 0, 1]),
+        (Schoenflies, [3, 0, 1, 2]),
+    ):
         np.testing.assert_array_equal(paper_permutation(G), perm)
         x = rng.standard_normal(G.dim)
         np.testing.assert_allclose(twist_to_paper(G, twist_from_paper(G, x)), x, atol=0)
         M = random_spd(rng, G.dim)
         np.testing.assert_allclose(inertia_to_paper(G, inertia_from_paper(G, M)), M, atol=0)
-    np.testing.assert_array_equal(paper_permutation(ProductGroup(SE2, Euclidean(2))), [2, 0, 1, 3, 4])
+    np.testing.assert_array_equal(
+        paper_permutation(ProductGroup(SE2, Euclidean(2))), [2, 0, 1, 3, 4]
+    )
     # paper SE(3) [u, v, w, p, q, r] -> geomech [p, q, r, u, v, w]
     np.testing.assert_allclose(twist_from_paper(SE3, [1, 2, 3, 4, 5, 6]), [4, 5, 6, 1, 2, 3])
     # the paper's H (linear first) and geomech's H select the same twist components
     H_paper_se2 = np.eye(6)[:, [0, 1, 5]]  # e1, e2, e6 (eq. 77)
     P6 = paper_permutation(SE3)
-    np.testing.assert_allclose(selection_matrix(SE2), H_paper_se2[P6][:, paper_permutation(SE2)], atol=0)
+    np.testing.assert_allclose(
+        selection_matrix(SE2), H_paper_se2[P6][:, paper_permutation(SE2)], atol=0
+    )
 
 
 def test_from_spatial_inertia_matches_paper_M():
     """SE(2): M = Hᵀ I_b H = diag(m, m, I_z) in the paper's order (eq. 86)."""
     I_b = spatial_inertia(3.0, [0.0, 0.0, 0.0], np.diag([0.1, 0.2, 0.7]))
     body = RigidBody.from_spatial_inertia(SE2, I_b, gravity=None)
-    np.testing.assert_allclose(inertia_to_paper(SE2, body.inertia), np.diag([3.0, 3.0, 0.7]), atol=0)
+    np.testing.assert_allclose(
+        inertia_to_paper(SE2, body.inertia), np.diag([3.0, 3.0, 0.7]), atol=0
+    )
     body = RigidBody.from_spatial_inertia(Schoenflies, I_b, gravity=None)
-    np.testing.assert_allclose(inertia_to_paper(Schoenflies, body.inertia), np.diag([3.0, 3.0, 3.0, 0.7]), atol=0)
+    np.testing.assert_allclose(
+        inertia_to_paper(Schoenflies, body.inertia), np.diag([3.0, 3.0, 3.0, 0.7]), atol=0
+    )
 
 
 def test_constructor_accepts_a_spatial_inertia_on_subgroups():
@@ -93,7 +114,9 @@ def test_inertia_is_read_only():
 # bad input
 # ------------------------------------------------------------------------------------------
 def test_inertia_not_spd():
-    with pytest.raises(InertiaError, match="`inertia` to be positive definite, got smallest eigenvalue -1"):
+    with pytest.raises(
+        InertiaError, match="`inertia` to be positive definite, got smallest eigenvalue -1"
+    ):
         RigidBody(SO3, np.diag([1.0, -1.0, 2.0]))
     with pytest.raises(InertiaError, match="`inertia` to be symmetric"):
         RigidBody(SO3, [[1.0, 0.5, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]])
@@ -102,11 +125,19 @@ def test_inertia_not_spd():
 
 
 def test_group_inertia_dimension_mismatch():
-    with pytest.raises(DimensionError, match=r"`inertia` of a rigid body on SE\(3\) \(dim 6\) to have shape \(6, 6\), got \(3, 3\)"):
+    with pytest.raises(
+        DimensionError,
+        match=r"`inertia` of a rigid body on SE\(3\) \(dim 6\) to have shape \(6, 6\), got \(3, 3\)",
+    ):
         RigidBody(SE3, np.eye(3))
-    with pytest.raises(DimensionError, match=r"on SE\(2\) \(dim 3\) to have shape \(3, 3\) \(or a \(6, 6\) spatial inertia\), got \(4, 4\)"):
+    with pytest.raises(
+        DimensionError,
+        match=r"on SE\(2\) \(dim 3\) to have shape \(3, 3\) \(or a \(6, 6\) spatial inertia\), got \(4, 4\)",
+    ):
         RigidBody(SE2, np.eye(4))
-    with pytest.raises(DimensionError, match=r"on SO\(3\) × R\^3 \(dim 6\) to have shape \(6, 6\), got \(3, 3\)"):
+    with pytest.raises(
+        DimensionError, match=r"on SO\(3\) × R\^3 \(dim 6\) to have shape \(6, 6\), got \(3, 3\)"
+    ):
         RigidBody(ProductGroup(SO3, Euclidean(3)), np.eye(3))
     with pytest.raises(DimensionError, match=r"`spatial_inertia` to have shape \(\.\.\., 6, 6\)"):
         RigidBody.from_spatial_inertia(SO3, np.eye(3))
@@ -117,7 +148,9 @@ def test_group_inertia_dimension_mismatch():
 def test_wrong_types():
     with pytest.raises(TypeError, match="`group` to be a geomech.lie.LieGroup, got str"):
         RigidBody("SO3", np.eye(3))
-    with pytest.raises(TypeError, match="`potential` to be a geomech.rigidbody.potential.Potential"):
+    with pytest.raises(
+        TypeError, match="`potential` to be a geomech.rigidbody.potential.Potential"
+    ):
         RigidBody(SO3, np.eye(3), potential=lambda g: 0.0)
     with pytest.raises(GeomechError, match="not one of seed 003's subgroups"):
         RigidBody.from_spatial_inertia(ProductGroup(SO3, Euclidean(3)), np.eye(6))

@@ -44,15 +44,21 @@ def test_T11_velocity_map_is_the_body_velocity(chart, rng, where):
     scale = 1.0 if where == "random" else 1e-4
     x = scale * rng.uniform(-1.0, 1.0, chart.dim)
     x_dot = rng.standard_normal(chart.dim)
-    np.testing.assert_allclose(chart.velocity_map(x) @ x_dot, _body_velocity_fd(chart, x, x_dot), atol=1e-8)
+    np.testing.assert_allclose(
+        chart.velocity_map(x) @ x_dot, _body_velocity_fd(chart, x, x_dot), atol=1e-8
+    )
 
 
 def test_velocity_map_derivative_matches_finite_differences(chart, rng):
     x = rng.uniform(-1.0, 1.0, chart.dim)
-    np.testing.assert_allclose(chart.velocity_map_derivative(x), fd_partials(chart.velocity_map, x, 1e-6), atol=1e-8)
+    np.testing.assert_allclose(
+        chart.velocity_map_derivative(x), fd_partials(chart.velocity_map, x, 1e-6), atol=1e-8
+    )
     # batched evaluation = loop
     X = rng.uniform(-1.0, 1.0, (2, chart.dim))
-    np.testing.assert_allclose(chart.velocity_map_derivative(X)[1], chart.velocity_map_derivative(X[1]), atol=1e-14)
+    np.testing.assert_allclose(
+        chart.velocity_map_derivative(X)[1], chart.velocity_map_derivative(X[1]), atol=1e-14
+    )
 
 
 def test_chart_round_trip(chart, rng):
@@ -73,10 +79,14 @@ def test_T4_dS_at_zero_is_minus_half_ad(group):
 def test_T11_series_oracle_closed_form(group, rng):
     phi = rng.uniform(-1.0, 1.0, group.dim)
     S = ExponentialChart(group).velocity_map(phi)
-    np.testing.assert_allclose(dexp_series(group, phi, order=30), expm_oracle_S(group, phi), atol=1e-14)
+    np.testing.assert_allclose(
+        dexp_series(group, phi, order=30), expm_oracle_S(group, phi), atol=1e-14
+    )
     np.testing.assert_allclose(S, expm_oracle_S(group, phi), atol=1e-13)
     np.testing.assert_allclose(S @ phi, phi, atol=1e-13)
-    np.testing.assert_allclose(ExponentialChart(group).velocity_map(np.zeros(group.dim)), np.eye(group.dim), atol=0)
+    np.testing.assert_allclose(
+        ExponentialChart(group).velocity_map(np.zeros(group.dim)), np.eye(group.dim), atol=0
+    )
     np.testing.assert_allclose(group.left_jacobian(phi), group.Ad(group.exp(phi)) @ S, atol=1e-12)
     # the first terms of (29): I - ½ ad + ⅙ ad² agree to O(|φ|³) near 0
     small = 1e-3 * phi
@@ -89,10 +99,16 @@ def test_T11_determinants(theta, rng):
     u = rng.standard_normal(3)
     u /= np.linalg.norm(u)
     det_so3 = 2 * (1 - np.cos(theta)) / theta**2
-    assert np.linalg.det(ExponentialChart(SO3).velocity_map(theta * u)) == pytest.approx(det_so3, rel=1e-12)
-    assert np.linalg.det(ExponentialChart(SE2).velocity_map([theta, 0.4, -0.3])) == pytest.approx(det_so3, rel=1e-12)
+    assert np.linalg.det(ExponentialChart(SO3).velocity_map(theta * u)) == pytest.approx(
+        det_so3, rel=1e-12
+    )
+    assert np.linalg.det(ExponentialChart(SE2).velocity_map([theta, 0.4, -0.3])) == pytest.approx(
+        det_so3, rel=1e-12
+    )
     x = np.concatenate([theta * u, rng.standard_normal(3)])
-    assert np.linalg.det(ExponentialChart(SE3).velocity_map(x)) == pytest.approx(det_so3**2, rel=1e-10)
+    assert np.linalg.det(ExponentialChart(SE3).velocity_map(x)) == pytest.approx(
+        det_so3**2, rel=1e-10
+    )
 
 
 def test_so3_closed_forms_of_S_and_its_inverse(rng):
@@ -107,7 +123,11 @@ def test_so3_closed_forms_of_S_and_its_inverse(rng):
 
 def test_euler_zyx_literal_velocity_map():
     psi, th, ph = 0.3, -0.4, 0.7
-    S_E = [[-np.sin(th), 0, 1], [np.cos(th) * np.sin(ph), np.cos(ph), 0], [np.cos(th) * np.cos(ph), -np.sin(ph), 0]]
+    S_E = [
+        [-np.sin(th), 0, 1],
+        [np.cos(th) * np.sin(ph), np.cos(ph), 0],
+        [np.cos(th) * np.cos(ph), -np.sin(ph), 0],
+    ]
     np.testing.assert_allclose(EulerZYX(SO3).velocity_map([psi, th, ph]), S_E, atol=1e-15)
     assert np.linalg.det(S_E) == pytest.approx(-np.cos(th))
     R = EulerZYX(SO3).to_group([psi, th, ph])
@@ -129,11 +149,25 @@ def test_euler_zyx_literal_velocity_map():
         (ExponentialChart(SO3), [0.0, 2 * np.pi, 0.0], [0.0, np.pi, 0.0]),
         (ExponentialChart(SO3), 2 * np.pi * np.array([0.6, 0.0, 0.8]), [0.6, 0.0, 0.8]),
         (ExponentialChart(SO3), [0.0, 0.0, 4 * np.pi], [0.0, 0.0, 3 * np.pi]),
-        (ExponentialChart(SE3), [0.0, 0.0, 2 * np.pi, 1.0, 0.0, 0.0], [0.0, 0.0, 6.0, 1.0, 0.0, 0.0]),
+        (
+            ExponentialChart(SE3),
+            [0.0, 0.0, 2 * np.pi, 1.0, 0.0, 0.0],
+            [0.0, 0.0, 6.0, 1.0, 0.0, 0.0],
+        ),
         (ExponentialChart(SE2), [2 * np.pi, 1.0, 0.5], [6.0, 1.0, 0.5]),
         (ExponentialChart(Schoenflies), [-2 * np.pi, 1.0, 0.5, 0.2], [-6.0, 1.0, 0.5, 0.2]),
     ],
-    ids=["zyx+", "zyx-", "zyx-SE3", "exp-SO3", "exp-SO3-axis", "exp-SO3-4pi", "exp-SE3", "exp-SE2", "exp-X4"],
+    ids=[
+        "zyx+",
+        "zyx-",
+        "zyx-SE3",
+        "exp-SO3",
+        "exp-SO3-axis",
+        "exp-SO3-4pi",
+        "exp-SE3",
+        "exp-SE2",
+        "exp-X4",
+    ],
 )
 def test_singular_sets_are_detected(chart, x_singular, x_regular):
     assert chart.is_singular(x_singular)
@@ -141,8 +175,11 @@ def test_singular_sets_are_detected(chart, x_singular, x_regular):
     assert abs(np.linalg.det(chart.velocity_map(x_singular))) < 1e-12  # S itself is evaluable
     with pytest.raises(SingularityError, match="singular set of the .* chart"):
         chart.velocity_map_inverse(x_singular)
-    np.testing.assert_allclose(chart.velocity_map_inverse(x_regular) @ chart.velocity_map(x_regular),
-                               np.eye(chart.dim), atol=1e-8)
+    np.testing.assert_allclose(
+        chart.velocity_map_inverse(x_regular) @ chart.velocity_map(x_regular),
+        np.eye(chart.dim),
+        atol=1e-8,
+    )
     assert np.all(chart.is_singular(np.stack([x_singular, x_regular])) == [True, False])
 
 
@@ -162,7 +199,10 @@ def test_singularity_measures():
     assert 0 < m < 1e-3
 
 
-@pytest.mark.parametrize("cls, group", [(EulerZYX, SE2), (EulerZYX, Euclidean(3)), (PlanarChart, SO3), (PlanarChart, SE3)])
+@pytest.mark.parametrize(
+    "cls, group",
+    [(EulerZYX, SE2), (EulerZYX, Euclidean(3)), (PlanarChart, SO3), (PlanarChart, SE3)],
+)
 def test_chart_rejects_wrong_group(cls, group):
     with pytest.raises(GeomechError, match="charts"):
         cls(group)
@@ -171,7 +211,9 @@ def test_chart_rejects_wrong_group(cls, group):
 def test_chart_input_validation():
     from geomech.errors import DimensionError, NonFiniteError, NotOnManifoldError
 
-    with pytest.raises(DimensionError, match=r"Expected `x` to have shape \(\.\.\., 3\), got \(4,\)"):
+    with pytest.raises(
+        DimensionError, match=r"Expected `x` to have shape \(\.\.\., 3\), got \(4,\)"
+    ):
         EulerZYX(SO3).velocity_map([0.0, 0.0, 0.0, 0.0])
     with pytest.raises(NonFiniteError, match="`x` to be finite"):
         ExponentialChart(SE2).to_group([np.nan, 0.0, 0.0])

@@ -47,7 +47,9 @@ def test_same_Cv_as_levi_civita(setup):
 def test_coriolis_matrices_differ(group, rng):
     body = RigidBody(group, random_spd(rng, group.dim))
     g, v = group.random(rng), rng.standard_normal(group.dim)
-    diff = np.max(np.abs(body.connection("levi-civita").coriolis_matrix(g, v) - body.coriolis_matrix(v)))
+    diff = np.max(
+        np.abs(body.connection("levi-civita").coriolis_matrix(g, v) - body.coriolis_matrix(v))
+    )
     assert diff > 1e-3
 
 
@@ -59,10 +61,15 @@ def test_contorsion_is_totally_antisymmetric_cor_IV1(setup):
     # the derived closed form: D_ijk = ½ cyclic sum of <X_i, [X_j, X_k]>
     s, M = body.group.structure_constants(), body.inertia
     A = np.einsum("il,jkl->ijk", M, s)  # <X_i, [X_j, X_k]>
-    np.testing.assert_allclose(D, 0.5 * (A + np.einsum("ijk->jki", A) + np.einsum("ijk->kij", A)), atol=1e-12)
+    np.testing.assert_allclose(
+        D, 0.5 * (A + np.einsum("ijk->jki", A) + np.einsum("ijk->kij", A)), atol=1e-12
+    )
     # D(·, v, ·) is the difference of the two Coriolis matrices
-    np.testing.assert_allclose(np.einsum("ijk,j->ik", D, v),
-                               body.connection("levi-civita").coriolis_matrix(g, v) - body.coriolis_matrix(v), atol=1e-12)
+    np.testing.assert_allclose(
+        np.einsum("ijk,j->ik", D, v),
+        body.connection("levi-civita").coriolis_matrix(g, v) - body.coriolis_matrix(v),
+        atol=1e-12,
+    )
 
 
 def test_predicates(setup):
@@ -79,7 +86,9 @@ def test_cartan_schouten_connections_have_the_wrong_geodesics(rng):
     g, v = SE3.random(rng), rng.standard_normal(6)
     for kind in ("cartan-minus", "cartan-zero", "cartan-plus"):
         cs = body.connection(kind)
-        np.testing.assert_allclose(cs.coriolis_matrix(g, v) @ v, 0.0, atol=1e-12)  # geodesics: g exp(tv)
+        np.testing.assert_allclose(
+            cs.coriolis_matrix(g, v) @ v, 0.0, atol=1e-12
+        )  # geodesics: g exp(tv)
         assert not cs.has_riemannian_geodesics(g)
     assert body.connection("cartan-zero").is_torsion_free(g)
 
@@ -88,8 +97,11 @@ def test_bi_invariant_metric_cartan_schouten_0_is_levi_civita(rng):
     """SO(3) with M = kI is ad-invariant: the (0) connection is the Levi-Civita one (T18)."""
     body = RigidBody(SO3, 3.0 * np.eye(3))
     g = SO3.random(rng)
-    np.testing.assert_allclose(body.connection("cartan-zero").christoffel_first_kind(g),
-                               body.connection("levi-civita").christoffel_first_kind(g), atol=1e-14)
+    np.testing.assert_allclose(
+        body.connection("cartan-zero").christoffel_first_kind(g),
+        body.connection("levi-civita").christoffel_first_kind(g),
+        atol=1e-14,
+    )
 
 
 @pytest.mark.parametrize("group", [SO3, SE3], ids=["SO3", "SE3"])
@@ -109,20 +121,28 @@ def test_christoffel_symbols_layout(rng):
     body = RigidBody(SE3, random_spd(rng, 6))
     v = rng.standard_normal(6)
     Gamma = body.christoffel_symbols()
-    np.testing.assert_allclose(np.einsum("ijk,j->ik", Gamma, v), body.coriolis_matrix(v), atol=1e-13)
+    np.testing.assert_allclose(
+        np.einsum("ijk,j->ik", Gamma, v), body.coriolis_matrix(v), atol=1e-13
+    )
     # Γ_ijk = <X_j, [X_i, X_k]>: the body's connection is ∇_ξ η = -M⁻¹ ad_ηᵀ M ξ
     xi, eta = rng.standard_normal((2, 6))
     nabla = np.linalg.solve(body.inertia, np.einsum("ijk,j,k->i", Gamma, xi, eta))
-    np.testing.assert_allclose(nabla, -np.linalg.solve(body.inertia, SE3.ad(eta).T @ body.inertia @ xi), atol=1e-12)
+    np.testing.assert_allclose(
+        nabla, -np.linalg.solve(body.inertia, SE3.ad(eta).T @ body.inertia @ xi), atol=1e-12
+    )
 
 
 def test_connection_kind_validation():
     body = RigidBody(SO3, np.eye(3))
-    with pytest.raises(ConnectionSpecError, match="Unknown connection name 'christoffel'.*'levi-civita'"):
+    with pytest.raises(
+        ConnectionSpecError, match="Unknown connection name 'christoffel'.*'levi-civita'"
+    ):
         body.connection("christoffel")
     with pytest.raises(ConnectionSpecError, match="Unknown connection name 3"):
         body.connection(3)
-    with pytest.raises(ConnectionSpecError, match=r"`kind\(system\)` to return an AffineConnection, got str"):
+    with pytest.raises(
+        ConnectionSpecError, match=r"`kind\(system\)` to return an AffineConnection, got str"
+    ):
         body.connection(lambda system: "levi-civita")
 
 
@@ -135,8 +155,17 @@ def test_user_defined_connection_strategy(rng):
     assert isinstance(body.connection(LeviCivitaConnection), LeviCivitaConnection)
 
 
-@pytest.mark.parametrize("name", ["boltzmann-hamel", "levi-civita", "velocity-cross",
-                                  "cartan-minus", "cartan-zero", "cartan-plus"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "boltzmann-hamel",
+        "levi-civita",
+        "velocity-cross",
+        "cartan-minus",
+        "cartan-zero",
+        "cartan-plus",
+    ],
+)
 def test_named_connections_are_the_multibody_body_connections_on_se3(name, rng):
     """One registry of names: on SE(3) each name is the multibody body connection of that
     name (seed 000 eqs. 18-19 and the spatial cross products, an independent implementation);
@@ -147,8 +176,11 @@ def test_named_connections_are_the_multibody_body_connections_on_se3(name, rng):
     np.testing.assert_allclose(C, body_connection(name).coriolis(inertia, v), atol=1e-12)
     alias = {"boltzmann-hamel": "momentum-cross", "cartan-minus": "-", "levi-civita": "lc"}
     if name in alias:
-        np.testing.assert_allclose(body.connection(alias[name]).coriolis_matrix(np.eye(4), v),
-                                   body.connection(name).coriolis_matrix(np.eye(4), v), atol=0)
+        np.testing.assert_allclose(
+            body.connection(alias[name]).coriolis_matrix(np.eye(4), v),
+            body.connection(name).coriolis_matrix(np.eye(4), v),
+            atol=0,
+        )
 
 
 def test_velocity_cross_is_admissible_on_every_group(setup):

@@ -27,9 +27,13 @@ def test_euler_equations_vs_matrix_form(rng):
     I = np.array([1.0, 2.0, 3.5])
     body = RigidBody(SO3, np.diag(I))
     w, w_dot = _random_state(rng, 3)
-    np.testing.assert_allclose(euler_equations(I, w, w_dot), body.inverse_dynamics(np.eye(3), w, w_dot), atol=1e-12)
+    np.testing.assert_allclose(
+        euler_equations(I, w, w_dot), body.inverse_dynamics(np.eye(3), w, w_dot), atol=1e-12
+    )
     # eqs. (1), (5), (71): M ω̇ - Mω × ω = τ,  M ω̇ + ω̂ M ω = τ
-    np.testing.assert_allclose(euler_equations(I, w, w_dot), w_dot * I - np.cross(w * I, w), atol=1e-12)
+    np.testing.assert_allclose(
+        euler_equations(I, w, w_dot), w_dot * I - np.cross(w * I, w), atol=1e-12
+    )
 
 
 def test_newton_euler_equations_vs_matrix_form(rng):
@@ -37,7 +41,9 @@ def test_newton_euler_equations_vs_matrix_form(rng):
     body = RigidBody(SE3, np.diag(np.concatenate([I, [m, m, m]])))
     V, V_dot = _random_state(rng, 6)
     np.testing.assert_allclose(
-        newton_euler_equations(m, I, V, V_dot), body.inverse_dynamics(np.eye(4), V, V_dot), atol=1e-12
+        newton_euler_equations(m, I, V, V_dot),
+        body.inverse_dynamics(np.eye(4), V, V_dot),
+        atol=1e-12,
     )
 
 
@@ -46,7 +52,9 @@ def test_erratum_E5_printed_sixth_equation_is_wrong():
     I_x, I_y, I_z = 1.0, 2.0, 3.0
     p, q, r = 0.1, -0.2, 0.3
     printed = -I_x * q * p + I_y * r * q
-    corrected = newton_euler_equations(2.0, [I_x, I_y, I_z], [p, q, r, 1.0, 0.5, -0.2], np.zeros(6))[2]
+    corrected = newton_euler_equations(
+        2.0, [I_x, I_y, I_z], [p, q, r, 1.0, 0.5, -0.2], np.zeros(6)
+    )[2]
     assert printed == pytest.approx(-0.10)
     assert corrected == pytest.approx(-0.02)  # = F2's sixth entry (paper order) and Euler (4)
     assert corrected == pytest.approx(euler_equations([I_x, I_y, I_z], [p, q, r], np.zeros(3))[2])
@@ -57,7 +65,9 @@ def test_kirchhoff_equations_with_full_inertia(rng):
     M = A @ A.T + 6 * np.eye(6)  # CoM offset, products of inertia, added mass: all allowed
     body = RigidBody(SE3, M)
     V, V_dot = _random_state(rng, 6)
-    np.testing.assert_allclose(kirchhoff_equations(M, V, V_dot), body.inverse_dynamics(np.eye(4), V, V_dot), atol=1e-12)
+    np.testing.assert_allclose(
+        kirchhoff_equations(M, V, V_dot), body.inverse_dynamics(np.eye(4), V, V_dot), atol=1e-12
+    )
 
 
 def test_munk_moment_trap(rng):
@@ -75,9 +85,13 @@ def test_planar_equations_vs_matrix_form(rng):
     m, I_z = 3.0, 0.7
     body = RigidBody(SE2, np.diag([I_z, m, m]))
     v, v_dot = _random_state(rng, 3)
-    np.testing.assert_allclose(planar_equations(m, I_z, v, v_dot), body.inverse_dynamics(np.eye(3), v, v_dot), atol=1e-12)
+    np.testing.assert_allclose(
+        planar_equations(m, I_z, v, v_dot), body.inverse_dynamics(np.eye(3), v, v_dot), atol=1e-12
+    )
     # (87): no Coriolis term in the rotational equation
-    np.testing.assert_allclose(planar_equations(m, I_z, v, np.zeros_like(v))[..., 0], 0.0, atol=1e-15)
+    np.testing.assert_allclose(
+        planar_equations(m, I_z, v, np.zeros_like(v))[..., 0], 0.0, atol=1e-15
+    )
 
 
 def test_schoenflies_equations_vs_matrix_form(rng):

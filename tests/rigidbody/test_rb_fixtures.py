@@ -65,7 +65,9 @@ def test_F2_se3_newton_euler():
 def test_F3_se2_planar():
     body = _body(SE2, np.diag([3.0, 3.0, 0.7]))
     v = twist_from_paper(SE2, [1.0, 0.5, 0.3])
-    np.testing.assert_allclose(twist_to_paper(SE2, body.coriolis_force(v)), [-0.45, 0.9, 0.0], atol=ATOL)
+    np.testing.assert_allclose(
+        twist_to_paper(SE2, body.coriolis_force(v)), [-0.45, 0.9, 0.0], atol=ATOL
+    )
     np.testing.assert_allclose(
         twist_to_paper(SE2, body.forward_dynamics(np.eye(3), v)), [0.15, -0.3, 0.0], atol=ATOL
     )
@@ -145,8 +147,15 @@ def test_F8_free_flight_with_com_offset(integrator):
             g, V = y[:16].reshape(4, 4), y[16:]
             return np.concatenate([(g @ SE3.hat(V)).ravel(), body.forward_dynamics(np.eye(4), V)])
 
-        sol = solve_ivp(rhs, [0, 20], np.concatenate([np.eye(4).ravel(), V0]), method="DOP853",
-                        rtol=1e-11, atol=1e-12, t_eval=np.linspace(0, 20, 201))
+        sol = solve_ivp(
+            rhs,
+            [0, 20],
+            np.concatenate([np.eye(4).ravel(), V0]),
+            method="DOP853",
+            rtol=1e-11,
+            atol=1e-12,
+            t_eval=np.linspace(0, 20, 201),
+        )
         g = sol.y[:16].T.reshape(-1, 4, 4)
         # re-project the rotation block (DOP853 is not a Lie-group method)
         U, _, Wt = np.linalg.svd(g[:, :3, :3])

@@ -60,20 +60,39 @@ def test_T1_T2_ad_is_the_matrix_commutator(group, rng):
     np.testing.assert_allclose(group.ad(x) @ y, group.vee(X @ Y - Y @ X), atol=1e-12)
     np.testing.assert_allclose(group.ad(x) @ y, -group.ad(y) @ x, atol=1e-12)
     lhs = group.ad(group.ad(x) @ y)
-    np.testing.assert_allclose(lhs, group.ad(x) @ group.ad(y) - group.ad(y) @ group.ad(x), atol=1e-12)
+    np.testing.assert_allclose(
+        lhs, group.ad(x) @ group.ad(y) - group.ad(y) @ group.ad(x), atol=1e-12
+    )
 
 
 def _paper_ad_se3(V):
     u, v, w, p, q, r = V  # eq. (8) / Table 1
-    return np.array([[0, -r, q, 0, -w, v], [r, 0, -p, w, 0, -u], [-q, p, 0, -v, u, 0],
-                     [0, 0, 0, 0, -r, q], [0, 0, 0, r, 0, -p], [0, 0, 0, -q, p, 0]], dtype=float)
+    return np.array(
+        [
+            [0, -r, q, 0, -w, v],
+            [r, 0, -p, w, 0, -u],
+            [-q, p, 0, -v, u, 0],
+            [0, 0, 0, 0, -r, q],
+            [0, 0, 0, r, 0, -p],
+            [0, 0, 0, -q, p, 0],
+        ],
+        dtype=float,
+    )
 
 
 def _paper_ad_tilde_se3(P):
     p1, p2, p3, p4, p5, p6 = P  # eq. (73)
-    return np.array([[0, 0, 0, 0, p3, -p2], [0, 0, 0, -p3, 0, p1], [0, 0, 0, p2, -p1, 0],
-                     [0, p3, -p2, 0, p6, -p5], [-p3, 0, p1, -p6, 0, p4], [p2, -p1, 0, p5, -p4, 0]],
-                    dtype=float)
+    return np.array(
+        [
+            [0, 0, 0, 0, p3, -p2],
+            [0, 0, 0, -p3, 0, p1],
+            [0, 0, 0, p2, -p1, 0],
+            [0, p3, -p2, 0, p6, -p5],
+            [-p3, 0, p1, -p6, 0, p4],
+            [p2, -p1, 0, p5, -p4, 0],
+        ],
+        dtype=float,
+    )
 
 
 def _to_geomech(group, A_paper):
@@ -83,14 +102,20 @@ def _to_geomech(group, A_paper):
 
 def test_T1_printed_ad_matrices(rng):
     V = rng.standard_normal(6)
-    np.testing.assert_allclose(SE3.ad(twist_from_paper(SE3, V)), _to_geomech(SE3, _paper_ad_se3(V)), atol=0)
+    np.testing.assert_allclose(
+        SE3.ad(twist_from_paper(SE3, V)), _to_geomech(SE3, _paper_ad_se3(V)), atol=0
+    )
     u, v, r = rng.standard_normal(3)  # SE(2), eq. (78)
     ad78 = np.array([[0, -r, v], [r, 0, -u], [0, 0, 0]])
-    np.testing.assert_allclose(SE2.ad(twist_from_paper(SE2, [u, v, r])), _to_geomech(SE2, ad78), atol=0)
+    np.testing.assert_allclose(
+        SE2.ad(twist_from_paper(SE2, [u, v, r])), _to_geomech(SE2, ad78), atol=0
+    )
     u, v, w, r = rng.standard_normal(4)  # X, eq. (89)
     ad89 = np.array([[0, -r, 0, v], [r, 0, 0, -u], [0, 0, 0, 0], [0, 0, 0, 0]])
     np.testing.assert_allclose(
-        Schoenflies.ad(twist_from_paper(Schoenflies, [u, v, w, r])), _to_geomech(Schoenflies, ad89), atol=0
+        Schoenflies.ad(twist_from_paper(Schoenflies, [u, v, w, r])),
+        _to_geomech(Schoenflies, ad89),
+        atol=0,
     )
     w3 = rng.standard_normal(3)
     np.testing.assert_allclose(SO3.ad(w3), skew(w3), atol=0)
@@ -102,7 +127,9 @@ def test_T3_ad_tilde_definition(group, rng):
     A = ad_tilde(group, p)
     np.testing.assert_allclose(A @ x, -group.ad(x).T @ p, atol=1e-12)
     np.testing.assert_allclose(A, -A.T, atol=0)
-    np.testing.assert_allclose(ad_tilde(group, 2.0 * p - 3.0 * q), 2.0 * A - 3.0 * ad_tilde(group, q), atol=1e-12)
+    np.testing.assert_allclose(
+        ad_tilde(group, 2.0 * p - 3.0 * q), 2.0 * A - 3.0 * ad_tilde(group, q), atol=1e-12
+    )
     # batched: one vectorised call equals the loop
     P = rng.standard_normal((4, 2, group.dim))
     np.testing.assert_allclose(ad_tilde(group, P)[1, 0], ad_tilde(group, P[1, 0]), atol=0)
@@ -110,16 +137,24 @@ def test_T3_ad_tilde_definition(group, rng):
 
 def test_T3_printed_ad_tilde_matrices(rng):
     P = rng.standard_normal(6)
-    np.testing.assert_allclose(ad_tilde(SE3, twist_from_paper(SE3, P)), _to_geomech(SE3, _paper_ad_tilde_se3(P)), atol=0)
+    np.testing.assert_allclose(
+        ad_tilde(SE3, twist_from_paper(SE3, P)), _to_geomech(SE3, _paper_ad_tilde_se3(P)), atol=0
+    )
     # Featherstone's (f ×̄*) is the same operator in angular-first order (seed 000 §1.4)
-    np.testing.assert_allclose(ad_tilde(SE3, twist_from_paper(SE3, P)), crbar(twist_from_paper(SE3, P)), atol=0)
+    np.testing.assert_allclose(
+        ad_tilde(SE3, twist_from_paper(SE3, P)), crbar(twist_from_paper(SE3, P)), atol=0
+    )
     p1, p2, p3 = rng.standard_normal(3)  # SE(2), eq. (83)
     t83 = np.array([[0, 0, -p2], [0, 0, p1], [p2, -p1, 0]])
-    np.testing.assert_allclose(ad_tilde(SE2, twist_from_paper(SE2, [p1, p2, p3])), _to_geomech(SE2, t83), atol=0)
+    np.testing.assert_allclose(
+        ad_tilde(SE2, twist_from_paper(SE2, [p1, p2, p3])), _to_geomech(SE2, t83), atol=0
+    )
     p1, p2, p3, p4 = rng.standard_normal(4)  # X, Table 1
     tX = np.array([[0, 0, 0, -p2], [0, 0, 0, p1], [0, 0, 0, 0], [p2, -p1, 0, 0]])
     np.testing.assert_allclose(
-        ad_tilde(Schoenflies, twist_from_paper(Schoenflies, [p1, p2, p3, p4])), _to_geomech(Schoenflies, tX), atol=0
+        ad_tilde(Schoenflies, twist_from_paper(Schoenflies, [p1, p2, p3, p4])),
+        _to_geomech(Schoenflies, tX),
+        atol=0,
     )
     p = rng.standard_normal(3)  # SO(3): -p̂ (Table 1 prints +p̂: erratum E4)
     np.testing.assert_allclose(ad_tilde(SO3, p), -skew(p), atol=0)
@@ -146,7 +181,9 @@ def test_T5_eq54_at_random_phi(group, rng):
     v = rng.standard_normal(group.dim)
     phi = rng.uniform(-1.0, 1.0, group.dim)
     C = body.coriolis_matrix(v)
-    np.testing.assert_allclose(chart_coriolis_matrix(body, ExponentialChart(group), phi, v), C, atol=1e-10)
+    np.testing.assert_allclose(
+        chart_coriolis_matrix(body, ExponentialChart(group), phi, v), C, atol=1e-10
+    )
     # literal transcription of (54) with finite differences of the expm oracle
     S_inv = np.linalg.inv(expm_oracle_S(group, phi))
     dS = fd_partials(lambda x: expm_oracle_S(group, x), phi, 1e-5)  # dS[s, l, m] = ∂S_sl/∂φ_m
@@ -262,14 +299,18 @@ def test_T16_frame_invariance(rng):
     V_B = rng.standard_normal(6)
     V_S = SE3.Ad(g) @ V_B
     Ad_inv = SE3.Ad(SE3.inverse(g))
-    assert body.kinetic_energy(V_B) == pytest.approx(0.5 * V_S @ Ad_inv.T @ I_b @ Ad_inv @ V_S, rel=1e-12)
+    assert body.kinetic_energy(V_B) == pytest.approx(
+        0.5 * V_S @ Ad_inv.T @ I_b @ Ad_inv @ V_S, rel=1e-12
+    )
     # a new inertial frame (g -> h g) changes neither v nor the v-equation nor the trajectory
     res = simulate(body, np.stack([g, h @ g]), V_B, t_final=1.0, dt=1e-2)
     np.testing.assert_allclose(res.v[:, 0], res.v[:, 1], atol=1e-12)
     np.testing.assert_allclose(h @ res.q[:, 0], res.q[:, 1], atol=1e-12)
 
 
-@pytest.mark.parametrize("group", [SO3, SE2, Schoenflies, Euclidean(3)], ids=["SO3", "SE2", "X4", "R3"])
+@pytest.mark.parametrize(
+    "group", [SO3, SE2, Schoenflies, Euclidean(3)], ids=["SO3", "SE2", "X4", "R3"]
+)
 def test_T17_subgroups_of_se3(group, rng):
     I_b = spatial_inertia(1.5, rng.standard_normal(3) * 0.2, np.diag([1.0, 2.0, 3.0]))
     H = selection_matrix(group)
@@ -309,9 +350,21 @@ def test_T20_generality_free_motion(group, rng):
 
     def rhs(t, y):
         g, v = y[: n * n].reshape(n, n), y[n * n :]
-        return np.concatenate([(g @ group.hat(v)).ravel(), np.linalg.solve(body.inertia, group.ad(v).T @ body.momentum(v))])
+        return np.concatenate(
+            [
+                (g @ group.hat(v)).ravel(),
+                np.linalg.solve(body.inertia, group.ad(v).T @ body.momentum(v)),
+            ]
+        )
 
-    sol = solve_ivp(rhs, [0, 1], np.concatenate([np.eye(n).ravel(), v0]), rtol=1e-12, atol=1e-13, method="DOP853")
+    sol = solve_ivp(
+        rhs,
+        [0, 1],
+        np.concatenate([np.eye(n).ravel(), v0]),
+        rtol=1e-12,
+        atol=1e-13,
+        method="DOP853",
+    )
     np.testing.assert_allclose(res.q[-1], sol.y[: n * n, -1].reshape(n, n), atol=1e-8)
     np.testing.assert_allclose(res.v[-1], sol.y[n * n :, -1], atol=1e-8)
 

@@ -107,12 +107,22 @@ CASES = {
     # F6: η = (0.3, -0.4, 0.7), η̇ = (0.5, -0.2, 0.9), τ = (0.1, -0.3, 0.2)
     "SO3": (SO3, EulerZYX(SO3), [0.3, -0.4, 0.7], [0.5, -0.2, 0.9], [0.1, -0.3, 0.2]),
     # F6 (SE(3)), reordered angles first: x = (η; p)
-    "SE3": (SE3, EulerZYX(SE3), [0.3, -0.4, 0.7, 1.0, -2.0, 0.5], [0.5, -0.2, 0.9, 0.3, 0.1, -0.2],
-            [0.1, -0.3, 0.2, 1.0, 0.0, -1.0]),
+    "SE3": (
+        SE3,
+        EulerZYX(SE3),
+        [0.3, -0.4, 0.7, 1.0, -2.0, 0.5],
+        [0.5, -0.2, 0.9, 0.3, 0.1, -0.2],
+        [0.1, -0.3, 0.2, 1.0, 0.0, -1.0],
+    ),
     # F6 (SE(2)): x = (θ, x, y) = (0.9, 0.2, 0.1), ẋ = (0.8, 0.5, -0.3)
     "SE2": (SE2, PlanarChart(SE2), [0.9, 0.2, 0.1], [0.8, 0.5, -0.3], [-0.05, 0.1, 0.2]),
-    "X4": (Schoenflies, PlanarChart(Schoenflies), [0.9, 0.2, 0.1, -0.3], [0.8, 0.5, -0.3, 0.4],
-           [-0.05, 0.1, 0.2, 0.3]),
+    "X4": (
+        Schoenflies,
+        PlanarChart(Schoenflies),
+        [0.9, 0.2, 0.1, -0.3],
+        [0.8, 0.5, -0.3, 0.4],
+        [-0.05, 0.1, 0.2, 0.3],
+    ),
 }
 
 
@@ -122,11 +132,15 @@ def _gravity(kind):
 
 @pytest.mark.parametrize("kind", list(CASES))
 def test_T13_local_and_quasi_velocity_forms_match_sympy_lagrange(kind, lagrange):
-    group, chart, x, x_dot, tau = (np.asarray(a, dtype=float) if i > 1 else a for i, a in enumerate(CASES[kind]))
+    group, chart, x, x_dot, tau = (
+        np.asarray(a, dtype=float) if i > 1 else a for i, a in enumerate(CASES[kind])
+    )
     body = RigidBody.from_spatial_inertia(group, I_B, gravity=_gravity(kind))
     ref = lagrange[kind]
     S = ref["S"](x)
-    np.testing.assert_allclose(chart.velocity_map(x), S, atol=1e-14)  # the chart's S is the physical one
+    np.testing.assert_allclose(
+        chart.velocity_map(x), S, atol=1e-14
+    )  # the chart's S is the physical one
     Q = S.T @ tau  # B = Sᵀ (eq. 24)
     x_ddot = np.linalg.solve(ref["Mbar"](x), Q - ref["bias"](x, x_dot))
     # the local (coordinate) form
@@ -141,13 +155,19 @@ def test_T13_local_and_quasi_velocity_forms_match_sympy_lagrange(kind, lagrange)
 
 def test_T13_F6_paper_inertia_so3(lagrange):
     """F6 with the paper's M = diag(1, 2, 3) (principal axes, no gravity)."""
-    x, x_dot, tau = np.array([0.3, -0.4, 0.7]), np.array([0.5, -0.2, 0.9]), np.array([0.1, -0.3, 0.2])
+    x, x_dot, tau = (
+        np.array([0.3, -0.4, 0.7]),
+        np.array([0.5, -0.2, 0.9]),
+        np.array([0.1, -0.3, 0.2]),
+    )
     body = RigidBody(SO3, np.diag([1.0, 2.0, 3.0]))
     S = EulerZYX(SO3).velocity_map(x)
     # independent numerical Lagrange: M̄ = SᵀMS, Christoffels by central differences of M̄
     Mbar = lambda y: EulerZYX(SO3).velocity_map(y).T @ body.inertia @ EulerZYX(SO3).velocity_map(y)  # noqa: E731
     x_ddot = _numerical_lagrange(Mbar, x, x_dot, S.T @ tau)
-    v_dot_L = S @ x_ddot + np.einsum("ijm,m->ij", EulerZYX(SO3).velocity_map_derivative(x), x_dot) @ x_dot
+    v_dot_L = (
+        S @ x_ddot + np.einsum("ijm,m->ij", EulerZYX(SO3).velocity_map_derivative(x), x_dot) @ x_dot
+    )
     np.testing.assert_allclose(body.forward_dynamics(np.eye(3), S @ x_dot, tau), v_dot_L, atol=1e-8)
 
 
@@ -159,12 +179,16 @@ def _numerical_lagrange(Mbar, x, x_dot, Q, h=1e-6):
     return np.linalg.solve(Mbar(x), rhs)
 
 
-@pytest.mark.parametrize("group, x_paper", [
-    (SO3, [0.4, -1.1, 0.9]),
-    (SE3, [0.3, -0.2, 0.5, 0.4, -1.0, 0.8]),
-    (SE2, [0.3, -0.2, 0.5]),
-    (Schoenflies, [0.3, -0.2, 0.5, 0.7]),
-], ids=["SO3", "SE3", "SE2", "X4"])
+@pytest.mark.parametrize(
+    "group, x_paper",
+    [
+        (SO3, [0.4, -1.1, 0.9]),
+        (SE3, [0.3, -0.2, 0.5, 0.4, -1.0, 0.8]),
+        (SE2, [0.3, -0.2, 0.5]),
+        (Schoenflies, [0.3, -0.2, 0.5, 0.7]),
+    ],
+    ids=["SO3", "SE3", "SE2", "X4"],
+)
 def test_T13_exponential_coordinates_numerical_lagrange(group, x_paper, rng):
     """F6 with exponential coordinates away from 0 and a random full SPD M."""
     body = RigidBody(group, random_spd(rng, group.dim))
@@ -178,8 +202,12 @@ def test_T13_exponential_coordinates_numerical_lagrange(group, x_paper, rng):
     S_dot = np.einsum("ijm,m->ij", fd_partials(S_of, x, 1e-6), x_dot)
     v_dot_L = S @ x_ddot + S_dot @ x_dot
     chart = ExponentialChart(group)
-    np.testing.assert_allclose(body.forward_dynamics(chart.to_group(x), S @ x_dot, tau), v_dot_L, atol=1e-7)
-    np.testing.assert_allclose(local_forward_dynamics(body, chart, x, x_dot, S.T @ tau), x_ddot, atol=1e-7)
+    np.testing.assert_allclose(
+        body.forward_dynamics(chart.to_group(x), S @ x_dot, tau), v_dot_L, atol=1e-7
+    )
+    np.testing.assert_allclose(
+        local_forward_dynamics(body, chart, x, x_dot, S.T @ tau), x_ddot, atol=1e-7
+    )
 
 
 # ------------------------------------------------------------------------------------------

@@ -66,13 +66,17 @@ def test_se3_wrong_linear_equation():
     w, v = np.array([0.1, -0.2, 0.3]), np.array([1.0, 0.5, -0.2])
     a = duindam_stramigioli_forward_dynamics(body, np.eye(4), np.r_[w, v])
     np.testing.assert_allclose(m * a[3:], -np.cross(J @ w, v), atol=1e-14)
-    np.testing.assert_allclose(m * body.forward_dynamics(np.eye(4), np.r_[w, v])[3:], -m * np.cross(w, v), atol=1e-14)
+    np.testing.assert_allclose(
+        m * body.forward_dynamics(np.eye(4), np.r_[w, v])[3:], -m * np.cross(w, v), atol=1e-14
+    )
 
 
 def test_abelian_groups_cannot_tell(rng):
     body = RigidBody(Euclidean(3), random_spd(rng, 3))
     v = rng.standard_normal(3)
-    np.testing.assert_allclose(duindam_stramigioli_coriolis(body, v), body.coriolis_matrix(v), atol=0)
+    np.testing.assert_allclose(
+        duindam_stramigioli_coriolis(body, v), body.coriolis_matrix(v), atol=0
+    )
 
 
 def test_literature_validation():

@@ -30,7 +30,9 @@ def test_energy_is_the_literal_formula(group, rng):
     U = UniformGravity(group, MASS, COM, GAMMA)
     g = group.random(rng, size=3)
     T = embed_in_se3(group, g)
-    np.testing.assert_allclose(U.energy(g), -MASS * (T[..., :3, 3] + T[..., :3, :3] @ COM) @ GAMMA, atol=1e-12)
+    np.testing.assert_allclose(
+        U.energy(g), -MASS * (T[..., :3, 3] + T[..., :3, :3] @ COM) @ GAMMA, atol=1e-12
+    )
 
 
 @pytest.mark.parametrize("group", SUBGROUPS, ids=SUBGROUP_IDS)
@@ -54,7 +56,9 @@ def test_T14_energy_conserved_with_gravity(group, rng):
 def test_heavy_top_equilibria():
     top = RigidBody.from_spatial_inertia(SO3, spatial_inertia(1.0, [0.0, 0.0, 0.5], np.eye(3)))
     np.testing.assert_allclose(top.gravity_forces(np.eye(3)), 0.0, atol=1e-15)  # upright
-    np.testing.assert_allclose(top.gravity_forces(SO3.exp([np.pi, 0.0, 0.0])), 0.0, atol=1e-14)  # hanging
+    np.testing.assert_allclose(
+        top.gravity_forces(SO3.exp([np.pi, 0.0, 0.0])), 0.0, atol=1e-14
+    )  # hanging
     # small tilt about x: gravity tips it further, n_x = -m g0 l sin(α)
     n = top.gravity_forces(SO3.exp([0.1, 0.0, 0.0]))
     assert n[0] == pytest.approx(-9.81 * 0.5 * np.sin(0.1), rel=1e-12)
@@ -65,7 +69,12 @@ def test_from_spatial_inertia_reads_mass_and_com():
     assert body.potential.mass == pytest.approx(MASS)
     np.testing.assert_allclose(body.potential.com, COM, atol=1e-15)
     np.testing.assert_allclose(body.potential.gravity, [0.0, 0.0, -9.81], atol=0)
-    assert RigidBody.from_spatial_inertia(SE3, spatial_inertia(MASS, COM, I_COM), gravity=None).potential is None
+    assert (
+        RigidBody.from_spatial_inertia(
+            SE3, spatial_inertia(MASS, COM, I_COM), gravity=None
+        ).potential
+        is None
+    )
 
 
 def test_forward_dynamics_matches_pinocchio_aba(rng):
@@ -80,9 +89,13 @@ def test_forward_dynamics_matches_pinocchio_aba(rng):
         g, V, tau = SE3.random(rng), rng.standard_normal(6), rng.standard_normal(6)
         q = np.concatenate([g[:3, 3], matrix_to_quat(g[:3, :3])])
         a = pin.aba(model, data, q, np.r_[V[3:], V[:3]], np.r_[tau[3:], tau[:3]])  # linear first
-        np.testing.assert_allclose(body.forward_dynamics(g, V, tau), np.r_[a[3:], a[:3]], atol=1e-12)
+        np.testing.assert_allclose(
+            body.forward_dynamics(g, V, tau), np.r_[a[3:], a[:3]], atol=1e-12
+        )
         t = pin.rnea(model, data, q, np.r_[V[3:], V[:3]], np.zeros(6))
-        np.testing.assert_allclose(body.inverse_dynamics(g, V, np.zeros(6)), np.r_[t[3:], t[:3]], atol=1e-12)
+        np.testing.assert_allclose(
+            body.inverse_dynamics(g, V, np.zeros(6)), np.r_[t[3:], t[:3]], atol=1e-12
+        )
 
 
 def test_potential_validation():

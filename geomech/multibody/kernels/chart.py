@@ -36,8 +36,13 @@ from geomech.multibody.kernels.joints import (
     _so3_left_jacobian_apply,
 )
 
-__all__ = ["HANDLED", "right_jacobian_inverse_apply", "joint_chart_rate_batch", "chart_rate",
-           "chart_rate_batch"]
+__all__ = [
+    "HANDLED",
+    "right_jacobian_inverse_apply",
+    "joint_chart_rate_batch",
+    "chart_rate",
+    "chart_rate_batch",
+]
 
 #: joint type codes whose chart rate the kernel computes
 HANDLED = (FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
@@ -67,8 +72,11 @@ def _se3_coefficients(th):
             p *= -x2
         return c1, c2, c3
     s, c = math.sin(th), math.cos(th)
-    return ((th - s) / th**3, (th * th + 2.0 * c - 2.0) / (2.0 * th**4),
-            (2.0 * th - 3.0 * s + th * c) / (2.0 * th**5))
+    return (
+        (th - s) / th**3,
+        (th * th + 2.0 * c - 2.0) / (2.0 * th**4),
+        (2.0 * th - 3.0 * s + th * c) / (2.0 * th**5),
+    )
 
 
 @njit(**_JIT)
@@ -89,8 +97,12 @@ def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])  # W² P W u
     out = np.empty(3)
     for k in range(3):
-        out[k] = (0.5 * Pu[k] + c1 * (WPu[k] + PWu[k] + WPWu[k])
-                  + c2 * (WWPu[k] + PWWu[k] - 3.0 * WPWu[k]) + c3 * (WPWWu[k] + WWPWu[k]))
+        out[k] = (
+            0.5 * Pu[k]
+            + c1 * (WPu[k] + PWu[k] + WPWu[k])
+            + c2 * (WWPu[k] + PWWu[k] - 3.0 * WPWu[k])
+            + c3 * (WPWWu[k] + WWPWu[k])
+        )
     return out
 
 

@@ -56,13 +56,22 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 @njit(**_JIT)
 def christoffel_workspace(N, nv):
     """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
-    return (np.empty((N, 3, 3)), np.empty((N, 3)),  # E, r: ^iX_p(i)
-            np.empty((N, 3, 3)), np.empty((N, 3)),  # E0, r0: ^iX_0
-            np.empty((nv, 6)), np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
-            np.empty((N, 10)),  # I_C (ten parameters)
-            np.empty((6, 10)), np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
-            np.empty((36, 6)), np.empty((36, 6)), np.empty((36, 6)),  # F1, F2, F3
-            np.empty(6), np.empty(6))
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E, r: ^iX_p(i)
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E0, r0: ^iX_0
+        np.empty((nv, 6)),
+        np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
+        np.empty((N, 10)),  # I_C (ten parameters)
+        np.empty((6, 10)),
+        np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
+        np.empty((36, 6)),
+        np.empty((36, 6)),
+        np.empty((36, 6)),  # F1, F2, F3
+        np.empty(6),
+        np.empty(6),
+    )
 
 
 @njit(**_JIT)
@@ -147,15 +156,16 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
                     for c in range(dk):
                         for a in range(di):
                             for b in range(di):
-                                Gamma[ok + c, oi + a, oi + b] = (
-                                    dot6(h[c], D0[oi + a, b]) - dot6(Phi[oi + a], F2[b * dk + c]))
+                                Gamma[ok + c, oi + a, oi + b] = dot6(h[c], D0[oi + a, b]) - dot6(
+                                    Phi[oi + a], F2[b * dk + c]
+                                )
                 if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
                     for a in range(di):
                         for b in range(dk):
                             for c in range(dk):
-                                Gamma[oi + a, ok + b, ok + c] = (
-                                    dot6(Phi[oi + a], F1[b * dk + c])
-                                    + dot6(Phi[oi + a], F3[b * dk + c]))
+                                Gamma[oi + a, ok + b, ok + c] = dot6(
+                                    Phi[oi + a], F1[b * dk + c]
+                                ) + dot6(Phi[oi + a], F3[b * dk + c])
                 i = parent[i]  # l.26 (l.23, l.25: identities in ground coordinates)
             j = parent[j]  # l.29 (l.28: the identity in ground coordinates)
         p = parent[k]
@@ -171,8 +181,18 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
 def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
     """:func:`christoffel_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
-    return christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma,
-                            christoffel_workspace(N, topo[N, 3]))
+    return christoffel_work(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        D,
+        T_user,
+        q,
+        Gamma,
+        christoffel_workspace(N, topo[N, 3]),
+    )
 
 
 @njit(**_JIT)
@@ -182,8 +202,18 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
     work = christoffel_workspace(N, topo[N, 3])
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = christoffel_work(topo, placement, jparam, inertia, at(S, b), at(D, b),
-                                     at(T_user, b), at(Q, b), Gamma[b], work)
+        status[b] = christoffel_work(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(D, b),
+            at(T_user, b),
+            at(Q, b),
+            Gamma[b],
+            work,
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

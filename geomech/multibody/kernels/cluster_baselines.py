@@ -31,7 +31,13 @@ from geomech.multibody.kernels.dynamics import at, crba, rnea
 from geomech.multibody.kernels.kinematics import body_jacobians, tree_transforms
 from geomech.multibody.kernels.status import OK
 
-__all__ = ["explicit_constraint", "projected_rnea_batch", "projection_aba_batch", "lagrange_aba_batch", "projection_iosim_batch"]
+__all__ = [
+    "explicit_constraint",
+    "projected_rnea_batch",
+    "projection_aba_batch",
+    "lagrange_aba_batch",
+    "projection_iosim_batch",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -76,8 +82,9 @@ def explicit_constraint(G, g, independent):
 
 
 @njit(**_JIT)
-def projected_rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, A, A0,
-                         F_ext, TAU, status):
+def projected_rnea_batch(
+    topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, A, A0, F_ext, TAU, status
+):
     r"""Projected RNEA over a batch: :math:`\tau = G^\top\mathrm{RNEA}_s(q, Gv, G\dot v + g)`
     (seed 004 §2.4).
     """
@@ -92,8 +99,21 @@ def projected_rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G,
                 x += Gb[j, c] * vb[c]
                 y += Gb[j, c] * ab[c]
             qd[j], qdd[j] = x, y
-        status[b] = rnea(topo, placement, jparam, inertia, at(S, b), at(S_ring, b), at(T_user, b),
-                         at(Q, b), qd, qdd, at(A0, b), at(F_ext, b), tau_s)
+        status[b] = rnea(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            qd,
+            qdd,
+            at(A0, b),
+            at(F_ext, b),
+            tau_s,
+        )
         for c in range(m):  # τ = Gᵀ τ_s
             x = 0.0
             for j in range(n_s):
@@ -103,8 +123,9 @@ def projected_rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G,
 
 
 @njit(**_JIT)
-def _projection_aba(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, q, v, tau, a0,
-                    f_ext, H, qd, c, a):
+def _projection_aba(
+    topo, placement, jparam, inertia, S, S_ring, T_user, G, g, q, v, tau, a0, f_ext, H, qd, c, a
+):
     n_s, m = G.shape
     st = crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H)
     if st != OK:
@@ -127,21 +148,57 @@ def _projection_aba(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, q
 
 
 @njit(**_JIT)
-def projection_aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, TAU,
-                         A0, F_ext, A, status):
+def projection_aba_batch(
+    topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, TAU, A0, F_ext, A, status
+):
     """Projection-method forward dynamics over a batch (seed 004 §2.4)."""
     n_s = S.shape[1]
     H, qd, c = np.empty((n_s, n_s)), np.empty(n_s), np.empty(n_s)
     for b in range(status.shape[0]):
-        status[b] = _projection_aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                                    at(T_user, b), at(G, b), at(g, b), at(Q, b), at(V, b),
-                                    at(TAU, b), at(A0, b), at(F_ext, b), H, qd, c, A[b])
+        status[b] = _projection_aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(G, b),
+            at(g, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
+            H,
+            qd,
+            c,
+            A[b],
+        )
     return 0
 
 
 @njit(**_JIT)
-def lagrange_aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, K, k, ind, Q, V,
-                       TAU, A0, F_ext, A, status):
+def lagrange_aba_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    G,
+    K,
+    k,
+    ind,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    A,
+    status,
+):
     """Lagrange-multiplier forward dynamics over a batch (the KKT system, seed 004 §2.4).
 
     ``ind`` holds the spanning speeds of the independent joints (``tau`` acts there).
@@ -174,8 +231,9 @@ def lagrange_aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, K
 
 
 @njit(**_JIT)
-def projection_iosim_batch(topo, placement, jparam, inertia, S, S_ring, T_user, G, Q, ee, OMEGA,
-                           status):
+def projection_iosim_batch(
+    topo, placement, jparam, inertia, S, S_ring, T_user, G, Q, ee, OMEGA, status
+):
     r"""Projected inverse OSIM :math:`JG(G^\top HG)^{-1}G^\top J^\top` over a batch."""
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N, n_s = parent.shape[0], S.shape[1]

@@ -113,7 +113,7 @@ class ClusterLayout:
         cols = np.zeros((n_s, self.mmax), dtype=np.int64)
         mask = np.zeros((n_s, self.mmax))
         for k, (bodies, *_rest) in enumerate(groups):
-            y = self.yidx[cclus[k, 2]:cclus[k + 1, 2]]
+            y = self.yidx[cclus[k, 2] : cclus[k + 1, 2]]
             for b in bodies:
                 for j in range(st.v_slices[b].start, st.v_slices[b].stop):
                     rows[j, : y.size], cols[j, : y.size], mask[j, : y.size] = j, y, 1.0
@@ -137,8 +137,7 @@ class ClusterLayout:
             self._build_kernel_tables(model, G0[0])
 
     # ---- constraint tables of the kernel clusters ----------------------------------------
-    _RESIDUAL_CODES = (codes.FIXED, codes.REVOLUTE, codes.PRISMATIC, codes.HELICAL,
-                       codes.SPHERICAL)
+    _RESIDUAL_CODES = (codes.FIXED, codes.REVOLUTE, codes.PRISMATIC, codes.HELICAL, codes.SPHERICAL)
 
     def _kernel_mode(self, model, c) -> bool:
         """Whether cluster ``c``'s G, g and Ġ can be computed by the kernel."""
@@ -219,11 +218,18 @@ class ClusterLayout:
         self._python_clusters = bool(python_rows)
         i64 = np.int64
         self._tables = (
-            kc, np.asarray(kcol, dtype=i64), np.asarray(span, dtype=i64), loc,
+            kc,
+            np.asarray(kcol, dtype=i64),
+            np.asarray(span, dtype=i64),
+            loc,
             np.asarray(lpi, dtype=i64).reshape(-1, CC.LOOP_INT),
             np.asarray(lpf, dtype=float).reshape(-1, CC.LOOP_FLOAT),
-            np.asarray(cpi, dtype=i64).reshape(-1, 4), np.asarray(cpe, dtype=i64).reshape(-1, 2),
-            np.asarray(cpc, dtype=float), np.ascontiguousarray(G0), sizes)
+            np.asarray(cpi, dtype=i64).reshape(-1, 4),
+            np.asarray(cpe, dtype=i64).reshape(-1, 2),
+            np.asarray(cpc, dtype=float),
+            np.ascontiguousarray(G0),
+            sizes,
+        )
 
     @staticmethod
     def _is_independent(model, j: int) -> bool:
@@ -276,10 +282,34 @@ class ClusterLayout:
         gs, Gdc = np.empty((B, self.n_s)), np.empty((B, self.n_s, self.mmax))
         res, status = np.empty(B), np.empty(B, dtype=np.int64)
         kc, kcol, span, loc, lpi, lpf, cpi, cpe, cpc, G0, sizes = self._tables
-        CC.cluster_constraints_batch(cm.topo, cm.placement, cm.jparam, T_user, S, self.cbody,
-                                     self.cclus, self.yidx, kc, kcol, span, loc, lpi, lpf, cpi,
-                                     cpe, cpc, G0, sizes, np.ascontiguousarray(Q),
-                                     np.ascontiguousarray(V), Gc, gs, Gdc, res, status)
+        CC.cluster_constraints_batch(
+            cm.topo,
+            cm.placement,
+            cm.jparam,
+            T_user,
+            S,
+            self.cbody,
+            self.cclus,
+            self.yidx,
+            kc,
+            kcol,
+            span,
+            loc,
+            lpi,
+            lpf,
+            cpi,
+            cpe,
+            cpc,
+            G0,
+            sizes,
+            np.ascontiguousarray(Q),
+            np.ascontiguousarray(V),
+            Gc,
+            gs,
+            Gdc,
+            res,
+            status,
+        )
         return Gc, gs, Gdc, res, status
 
     def closed_states(self, Q):

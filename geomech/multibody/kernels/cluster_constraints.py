@@ -72,8 +72,16 @@ from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
 from geomech.multibody.kernels.spatial import cross_motion, transform_motion
 from geomech.multibody.kernels.status import OK, SINGULAR, pack
 
-__all__ = ["KERNEL", "LOOP_INT", "LOOP_FLOAT", "householder_qr", "qr_solve", "make_work",
-           "cluster_constraints", "cluster_constraints_batch"]
+__all__ = [
+    "KERNEL",
+    "LOOP_INT",
+    "LOOP_FLOAT",
+    "householder_qr",
+    "qr_solve",
+    "make_work",
+    "cluster_constraints",
+    "cluster_constraints_batch",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -188,8 +196,9 @@ def _axis_angle(R, ax):
     :math:`\sin\theta = \mathbf a\cdot\mathrm{vee}(\tfrac12(R - R^\top))`,
     :math:`\cos\theta = \tfrac12(\mathrm{tr}R - \mathbf a^\top R\mathbf a)`.
     """
-    s = 0.5 * (ax[0] * (R[2, 1] - R[1, 2]) + ax[1] * (R[0, 2] - R[2, 0])
-               + ax[2] * (R[1, 0] - R[0, 1]))
+    s = 0.5 * (
+        ax[0] * (R[2, 1] - R[1, 2]) + ax[1] * (R[0, 2] - R[2, 0]) + ax[2] * (R[1, 0] - R[0, 1])
+    )
     aRa = 0.0
     for a in range(3):
         for b in range(3):
@@ -245,10 +254,10 @@ def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
     r""":math:`{}^{F_S}\mathbf X_{F_P} = (E_X, r_X)` of a loop: :math:`E_X = R_M^\top`,
     :math:`r_X = p_M` with :math:`M = T_{F_P}^{-1}T_{F_S}` (poses in the output body's frame).
     """
-    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], f[0:9].reshape((3, 3)), f[9:12],
-                Rp, pp)
-    _frame_pose(sin_, Eo[max(succ, 0)], ro[max(succ, 0)], f[12:21].reshape((3, 3)),
-                f[21:24], Rs, ps)
+    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], f[0:9].reshape((3, 3)), f[9:12], Rp, pp)
+    _frame_pose(
+        sin_, Eo[max(succ, 0)], ro[max(succ, 0)], f[12:21].reshape((3, 3)), f[21:24], Rs, ps
+    )
     for a in range(3):
         x = 0.0
         for b in range(3):
@@ -266,21 +275,67 @@ def make_work(N, nc, na, nr, nD, m):
     auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
     """
     nc, na, nr, nD, m = max(nc, 1), max(na, 1), max(nr, 1), max(nD, 1), max(m, 1)
-    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
-            np.zeros((N, nc, 6)), np.zeros((N, nc, 6)), np.empty((nr, nc + na)),
-            np.empty((nr, nD)), np.empty(nD), np.empty((nr, m)), np.empty((nD, m)),
-            np.empty((nc + na, m)), np.empty(nc), np.empty((3, 3)), np.empty((3, 3)),
-            np.empty((3, 3)), np.empty(3), np.empty((3, 3)), np.empty(3), np.empty((3, 3)),
-            np.empty(3), np.empty(6), np.empty(6), np.empty(6), np.empty(6), np.empty(6),
-            np.empty(6))
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.zeros((N, nc, 6)),
+        np.zeros((N, nc, 6)),
+        np.empty((nr, nc + na)),
+        np.empty((nr, nD)),
+        np.empty(nD),
+        np.empty((nr, m)),
+        np.empty((nD, m)),
+        np.empty((nc + na, m)),
+        np.empty(nc),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+    )
 
 
 # ----------------------------------------------------------------------------------------
 # one state
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, kc, kcol,
-                        span, loc, lpi, lpf, cpi, cpe, cpc, G0, q, v, Gc, gs, Gdc, work):
+def cluster_constraints(
+    topo,
+    placement,
+    jparam,
+    T_user,
+    S,
+    cbody,
+    cclus,
+    yidx,
+    kc,
+    kcol,
+    span,
+    loc,
+    lpi,
+    lpf,
+    cpi,
+    cpe,
+    cpc,
+    G0,
+    q,
+    v,
+    Gc,
+    gs,
+    Gdc,
+    work,
+):
     r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
     returns ``(status, residual)``.
 
@@ -295,8 +350,35 @@ def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, 
     cluster) when some :math:`K_D` is rank deficient; a non-finite ``q`` or ``v`` returns
     ``G0`` and residual 0 (the caller's kernel reports it).
     """
-    (E, r, Eo, ro, Jc, Jd, K, AD, tau, B, X, Gk, w, W, W2, Rp, pp, Rs, ps, Xm, rX, m6, n6,
-     vFP, vFS, Kd, Xv) = work
+    (
+        E,
+        r,
+        Eo,
+        ro,
+        Jc,
+        Jd,
+        K,
+        AD,
+        tau,
+        B,
+        X,
+        Gk,
+        w,
+        W,
+        W2,
+        Rp,
+        pp,
+        Rs,
+        ps,
+        Xm,
+        rX,
+        m6,
+        n6,
+        vFP,
+        vFS,
+        Kd,
+        Xv,
+    ) = work
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     Gc[:, :] = G0
     gs[:] = 0.0
@@ -322,8 +404,16 @@ def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, 
     for k in range(NC):
         if kc[k, 0] != KERNEL:
             continue
-        nc, na, nr, nD, ko, l0, l1, so = (kc[k, 1], kc[k, 2], kc[k, 3], kc[k, 4], kc[k, 5],
-                                          kc[k, 6], kc[k, 7], kc[k, 8])
+        nc, na, nr, nD, ko, l0, l1, so = (
+            kc[k, 1],
+            kc[k, 2],
+            kc[k, 3],
+            kc[k, 4],
+            kc[k, 5],
+            kc[k, 6],
+            kc[k, 7],
+            kc[k, 8],
+        )
         y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
         # ---- 1. in-cluster poses ^iX_Λ(i) (Alg. 1 l.9–10) and Jacobians over the cluster's
         #         speeds, J_i = ^iX_λ(i) J_λ(i) + S̄_i (eq. 32, the output bodies held fixed)
@@ -342,10 +432,16 @@ def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, 
                 for e in range(6):
                     Jc[i, loc[j], e] += S[j, e]
         # ---- 2. K = [^{FS}X_S J_S − ^{FS}X_{FP} ^{FP}X_P J_P, −Φ_L] (eq. 2), residuals ----
-        K[:nr, :nc + na] = 0.0
+        K[:nr, : nc + na] = 0.0
         for lp in range(l0, l1):
-            pred, succ, row0, a0, nva, code = (lpi[lp, 1], lpi[lp, 2], lpi[lp, 3], lpi[lp, 4],
-                                               lpi[lp, 5], lpi[lp, 6])
+            pred, succ, row0, a0, nva, code = (
+                lpi[lp, 1],
+                lpi[lp, 2],
+                lpi[lp, 3],
+                lpi[lp, 4],
+                lpi[lp, 5],
+                lpi[lp, 6],
+            )
             f = lpf[lp]
             Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
             Es, rs = f[12:21].reshape((3, 3)), f[21:24]
@@ -383,7 +479,7 @@ def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, 
         if not householder_qr(AD, nr, nD, tau):
             return pack(SINGULAR, cbody[cclus[k, 1], 3]), res
         qr_solve(AD, nr, nD, tau, B, m, X)
-        Gk[:nc + na, :m] = 0.0
+        Gk[: nc + na, :m] = 0.0
         for c in range(m):
             Gk[kcol[ko + c], c] = 1.0
         for t in range(nD):
@@ -471,17 +567,65 @@ def cluster_constraints(topo, placement, jparam, T_user, S, cbody, cclus, yidx, 
 
 
 @njit(**_JIT)
-def cluster_constraints_batch(topo, placement, jparam, T_user, S, cbody, cclus, yidx, kc, kcol,
-                              span, loc, lpi, lpf, cpi, cpe, cpc, G0, sizes, Q, V, Gc, gs, Gdc,
-                              res, status):
+def cluster_constraints_batch(
+    topo,
+    placement,
+    jparam,
+    T_user,
+    S,
+    cbody,
+    cclus,
+    yidx,
+    kc,
+    kcol,
+    span,
+    loc,
+    lpi,
+    lpf,
+    cpi,
+    cpe,
+    cpc,
+    G0,
+    sizes,
+    Q,
+    V,
+    Gc,
+    gs,
+    Gdc,
+    res,
+    status,
+):
     """:func:`cluster_constraints` over a batch (work arrays allocated once); ``sizes`` holds
     the work sizes ``(nc, na, nr, nD, m)``.
     """
     work = make_work(cbody.shape[0], sizes[0], sizes[1], sizes[2], sizes[3], sizes[4])
     for b in range(status.shape[0]):
-        st, rr = cluster_constraints(topo, placement, jparam, at(T_user, b), at(S, b), cbody,
-                                     cclus, yidx, kc, kcol, span, loc, lpi, lpf, cpi, cpe, cpc,
-                                     G0, at(Q, b), at(V, b), Gc[b], gs[b], Gdc[b], work)
+        st, rr = cluster_constraints(
+            topo,
+            placement,
+            jparam,
+            at(T_user, b),
+            at(S, b),
+            cbody,
+            cclus,
+            yidx,
+            kc,
+            kcol,
+            span,
+            loc,
+            lpi,
+            lpf,
+            cpi,
+            cpe,
+            cpc,
+            G0,
+            at(Q, b),
+            at(V, b),
+            Gc[b],
+            gs[b],
+            Gdc[b],
+            work,
+        )
         status[b] = st
         res[b] = rr
     return 0

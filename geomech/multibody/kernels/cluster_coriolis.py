@@ -131,20 +131,53 @@ def _move_up(cbody, cclus, k, F, nrow):
 @njit(**_JIT)
 def cluster_coriolis_workspace(N, n_s, mmax):
     """The work arrays of :func:`cluster_coriolis_work`."""
-    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
-            np.empty(n_s), np.empty((N, 6)),  # qd = G v, twists (ground coordinates)
-            np.empty((n_s, 6)), np.empty((n_s, 6)),  # Phi, Phi_dot of the spanning joints
-            np.empty((N, mmax, 6)), np.empty((N, mmax, 6)),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
-            np.empty((N, 10)), np.empty((N, 10)), np.empty((N, 6)),  # I_C, P_C, h_C
-            np.empty((N, 6, 6)),  # B_C (any connection)
-            np.empty((N, mmax, 6)), np.empty((N, mmax, 6)), np.empty((N, mmax, 6)),  # f1 f2 f3
-            np.empty((6, 6)), np.empty((6, 6)), np.empty(6), np.empty(6),
-            np.empty(1, dtype=np.int64))
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty(n_s),
+        np.empty((N, 6)),  # qd = G v, twists (ground coordinates)
+        np.empty((n_s, 6)),
+        np.empty((n_s, 6)),  # Phi, Phi_dot of the spanning joints
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
+        np.empty((N, 10)),
+        np.empty((N, 10)),
+        np.empty((N, 6)),  # I_C, P_C, h_C
+        np.empty((N, 6, 6)),  # B_C (any connection)
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),  # f1 f2 f3
+        np.empty((6, 6)),
+        np.empty((6, 6)),
+        np.empty(6),
+        np.empty(6),
+        np.empty(1, dtype=np.int64),
+    )
 
 
 @njit(**_JIT)
-def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx,
-                          S, S_ring, T_user, Gc, Gdc, q, v, C, work):
+def cluster_coriolis_work(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    Bt,
+    levi_civita,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    Gdc,
+    q,
+    v,
+    C,
+    work,
+):
     r"""Seed 000 Alg. 1 on the cluster tree for one state: ``C`` (nv, nv) :math:`= \bar C`.
 
     :math:`\bar C_{ij} = \mathsf\Phi_i^\top{}^{k}\mathsf X_i^\top(\mathsf I^C_k\,{}^k\mathsf
@@ -157,8 +190,30 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
     :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]`, or eq. 21 in closed form with
     ``levi_civita`` (``P_C``, ``h_C``) as the tree kernel does.
     """
-    (E, r, E0, r0, qd, vel, Phi, Phi_dot, Psi, Psi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
-     x, y, st) = work
+    (
+        E,
+        r,
+        E0,
+        r0,
+        qd,
+        vel,
+        Phi,
+        Phi_dot,
+        Psi,
+        Psi_dot,
+        I_C,
+        P_C,
+        h_C,
+        B_C,
+        F1,
+        F2,
+        F3,
+        W,
+        B_i,
+        x,
+        y,
+        st,
+    ) = work
     parent, iv = topo[:-1, 0], topo[:, 3]
     NC = cclus.shape[0] - 1
     if not (all_finite(q) and all_finite(v) and all_finite(Gc) and all_finite(Gdc)):
@@ -274,17 +329,70 @@ def cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbo
 
 
 @njit(**_JIT)
-def cluster_coriolis(topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx, S,
-                     S_ring, T_user, Gc, Gdc, q, v, C):
+def cluster_coriolis(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    Bt,
+    levi_civita,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    Gdc,
+    q,
+    v,
+    C,
+):
     """:func:`cluster_coriolis_work` with its own work arrays (one state)."""
     work = cluster_coriolis_workspace(topo.shape[0] - 1, S.shape[0], Gc.shape[1])
-    return cluster_coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus,
-                                 yidx, S, S_ring, T_user, Gc, Gdc, q, v, C, work)
+    return cluster_coriolis_work(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        Bt,
+        levi_civita,
+        cbody,
+        cclus,
+        yidx,
+        S,
+        S_ring,
+        T_user,
+        Gc,
+        Gdc,
+        q,
+        v,
+        C,
+        work,
+    )
 
 
 @njit(**_JIT)
-def cluster_coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx,
-                           S, S_ring, T_user, Gc, Gdc, Q, V, C, status):
+def cluster_coriolis_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    Bt,
+    levi_civita,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    Gdc,
+    Q,
+    V,
+    C,
+    status,
+):
     """:func:`cluster_coriolis_work` over a batch (per-state arrays with one row are shared);
     first failure + 1.
     """
@@ -292,9 +400,25 @@ def cluster_coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, cb
     failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_coriolis_work(
-            topo, placement, jparam, inertia, Bt, levi_civita, cbody, cclus, yidx, at(S, b),
-            at(S_ring, b), at(T_user, b), at(Gc, b), at(Gdc, b), at(Q, b), at(V, b), C[b],
-            work)
+            topo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(Gdc, b),
+            at(Q, b),
+            at(V, b),
+            C[b],
+            work,
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
@@ -382,8 +506,9 @@ def _move_up_params(cbody, cclus, k, P, h, n):
 
 
 @njit(**_JIT)
-def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc,
-                        GDc, q, Gamma):
+def cluster_christoffel(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, q, Gamma
+):
     r"""Seed 000 Alg. 2 on the cluster tree for one state: ``Gamma`` (nv, nv, nv).
 
     ``Gamma[i, j, k]`` :math:`= \bar\Gamma^\star_{ijk}` of the closed model (Levi-Civita;
@@ -471,8 +596,9 @@ def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S,
                                 s = 0.0
                                 for t in range(b0, b1):
                                     bi = cbody[t, 3]
-                                    s += (dot6(h[bi, c], Dk[bi, a * di + b])
-                                          - dot6(Psi[bi, a], F2[bi, b * dk + c]))
+                                    s += dot6(h[bi, c], Dk[bi, a * di + b]) - dot6(
+                                        Psi[bi, a], F2[bi, b * dk + c]
+                                    )
                                 Gamma[yidx[ok + c], yidx[oi + a], yidx[oi + b]] = s
                 if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
                     for a in range(di):
@@ -507,16 +633,30 @@ def cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx, S,
 
 
 @njit(**_JIT)
-def cluster_christoffel_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user,
-                              Gc, GDc, Q, Gamma, status):
+def cluster_christoffel_batch(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, Q, Gamma, status
+):
     """:func:`cluster_christoffel` over a batch (per-state arrays with one row are shared);
     first failure + 1.
     """
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = cluster_christoffel(topo, placement, jparam, inertia, cbody, cclus, yidx,
-                                        at(S, b), at(D, b), at(T_user, b), at(Gc, b),
-                                        at(GDc, b), at(Q, b), Gamma[b])
+        status[b] = cluster_christoffel(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(D, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(GDc, b),
+            at(Q, b),
+            Gamma[b],
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

@@ -77,8 +77,15 @@ from geomech.multibody.kernels.status import (
     pack,
 )
 
-__all__ = ["cluster_kinematics", "c_rnea", "c_rnea_batch", "c_aba", "c_aba_batch",
-           "c_efpa", "c_efpa_batch"]
+__all__ = [
+    "cluster_kinematics",
+    "c_rnea",
+    "c_rnea_batch",
+    "c_aba",
+    "c_aba_batch",
+    "c_efpa",
+    "c_efpa_batch",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _SINGULAR_RTOL = 1e-12
@@ -107,8 +114,9 @@ def _first_failure(status):
 # shared kinematics pass (Alg. 1 lines 1–19)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel,
-                       Sk, ck):
+def cluster_kinematics(
+    topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+):
     r"""Forward pass over the clusters: ``Eo, ro`` (:math:`{}^i\mathbf X_{\Lambda(i)}`), the
     spanning speeds ``qd`` :math:`= G v`, body twists ``vel``, ``Sk`` and ``ck``.
 
@@ -170,8 +178,26 @@ def cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo,
 # C-RNEA (Sec. VI)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def c_rnea(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs,
-           q, v, a, a0, f_ext, tau):
+def c_rnea(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    a,
+    a0,
+    f_ext,
+    tau,
+):
     r"""Cluster-based RNEA for one state: the independent forces ``tau`` (nv,).
 
     ``v``, ``a`` are the independent speeds :math:`\dot y` and accelerations :math:`\ddot y`;
@@ -181,8 +207,15 @@ def c_rnea(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
-    if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
-            and all_finite(f_ext) and all_finite(Gc) and all_finite(gs)):
+    if not (
+        all_finite(q)
+        and all_finite(v)
+        and all_finite(a)
+        and all_finite(a0)
+        and all_finite(f_ext)
+        and all_finite(Gc)
+        and all_finite(gs)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
@@ -196,8 +229,9 @@ def c_rnea(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     h = np.empty(6)
 
     # ---- forward pass: kinematics (§2.0), accelerations and net forces -----------------
-    cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel,
-                       Sk, ck)
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+    )
     for k in range(NC):
         y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
         for t in range(cclus[k, 1], cclus[k + 1, 1]):
@@ -239,13 +273,49 @@ def c_rnea(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
 
 
 @njit(**_JIT)
-def c_rnea_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
-                 gs, Q, V, A, A0, F_ext, TAU, status):
+def c_rnea_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    Q,
+    V,
+    A,
+    A0,
+    F_ext,
+    TAU,
+    status,
+):
     """:func:`c_rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = c_rnea(topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b),
-                           at(S_ring, b), at(T_user, b), at(Gc, b), at(gs, b), at(Q, b),
-                           at(V, b), at(A, b), at(A0, b), at(F_ext, b), TAU[b])
+        status[b] = c_rnea(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(gs, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
+            TAU[b],
+        )
     return _first_failure(status)
 
 
@@ -315,8 +385,9 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
 
 
 @njit(**_JIT)
-def _to_parent_inertia(IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col,
-                       W3, P, XU, XUD, slots):
+def _to_parent_inertia(
+    IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col, W3, P, XU, XUD, slots
+):
     r"""l.30 and l.32 without forming :math:`\mathsf I^a`: :math:`\mathsf I^A_{\lambda(k)}
     \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\mathsf I^A_k{}^k\mathsf X_{\lambda(k)} -
     \bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top`, :math:`\bar{\mathsf U} =
@@ -333,21 +404,27 @@ def _to_parent_inertia(IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nz
     o0 = cbody[cbody[b0, 3], 2]
     kp = cbody[o0, 0]
     npar = cclus[kp + 1, 1] - cclus[kp, 1]
-    IAp = IA[cclus[kp, 3]:cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
-    nzp = nzb[cclus[kp, 3] // 36:cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
+    IAp = IA[cclus[kp, 3] : cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
+    nzp = nzb[cclus[kp, 3] // 36 : cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
     for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
         i = cbody[b0 + s, 3]
         si = cbody[cbody[i, 2], 1]
-        congruence_sym(Eo[i], ro[i], IAk[6 * s:6 * s + 6, 6 * s:6 * s + 6], W3,
-                       IAp[6 * si:6 * si + 6, 6 * si:6 * si + 6])
+        congruence_sym(
+            Eo[i],
+            ro[i],
+            IAk[6 * s : 6 * s + 6, 6 * s : 6 * s + 6],
+            W3,
+            IAp[6 * si : 6 * si + 6, 6 * si : 6 * si + 6],
+        )
         for s2 in range(s + 1, n):
             if not nzk[s, s2]:
                 continue
             j = cbody[b0 + s2, 3]
             sj = cbody[cbody[j, 2], 1]
             P[:, :] = 0.0
-            _congruence_pair(Eo[i], ro[i], IAk[6 * s:6 * s + 6, 6 * s2:6 * s2 + 6], Eo[j],
-                             ro[j], W, col, P)
+            _congruence_pair(
+                Eo[i], ro[i], IAk[6 * s : 6 * s + 6, 6 * s2 : 6 * s2 + 6], Eo[j], ro[j], W, col, P
+            )
             for a in range(6):
                 for b in range(6):
                     IAp[6 * si + a, 6 * sj + b] += P[a, b]
@@ -395,8 +472,8 @@ def _init_inertia(inertia, cbody, cclus, IA, nzb):
     nzb[:] = False
     for k in range(cclus.shape[0] - 1):
         n = cclus[k + 1, 1] - cclus[k, 1]
-        IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
         for s in range(n):
             nzk[s, s] = True
             i = cbody[cclus[k, 1] + s, 3]
@@ -409,8 +486,26 @@ def _init_inertia(inertia, cbody, cclus, IA, nzb):
 # C-ABA (Algorithm 1)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs,
-          q, v, tau, a0, f_ext, a):
+def c_aba(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    a,
+):
     r"""Cluster-based articulated-body algorithm for one state (seed 004 Alg. 1): ``a`` (nv,).
 
     ``tau`` is the independent generalized force :math:`\tau = G^\top\tau_s`; ``a`` receives
@@ -418,8 +513,27 @@ def c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_use
     whose :math:`\mathsf D_k` is singular).
     """
     w = _aba_work(topo, cclus, Gc.shape[1], S.shape[0])
-    return _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
-                  gs, q, v, tau, a0, f_ext, a, *w)
+    return _c_aba(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        cbody,
+        cclus,
+        yidx,
+        S,
+        S_ring,
+        T_user,
+        Gc,
+        gs,
+        q,
+        v,
+        tau,
+        a0,
+        f_ext,
+        a,
+        *w,
+    )
 
 
 @njit(**_JIT)
@@ -430,14 +544,35 @@ def _aba_work(topo, cclus, mmax, n_s):
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
-    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
-            np.empty(n_s), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)),
-            np.empty((N, 6)), np.empty((N, mmax, 6)), np.empty((N, mmax, 6)),
-            np.empty(cclus[NC, 3]), np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
-            np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax)),
-            np.empty((NC, mmax)), np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6)),
-            np.empty(lmax, dtype=np.int64), np.empty((lmax, 6)), np.empty((2, mmax)), np.empty(6),
-            np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6)))
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty(n_s),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty(cclus[NC, 3]),
+        np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
+        np.empty((NC, mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((NC, mmax)),
+        np.empty((lmax, mmax, 6)),
+        np.empty((lmax, mmax, 6)),
+        np.empty(lmax, dtype=np.int64),
+        np.empty((lmax, 6)),
+        np.empty((2, mmax)),
+        np.empty(6),
+        np.empty((6, 6)),
+        np.empty((2, 6)),
+        np.empty((4, 3, 3)),
+        np.empty((6, 6)),
+    )
 
 
 @njit(inline="always", **_JIT)
@@ -458,22 +593,74 @@ def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
 
 
 @njit(**_JIT)
-def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q,
-           v, tau, a0, f_ext, a, E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, nzb, Dinv, Dk,
-           L, u, XU, XUD, slots, p_a, w6, h, W, col, W3, P):
+def _c_aba(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    a,
+    E,
+    r,
+    Eo,
+    ro,
+    qd,
+    vel,
+    ck,
+    p_A,
+    acc,
+    Sk,
+    U,
+    IA,
+    nzb,
+    Dinv,
+    Dk,
+    L,
+    u,
+    XU,
+    XUD,
+    slots,
+    p_a,
+    w6,
+    h,
+    W,
+    col,
+    W3,
+    P,
+):
     """:func:`c_aba` with its work arrays."""
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
-    if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
-            and all_finite(f_ext) and all_finite(Gc) and all_finite(gs)):
+    if not (
+        all_finite(q)
+        and all_finite(v)
+        and all_finite(tau)
+        and all_finite(a0)
+        and all_finite(f_ext)
+        and all_finite(Gc)
+        and all_finite(gs)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
     # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k, p^A_k = v_k ×* I_k v_k --------
-    cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel,
-                       Sk, ck)
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+    )
     _init_inertia(inertia, cbody, cclus, IA, nzb)  # l.20
     for i in range(N):  # l.21 (minus the external forces)
         inertia_times(inertia[i], vel[i], h)
@@ -487,8 +674,8 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
         y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
         if m > 0:
             if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
                 return pack(SINGULAR, cbody[b0, 3])
@@ -521,8 +708,28 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
                         x += IAk[6 * s + e, 6 * s2 + e2] * ck[j, e2]
                     p_a[s, e] += x
         # l.30 + l.32: I^A_λ(k) += ^λX*_k (I^A_k − U D⁻¹ Uᵀ) ^kX_λ, I^a never formed
-        _to_parent_inertia(IAk, nzk, U, Dinv[k], m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W,
-                           col, W3, P, XU, XUD, slots)
+        _to_parent_inertia(
+            IAk,
+            nzk,
+            U,
+            Dinv[k],
+            m,
+            Eo,
+            ro,
+            cbody,
+            cclus,
+            b0,
+            n,
+            IA,
+            nzb,
+            W,
+            col,
+            W3,
+            P,
+            XU,
+            XUD,
+            slots,
+        )
         for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
             i = cbody[b0 + s, 3]
             force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
@@ -552,14 +759,51 @@ def _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
 
 
 @njit(**_JIT)
-def c_aba_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
-                gs, Q, V, TAU, A0, F_ext, A, status):
+def c_aba_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    A,
+    status,
+):
     """:func:`c_aba` over a batch (work arrays allocated once); first failure + 1."""
     w = _aba_work(topo, cclus, Gc.shape[2], S.shape[1])
     for b in range(status.shape[0]):
-        status[b] = _c_aba(topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b),
-                           at(S_ring, b), at(T_user, b), at(Gc, b), at(gs, b), at(Q, b),
-                           at(V, b), at(TAU, b), at(A0, b), at(F_ext, b), A[b], *w)
+        status[b] = _c_aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(gs, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
+            A[b],
+            *w,
+        )
     return _first_failure(status)
 
 
@@ -567,8 +811,9 @@ def c_aba_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring,
 # C-EFPA (Sec. VIII)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q,
-           ee, omega):
+def c_efpa(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee, omega
+):
     r"""Cluster-based extended-force-propagator algorithm for one state: the inverse
     operational-space inertia ``omega`` (6 n_ee, 6 n_ee) of the body frames ``ee``.
 
@@ -615,23 +860,44 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
     zero_v, zero_g = np.zeros(yidx.shape[0]), np.zeros(S.shape[0])
 
     # ---- kinematics (§2.0: only the transforms and S_k are used), I^A_k = I_k ------------
-    cluster_kinematics(topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v, Eo, ro,
-                       qd, vel, Sk, ck)
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v, Eo, ro, qd, vel, Sk, ck
+    )
     _init_inertia(inertia, cbody, cclus, IA, nzb)
 
     # ---- backward pass: articulated inertias and force propagators -----------------------
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
         m = cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3]:cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36:cclus[k, 3] // 36 + n * n].reshape((n, n))
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
         if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
             return pack(SINGULAR, cbody[b0, 3])
         if cclus[k, 0] < 0:
             continue
         # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
-        _to_parent_inertia(IAk, nzk, U, Dinv[k], m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W,
-                           col, W3, P, XU, XUD, slots)
+        _to_parent_inertia(
+            IAk,
+            nzk,
+            U,
+            Dinv[k],
+            m,
+            Eo,
+            ro,
+            cbody,
+            cclus,
+            b0,
+            n,
+            IA,
+            nzb,
+            W,
+            col,
+            W3,
+            P,
+            XU,
+            XUD,
+            slots,
+        )
         for e in range(ne):  # eq. 62: ^eχ_λ(k) = ^eχ_k L_k ^kX_λ(k), L_k = 1 − S D⁻¹ Uᵀ
             if not sup[e, k]:
                 continue
@@ -726,10 +992,39 @@ def c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_us
 
 
 @njit(**_JIT)
-def c_efpa_batch(topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc,
-                 Q, ee, OMEGA, status):
+def c_efpa_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    Q,
+    ee,
+    OMEGA,
+    status,
+):
     """:func:`c_efpa` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = c_efpa(topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b),
-                           at(S_ring, b), at(T_user, b), at(Gc, b), at(Q, b), ee, OMEGA[b])
+        status[b] = c_efpa(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(Q, b),
+            ee,
+            OMEGA[b],
+        )
     return _first_failure(status)

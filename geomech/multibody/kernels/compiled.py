@@ -128,9 +128,24 @@ class CompiledModel:
         #: ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``) in one flat array
         #: (see :func:`unpack`), else ``None``: the single-state entry points take the model
         #: as two arguments instead of eight (each array argument costs ~50 ns from Python)
-        self.packed = None if self.user else np.concatenate(
-            [x.ravel() for x in (self.placement, self.jparam, self.inertia, self.S,
-                                 self.S_ring, self.T_user, self.a0)])
+        self.packed = (
+            None
+            if self.user
+            else np.concatenate(
+                [
+                    x.ravel()
+                    for x in (
+                        self.placement,
+                        self.jparam,
+                        self.inertia,
+                        self.S,
+                        self.S_ring,
+                        self.T_user,
+                        self.a0,
+                    )
+                ]
+            )
+        )
         #: ``(topo, packed, nq, nv)``, what a single-state entry point needs, or ``None`` (user
         #: joints); the model keeps it as ``model._single`` for its public functions' fast path
         self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
@@ -160,12 +175,16 @@ class CompiledModel:
             q_i = np.broadcast_to(Q[:, qs], (B, joint.nq))
             T_user[:, i] = joint._pose(q_i)[..., :3, :]
             if joint.nv:
-                S[:, vs] = np.swapaxes(np.broadcast_to(
-                    joint._motion_subspace(q_i), (B, 6, joint.nv)), -1, -2)
+                S[:, vs] = np.swapaxes(
+                    np.broadcast_to(joint._motion_subspace(q_i), (B, 6, joint.nv)), -1, -2
+                )
                 if V is not None:
                     v_i = np.broadcast_to(V[:, vs], (B, joint.nv))
-                    S_ring[:, vs] = np.swapaxes(np.broadcast_to(
-                        joint._motion_subspace_rate(q_i, v_i), (B, 6, joint.nv)), -1, -2)
+                    S_ring[:, vs] = np.swapaxes(
+                        np.broadcast_to(joint._motion_subspace_rate(q_i, v_i), (B, 6, joint.nv)),
+                        -1,
+                        -2,
+                    )
         return S, S_ring, T_user
 
     def rate_derivatives(self, Q):
@@ -219,4 +238,4 @@ def unpack(topo, packed):
     S, o = view(packed, o, (nv, 6)), o + 6 * nv
     S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
     T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
-    return placement, jparam, inertia, S, S_ring, T_user, packed[o: o + 6]
+    return placement, jparam, inertia, S, S_ring, T_user, packed[o : o + 6]

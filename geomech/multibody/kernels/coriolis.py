@@ -196,13 +196,32 @@ def coriolis_workspace(N, nv):
     F3 = view(buf, o + 24 * nv, (6, nv))  # every joint, as columns
     o += 30 * nv
     W, B_i = view(buf, o, (6, 6)), view(buf, o + 36, (6, 6))
-    return (E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
-            buf[o + 72: o + 78], buf[o + 78: o + 84])
+    return (
+        E,
+        r,
+        E0,
+        r0,
+        vel,
+        Phi,
+        Phi_dot,
+        I_C,
+        P_C,
+        h_C,
+        B_C,
+        F1,
+        F2,
+        F3,
+        W,
+        B_i,
+        buf[o + 72 : o + 78],
+        buf[o + 78 : o + 84],
+    )
 
 
 @njit(**_FMA)
-def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C,
-                  work):
+def coriolis_work(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
+):
     r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
 
     :math:`\bar C_{ij} = \boldsymbol\Phi_i^\top{}^k\mathbf X_i^\top(\mathbf I^C_k\,{}^k
@@ -288,14 +307,31 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
             b0, b1, b2, b3, b4, b5 = Phi_dot[m]
             # (unsigned indices: no negative-index wraparound, so that the loops vectorise)
             for k in range(uint64(iv[i]), uint64(iv_end[i])):  # l.12, l.17: C_ij = Φ_iᵀ f1_j
-                C_ij = (a0 * F1[0, k] + a1 * F1[1, k] + a2 * F1[2, k] + a3 * F1[3, k]
-                        + a4 * F1[4, k] + a5 * F1[5, k])
+                C_ij = (
+                    a0 * F1[0, k]
+                    + a1 * F1[1, k]
+                    + a2 * F1[2, k]
+                    + a3 * F1[3, k]
+                    + a4 * F1[4, k]
+                    + a5 * F1[5, k]
+                )
                 bad |= C_ij - C_ij != 0.0  # NaN or inf
                 C[m, k] = C_ij
             for k in range(uint64(iv[i + 1]), uint64(iv_end[i])):  # l.18, j below i:
-                C_ji = (b0 * F2[0, k] + b1 * F2[1, k] + b2 * F2[2, k] + b3 * F2[3, k]
-                        + b4 * F2[4, k] + b5 * F2[5, k] + a0 * F3[0, k] + a1 * F3[1, k]
-                        + a2 * F3[2, k] + a3 * F3[3, k] + a4 * F3[4, k] + a5 * F3[5, k])
+                C_ji = (
+                    b0 * F2[0, k]
+                    + b1 * F2[1, k]
+                    + b2 * F2[2, k]
+                    + b3 * F2[3, k]
+                    + b4 * F2[4, k]
+                    + b5 * F2[5, k]
+                    + a0 * F3[0, k]
+                    + a1 * F3[1, k]
+                    + a2 * F3[2, k]
+                    + a3 * F3[3, k]
+                    + a4 * F3[4, k]
+                    + a5 * F3[5, k]
+                )
                 bad |= C_ji - C_ji != 0.0  # C_ji = (Φ̇_iᵀ f2_j + Φ_iᵀ f3_j)ᵀ
                 C[k, m] = C_ji
         p = parent[i]
@@ -310,20 +346,47 @@ def coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, 
 def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C):
     """:func:`coriolis_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
-    return coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q,
-                         v, C, coriolis_workspace(N, topo[N, 3]))
+    return coriolis_work(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        Bt,
+        levi_civita,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        C,
+        coriolis_workspace(N, topo[N, 3]),
+    )
 
 
 @njit(**_JIT)
-def coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C,
-                   status):
+def coriolis_batch(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
+):
     """:func:`coriolis_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, 3])
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, at(S, b),
-                                  at(S_ring, b), at(T_user, b), at(Q, b), at(V, b), C[b], work)
+        status[b] = coriolis_work(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            C[b],
+            work,
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
@@ -333,21 +396,34 @@ def coriolis_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
-                    C)
+    return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C)
 
 
 @njit(**_JIT)
-def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
-                                 T_user, Q, V, H_dot, status):
+def mass_matrix_derivative_batch(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, H_dot, status
+):
     r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, 3])
     failed = 0
     n = H_dot.shape[1]
     for b in range(status.shape[0]):
-        status[b] = coriolis_work(topo, placement, jparam, inertia, Bt, levi_civita, at(S, b),
-                                  at(S_ring, b), at(T_user, b), at(Q, b), at(V, b), H_dot[b], work)
+        status[b] = coriolis_work(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            H_dot[b],
+            work,
+        )
         if status[b] != OK:
             if failed == 0:
                 failed = b + 1
@@ -365,8 +441,9 @@ def mass_matrix_derivative_batch(topo, placement, jparam, inertia, Bt, levi_civi
 # C̄ᵀ w
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user,
-                               q, v, w, tau):
+def coriolis_transpose_product(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, w, tau
+):
     r""":math:`\bar C(q, \nu)^\top w` in :math:`O(N)` for one state: ``tau`` (nv,).
 
     With :math:`\mathbf u_i` the body twists of ``w``: :math:`\boldsymbol\tau_i =
@@ -409,14 +486,27 @@ def coriolis_transpose_product(topo, placement, jparam, inertia, Bt, levi_civita
 
 
 @njit(**_JIT)
-def coriolis_transpose_product_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring,
-                                     T_user, Q, V, W, TAU, status):
+def coriolis_transpose_product_batch(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, W, TAU, status
+):
     """:func:`coriolis_transpose_product` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
         status[b] = coriolis_transpose_product(
-            topo, placement, jparam, inertia, Bt, levi_civita, at(S, b), at(S_ring, b),
-            at(T_user, b), at(Q, b), at(V, b), at(W, b), TAU[b])
+            topo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            at(W, b),
+            TAU[b],
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
@@ -437,7 +527,9 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
     """
     a0 = np.zeros(6)
     for k in range(3):
-        a0[3 + k] = -gravity[k]  # the world accelerates upwards: gravity as a fictitious acceleration
+        a0[3 + k] = -gravity[
+            k
+        ]  # the world accelerates upwards: gravity as a fictitious acceleration
     vJ, wJ = np.empty(6), np.empty(6)
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
@@ -461,16 +553,22 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
 
 
 @njit(**_JIT)
-def reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r,
-                    vel, w, alpha):
+def reference_state(
+    topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r, vel, w, alpha
+):
     """The joint transforms ``E``, ``r`` and :func:`reference_motion` for one state; a status.
 
     The common start of the Slotine–Li torques and regressor: checks that the state is finite,
     places the bodies (``tree_transforms``) and runs the forward pass of the modified RNEA.
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
-    if not (all_finite(q) and all_finite(v) and all_finite(v_ref) and all_finite(a_ref)
-            and all_finite(gravity)):
+    if not (
+        all_finite(q)
+        and all_finite(v)
+        and all_finite(v_ref)
+        and all_finite(a_ref)
+        and all_finite(gravity)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
@@ -480,8 +578,23 @@ def reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_r
 
 
 @njit(**_JIT)
-def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v,
-                       v_ref, a_ref, gravity, tau):
+def slotine_li_torques(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    Bt,
+    levi_civita,
+    S,
+    S_ring,
+    T_user,
+    q,
+    v,
+    v_ref,
+    a_ref,
+    gravity,
+    tau,
+):
     r""":math:`H a_r + \bar C(q, \nu)\nu_r + g` in :math:`O(N)` for one state: ``tau`` (nv,).
 
     Forward pass :func:`reference_motion`, body forces :math:`\mathbf f_i = \mathbf I_i
@@ -496,8 +609,9 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_r
     h, t, z = np.empty(6), np.empty(6), np.empty(6)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
-    status = reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref,
-                             gravity, E, r, vel, w, alpha)
+    status = reference_state(
+        topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r, vel, w, alpha
+    )
     if status != OK:
         return status
     for i in range(N):
@@ -518,14 +632,44 @@ def slotine_li_torques(topo, placement, jparam, inertia, Bt, levi_civita, S, S_r
 
 
 @njit(**_JIT)
-def slotine_li_torques_batch(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user,
-                             Q, V, V_ref, A_ref, G, TAU, status):
+def slotine_li_torques_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    Bt,
+    levi_civita,
+    S,
+    S_ring,
+    T_user,
+    Q,
+    V,
+    V_ref,
+    A_ref,
+    G,
+    TAU,
+    status,
+):
     """:func:`slotine_li_torques` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_torques(
-            topo, placement, jparam, inertia, Bt, levi_civita, at(S, b), at(S_ring, b),
-            at(T_user, b), at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), TAU[b])
+            topo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            at(V_ref, b),
+            at(A_ref, b),
+            at(G, b),
+            TAU[b],
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

@@ -98,8 +98,13 @@ def dense_layout(parent, iv):
     (8, 5)
     """
     N, nv = len(parent), int(iv[-1])
-    return (np.arange(nv, dtype=np.int64), np.zeros(N, np.int64), np.full(N, nv, np.int64),
-            np.zeros(N, np.int64), nv ** 3)
+    return (
+        np.arange(nv, dtype=np.int64),
+        np.zeros(N, np.int64),
+        np.full(N, nv, np.int64),
+        np.zeros(N, np.int64),
+        nv**3,
+    )
 
 
 def sparse_layout(parent, iv):
@@ -130,7 +135,7 @@ def sparse_layout(parent, iv):
         if parent[i] >= 0:
             pre[i] = pre[parent[i]] + nvs[parent[i]]
     m = pre + nvs
-    sizes = m ** 3 - pre ** 3
+    sizes = m**3 - pre**3
     base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
     loc = np.concatenate([pre[i] + np.arange(nvs[i]) for i in range(N)] + [np.zeros(0)])
     return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
@@ -158,11 +163,24 @@ def workspace(N, nv):
     (16, 6, 6) and ``V6`` (18, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
     ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
     """
-    return (np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3)),
-            np.empty((N, 6)), np.empty((N, 6)),
-            np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)), np.empty((nv, 6)),
-            np.empty((N, 6, 6)), np.empty((N, 6, 6)), np.empty((N, 6)),
-            np.empty((16, 6, 6)), np.empty((18, 6)), np.empty((nv, 6)))
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6)),
+        np.empty((16, 6, 6)),
+        np.empty((18, 6)),
+        np.empty((nv, 6)),
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -181,8 +199,9 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
-            and all_finite(f_ext)):
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
@@ -196,11 +215,15 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
             r0[i, :] = r[i]
         else:
             for x in range(3):
-                r0[i, x] = r0[p, x] + (E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1]
-                                       + E0[p, 2, x] * r[i, 2])
+                r0[i, x] = r0[p, x] + (
+                    E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
+                )
                 for y in range(3):
-                    E0[i, x, y] = (E[i, x, 0] * E0[p, 0, y] + E[i, x, 1] * E0[p, 1, y]
-                                   + E[i, x, 2] * E0[p, 2, y])
+                    E0[i, x, y] = (
+                        E[i, x, 0] * E0[p, 0, y]
+                        + E[i, x, 1] * E0[p, 1, y]
+                        + E[i, x, 2] * E0[p, 2, y]
+                    )
         # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
         for k in range(iv[i], iv[i + 1]):
             transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
@@ -310,14 +333,14 @@ def first_order(topo, ws, dq, dv, M):
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
     for i in range(N - 1, -1, -1):
         for p in range(iv[i], iv[i + 1]):
-            _first_order_vectors(IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p],
-                                 u_a, u_b, w1, w2, tmp)
+            _first_order_vectors(
+                IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p], u_a, u_b, w1, w2, tmp
+            )
             j = i
             while j >= 0:
                 for t in range(iv[j], iv[j + 1]):
                     dq[p, t] = dot6(u_a, Psid[t]) + dot6(u_b, Psidd[t])  # 7a
-                    dv[p, t] = (dot6(u_a, Sg[t]) + dot6(u_b, Psid[t])
-                                + dot6(u_b, Sd[t]))  # 8a
+                    dv[p, t] = dot6(u_a, Sg[t]) + dot6(u_b, Psid[t]) + dot6(u_b, Sd[t])  # 8a
                     if with_M:
                         m = dot6(Sg[t], u_b)
                         M[t, p] = m
@@ -348,8 +371,18 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, iv = topo[:-1, 0], topo[:, 3]
     N = parent.shape[0]
-    BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (W6[0], W6[1], W6[2], W6[3], W6[4], W6[5],
-                                                   W6[6], W6[7], W6[8], W6[9])
+    BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (
+        W6[0],
+        W6[1],
+        W6[2],
+        W6[3],
+        W6[4],
+        W6[5],
+        W6[6],
+        W6[7],
+        W6[8],
+        W6[9],
+    )
     h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
     u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
     u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[16], V6[17]
@@ -363,8 +396,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
             s_p, psid_p = Sg[ip], Psid[ip]
             li = loc[ip]
             # ---- the first-order vectors (seed 002 eqs. 7-8) -----------------------------
-            _first_order_vectors(IC[i], BC[i], fC[i], s_p, psid_p, Psidd[ip], Sd[ip],
-                                 u_a, u_b, w1, w2, tmp)
+            _first_order_vectors(
+                IC[i], BC[i], fC[i], s_p, psid_p, Psidd[ip], Sd[ip], u_a, u_b, w1, w2, tmp
+            )
             # ---- l.15-24: the p-dependent 6x6 matrices -----------------------------------
             coriolis_factor(IC[i], s_p, h, BCsp)  # l.15: B^C_i(s_p)
             coriolis_factor(IC[i], psid_p, h, BCpsp)  # l.16: B^C_i(ψd_p)
@@ -448,8 +482,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                                 val = dot6(u1, psid_r) + dot6(u2, psidd_r)
                                 d2q[slot(bi, mi, ai, lj, lk, li)] = val
                                 d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                                d2qv[slot(bi, mi, ai, lj, li, lk)] = (dot6(u1, s_r)
-                                                                      + dot6(u2, sdpsid_r))
+                                d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(
+                                    u2, sdpsid_r
+                                )
                                 d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
                                 val = dot6(u11, s_r)
                                 d2v[slot(bi, mi, ai, lj, lk, li)] = val
@@ -464,8 +499,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                                 m11 = -dot6(u11, s_r)
                                 d2v[slot(bi, mi, ai, li, lj, lk)] = m11
                                 d2v[slot(bi, mi, ai, li, lk, lj)] = m11
-                                d2qv[slot(bi, mi, ai, li, lj, lk)] = (dot6(s_r, u5)
-                                                                      + dot6(u9, sdpsid_r))
+                                d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, u5) + dot6(
+                                    u9, sdpsid_r
+                                )
                                 d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
                                 m9 = dot6(s_r, u9)
                                 dM[slot(bi, mi, ai, lk, li, lj)] = m9
@@ -508,8 +544,9 @@ def _zero(x):
 
 
 @njit(**_JIT)
-def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext,
-                           DQ, DV, status):
+def rnea_derivatives_batch(
+    topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
+):
     """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv).
 
     ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
@@ -519,8 +556,20 @@ def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A,
     ws = workspace(N, nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
-        st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
-                          _at(A, b), _at(A0, b), _at(F_ext, b), ws)
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(A, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+        )
         if st == OK:
             first_order(topo, ws, DQ[b], DV[b], M)
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
@@ -530,8 +579,25 @@ def rnea_derivatives_batch(topo, placement, jparam, inertia, S, T_user, Q, V, A,
 
 
 @njit(**_JIT)
-def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, loc, base,
-                                  mcube, acube, Q, V, A, A0, F_ext, T, status):
+def rnea_second_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    T_user,
+    loc,
+    base,
+    mcube,
+    acube,
+    Q,
+    V,
+    A,
+    A0,
+    F_ext,
+    T,
+    status,
+):
     """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``.
 
     ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
@@ -540,8 +606,20 @@ def rnea_second_derivatives_batch(topo, placement, jparam, inertia, S, T_user, l
     ws = workspace(N, nv)
     dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
-        st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b), _at(V, b),
-                          _at(A, b), _at(A0, b), _at(F_ext, b), ws)
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(A, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+        )
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M)
             if not all_finite(T[b]):
@@ -659,8 +737,31 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
 
 
 @njit(**_JIT)
-def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, ws,
-               lam, qdd, dq, dv, M, L, X, Minv, dqdd_dq, dqdd_dv):
+def _aba_first(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    ws,
+    lam,
+    qdd,
+    dq,
+    dv,
+    M,
+    L,
+    X,
+    Minv,
+    dqdd_dq,
+    dqdd_dv,
+):
     """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
     st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
     if st != OK:
@@ -682,8 +783,25 @@ def _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a
 
 
 @njit(**_JIT)
-def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0,
-                          F_ext, QDD, DQ, DV, MINV, status):
+def aba_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    QDD,
+    DQ,
+    DV,
+    MINV,
+    status,
+):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
     N, nv = topo.shape[0] - 1, topo[-1, 3]
     ws = workspace(N, nv)
@@ -691,16 +809,59 @@ def aba_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q
     X = np.empty((nv, 3 * nv))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
-        status[b] = _aba_first(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b),
-                               _at(V, b), _at(TAU, b), _at(A0, b), _at(F_ext, b), ws, lam,
-                               QDD[b], dq, dv, M, L, X, MINV[b], DQ[b], DV[b])
+        status[b] = _aba_first(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            S_ring,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(TAU, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+            lam,
+            QDD[b],
+            dq,
+            dv,
+            M,
+            L,
+            X,
+            MINV[b],
+            DQ[b],
+            DV[b],
+        )
     return _first_failure(status)
 
 
 @njit(**_JIT)
-def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_user, loc,
-                                 base, mcube, acube, Q, V, TAU, A0, F_ext, QDD, DQ, DV, MINV,
-                                 T, status):
+def aba_second_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    loc,
+    base,
+    mcube,
+    acube,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    QDD,
+    DQ,
+    DV,
+    MINV,
+    T,
+    status,
+):
     """Inverse-dynamics partials at q̈ = ABA for the chain rule, over a batch.
 
     Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L);
@@ -711,12 +872,37 @@ def aba_second_derivatives_batch(topo, placement, jparam, inertia, S, S_ring, T_
     M, L = np.empty((nv, nv)), np.empty((nv, nv))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
-        st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, _at(Q, b), _at(V, b),
-                 _at(TAU, b), _at(A0, b), _at(F_ext, b), QDD[b])
+        st = aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            S_ring,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(TAU, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            QDD[b],
+        )
         if st == OK:
             _zero(M)
-            st = forward_pass(topo, placement, jparam, inertia, S, T_user, _at(Q, b),
-                              _at(V, b), QDD[b], _at(A0, b), _at(F_ext, b), ws)
+            st = forward_pass(
+                topo,
+                placement,
+                jparam,
+                inertia,
+                S,
+                T_user,
+                _at(Q, b),
+                _at(V, b),
+                QDD[b],
+                _at(A0, b),
+                _at(F_ext, b),
+                ws,
+            )
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
             st = _ltl(M, L, lam, topo[:, 3])

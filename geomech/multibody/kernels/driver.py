@@ -36,8 +36,18 @@ from geomech.multibody.kernels.status import (
     unpack,
 )
 
-__all__ = ["compiled", "single_state", "is_state", "entry", "failure", "states", "call",
-           "set_num_threads", "get_num_threads", "PARALLEL_THRESHOLD"]
+__all__ = [
+    "compiled",
+    "single_state",
+    "is_state",
+    "entry",
+    "failure",
+    "states",
+    "call",
+    "set_num_threads",
+    "get_num_threads",
+    "PARALLEL_THRESHOLD",
+]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
@@ -102,7 +112,8 @@ def compiled(model):
         return model.compiled
     except AttributeError:
         raise ModelError(
-            f"Expected `model` to be a MultibodyModel, got {type(model).__name__}.") from None
+            f"Expected `model` to be a MultibodyModel, got {type(model).__name__}."
+        ) from None
 
 
 def single_state(model):
@@ -130,7 +141,7 @@ def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
     """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
     if isinstance(x, np.ndarray) and x.dtype == np.float64:
         k = len(trailing)
-        if x.ndim >= k and x.shape[x.ndim - k:] == trailing:
+        if x.ndim >= k and x.shape[x.ndim - k :] == trailing:
             return x
     return as_array(x, name, trailing, finite=False)
 
@@ -200,8 +211,7 @@ def is_state(x, n: int) -> bool:
     (True, False, False)
     """
     # strides (8,): one contiguous axis (so len() is safe); the cheapest checks first
-    return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and \
-        len(x) == n
+    return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and len(x) == n
 
 
 def entry(kernel):
@@ -312,8 +322,11 @@ def _call_threaded(kernel, model_args, batch_args, B, status):
         args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
         return _entry(kernel)(*model_args, *args, status[lo:hi])
 
-    futures = [_pool.submit(chunk, lo, hi) for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-               if hi > lo]
+    futures = [
+        _pool.submit(chunk, lo, hi)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        if hi > lo
+    ]
     for lo, fut in zip(bounds, futures, strict=False):
         failed = fut.result()
         if failed:
@@ -333,18 +346,22 @@ def _error(status, b, batch, model, names, batch_args, what):
     if code == NOT_ON_MANIFOLD:
         return NotOnManifoldError(
             f"Expected the quaternion of joint {model.joint_names[i]!r} in `q` to be a unit "
-            f"quaternion (|q| = 1 to 1e-06){where}.")
+            f"quaternion (|q| = 1 to 1e-06){where}."
+        )
     if code == SINGULAR:
         return SingularityError(
             f"Articulated inertia Phiᵀ I^A Phi of body {body!r} (index {i}) is singular"
             f"{where}: expected its smallest pivot > 1e-12 x |I^A|. The subtree of this body "
-            "has no inertia along its joint's motion subspace (zero-mass links?).")
+            "has no inertia along its joint's motion subspace (zero-mass links?)."
+        )
     if code == SINGULAR_DIFFERENCE:
         return SingularityError(
             f"Expected the angle difference of the planar/Schoenflies joint "
-            f"{model.joint_names[i]!r} to avoid nonzero multiples of 2π{where}.")
+            f"{model.joint_names[i]!r} to avoid nonzero multiples of 2π{where}."
+        )
     if code == NON_FINITE_RESULT:
         return NonFiniteError(
             f"Expected {what} to be finite, got an overflow to inf or NaN{where}: the inputs "
-            "are finite but too large for double precision.")
+            "are finite but too large for double precision."
+        )
     return NonFiniteError(f"Kernel failure (status {status}){where}.")  # pragma: no cover

@@ -55,14 +55,27 @@ from geomech.multibody.kernels.status import (
 )
 from geomech.multibody.kernels.views import view
 
-__all__ = ["rnea", "rnea_batch", "rnea_one", "crba", "crba_batch", "crba_one", "crba_work",
-           "crba_workspace", "aba", "aba_batch", "aba_one", "aba_workspace",
-           "kinetic_energy", "kinetic_energy_batch", "at"]
+__all__ = [
+    "rnea",
+    "rnea_batch",
+    "rnea_one",
+    "crba",
+    "crba_batch",
+    "crba_one",
+    "crba_work",
+    "crba_workspace",
+    "aba",
+    "aba_batch",
+    "aba_one",
+    "aba_workspace",
+    "kinetic_energy",
+    "kinetic_energy_batch",
+    "at",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 #: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
 _FMA = dict(_JIT, fastmath={"contract"})
-
 
 
 @njit(**_JIT)
@@ -83,13 +96,14 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0)
-            and all_finite(f_ext)):
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     buf = np.empty(30 * N + 6)  # one allocation for the work arrays
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
-    vJ = buf[30 * N: 30 * N + 6]
+    vJ = buf[30 * N : 30 * N + 6]
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -114,7 +128,9 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             for k in range(iv[i], iv[i + 1]):
                 for c in range(6):
                     acc[i, c] += S_ring[k, c] * v[k]
-        body_force(inertia[i], vel[i], acc[i], f[i])  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
+        body_force(
+            inertia[i], vel[i], acc[i], f[i]
+        )  # seed 001 eq. 12: f_i = I_i a_i + v_i ×* I_i v_i
         if f_ext.shape[0] > 0:
             for c in range(6):
                 f[i, c] -= f_ext[i, c]
@@ -134,13 +150,26 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
 
 
 @njit(**_JIT)
-def rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU,
-               status):
+def rnea_batch(
+    topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
+):
     """:func:`rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = rnea(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                         at(T_user, b), at(Q, b), at(V, b), at(A, b), at(A0, b),
-                         at(F_ext, b), TAU[b])
+        status[b] = rnea(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
+            TAU[b],
+        )
     return _first_failure(status)
 
 
@@ -148,8 +177,21 @@ def rnea_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0,
 def rnea_one(topo, packed, q, v, a, tau):
     """:func:`rnea` for one state without external forces, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0,
-                packed[:0].reshape((0, 6)), tau)
+    return rnea(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        a,
+        a0,
+        packed[:0].reshape((0, 6)),
+        tau,
+    )
 
 
 @njit(**_JIT)
@@ -223,8 +265,14 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
             a0, a1, a2, a3, a4, a5 = Phi[m]
             # (unsigned indices: no negative-index wraparound, so that the loop vectorises)
             for k in range(uint64(m), uint64(iv_end[i])):
-                M_ij = (a0 * F[0, k] + a1 * F[1, k] + a2 * F[2, k] + a3 * F[3, k]
-                        + a4 * F[4, k] + a5 * F[5, k])
+                M_ij = (
+                    a0 * F[0, k]
+                    + a1 * F[1, k]
+                    + a2 * F[2, k]
+                    + a3 * F[3, k]
+                    + a4 * F[4, k]
+                    + a5 * F[5, k]
+                )
                 bad |= M_ij - M_ij != 0.0  # NaN or inf
                 H[m, k] = M_ij
             for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
@@ -242,8 +290,9 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     """:func:`crba_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
-    return crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H,
-                     crba_workspace(N, topo[N, 3]))
+    return crba_work(
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, 3])
+    )
 
 
 @njit(**_JIT)
@@ -252,8 +301,18 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
     N = topo.shape[0] - 1
     work = crba_workspace(N, topo[N, 3])
     for b in range(status.shape[0]):
-        status[b] = crba_work(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                              at(T_user, b), at(Q, b), H[b], work)
+        status[b] = crba_work(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            H[b],
+            work,
+        )
     return _first_failure(status)
 
 
@@ -295,8 +354,22 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     (\mathbf Z_i\mathbf c_i)`. Returns a packed status (``SINGULAR`` naming the body).
     """
     N = topo.shape[0] - 1
-    return _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a,
-                aba_workspace(N, topo[N, 3]))
+    return _aba(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        tau,
+        a0,
+        f_ext,
+        a,
+        aba_workspace(N, topo[N, 3]),
+    )
 
 
 @njit(**_JIT)
@@ -312,7 +385,7 @@ def aba_workspace(N, nv):
     Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
     L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
     o += 19 * nv
-    vJ, h, x, I10 = buf[o: o + 6], buf[o + 6: o + 12], buf[o + 12: o + 18], buf[o + 18:]
+    vJ, h, x, I10 = buf[o : o + 6], buf[o + 6 : o + 12], buf[o + 12 : o + 18], buf[o + 18 :]
     return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
 
 
@@ -322,8 +395,9 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0)
-            and all_finite(f_ext)):
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
+    ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
@@ -440,14 +514,26 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
 
 
 @njit(**_JIT)
-def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A,
-              status):
+def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
     ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
     for b in range(status.shape[0]):
-        status[b] = _aba(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                         at(T_user, b), at(Q, b), at(V, b), at(TAU, b), at(A0, b),
-                         at(F_ext, b), A[b], ws)
+        status[b] = _aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
+            A[b],
+            ws,
+        )
     return _first_failure(status)
 
 
@@ -455,8 +541,21 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0,
-               packed[:0].reshape((0, 6)), a)
+    return aba(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        tau,
+        a0,
+        packed[:0].reshape((0, 6)),
+        a,
+    )
 
 
 # ----------------------------------------------------------------------------------------
@@ -493,10 +592,19 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
 
 
 @njit(**_JIT)
-def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, OUT,
-                         status):
+def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, OUT, status):
     """:func:`kinetic_energy` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = kinetic_energy(topo, placement, jparam, inertia, at(S, b), at(S_ring, b),
-                                   at(T_user, b), at(Q, b), at(V, b), OUT[b])
+        status[b] = kinetic_energy(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            OUT[b],
+        )
     return _first_failure(status)

@@ -80,9 +80,11 @@ def _axis_rotation(a, theta):
     """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â."""
     s, c = math.sin(theta), 1.0 - math.cos(theta)
     x, y, z = a[0], a[1], a[2]
-    return ((1.0 - c * (y * y + z * z), -s * z + c * x * y, s * y + c * x * z),
-            (s * z + c * x * y, 1.0 - c * (x * x + z * z), -s * x + c * y * z),
-            (-s * y + c * x * z, s * x + c * y * z, 1.0 - c * (x * x + y * y)))
+    return (
+        (1.0 - c * (y * y + z * z), -s * z + c * x * y, s * y + c * x * z),
+        (s * z + c * x * y, 1.0 - c * (x * x + z * z), -s * x + c * y * z),
+        (-s * y + c * x * z, s * x + c * y * z, 1.0 - c * (x * x + y * y)),
+    )
 
 
 @njit(**_INLINE)
@@ -103,7 +105,8 @@ def _quat_rotation(qx, qy, qz, qw):
     return abs(n - 1.0) <= UNIT_TOL, (
         (1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y - w * z), 2.0 * (x * z + w * y)),
         (2.0 * (x * y + w * z), 1.0 - 2.0 * (x * x + z * z), 2.0 * (y * z - w * x)),
-        (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)))
+        (2.0 * (x * z - w * y), 2.0 * (y * z + w * x), 1.0 - 2.0 * (x * x + y * y)),
+    )
 
 
 @njit(**_INLINE)
@@ -203,13 +206,21 @@ def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
             a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
         else:
             a, b = (1.0 - math.cos(th)) / th2, (th - math.sin(th)) / (th2 * th)
-        out[0], out[1], out[2] = x[0] + a * c0 + b * d0, x[1] + a * c1 + b * d1, x[2] + a * c2 + b * d2
+        out[0], out[1], out[2] = (
+            x[0] + a * c0 + b * d0,
+            x[1] + a * c1 + b * d1,
+            x[2] + a * c2 + b * d2,
+        )
     else:
         if th < 1e-4:
             b = 1.0 / 12.0 + th2 / 720.0
         else:
             b = (1.0 - 0.5 * th * math.sin(th) / (1.0 - math.cos(th))) / th2
-        out[0], out[1], out[2] = x[0] - 0.5 * c0 + b * d0, x[1] - 0.5 * c1 + b * d1, x[2] - 0.5 * c2 + b * d2
+        out[0], out[1], out[2] = (
+            x[0] - 0.5 * c0 + b * d0,
+            x[1] - 0.5 * c1 + b * d1,
+            x[2] - 0.5 * c2 + b * d2,
+        )
 
 
 @njit(**_JIT)
@@ -272,8 +283,11 @@ def joint_difference(code, q0, q1, out):
         tx = 2.0 * (y * d2 - z * d1)
         ty = 2.0 * (z * d0 - x * d2)
         tz = 2.0 * (x * d1 - y * d0)
-        body = (d0 + w * tx + (y * tz - z * ty), d1 + w * ty + (z * tx - x * tz),
-                d2 + w * tz + (x * ty - y * tx))
+        body = (
+            d0 + w * tx + (y * tz - z * ty),
+            d1 + w * ty + (z * tx - x * tz),
+            d2 + w * tz + (x * ty - y * tx),
+        )
         _so3_left_jacobian_apply(out[0], out[1], out[2], body, out[3:6], True)
     return True
 
@@ -306,8 +320,13 @@ def integrate(topo, q, v, dt, out):
 def integrate_batch(topo, Q, V, DT, OUT, status):
     """:func:`integrate` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = integrate(topo, Q[b if Q.shape[0] > 1 else 0], V[b if V.shape[0] > 1 else 0],
-                              DT[b if DT.shape[0] > 1 else 0], OUT[b])
+        status[b] = integrate(
+            topo,
+            Q[b if Q.shape[0] > 1 else 0],
+            V[b if V.shape[0] > 1 else 0],
+            DT[b if DT.shape[0] > 1 else 0],
+            OUT[b],
+        )
     for b in range(status.shape[0]):
         if status[b] != OK:
             return b + 1
@@ -337,8 +356,9 @@ def difference(topo, q0, q1, out):
 def difference_batch(topo, Q0, Q1, OUT, status):
     """:func:`difference` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = difference(topo, Q0[b if Q0.shape[0] > 1 else 0],
-                               Q1[b if Q1.shape[0] > 1 else 0], OUT[b])
+        status[b] = difference(
+            topo, Q0[b if Q0.shape[0] > 1 else 0], Q1[b if Q1.shape[0] > 1 else 0], OUT[b]
+        )
     for b in range(status.shape[0]):
         if status[b] != OK:
             return b + 1

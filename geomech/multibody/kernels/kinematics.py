@@ -33,8 +33,14 @@ from geomech.multibody.kernels.joints import (
 from geomech.multibody.kernels.spatial import compose_pose, transform_motion
 from geomech.multibody.kernels.status import NOT_ON_MANIFOLD, OK, pack
 
-__all__ = ["tree_transforms", "joint_velocity", "body_velocities", "world_poses",
-           "body_jacobians", "all_finite"]
+__all__ = [
+    "tree_transforms",
+    "joint_velocity",
+    "body_velocities",
+    "world_poses",
+    "body_jacobians",
+    "all_finite",
+]
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _INLINE = dict(_JIT, inline="always")
@@ -141,10 +147,17 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
         else:  # the joint pose (R_J, p_J), composed with the placement
             if code == USER:
                 U = T_user[i]
-                ok, R_J, p_J = True, ((U[0, 0], U[0, 1], U[0, 2]), (U[1, 0], U[1, 1], U[1, 2]),
-                                      (U[2, 0], U[2, 1], U[2, 2])), (U[0, 3], U[1, 3], U[2, 3])
+                ok, R_J, p_J = (
+                    True,
+                    (
+                        (U[0, 0], U[0, 1], U[0, 2]),
+                        (U[1, 0], U[1, 1], U[1, 2]),
+                        (U[2, 0], U[2, 1], U[2, 2]),
+                    ),
+                    (U[0, 3], U[1, 3], U[2, 3]),
+                )
             else:
-                ok, R_J, p_J = joint_pose(code, c, q[iq[i]:iq[i + 1]])
+                ok, R_J, p_J = joint_pose(code, c, q[iq[i] : iq[i + 1]])
             if not ok:
                 return pack(NOT_ON_MANIFOLD, i)
             (j00, j01, j02), (j10, j11, j12), (j20, j21, j22) = R_J

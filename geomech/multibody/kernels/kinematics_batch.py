@@ -175,8 +175,18 @@ def velocity_map_batch(topo, placement, jparam, S, S_ring, T_user, Q, V, A, A_do
     """:func:`velocity_map` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = velocity_map(topo, placement, jparam, at(S, b), at(S_ring, b), at(T_user, b),
-                                 at(Q, b), at(V, b), A[b], A_dot[b])
+        status[b] = velocity_map(
+            topo,
+            placement,
+            jparam,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            A[b],
+            A_dot[b],
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

@@ -41,8 +41,23 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 @njit(**_JIT)
-def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ring, T_user, q, v,
-                         v_ref, a_ref, gravity, Y):
+def slotine_li_regressor(
+    topo,
+    placement,
+    jparam,
+    span,
+    entries,
+    values,
+    S,
+    S_ring,
+    T_user,
+    q,
+    v,
+    v_ref,
+    a_ref,
+    gravity,
+    Y,
+):
     r"""Slotine–Li regressor for one state: ``Y`` (nv, 10 N).
 
     Forward pass :func:`~geomech.multibody.kernels.coriolis.reference_motion`; each body's
@@ -62,8 +77,9 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
     Fflat = F.reshape(60)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
-    status = reference_state(topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref,
-                             gravity, E, r, vel, w, alpha)
+    status = reference_state(
+        topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r, vel, w, alpha
+    )
     if status != OK:
         return status
 
@@ -103,14 +119,44 @@ def slotine_li_regressor(topo, placement, jparam, span, entries, values, S, S_ri
 
 
 @njit(**_JIT)
-def slotine_li_regressor_batch(topo, placement, jparam, span, entries, values, S, S_ring, T_user,
-                               Q, V, V_ref, A_ref, G, Y, status):
+def slotine_li_regressor_batch(
+    topo,
+    placement,
+    jparam,
+    span,
+    entries,
+    values,
+    S,
+    S_ring,
+    T_user,
+    Q,
+    V,
+    V_ref,
+    A_ref,
+    G,
+    Y,
+    status,
+):
     """:func:`slotine_li_regressor` over a batch; first failure + 1."""
     failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_regressor(
-            topo, placement, jparam, span, entries, values, at(S, b), at(S_ring, b),
-            at(T_user, b), at(Q, b), at(V, b), at(V_ref, b), at(A_ref, b), at(G, b), Y[b])
+            topo,
+            placement,
+            jparam,
+            span,
+            entries,
+            values,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Q, b),
+            at(V, b),
+            at(V_ref, b),
+            at(A_ref, b),
+            at(G, b),
+            Y[b],
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed

@@ -158,8 +158,9 @@ def matvec6(M, x, out):
     """``out = M x`` for a 6×6 ``M``."""
     x0, x1, x2, x3, x4, x5 = x[0], x[1], x[2], x[3], x[4], x[5]  # in registers across the stores
     for k in range(6):
-        out[k] = (M[k, 0] * x0 + M[k, 1] * x1 + M[k, 2] * x2
-                  + M[k, 3] * x3 + M[k, 4] * x4 + M[k, 5] * x5)
+        out[k] = (
+            M[k, 0] * x0 + M[k, 1] * x1 + M[k, 2] * x2 + M[k, 3] * x3 + M[k, 4] * x4 + M[k, 5] * x5
+        )
 
 
 @njit(**_JIT)
@@ -210,12 +211,30 @@ def body_force(I, v, a, out):  # noqa: E741
     p2 = m * u2 - (h0 * w1 - h1 * w0)
     b0, b1, b2, c0, c1, c2 = a[0], a[1], a[2], a[3], a[4], a[5]
     # I a + [ω × n + u × p; ω × p]
-    out[0] = I00 * b0 + I01 * b1 + I02 * b2 + (h1 * c2 - h2 * c1) + (w1 * n2 - w2 * n1) + (
-        u1 * p2 - u2 * p1)
-    out[1] = I01 * b0 + I11 * b1 + I12 * b2 + (h2 * c0 - h0 * c2) + (w2 * n0 - w0 * n2) + (
-        u2 * p0 - u0 * p2)
-    out[2] = I02 * b0 + I12 * b1 + I22 * b2 + (h0 * c1 - h1 * c0) + (w0 * n1 - w1 * n0) + (
-        u0 * p1 - u1 * p0)
+    out[0] = (
+        I00 * b0
+        + I01 * b1
+        + I02 * b2
+        + (h1 * c2 - h2 * c1)
+        + (w1 * n2 - w2 * n1)
+        + (u1 * p2 - u2 * p1)
+    )
+    out[1] = (
+        I01 * b0
+        + I11 * b1
+        + I12 * b2
+        + (h2 * c0 - h0 * c2)
+        + (w2 * n0 - w0 * n2)
+        + (u2 * p0 - u0 * p2)
+    )
+    out[2] = (
+        I02 * b0
+        + I12 * b1
+        + I22 * b2
+        + (h0 * c1 - h1 * c0)
+        + (w0 * n1 - w1 * n0)
+        + (u0 * p1 - u1 * p0)
+    )
     out[3] = m * c0 - (h1 * b2 - h2 * b1) + (w1 * p2 - w2 * p1)
     out[4] = m * c1 - (h2 * b0 - h0 * b2) + (w2 * p0 - w0 * p2)
     out[5] = m * c2 - (h0 * b1 - h1 * b0) + (w0 * p1 - w1 * p0)
@@ -233,9 +252,11 @@ def inertia_congruence(E, r, I, out):  # noqa: E741
     \mathbf b)\mathbf 1`. The result is written as a full 6×6 matrix of spatial-inertia form.
     """
     m, h0, h1, h2 = I[5, 5], I[2, 4], I[0, 5], I[1, 3]
-    y = (E[0, 0] * h0 + E[1, 0] * h1 + E[2, 0] * h2,
-         E[0, 1] * h0 + E[1, 1] * h1 + E[2, 1] * h2,
-         E[0, 2] * h0 + E[1, 2] * h1 + E[2, 2] * h2)
+    y = (
+        E[0, 0] * h0 + E[1, 0] * h1 + E[2, 0] * h2,
+        E[0, 1] * h0 + E[1, 1] * h1 + E[2, 1] * h2,
+        E[0, 2] * h0 + E[1, 2] * h1 + E[2, 2] * h2,
+    )
     ry = r[0] * y[0] + r[1] * y[1] + r[2] * y[2]
     rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2]
     for a in range(3):
@@ -383,8 +404,7 @@ def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
 @njit(**_JIT)
 def dot6(a, b):
     """``aᵀ b`` of two 6-vectors (a motion vector paired with a force, or any two)."""
-    return (a[0] * b[0] + a[1] * b[1] + a[2] * b[2]
-            + a[3] * b[3] + a[4] * b[4] + a[5] * b[5])
+    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
 @njit(**_JIT)
@@ -566,9 +586,11 @@ def trace_about(M, c):
     tr_A = M[0, 0] + M[1, 1] + M[2, 2]
     tr_C = M[3, 3] + M[4, 4] + M[5, 5]
     tr_BP = c0 * (M[1, 5] - M[2, 4]) + c1 * (M[2, 3] - M[0, 5]) + c2 * (M[0, 4] - M[1, 3])
-    cCc = (c0 * (M[3, 3] * c0 + M[3, 4] * c1 + M[3, 5] * c2)
-           + c1 * (M[3, 4] * c0 + M[4, 4] * c1 + M[4, 5] * c2)
-           + c2 * (M[3, 5] * c0 + M[4, 5] * c1 + M[5, 5] * c2))
+    cCc = (
+        c0 * (M[3, 3] * c0 + M[3, 4] * c1 + M[3, 5] * c2)
+        + c1 * (M[3, 4] * c0 + M[4, 4] * c1 + M[4, 5] * c2)
+        + c2 * (M[3, 5] * c0 + M[4, 5] * c1 + M[5, 5] * c2)
+    )
     return tr_A + 2.0 * tr_BP + (1.0 + c0 * c0 + c1 * c1 + c2 * c2) * tr_C - cCc
 
 

@@ -8,8 +8,16 @@ from __future__ import annotations
 
 from numba import njit
 
-__all__ = ["OK", "NON_FINITE_INPUT", "NOT_ON_MANIFOLD", "SINGULAR", "NON_FINITE_RESULT",
-           "SINGULAR_DIFFERENCE", "pack", "unpack"]
+__all__ = [
+    "OK",
+    "NON_FINITE_INPUT",
+    "NOT_ON_MANIFOLD",
+    "SINGULAR",
+    "NON_FINITE_RESULT",
+    "SINGULAR_DIFFERENCE",
+    "pack",
+    "unpack",
+]
 
 OK = 0
 NON_FINITE_INPUT = 1  #: a NaN or inf entry in an input (the wrapper names the input)

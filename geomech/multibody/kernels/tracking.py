@@ -71,9 +71,11 @@ def _so3_exp(w0, w1, w2, R):
 @njit(**_JIT)
 def _rt_apply(R, x0, x1, x2):
     """Rᵀ x."""
-    return (R[0, 0] * x0 + R[1, 0] * x1 + R[2, 0] * x2,
-            R[0, 1] * x0 + R[1, 1] * x1 + R[2, 1] * x2,
-            R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2)
+    return (
+        R[0, 0] * x0 + R[1, 0] * x1 + R[2, 0] * x2,
+        R[0, 1] * x0 + R[1, 1] * x1 + R[2, 1] * x2,
+        R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2,
+    )
 
 
 @njit(**_JIT)
@@ -126,12 +128,27 @@ def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     N = topo.shape[0] - 1
     for i in range(N):
         code = topo[i, 1]
-        if not (code == REVOLUTE or code == PRISMATIC or code == HELICAL or code == SPHERICAL
-                or code == FREE_FLYER):
+        if not (
+            code == REVOLUTE
+            or code == PRISMATIC
+            or code == HELICAL
+            or code == SPHERICAL
+            or code == FREE_FLYER
+        ):
             continue
         iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
-        _joint_tracking(code, q[iq0:iq1], v[iv0:iv1], q_d[iq0:iq1], v_d[iv0:iv1],
-                        a_d[iv0:iv1], e[iv0:iv1], w[iv0:iv1], b[iv0:iv1], e_dot[iv0:iv1])
+        _joint_tracking(
+            code,
+            q[iq0:iq1],
+            v[iv0:iv1],
+            q_d[iq0:iq1],
+            v_d[iv0:iv1],
+            a_d[iv0:iv1],
+            e[iv0:iv1],
+            w[iv0:iv1],
+            b[iv0:iv1],
+            e_dot[iv0:iv1],
+        )
 
 
 @njit(**_JIT)

@@ -23,25 +23,38 @@ __all__ = ["view"]
 @intrinsic
 def _c_view(typingctx, buf, start, shape):
     """The C-contiguous array of ``shape`` at ``buf.data + start`` (no checks)."""
-    if not (isinstance(buf, types.Array) and buf.ndim == 1 and buf.layout == "C"
-            and isinstance(shape, types.UniTuple) and isinstance(shape.dtype, types.Integer)):
+    if not (
+        isinstance(buf, types.Array)
+        and buf.ndim == 1
+        and buf.layout == "C"
+        and isinstance(shape, types.UniTuple)
+        and isinstance(shape.dtype, types.Integer)
+    ):
         return None
     result = types.Array(buf.dtype, shape.count, "C")
 
     def codegen(context, builder, sig, args):
         src = make_array(sig.args[0])(context, builder, args[0])
         intp = context.get_value_type(types.intp)
-        dims = [builder.sext(d, intp) if d.type.width < intp.width else d
-                for d in cgutils.unpack_tuple(builder, args[2])]
+        dims = [
+            builder.sext(d, intp) if d.type.width < intp.width else d
+            for d in cgutils.unpack_tuple(builder, args[2])
+        ]
         itemsize = src.itemsize
         strides, stride = [], itemsize
         for d in reversed(dims):  # C order: the last index is contiguous
             strides.insert(0, stride)
             stride = builder.mul(stride, d)
         out = make_array(result)(context, builder)
-        populate_array(out, data=builder.gep(src.data, [args[1]]), shape=dims,
-                       strides=strides, itemsize=itemsize, meminfo=src.meminfo,
-                       parent=src.parent)
+        populate_array(
+            out,
+            data=builder.gep(src.data, [args[1]]),
+            shape=dims,
+            strides=strides,
+            itemsize=itemsize,
+            meminfo=src.meminfo,
+            parent=src.parent,
+        )
         value = out._getvalue()
         context.nrt.incref(builder, result, value)  # the view holds a reference to buf
         return value
@@ -77,6 +90,8 @@ def view(buf, start, shape):
     for d in shape:
         n *= d
     if start < 0 or n < 0 or start + n > buf.shape[0]:
-        raise DimensionError("Expected a block of the work buffer within its length (a kernel's "
-                             "sizes are inconsistent), got one beyond it.")
+        raise DimensionError(
+            "Expected a block of the work buffer within its length (a kernel's "
+            "sizes are inconsistent), got one beyond it."
+        )
     return _c_view(buf, start, shape)
