@@ -14,7 +14,7 @@ for the Lagrange method, a full-row-rank K and k, here the explicit form
 ``cluster_baselines.explicit_constraint``) computed beforehand, as the paper's timings
 neglect the cost of the constraint Jacobians (seed 004 §3): C-RNEA, C-ABA and C-EFPA are the
 kernels behind ``rnea``/``aba``/``inverse_operational_space_inertia``, the baselines are
-:mod:`geomech.multibody.kernels.cluster_baselines` (the spanning tree's compiled CRBA/RNEA
+:mod:`baselines` (the spanning tree's compiled CRBA/RNEA
 and dense Cholesky/LU). Each comparison is interleaved (``_timing.interleaved``) on batches
 of states, reported per state, with the relative cost (baseline / cluster − 1, in %, the
 paper's Tables II–IV convention) and the fitted log-log slope of time against n. The
@@ -24,7 +24,7 @@ constraint objects (the two-stage path kept for user-defined constraints).
 
 Then seed 000's Coriolis matrix of the closed chain, :math:`\bar C = G^\top C_sG + G^\top
 H_s\dot G`: Algorithm 1 in cluster form (the kernel behind ``coriolis_matrix`` on closed
-models, :mod:`geomech.multibody.kernels.cluster_coriolis`) against the dense projection (the
+models, :mod:`geomech.multibody._kernels.cluster.coriolis`) against the dense projection (the
 spanning tree's compiled Alg. 1 and CRBA, then the products with G and Ġ), both with the same
 G and Ġ computed beforehand.
 
@@ -44,18 +44,18 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import baselines as BL  # noqa: E402  (benchmarks/baselines.py)
 from _timing import best_time, interleaved, slope  # noqa: E402
 
 from geomech.lie import SO3  # noqa: E402
-from geomech.multibody import MultibodyModel, Revolute  # noqa: E402
-from geomech.multibody._body_factors import _factor_tensors  # noqa: E402
-from geomech.multibody.kernels import cluster_baselines as BL  # noqa: E402
-from geomech.multibody.kernels import cluster_coriolis as KCC  # noqa: E402
-from geomech.multibody.kernels import cluster_dynamics as CK  # noqa: E402
-from geomech.multibody.kernels import coriolis as KC  # noqa: E402
-from geomech.multibody.kernels import dynamics as KD  # noqa: E402
-from geomech.multibody.kernels.cluster_compiled import cluster_layout  # noqa: E402
-from geomech.multibody.robots import random_inertia  # noqa: E402
+from geomech.multibody import ClosedMultibodyModel, MultibodyModel, Revolute  # noqa: E402
+from geomech.multibody._kernels.cluster import coriolis as KCC  # noqa: E402
+from geomech.multibody._kernels.cluster import dynamics as CK  # noqa: E402
+from geomech.multibody._kernels.cluster.compiled import cluster_layout  # noqa: E402
+from geomech.multibody._kernels.tree import coriolis as KC  # noqa: E402
+from geomech.multibody._kernels.tree import dynamics as KD  # noqa: E402
+from geomech.multibody.algorithms._body_factors import _factor_tensors  # noqa: E402
+from geomech.multibody.io.robots import random_inertia  # noqa: E402
 from geomech.spatial import spatial_inertia  # noqa: E402
 
 
@@ -87,7 +87,7 @@ def geared_chain(n: int, rng) -> MultibodyModel:
         g.nodes[f"link{k}"]["inertia"] = random_inertia(rng)
         g.nodes[f"rotor{k}"]["inertia"] = 0.01 * random_inertia(rng)
         prev = f"link{k}"
-    return MultibodyModel(g)
+    return ClosedMultibodyModel(g)
 
 
 def fourbar_stack(n: int, rng) -> MultibodyModel:
@@ -112,7 +112,7 @@ def fourbar_stack(n: int, rng) -> MultibodyModel:
         for node, com in ((c, [0, 0.5, 0]), (cp, [1, 0, 0]), (r, [-0.5, 0.5, 0])):
             g.nodes[node]["inertia"] = body(com)
         prev, base = r, at(-0.5, 0.5)
-    return MultibodyModel(g)
+    return ClosedMultibodyModel(g)
 
 
 # ----------------------------------------------------------------------------------------

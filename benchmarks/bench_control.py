@@ -39,7 +39,7 @@ from geomech import simulate  # noqa: E402
 from geomech.control import SlotineLi  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots, slotine_li_torques  # noqa: E402
-from geomech.multibody.dynamics import crba  # noqa: E402
+from geomech.multibody.algorithms.dynamics import crba  # noqa: E402
 
 BATCH = 1000
 

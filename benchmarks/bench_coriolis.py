@@ -31,8 +31,8 @@ from _timing import best_time, slope
 from scipy.optimize import nnls
 
 from geomech.multibody import robots
-from geomech.multibody.christoffel import christoffel_symbols
-from geomech.multibody.coriolis import coriolis_matrix
+from geomech.multibody.algorithms.christoffel import christoffel_symbols
+from geomech.multibody.algorithms.coriolis import coriolis_matrix
 
 
 def scaling(kind, sizes, repeat):

@@ -47,7 +47,7 @@ import geomech as gm  # noqa: E402
 from conftest import mixed_tree  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
-from geomech.multibody.urdf import load_urdf  # noqa: E402
+from geomech.multibody.io.urdf import load_urdf  # noqa: E402
 
 BATCH = 1000
 US = 1e6

@@ -47,7 +47,7 @@ numpydoc_xref_aliases = {
     "networkx.DiGraph": "networkx.DiGraph",
     "matplotlib.animation.FuncAnimation": "matplotlib.animation.FuncAnimation",
     "mpl_toolkits.mplot3d.axes3d.Axes3D": "mpl_toolkits.mplot3d.axes3d.Axes3D",
-    "MultibodyModel": "geomech.multibody.model.MultibodyModel",
+    "MultibodyModel": "geomech.multibody.model.tree.MultibodyModel",
     "MechanicalSystem": "geomech.geometry.system.MechanicalSystem",
     "AffineConnection": "geomech.geometry.connection.AffineConnection",
     "SimulationResult": "geomech.simulation.SimulationResult",

@@ -100,4 +100,5 @@ __all__ = [
     "__version__",
 ]
 
-__version__ = "0.1.0"
+#: The version of geomech (the one place it is written; pyproject.toml reads it).
+__version__ = "0.2.0"

@@ -159,7 +159,7 @@ def _timed(f, repeat: int = 20, budget: float = TIMING_BUDGET) -> float:
 def _expected_properties(names: list[str]) -> dict:
     """Each body connection's own properties on one free body (a generic inertia)."""
     from geomech.multibody import robots
-    from geomech.multibody.body_connections import body_connection
+    from geomech.multibody.connections.body import body_connection
 
     inertia = robots.random_inertia(rng=0)
     out = {}
@@ -184,7 +184,7 @@ def _connections(model, q, v, names: list[str]) -> dict:
     hold on a special model (e.g. no torsion at all when ``nv = 1``), so a "yes" there is
     not a failure.
     """
-    from geomech.multibody.system_connection import connection_report
+    from geomech.multibody.model.connection import connection_report
 
     if model.nv > MAX_NV_CONNECTIONS:
         return {"rows": [], "skipped": f"nv = {model.nv} > {MAX_NV_CONNECTIONS} "
@@ -365,7 +365,7 @@ def _render_text(name: str, result: dict, out) -> None:
         elif conn.get("error"):
             p(f"  body connections: FAILED ({conn['error']})")
         else:
-            from geomech.multibody.system_connection import format_connection_report
+            from geomech.multibody.model.connection import format_connection_report
 
             p("  body connections (the same on every body):")
             for line in format_connection_report(conn["_reports"]).splitlines():
@@ -439,7 +439,7 @@ def _load_model(args):
 
 
 def _cmd_inspect(args, out) -> int:
-    from geomech.multibody.body_connections import body_connection_names
+    from geomech.multibody.connections.body import body_connection_names
 
     start = time.perf_counter()
     name = args.model or DEFAULT_MODEL

@@ -1,6 +1,6 @@
 r"""Pictures of robots: stick figures with body frames, and animations of simulations.
 
-:func:`draw_robot` draws a :class:`~geomech.multibody.model.MultibodyModel` in a
+:func:`draw_robot` draws a :class:`~geomech.multibody.model.tree.MultibodyModel` in a
 configuration with matplotlib's 3-D axes: a polyline per body from its parent's frame
 origin through its joint frame origin to its own frame origin, a dot per moving joint, and
 the body frames as red-green-blue triads (:math:`x, y, z` axes); welded links (the
@@ -21,8 +21,9 @@ import numpy as np
 
 from geomech._validation import as_array
 from geomech.errors import DimensionError, ModelError
-from geomech.multibody.kinematics import forward_kinematics
-from geomech.multibody.model import MultibodyModel
+from geomech.multibody.algorithms.kinematics import forward_kinematics
+from geomech.multibody.model.system import MultibodySystem
+from geomech.multibody.model.tree import MultibodyModel
 
 __all__ = ["draw_frame", "draw_robot", "animate", "animation_html"]
 
@@ -31,9 +32,10 @@ AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")
 
 
 def _check_model(model) -> MultibodyModel:
-    if not isinstance(model, MultibodyModel):
+    """The tree to draw: the model itself, or a closed model's spanning tree (same q)."""
+    if not isinstance(model, MultibodySystem):
         raise ModelError(f"Expected a geomech MultibodyModel, got {type(model).__name__}.")
-    return model
+    return model.spanning_tree
 
 
 def _axes3d(ax, figsize=(5.0, 5.0)):

@@ -22,7 +22,7 @@ from hardening.hostile_inputs import (
 
 from geomech.cli import DEFAULT_MODEL, EXIT_FAILED, EXIT_OK, EXIT_USAGE, main
 from geomech.multibody import robots
-from geomech.multibody.body_connections import body_connection_names
+from geomech.multibody.connections.body import body_connection_names
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(
     [os.path.dirname(os.path.dirname(os.path.abspath(__file__)))]

@@ -31,3 +31,21 @@ def test_ruff_clean():
 
 def test_python_version_supported():
     assert sys.version_info >= (3, 10)
+
+
+def test_ruff_format_clean():
+    """The tree is formatted (``ruff format --check``, the pre-commit hook's check)."""
+    if importlib.util.find_spec("ruff") is not None:
+        ruff = [sys.executable, "-m", "ruff"]
+    elif shutil.which("ruff") is not None:
+        ruff = [shutil.which("ruff")]
+    else:
+        pytest.skip("ruff is not installed (it is part of the `test` extra)")
+    proc = subprocess.run(
+        [*ruff, "format", "--check", str(ROOT)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr

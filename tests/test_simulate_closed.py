@@ -13,8 +13,8 @@ import numpy as np
 import pytest
 
 from geomech.geometry import ClosedChain
-from geomech.multibody.closures import PointClosure
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.closed.closures import PointClosure
+from geomech.multibody.io.examples import load_example
 from geomech.simulation import simulate
 
 

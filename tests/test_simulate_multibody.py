@@ -9,7 +9,7 @@ from scipy.linalg import expm
 
 from geomech.errors import NotOnManifoldError, SingularityError
 from geomech.multibody import FreeFlyer, MultibodyModel, Spherical, robots
-from geomech.multibody import joints as gj
+from geomech.multibody.model import joints as gj
 from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
@@ -134,7 +134,7 @@ def test_one_chart_rate_per_joint_for_a_user_joint(rng):
     """The model's frame (geodesics) and simulate take a user joint's chart rate from its hook:
     for q ⊕ δ = exp(δ) q the exact rate is J_l(δ)⁻¹ v (a closed form, independent of the
     code), and the hook's default series matches it to O(|δ|³)."""
-    from geomech.multibody.christoffel import joint_structure_constants
+    from geomech.multibody.algorithms.christoffel import joint_structure_constants
 
     joint = _ParentFrameSpherical()
     model = MultibodyModel.from_bodies(
@@ -293,7 +293,7 @@ def test_batched_runs_match_single_runs(rng):
 
 def test_energy_is_conserved_without_control():
     model = robots.double_pendulum(radius=0.1)
-    from geomech.multibody.dynamics import crba
+    from geomech.multibody.algorithms.dynamics import crba
 
     def energy(q, v):
         pot = 9.81 * (-np.cos(q[..., 0]) - (np.cos(q[..., 0]) + np.cos(q[..., 0] + q[..., 1])))

@@ -52,7 +52,7 @@ def test_rejects_non_group_manifold():
 def test_multibody_closed_loop_lyapunov_balance():
     # exact parameters: V(T) - V(0) = -∫ s^T K_D s dt for admissible factorizations (seed 000 eq. 14)
     from geomech.control import SlotineLi
-    from geomech.multibody.robots import serial_chain
+    from geomech.multibody.io.robots import serial_chain
     from geomech.simulation import simulate
 
     model = serial_chain(3, np.random.default_rng(2))
@@ -73,7 +73,7 @@ def test_multibody_closed_loop_lyapunov_balance():
 
 
 def test_multibody_free_flyer_quaternion_norm():
-    from geomech.multibody.robots import humanoid
+    from geomech.multibody.io.robots import humanoid
     from geomech.simulation import simulate
 
     model = humanoid()
@@ -270,7 +270,7 @@ def test_custom_frame_system_matches_the_multibody_simulation(method):
     # max |q - q_ref|: 1.5e-11 (RKMK4, 5 ms), 1.2e-9 (DOP853, rtol 1e-10).
     from geomech.geometry import MechanicalSystem
     from geomech.multibody import JointFrame, MultibodyModel
-    from geomech.multibody import joints as gj
+    from geomech.multibody.model import joints as gj
     from geomech.simulation import simulate
     from geomech.spatial import spatial_inertia
 

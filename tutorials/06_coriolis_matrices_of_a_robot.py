@@ -31,7 +31,7 @@ This tutorial, on the built-in floating-base humanoid (:math:`n_v = 30`), shows
 # %%
 # The named body connections on the humanoid
 # -------------------------------------------
-# :func:`~geomech.multibody.system_connection.connection_report` measures, for each named body
+# :func:`~geomech.multibody.model.connection.connection_report` measures, for each named body
 # connection used on every body, the skew residual :math:`|\dot H - C - C^\top|` (:math:`\dot H`
 # by central differences of the CRBA along the flow), the dynamics residual
 # :math:`|Cv - (\mathrm{RNEA}(q, v, 0) - g)|`, the torsion, and the time of each algorithm.
@@ -43,11 +43,11 @@ import numpy as np
 from geomech.geometry import Contorsion, LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3
 from geomech.multibody import robots
-from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.coriolis import coriolis_matrix, mass_matrix_derivative
-from geomech.multibody.dynamics import crba, gravity_forces, rnea
-from geomech.multibody.system_connection import (
+from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
+from geomech.multibody.algorithms.dynamics import crba, gravity_forces, rnea
+from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
+from geomech.multibody.model.connection import (
     connection_report,
     format_connection_report,
     model_connection,
@@ -144,7 +144,7 @@ ax.set_ylabel(r"$i$ (joint speed index)")
 # %%
 # The robot as an affine connection
 # ---------------------------------
-# :func:`~geomech.multibody.system_connection.model_connection` returns the induced connection
+# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection
 # on the robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints'
 # structure constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
 # two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).

@@ -111,9 +111,9 @@ for r, name in ((a, "C = 0"), (b, "C = -5 (v x)")):
 # P–R base of seed 000 §VI-C1 (tutorial 05), whose three independent coordinates
 # :math:`y` (base position, base angle, crank angle) parametrize the closed loop. Here it is a
 # real robot: a :class:`~geomech.multibody.MultibodyModel` built from a networkx graph
-# (carriage, base, crank, coupler, rocker; :func:`geomech.multibody.closures.four_bar`) and
+# (carriage, base, crank, coupler, rocker; :func:`geomech.multibody.closed.closures.four_bar`) and
 # a loop closure pinning the rocker's tip to a point of the base
-# (:class:`~geomech.multibody.closures.PointClosure`, exact Jacobian from the body
+# (:class:`~geomech.multibody.closed.closures.PointClosure`, exact Jacobian from the body
 # Jacobians); ``ClosedChain(model, closure, independent)`` projects it, with the robot's
 # CRBA metric and Alg. 2 Christoffel symbols on the spanning tree. Its induced
 # Levi-Civita connection and the connection induced from the tree's plus a totally
@@ -127,7 +127,7 @@ from geomech import simulate
 from geomech.control import SlotineLi
 from geomech.geometry import ClosedChain, Contorsion
 from geomech.geometry.examples_induced import four_bar_linkage
-from geomech.multibody.closures import four_bar
+from geomech.multibody.closed.closures import four_bar
 
 robot, closure, q_ref = four_bar(mobile_base=True)
 chain = ClosedChain(

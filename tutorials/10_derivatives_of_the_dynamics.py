@@ -27,8 +27,8 @@ c_t` is affine in the unknowns :math:`Q`, so
     + \\sum_a \\tau_{t,a}\\,\\nabla_z^2\\tau_{t,a}\\Big)E_t
 
 where :math:`\\mathbf J_t = [\\partial\\tau/\\partial q,\\ \\partial\\tau/\\partial\\dot q,\\ M]`
-comes from :func:`~geomech.multibody.derivatives.rnea_derivatives` and the second term, which
-Gauss–Newton drops, from :func:`~geomech.multibody.derivatives.rnea_second_derivatives`:
+comes from :func:`~geomech.multibody.algorithms.derivatives.rnea_derivatives` and the second term, which
+Gauss–Newton drops, from :func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`:
 
 .. math::
 
@@ -55,7 +55,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from geomech import crba, rnea, robots  # noqa: E402
-from geomech.multibody.derivatives import rnea_derivatives, rnea_second_derivatives  # noqa: E402
+from geomech.multibody.algorithms.derivatives import rnea_derivatives, rnea_second_derivatives  # noqa: E402
 
 model = robots.double_pendulum()
 n = model.nv
@@ -230,7 +230,7 @@ plt.show()
 # Gauss–Newton keeps its linear rate. A practical solver starts with Gauss–Newton and switches
 # to the exact Hessian near the optimum; DDP uses the same second-order terms contracted with
 # the costate, :math:`\lambda^\top\partial^2\tau`, which is what
-# :meth:`~geomech.multibody.derivatives.BlockSparseTensor.contract` computes.
+# :meth:`~geomech.multibody.algorithms.derivatives.BlockSparseTensor.contract` computes.
 #
 # With revolute joints the coordinates are a chart in which the second derivatives commute,
 # so :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer joints the

@@ -34,15 +34,17 @@ import matplotlib.pyplot as plt  # noqa: E402
 import networkx as nx  # noqa: E402
 import numpy as np  # noqa: E402
 
-from geomech.multibody import MultibodyModel  # noqa: E402
-from geomech.multibody.christoffel import christoffel_symbols  # noqa: E402
-from geomech.multibody.closed_dynamics import (  # noqa: E402
+from geomech.multibody import (
+    ClosedMultibodyModel,  # noqa: E402
+)
+from geomech.multibody.algorithms.christoffel import christoffel_symbols  # noqa: E402
+from geomech.multibody.algorithms.coriolis import coriolis_matrix  # noqa: E402
+from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea  # noqa: E402
+from geomech.multibody.closed.dynamics import (  # noqa: E402
     inverse_operational_space_inertia,
     reflected_inertia,
 )
-from geomech.multibody.coriolis import coriolis_matrix  # noqa: E402
-from geomech.multibody.dynamics import aba, crba, gravity_forces, rnea  # noqa: E402
-from geomech.multibody.urdf_plus import load_example  # noqa: E402
+from geomech.multibody.io.examples import load_example  # noqa: E402
 from geomech.simulation import simulate  # noqa: E402
 
 knee = load_example("planar_leg")
@@ -160,7 +162,7 @@ for model in (knee, geared):
 # coordinates, every stage's configuration restored onto the constraint manifold, and the
 # accelerations from C-ABA. Without gravity or torques the kinetic energy
 # :math:`\\tfrac12 v^\\top\\bar H v` must stay constant and the loop stays closed.
-free = MultibodyModel(knee.graph, gravity=np.zeros(3))  # the same closed leg without gravity
+free = ClosedMultibodyModel(knee.graph, gravity=np.zeros(3))  # the same closed leg without gravity
 res = simulate(free, free.neutral(), [1.0, -2.0], 1.0, dt=5e-3)
 t, qs, vs = res.t, res.q, res.v
 energy = free.kinetic_energy(qs, vs)

@@ -7,6 +7,9 @@ import warnings
 
 import numpy as np
 
+from geomech.multibody.model.frame import QUATERNION_TOL, JointFrame
+from geomech.multibody.model.joints import FreeFlyer, Spherical
+
 from .._validation import as_array
 from ..errors import DimensionError, DTypeError, NonFiniteError, ParameterError
 from ..geometry.closed_chain import LoopClosureFrame
@@ -14,8 +17,6 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
-from ..multibody.frame import QUATERNION_TOL, JointFrame
-from ..multibody.joints import FreeFlyer, Spherical
 from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
@@ -414,7 +415,7 @@ class SlotineLi:
         _, _, v_r, a_r, s = self.signals(t, q, v)
         q, v = np.asarray(q, float), np.asarray(v, float)
         if self._body_connection is not None:
-            from ..multibody.coriolis import slotine_li_torques
+            from geomech.multibody.algorithms.coriolis import slotine_li_torques
 
             return (
                 slotine_li_torques(self.estimate, q, v, v_r, a_r, self._body_connection)
@@ -491,7 +492,7 @@ def _check_same_kinematics(model, estimate) -> None:
         and np.allclose(estimate.gravity, model.gravity, rtol=0.0, atol=1e-12)
     )
     if same:
-        from ..multibody.kinematics import joint_transforms
+        from geomech.multibody.algorithms.kinematics import joint_transforms
 
         q = model.random_configuration(np.random.default_rng(1))
         tree, tree_hat = (getattr(m, "spanning_tree", m) for m in (model, estimate))
@@ -517,7 +518,7 @@ class AdaptiveSlotineLi(SlotineLi):
         \dot{\hat{\boldsymbol\pi}} = -\Gamma\, Y(q, \nu, \nu_r, a_r)^\top s
 
     with :math:`Y` the Slotine–Li regressor of the chosen body connection
-    (:func:`~geomech.multibody.regressor.slotine_li_regressor`), :math:`\nu_r, a_r, s` as in
+    (:func:`~geomech.multibody.algorithms.regressor.slotine_li_regressor`), :math:`\nu_r, a_r, s` as in
     :class:`SlotineLi`. With the true parameters :math:`\boldsymbol\pi` and
     :math:`\tilde{\boldsymbol\pi} = \hat{\boldsymbol\pi} - \boldsymbol\pi`, the closed loop is
     :math:`H\dot s + (\bar C + K_D)s = Y\tilde{\boldsymbol\pi}`, and for every admissible
@@ -607,11 +608,12 @@ class AdaptiveSlotineLi(SlotineLi):
         adaptation=None,
         require_passivity=False,
     ):
-        from ..multibody.model import MultibodyModel
-        from ..multibody.regressor import slotine_li_regressor
+        from geomech.multibody.algorithms.regressor import slotine_li_regressor
+        from geomech.multibody.model.system import MultibodySystem
+
         from ..spatial import dynamic_parameters
 
-        if not isinstance(system, MultibodyModel):
+        if not isinstance(system, MultibodySystem):
             raise ParameterError(
                 f"Adaptation needs the regressor of a MultibodyModel, got {type(system).__name__}."
             )
@@ -644,7 +646,7 @@ class AdaptiveSlotineLi(SlotineLi):
 
     def _regressor(self, t, q, v):
         """``(Y, s)`` at ``(t, q, v)``: the regressor of eq. (13) and the sliding variable."""
-        from ..multibody.regressor import slotine_li_regressor
+        from geomech.multibody.algorithms.regressor import slotine_li_regressor
 
         # torque and state_rate are evaluated at the same (t, q, v) by the integrators:
         # the regressor and s of the last point are reused

@@ -289,7 +289,7 @@ def _with_gain(e, w, b, e_dot, L) -> GroupTrackingError:
 # Multibody models: the group error joint by joint
 # ----------------------------------------------------------------------------------------
 def _stateless_joint_types() -> tuple[type, ...]:
-    from geomech.multibody.joints import FreeFlyer, Planar, SchoenfliesJoint, Spherical
+    from geomech.multibody.model.joints import FreeFlyer, Planar, SchoenfliesJoint, Spherical
 
     # joints without parameters: instances of one class are interchangeable, so their
     # blocks can be stacked and evaluated in one vectorised call
@@ -301,7 +301,7 @@ class JointwiseTrackingError:
 
     Two stages. The built-in revolute, prismatic, helical, spherical and free-flyer joints
     are handled by one compiled kernel over the compiled model's joint type codes
-    (:func:`geomech.multibody.kernels.tracking.tracking_error`, the equations of
+    (:func:`geomech.multibody._kernels.tree.tracking.tracking_error`, the equations of
     :func:`multibody_tracking_error` joint by joint). The other joints go through numpy:
     1-DoF user joints in one vectorised slice, multi-DoF joints stacked by kind (all planar
     joints in one batched call, ...), a user joint of another class its own block. Calling
@@ -331,9 +331,9 @@ class JointwiseTrackingError:
     """
 
     def __init__(self, model):
-        from geomech.multibody.joints import OneDoFJoint
-        from geomech.multibody.kernels.compiled import joint_code
-        from geomech.multibody.kernels.tracking import HANDLED
+        from geomech.multibody._kernels.compiled import joint_code
+        from geomech.multibody._kernels.tree.tracking import HANDLED
+        from geomech.multibody.model.joints import OneDoFJoint
 
         stateless = _stateless_joint_types()
         iq1, iv1, blocks = [], [], {}
@@ -367,7 +367,7 @@ class JointwiseTrackingError:
 
     def rates(self, q, v, q_d, v_d, a_d):
         """``(e, T v_d, d/dt (T v_d), ė)`` at validated inputs, each ``(..., nv)``."""
-        from geomech.multibody.kernels.tracking import tracking_error, tracking_error_batch
+        from geomech.multibody._kernels.tree.tracking import tracking_error, tracking_error_batch
 
         if q.ndim == v.ndim == q_d.ndim == v_d.ndim == a_d.ndim == 1:  # one state
             lead = ()
@@ -408,7 +408,7 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
     r"""Joint-wise group error, reference speeds and their exact rate for a multibody model.
 
     Every joint's configuration lives in a Lie group (:attr:`Joint.manifold
-    <geomech.multibody.joints.Joint>`: :math:`\mathbb R` for 1-DoF joints, SO(3) for
+    <geomech.multibody.model.joints.Joint>`: :math:`\mathbb R` for 1-DoF joints, SO(3) for
     spherical, SE(2) planar, Schönflies, SE(3) free-flyer joints) with body speeds
     (:math:`q_i \oplus \delta = q_i \exp\delta`). The error of :func:`group_tracking_error`
     (left-invariant frame) is taken joint by joint,
@@ -496,9 +496,9 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
     >>> bool(np.allclose(err.e_dot, -2.0 * err.e))
     True
     """
-    from geomech.multibody.model import MultibodyModel
+    from geomech.multibody.model.system import MultibodySystem
 
-    if not isinstance(model, MultibodyModel):
+    if not isinstance(model, MultibodySystem):
         raise DTypeError(
             f"Expected `model` to be a geomech MultibodyModel, got {type(model).__name__}."
         )

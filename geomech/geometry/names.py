@@ -2,7 +2,7 @@ r"""The one registry of connection names: one canonical name each, aliases allow
 
 Every layer that accepts a connection by name (:meth:`geomech.rigidbody.RigidBody.connection`,
 :class:`~geomech.geometry.CartanSchoutenConnection`, the multibody body connections of
-:func:`geomech.multibody.body_connections.body_connection`, ``MultibodyModel.connection``,
+:func:`geomech.multibody.connections.body.body_connection`, ``MultibodyModel.connection``,
 :class:`~geomech.control.SlotineLi`, the ``geomech inspect --connection`` option) resolves
 it here, so a name means the same connection everywhere and an unknown name raises the same
 :class:`~geomech.errors.ConnectionSpecError`, listing the canonical names.
@@ -33,7 +33,7 @@ it here, so a name means the same connection everywhere and an unknown name rais
      - ``momentum-cross``
 
 Names are compared case-insensitively with ``_`` read as ``-``. User-registered body
-connections (:func:`geomech.multibody.body_connections.register_body_connection`) add their
+connections (:func:`geomech.multibody.connections.body.register_body_connection`) add their
 names here through :func:`register_connection_name`.
 
 References

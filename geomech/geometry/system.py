@@ -326,7 +326,7 @@ class MechanicalSystem:
         r"""Lie derivatives of the mass matrix, ``dH[..., i, j, k]`` :math:`= \mathscr L_{X_k} H_{ij}`.
 
         A derivative array: the differentiated matrix's indices first, the direction ``k``
-        last (like ``dM_dq`` of :func:`geomech.multibody.derivatives.rnea_second_derivatives`;
+        last (like ``dM_dq`` of :func:`geomech.multibody.algorithms.derivatives.rnea_second_derivatives`;
         conventions page). Exactly zero for a constant ``H``; central differences along the
         flow otherwise. Subclasses give an analytic expression by overriding the hook
         ``_dH(q)`` (which receives a validated array and returns the direction index first,

@@ -1,8 +1,8 @@
 r"""Pinocchio interop: models both ways, MJCF files, and the maps between the two states.
 
 :func:`to_pinocchio` builds a ``pinocchio.Model`` joint by joint from a
-:class:`~geomech.multibody.model.MultibodyModel`; :func:`from_pinocchio` builds a
-:class:`~geomech.multibody.model.MultibodyModel` from a ``pinocchio.Model`` (one loaded by
+:class:`~geomech.multibody.model.tree.MultibodyModel`; :func:`from_pinocchio` builds a
+:class:`~geomech.multibody.model.tree.MultibodyModel` from a ``pinocchio.Model`` (one loaded by
 any of Pinocchio's parsers, a sample model, or the result of :func:`to_pinocchio`);
 :func:`load_mjcf` reads a MuJoCo MJCF file with Pinocchio's parser and converts it.
 :class:`PinocchioBridge` pairs a geomech model with a Pinocchio model of the same robot and
@@ -83,8 +83,8 @@ import networkx as nx
 import numpy as np
 
 from geomech.errors import ModelError, OptionalDependencyError
-from geomech.multibody import joints as gj
-from geomech.multibody.model import MultibodyModel
+from geomech.multibody.model import joints as gj
+from geomech.multibody.model.tree import MultibodyModel
 
 __all__ = [
     "PinocchioBridge",
@@ -327,7 +327,7 @@ def to_pinocchio(model: MultibodyModel):
     Each moving joint becomes the Pinocchio joint of the module's joint map, named as in
     geomech and added in geomech's body order (so Pinocchio joint ``k`` is the ``k``-th
     moving geomech joint); its placement is the edge's ``placement`` and its body inertia the
-    geomech inertia. A body attached by a :class:`~geomech.multibody.joints.Fixed` joint is
+    geomech inertia. A body attached by a :class:`~geomech.multibody.model.joints.Fixed` joint is
     appended to its parent's Pinocchio joint (inertia and placement composed). Every body
     also gets a ``BODY`` frame of its own name (fixed bodies included), every joint a
     ``JOINT`` frame; gravity and the model name are copied.
@@ -364,6 +364,12 @@ def to_pinocchio(model: MultibodyModel):
     True
     """
     pin = _pin()
+    if getattr(model, "is_closed", False):
+        raise ModelError(
+            "to_pinocchio exports kinematic trees: the loop constraints of a closed model have "
+            "no Pinocchio counterpart here yet; export model.spanning_tree and add the "
+            "constraints on the Pinocchio side (never a silently unconstrained model)."
+        )
     if not isinstance(model, MultibodyModel):
         raise ModelError(f"Expected a geomech MultibodyModel, got {type(model).__name__}.")
     if "universe" in model.joint_names:
@@ -493,7 +499,7 @@ def from_pinocchio(pin_model) -> MultibodyModel:
     ``"<joint>:0"``, ``"<joint>:1"``, …. Each edge records its Pinocchio joint in the
     attribute ``pinocchio`` (joint name, kind and offsets), which :class:`PinocchioBridge`
     reads. Each node's ``links`` attribute lists the ``BODY`` frames attached to the joint
-    with their placements (as :func:`~geomech.multibody.urdf.load_urdf` lists merged links).
+    with their placements (as :func:`~geomech.multibody.io.urdf.load_urdf` lists merged links).
     The base node is Pinocchio's ``"universe"``; gravity is ``pin_model.gravity.linear``.
 
     Parameters
@@ -509,7 +515,7 @@ def from_pinocchio(pin_model) -> MultibodyModel:
     ModelError
         If ``pin_model`` is not a ``pinocchio.Model``, has a joint type with no geomech
         counterpart (``Mimic``, ``Ellipsoid``), or a body inertia geomech rejects (see
-        :func:`~geomech.multibody.model.check_inertia`).
+        :func:`~geomech.multibody.model.tree.check_inertia`).
     OptionalDependencyError
         If Pinocchio is not installed.
 
@@ -665,7 +671,7 @@ class PinocchioBridge:
     follows from the two joint types. A body welded by a ``Fixed`` joint pairs with the
     Pinocchio ``BODY`` frame of its name. Works for models built by :func:`to_pinocchio`,
     :func:`from_pinocchio`, and for a URDF loaded by both
-    :func:`~geomech.multibody.urdf.load_urdf` and ``pinocchio.buildModelFromUrdf``.
+    :func:`~geomech.multibody.io.urdf.load_urdf` and ``pinocchio.buildModelFromUrdf``.
 
     Parameters
     ----------
@@ -708,7 +714,7 @@ class PinocchioBridge:
     >>> import pinocchio as pin
     >>> from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio
     >>> from geomech.multibody import robots
-    >>> from geomech.multibody.urdf import load_urdf
+    >>> from geomech.multibody.io.urdf import load_urdf
     >>> path = str(robots.urdf_path("ur5"))
     >>> bridge = PinocchioBridge(load_urdf(path), pin.buildModelFromUrdf(path))
     >>> bridge.joint_ids
@@ -966,7 +972,7 @@ class PinocchioBridge:
         ----------
         f_ext : array_like, shape (N, 6)
             Wrench on each geomech body, in its body frame (as
-            :func:`~geomech.multibody.dynamics.rnea` takes them).
+            :func:`~geomech.multibody.algorithms.dynamics.rnea` takes them).
 
         Returns
         -------

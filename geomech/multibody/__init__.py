@@ -1,9 +1,21 @@
-"""Multibody systems as networkx graphs: joints, tree model, URDF, robots, kinematics, dynamics.
+"""Multibody systems as networkx graphs: models, algorithms, closed chains, connections, I/O.
 
 A robot is a :class:`networkx.DiGraph` whose nodes are bodies (with spatial inertias) and
-whose edges are joints (:mod:`geomech.multibody.joints`); :class:`MultibodyModel` derives
-the regular numbering, parent array and ``q``/``v`` layout that the recursive algorithms of
-:mod:`geomech.multibody.kinematics` and :mod:`geomech.multibody.dynamics` use.
+whose edges are joints; loop joints, couplings and implicit constraints make it a closed
+model. The subpackages, from the bottom layer up (each imports only the ones before it):
+
+- :mod:`~geomech.multibody.connections` — body connections (one on SE(3) per body);
+- :mod:`~geomech.multibody.algorithms` — RNEA, CRBA, ABA, kinematics, Coriolis matrices,
+  Christoffel symbols, derivatives, the regressor: functions over a model;
+- :mod:`~geomech.multibody.model` — joints, :class:`MultibodyModel` (a kinematic tree, a
+  mechanical system whose fast overrides are the algorithms), its :class:`JointFrame` and
+  its :class:`MultibodyConnection`;
+- :mod:`~geomech.multibody.closed` — :class:`ClosedMultibodyModel`, a spanning tree plus
+  constraints, and seed 004's cluster algorithms;
+- :mod:`~geomech.multibody.io` — URDF and URDF+, built-in robots, shipped examples.
+
+Below them, the private ``_kernels`` package holds the compiled (numba) kernels. Every name
+listed here has one home in a subpackage; ``geomech`` re-exports the main ones.
 
 Examples
 --------
@@ -13,27 +25,43 @@ Examples
 (2, 2, ['joint1', 'joint2'])
 """
 
-from geomech.multibody import (
-    body_connections,
-    christoffel,
-    closed_coriolis,
-    closed_dynamics,
-    clusters,
-    coriolis,
-    derivatives,
-    dynamics,
-    frame,
-    joints,
-    kinematics,
-    loops,
-    model,
-    regressor,
-    robots,
-    system_connection,
-    urdf,
-    urdf_plus,
+from geomech.multibody import _compat
+from geomech.multibody._kernels.driver import get_num_threads, set_num_threads
+from geomech.multibody.algorithms import (
+    ABASecondDerivatives,
+    BlockSparseTensor,
+    RNEASecondDerivatives,
+    aba,
+    aba_derivatives,
+    aba_second_derivatives,
+    body_jacobians,
+    body_velocities,
+    christoffel_symbols,
+    coriolis_matrix,
+    coriolis_matrix_dense,
+    coriolis_matrix_differentiation,
+    coriolis_transpose_product,
+    crba,
+    forward_kinematics,
+    gravity_forces,
+    joint_structure_constants,
+    joint_transforms,
+    kinetic_energy,
+    mass_matrix_derivative,
+    rnea,
+    rnea_derivatives,
+    rnea_second_derivatives,
+    slotine_li_regressor,
+    slotine_li_torques,
+    velocity_map,
 )
-from geomech.multibody.body_connections import (
+from geomech.multibody.closed import (
+    ClosedMultibodyModel,
+    ImplicitConstraint,
+    inverse_operational_space_inertia,
+    reflected_inertia,
+)
+from geomech.multibody.connections import (
     NAMED_BODY_CONNECTIONS,
     AffineConnectionBody,
     BodyConnection,
@@ -46,63 +74,33 @@ from geomech.multibody.body_connections import (
     body_connection_names,
     register_body_connection,
 )
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.closed_dynamics import inverse_operational_space_inertia, reflected_inertia
-from geomech.multibody.coriolis import (
-    coriolis_matrix,
-    coriolis_matrix_dense,
-    coriolis_matrix_differentiation,
-    coriolis_transpose_product,
-    mass_matrix_derivative,
-    slotine_li_torques,
-)
-from geomech.multibody.derivatives import (
-    ABASecondDerivatives,
-    BlockSparseTensor,
-    RNEASecondDerivatives,
-    aba_derivatives,
-    aba_second_derivatives,
-    rnea_derivatives,
-    rnea_second_derivatives,
-)
-from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
-from geomech.multibody.frame import JointFrame
-from geomech.multibody.joints import (
+from geomech.multibody.io import load_urdf, robots, to_urdf
+from geomech.multibody.model import (
     Fixed,
     FreeFlyer,
     Helical,
     Joint,
+    JointFrame,
+    MultibodyConnection,
+    MultibodyModel,
+    MultibodySystem,
     Planar,
     Prismatic,
     Revolute,
     SchoenfliesJoint,
     Spherical,
-)
-from geomech.multibody.kinematics import (
-    body_jacobians,
-    body_velocities,
-    forward_kinematics,
-    joint_transforms,
-    velocity_map,
-)
-from geomech.multibody.loops import ClosedMultibodyModel, ImplicitConstraint
-from geomech.multibody.model import MultibodyModel, check_inertia
-from geomech.multibody.regressor import slotine_li_regressor
-from geomech.multibody.system_connection import (
-    MultibodyConnection,
+    check_inertia,
     connection_report,
     format_connection_report,
     model_connection,
 )
-from geomech.multibody.urdf import load_urdf, to_urdf
 
 __all__ = [
-    "joints",
-    "model",
-    "urdf",
-    "robots",
-    "kinematics",
-    "dynamics",
+    # model
+    "MultibodyModel",
+    "MultibodySystem",
+    "JointFrame",
+    "check_inertia",
     "Joint",
     "Revolute",
     "Prismatic",
@@ -112,30 +110,25 @@ __all__ = [
     "SchoenfliesJoint",
     "FreeFlyer",
     "Fixed",
-    "MultibodyModel",
-    "JointFrame",
-    "frame",
-    "ClosedMultibodyModel",
-    "ImplicitConstraint",
-    "loops",
-    "clusters",
-    "closed_dynamics",
-    "closed_coriolis",
-    "urdf_plus",
-    "check_inertia",
-    "load_urdf",
-    "to_urdf",
-    "joint_transforms",
-    "forward_kinematics",
-    "body_velocities",
-    "body_jacobians",
-    "velocity_map",
+    # algorithms
     "rnea",
     "crba",
     "aba",
     "gravity_forces",
     "kinetic_energy",
-    "derivatives",
+    "joint_transforms",
+    "forward_kinematics",
+    "body_velocities",
+    "body_jacobians",
+    "velocity_map",
+    "coriolis_matrix",
+    "coriolis_matrix_dense",
+    "coriolis_matrix_differentiation",
+    "coriolis_transpose_product",
+    "mass_matrix_derivative",
+    "slotine_li_torques",
+    "christoffel_symbols",
+    "joint_structure_constants",
     "rnea_derivatives",
     "rnea_second_derivatives",
     "aba_derivatives",
@@ -143,35 +136,43 @@ __all__ = [
     "RNEASecondDerivatives",
     "ABASecondDerivatives",
     "BlockSparseTensor",
+    "slotine_li_regressor",
+    # closed models
+    "ClosedMultibodyModel",
+    "ImplicitConstraint",
     "inverse_operational_space_inertia",
     "reflected_inertia",
-    "body_connections",
-    "christoffel",
-    "coriolis",
-    "regressor",
-    "slotine_li_regressor",
-    "system_connection",
+    # connections
     "NAMED_BODY_CONNECTIONS",
-    "AffineConnectionBody",
     "BodyConnection",
-    "CallableBody",
-    "CartanSchoutenBody",
     "LeviCivitaBody",
-    "BoltzmannHamelBody",
+    "CartanSchoutenBody",
     "VelocityCrossBody",
+    "BoltzmannHamelBody",
+    "CallableBody",
+    "AffineConnectionBody",
     "body_connection",
     "body_connection_names",
     "register_body_connection",
-    "christoffel_symbols",
-    "joint_structure_constants",
-    "coriolis_matrix",
-    "coriolis_matrix_dense",
-    "coriolis_matrix_differentiation",
-    "coriolis_transpose_product",
-    "mass_matrix_derivative",
-    "slotine_li_torques",
     "MultibodyConnection",
+    "model_connection",
     "connection_report",
     "format_connection_report",
-    "model_connection",
+    # io
+    "load_urdf",
+    "to_urdf",
+    "robots",
+    # threads of the batched kernels
+    "set_num_threads",
+    "get_num_threads",
 ]
+
+_compat.install()
+
+
+def __getattr__(name: str):
+    """Old submodule attributes (``geomech.multibody.dynamics``, ...) with a warning."""
+    old = f"{__name__}.{name}"
+    if old in _compat.MOVED:
+        return _compat.moved(old)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -791,27 +791,32 @@ class RigidBody:
         >>> bool(np.allclose(C_lc, body.coriolis_matrix(v)))  # ... different C
         False
         """
-        if callable(kind):  # a user-defined strategy: a factory MechanicalSystem -> connection
-            conn = kind(self.mechanical_system())
-            if not isinstance(conn, AffineConnection):
-                raise ConnectionSpecError(
-                    f"Expected `kind(system)` to return an AffineConnection, got {type(conn).__name__}."
-                )
-            return conn
-        name = canonical_connection_name(kind)
-        system = self.mechanical_system()
-        if name == "boltzmann-hamel":
-            return AffineConnection(system, self.christoffel_symbols())
-        if name == "levi-civita":
-            return LeviCivitaConnection(system)
-        if name == "velocity-cross":
-            # C = M ad_v - ad_v^T M, i.e. Gamma_ijk = M_il s_jkl - s_jil M_lk
-            s = self.group._structure_constants
-            Gamma = np.einsum("il,jkl->ijk", self._M, s) - np.einsum("jil,lk->ijk", s, self._M)
-            return AffineConnection(system, Gamma)
-        if name.startswith("cartan-"):
-            return CartanSchoutenConnection(system, name)
-        raise ConnectionSpecError(
-            f"Expected a connection of a single rigid body, one of {list(_BODY_CONNECTIONS)} "
-            f"(or an alias), got {kind!r}."
-        )
+        return _connection(self, kind)
+
+
+def _connection(body, kind) -> AffineConnection:
+    """:meth:`RigidBody.connection`: a named connection of the body, or a user's factory's."""
+    if callable(kind):  # a user-defined strategy: a factory MechanicalSystem -> connection
+        conn = kind(body.mechanical_system())
+        if not isinstance(conn, AffineConnection):
+            raise ConnectionSpecError(
+                f"Expected `kind(system)` to return an AffineConnection, got {type(conn).__name__}."
+            )
+        return conn
+    name = canonical_connection_name(kind)
+    system = body.mechanical_system()
+    if name == "boltzmann-hamel":
+        return AffineConnection(system, body.christoffel_symbols())
+    if name == "levi-civita":
+        return LeviCivitaConnection(system)
+    if name == "velocity-cross":
+        # C = M ad_v - ad_v^T M, i.e. Gamma_ijk = M_il s_jkl - s_jil M_lk
+        s = body.group._structure_constants
+        Gamma = np.einsum("il,jkl->ijk", body._M, s) - np.einsum("jil,lk->ijk", s, body._M)
+        return AffineConnection(system, Gamma)
+    if name.startswith("cartan-"):
+        return CartanSchoutenConnection(system, name)
+    raise ConnectionSpecError(
+        f"Expected a connection of a single rigid body, one of {list(_BODY_CONNECTIONS)} "
+        f"(or an alias), got {kind!r}."
+    )

@@ -83,7 +83,7 @@ def system_chart(system, q0) -> tuple[SystemChart, np.ndarray]:
       coordinate or invariant frame, the group's exponential chart and Hamel's equations
       (:func:`~geomech.simulation.mechanical_system_form`); otherwise the frame's own chart,
       :math:`q = \mathrm{flow}(q_c, \delta, 1)` with the frame's chart rate (a model's
-      :class:`~geomech.multibody.frame.JointFrame`: ``model.integrate`` and each joint's
+      :class:`~geomech.multibody.model.frame.JointFrame`: ``model.integrate`` and each joint's
       chart rate), and :meth:`MechanicalSystem.forward_dynamics
       <geomech.geometry.MechanicalSystem.forward_dynamics>` (the ABA on a model);
     - any other type: its Lie-group form (:func:`~geomech.simulation.lie_group_form`, the
@@ -169,15 +169,15 @@ def _compiled_chart(system):
     r"""``(retract, rate)`` of the joint frame's chart by the compiled kernels, or ``None``.
 
     For a tree model whose joints are all 1-DoF, spherical, free-flyer or fixed:
-    :math:`q_c \oplus \delta` (``model.integrate``, :func:`geomech.multibody.kernels.joints.integrate`)
+    :math:`q_c \oplus \delta` (``model.integrate``, :func:`geomech.multibody._kernels.joints.integrate`)
     and the rate :math:`\dot\delta_i = J_r(\delta_i)^{-1} v_i` of ``JointFrame.chart_velocity``
-    (:func:`geomech.multibody.kernels.chart.chart_rate`), one kernel call each and without
+    (:func:`geomech.multibody._kernels.tree.chart.chart_rate`), one kernel call each and without
     re-validating the integrator's own states (the inner loop). A non-finite step gives NaN,
     as the frame's chart does (:class:`_FiniteGuard`). ``None`` for any other system.
     """
-    from geomech.multibody.frame import JointFrame
-    from geomech.multibody.kernels.chart import HANDLED, chart_rate, chart_rate_batch
-    from geomech.multibody.kernels.joints import integrate, integrate_batch
+    from geomech.multibody._kernels.joints import integrate, integrate_batch
+    from geomech.multibody._kernels.tree.chart import HANDLED, chart_rate, chart_rate_batch
+    from geomech.multibody.model.frame import JointFrame
 
     if type(system.frame) is not JointFrame:
         return None

@@ -24,10 +24,10 @@ from geomech.errors import ConnectionSpecError, GeomechError
 from geomech.geometry import LeviCivitaConnection
 from geomech.geometry.examples import point_mass, rigid_body_se3
 from geomech.multibody import robots
-from geomech.multibody.body_connections import body_connection_names
-from geomech.multibody.coriolis import slotine_li_torques
-from geomech.multibody.dynamics import aba, crba
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.algorithms.coriolis import slotine_li_torques
+from geomech.multibody.algorithms.dynamics import aba, crba
+from geomech.multibody.connections.body import body_connection_names
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import dynamic_parameters, inertia_from_dynamic_parameters
 
 CHAIN = robots.serial_chain(3, np.random.default_rng(3))  # random 3-D axes: twists are 3-D

@@ -20,8 +20,8 @@ from scipy.integrate import solve_ivp
 
 from geomech.control import AdaptiveSlotineLi, SlotineLi
 from geomech.multibody import aba, coriolis_matrix, crba, gravity_forces
-from geomech.multibody.robots import random_inertia
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.io.examples import load_example
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import dynamic_parameters
 
 ADMISSIBLE = ["levi-civita", "velocity-cross", "boltzmann-hamel"]

@@ -33,9 +33,9 @@ from geomech.control.reference import (
 from geomech.errors import DimensionError, GeomechError, NotOnManifoldError
 from geomech.lie import SE2, SE3, SO3, Schoenflies
 from geomech.multibody import MultibodyModel, slotine_li_torques
-from geomech.multibody import joints as gj
-from geomech.multibody.dynamics import crba
-from geomech.multibody.regressor import slotine_li_regressor
+from geomech.multibody.algorithms.dynamics import crba
+from geomech.multibody.algorithms.regressor import slotine_li_regressor
+from geomech.multibody.model import joints as gj
 from geomech.simulation import simulate
 from geomech.spatial import spatial_inertia
 
@@ -64,7 +64,7 @@ GROUP_OF = {"spherical": SO3, "free_flyer": SE3, "planar": SE2, "schoenflies": S
 
 
 def _joint_q(kind, curve, g, t):
-    """The joint coordinates of the matrix g (layouts of geomech.multibody.joints)."""
+    """The joint coordinates of the matrix g (layouts of geomech.multibody.model.joints)."""
     if kind == "spherical":
         return Rotation.from_matrix(g).as_quat()  # (x, y, z, w), scalar last
     if kind == "free_flyer":

@@ -6,8 +6,8 @@ import pytest
 from geomech.control import SlotineLi
 from geomech.errors import GeomechError
 from geomech.multibody import slotine_li_torques
-from geomech.multibody.dynamics import aba
-from geomech.multibody.robots import serial_chain
+from geomech.multibody.algorithms.dynamics import aba
+from geomech.multibody.io.robots import serial_chain
 
 MODEL = serial_chain(4, np.random.default_rng(3))
 RNG = np.random.default_rng(7)

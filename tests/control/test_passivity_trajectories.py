@@ -14,7 +14,7 @@ from scipy.linalg import eigh
 
 from geomech.control import SlotineLi
 from geomech.multibody import robots
-from geomech.multibody.dynamics import crba
+from geomech.multibody.algorithms.dynamics import crba
 from geomech.simulation import simulate
 
 UR5 = robots.load("ur5")

@@ -13,9 +13,9 @@ from geomech.errors import ConnectionSpecError, DimensionError, ModelError
 from geomech.geometry import ClosedChain, LeviCivitaConnection, MechanicalSystem
 from geomech.geometry.examples_induced import four_bar_linkage
 from geomech.multibody import JointFrame, crba
-from geomech.multibody.closures import PointClosure, four_bar
-from geomech.multibody.dynamics import aba, gravity_forces, rnea
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.algorithms.dynamics import aba, gravity_forces, rnea
+from geomech.multibody.closed.closures import PointClosure, four_bar
+from geomech.multibody.io.examples import load_example
 from geomech.simulation import simulate
 
 TOL = 1e-10

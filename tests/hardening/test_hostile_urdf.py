@@ -12,7 +12,7 @@ import pytest
 
 from geomech.errors import ModelError, URDFError
 from geomech.multibody import robots
-from geomech.multibody.urdf import URDFLimits, load_urdf
+from geomech.multibody.io.urdf import URDFLimits, load_urdf
 from hardening.hostile_inputs import (
     assert_bounded,
     chain,

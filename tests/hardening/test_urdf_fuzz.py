@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from geomech.errors import URDFError
 from geomech.multibody import MultibodyModel, robots
-from geomech.multibody.urdf import load_urdf, to_urdf
+from geomech.multibody.io.urdf import load_urdf, to_urdf
 from hardening.hostile_inputs import joint, link, robot
 
 HAND_WRITTEN = robot(

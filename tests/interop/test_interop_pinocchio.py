@@ -48,7 +48,7 @@ from geomech.multibody import (
     SchoenfliesJoint,
     Spherical,
 )
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import plucker_from_pose, spatial_inertia
 
 RTOL = 1e-9

@@ -26,7 +26,7 @@ from geomech import aba, coriolis_matrix, crba, rnea
 from geomech.errors import GeomechError, ModelError, URDFError
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
-from geomech.multibody import urdf as urdf_module
+from geomech.multibody.io import urdf as urdf_module
 
 ERD = robots.example_robot_data_names()
 HAS_STRICT = "strict" in inspect.signature(urdf_module.load_urdf).parameters

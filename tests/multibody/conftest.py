@@ -16,7 +16,7 @@ from geomech.multibody import (
     SchoenfliesJoint,
     Spherical,
 )
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.io.robots import random_inertia
 
 #: Joint factories used by :func:`mixed_tree` (name -> rng -> Joint).
 JOINT_FACTORIES = {

@@ -16,7 +16,7 @@ import numpy as np
 import pinocchio as pin
 
 from geomech.interop.pinocchio import PinocchioBridge, se3_to_pin
-from geomech.multibody.joints import Revolute
+from geomech.multibody.model.joints import Revolute
 
 __all__ = ["LOOPS", "COUPLINGS", "ALL", "PinLoops", "coupling_G", "rel_err", "consistent_path"]
 

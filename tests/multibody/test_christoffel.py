@@ -34,9 +34,9 @@ from geomech.multibody import (
     Spherical,
     robots,
 )
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.coriolis import coriolis_matrix
-from geomech.multibody.dynamics import crba, rnea
+from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.algorithms.coriolis import coriolis_matrix
+from geomech.multibody.algorithms.dynamics import crba, rnea
 from geomech.spatial import crm, spatial_inertia
 
 MODELS = {

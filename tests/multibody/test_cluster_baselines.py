@@ -1,17 +1,17 @@
 """The compiled dense baselines of the benchmark equal the public numpy baselines."""
 
+import baselines as BL
 import numpy as np
 import pytest
 from loops_helpers import rel_err
 
-from geomech.multibody.closed_dynamics import (
+from geomech.multibody.closed.dynamics import (
     inverse_operational_space_inertia,
     lagrange_aba,
     projected_aba,
     projected_rnea,
 )
-from geomech.multibody.kernels import cluster_baselines as BL
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.io.examples import load_example
 
 
 @pytest.mark.parametrize("name", ["four_bar", "belt_leg"])

@@ -15,15 +15,15 @@ The previous numpy formulas (``_matrices_single``) stay as a cross-check.
 import networkx as nx
 import numpy as np
 import pytest
+from baselines import explicit_constraint
 
 from geomech.errors import NotOnManifoldError
-from geomech.multibody import MultibodyModel, Revolute
-from geomech.multibody.kernels import cluster_constraints as CC
-from geomech.multibody.kernels import joints as J
-from geomech.multibody.kernels.cluster_baselines import explicit_constraint
-from geomech.multibody.kernels.cluster_compiled import cluster_layout
-from geomech.multibody.loops import ImplicitConstraint
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody import ClosedMultibodyModel, Revolute
+from geomech.multibody._kernels import joints as J
+from geomech.multibody._kernels.cluster import constraints as CC
+from geomech.multibody._kernels.cluster.compiled import cluster_layout
+from geomech.multibody.closed.model import ImplicitConstraint
+from geomech.multibody.io.examples import load_example
 from geomech.spatial import spatial_inertia
 
 LOOPS = ["four_bar", "six_bar", "planar_leg"]
@@ -62,7 +62,7 @@ def geared_four_bar(implicit=False):
     for node, com in (("crank", [0, 0.5, 0]), ("coupler", [1, 0, 0]), ("rocker", [-0.5, 0.5, 0]),
                       ("rotor", [0, 0, 0])):  # fmt: skip
         G.nodes[node]["inertia"] = body(com)
-    return MultibodyModel(G)
+    return ClosedMultibodyModel(G)
 
 
 def models():

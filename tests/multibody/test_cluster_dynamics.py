@@ -18,15 +18,15 @@ from loops_helpers import ALL, COUPLINGS, LOOPS, PinLoops, coupling_G, rel_err
 
 from geomech.errors import ModelError, NonFiniteError, NotOnManifoldError
 from geomech.multibody import robots
-from geomech.multibody.closed_dynamics import (
+from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea
+from geomech.multibody.closed.dynamics import (
     cluster_aba,
     cluster_rnea,
     inverse_operational_space_inertia,
     projected_aba,
     projected_rnea,
 )
-from geomech.multibody.dynamics import aba, crba, gravity_forces, rnea
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.io.examples import load_example
 
 RTOL = 1e-8
 N_STATES = 8

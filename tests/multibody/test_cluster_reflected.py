@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 
 from geomech.errors import ModelError
-from geomech.multibody.closed_dynamics import reflected_inertia
-from geomech.multibody.dynamics import aba, crba
-from geomech.multibody.kinematics import body_jacobians, forward_kinematics
-from geomech.multibody.model import MultibodyModel
-from geomech.multibody.robots import double_pendulum
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody import ClosedMultibodyModel
+from geomech.multibody.algorithms.dynamics import aba, crba
+from geomech.multibody.algorithms.kinematics import body_jacobians, forward_kinematics
+from geomech.multibody.closed.dynamics import reflected_inertia
+from geomech.multibody.io.examples import load_example
+from geomech.multibody.io.robots import double_pendulum
 
 
 def _reduced_q(model, approx, q):
@@ -75,7 +75,7 @@ def test_rotors_without_inertia_make_the_approximation_exact():
     graph = base.graph.copy()
     for r in ("rotor1", "rotor2", "rotor3"):
         graph.nodes[r]["inertia"] = 1e-12 * graph.nodes[r]["inertia"]
-    model = MultibodyModel(graph)
+    model = ClosedMultibodyModel(graph)
     approx = reflected_inertia(model)
     rng = np.random.default_rng(31)
     q = model.random_configuration(rng)
@@ -96,4 +96,4 @@ def test_validators():
     g.add_edge("rotor3", "tip", joint=g.edges["link2", "rotor3"]["joint"], name="tip_joint")
     g.nodes["tip"]["inertia"] = g.nodes["rotor3"]["inertia"]
     with pytest.raises(ModelError, match="to be a rotor"):
-        reflected_inertia(MultibodyModel(g))
+        reflected_inertia(ClosedMultibodyModel(g))

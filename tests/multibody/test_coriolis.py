@@ -28,16 +28,16 @@ from geomech.geometry import LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3, rigid_body_so3
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import MultibodyModel, Revolute, robots
-from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS
-from geomech.multibody.coriolis import (
+from geomech.multibody.algorithms.coriolis import (
     coriolis_matrix,
     coriolis_matrix_dense,
     coriolis_matrix_differentiation,
     mass_matrix_derivative,
 )
-from geomech.multibody.dynamics import crba, gravity_forces, rnea
-from geomech.multibody.kinematics import velocity_map
-from geomech.multibody.urdf import load_urdf
+from geomech.multibody.algorithms.dynamics import crba, gravity_forces, rnea
+from geomech.multibody.algorithms.kinematics import velocity_map
+from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
+from geomech.multibody.io.urdf import load_urdf
 from geomech.spatial import crm, spatial_inertia
 
 RTOL = 1e-9
@@ -175,7 +175,7 @@ def test_equals_transformation_law_with_fd_A_dot(connection, rng):
     A_dot = fd_along_flow(lambda x: velocity_map(model, x), model, q, v, h=1e-6)
     N = model.n_bodies
     twists = (A @ v).reshape(N, 6)
-    from geomech.multibody.body_connections import body_connection
+    from geomech.multibody.connections.body import body_connection
 
     conn = body_connection(connection)
     H = np.zeros((6 * N, 6 * N))

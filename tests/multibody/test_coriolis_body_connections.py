@@ -1,6 +1,6 @@
 """Body connections on one rigid body's SE(3): formulas, properties, registry, validation.
 
-References used (independent of geomech.multibody.body_connections):
+References used (independent of geomech.multibody.connections.body):
 - the geometry layer's Koszul formula (LeviCivitaConnection on rigid_body_se3) and its
   Cartan-Schouten connections, built from the SE(3) structure constants of geomech.lie;
 - seed 000 eq. (19): the block form of the Levi-Civita matrix with Sigma, h, m;
@@ -17,7 +17,7 @@ from geomech.geometry import (
     LeviCivitaConnection,
 )
 from geomech.geometry.examples import rigid_body_se3, rigid_body_so3
-from geomech.multibody.body_connections import (
+from geomech.multibody.connections.body import (
     NAMED_BODY_CONNECTIONS,
     AffineConnectionBody,
     BodyConnection,
@@ -28,7 +28,7 @@ from geomech.multibody.body_connections import (
     body_connection_names,
     register_body_connection,
 )
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import crbar, crf, crm, skew
 
 #: name -> (metric compatible, Riemannian geodesics, torsion free), the module docstring's table

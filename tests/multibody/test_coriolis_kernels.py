@@ -43,17 +43,7 @@ from geomech.multibody import (
     Spherical,
     robots,
 )
-from geomech.multibody import _body_factors as body_factors
-from geomech.multibody.body_connections import BodyConnection, CallableBody
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.coriolis import (
-    coriolis_matrix,
-    coriolis_transpose_product,
-    mass_matrix_derivative,
-    slotine_li_torques,
-)
-from geomech.multibody.kernels.kinematics import all_finite
-from geomech.multibody.kernels.spatial import (
+from geomech.multibody._kernels.spatial import (
     compose_transforms,
     dot6,
     inertia_params,
@@ -61,14 +51,24 @@ from geomech.multibody.kernels.spatial import (
     inertia_params_times,
     inertia_params_transform,
 )
-from geomech.multibody.kinematics import (
+from geomech.multibody._kernels.tree.kinematics import all_finite
+from geomech.multibody.algorithms import _body_factors as body_factors
+from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.algorithms.coriolis import (
+    coriolis_matrix,
+    coriolis_transpose_product,
+    mass_matrix_derivative,
+    slotine_li_torques,
+)
+from geomech.multibody.algorithms.kinematics import (
     body_jacobians,
     forward_kinematics,
     joint_transforms,
     velocity_map,
 )
-from geomech.multibody.regressor import slotine_li_regressor
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.algorithms.regressor import slotine_li_regressor
+from geomech.multibody.connections.body import BodyConnection, CallableBody
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import (
     crbar,
     crf,

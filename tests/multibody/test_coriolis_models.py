@@ -26,7 +26,7 @@ from geomech.multibody import (
     SchoenfliesJoint,
     Spherical,
 )
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.io.robots import random_inertia
 from geomech.spatial import skew
 
 

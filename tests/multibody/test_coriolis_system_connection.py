@@ -13,11 +13,11 @@ from test_coriolis_models import mixed_fixed_base, mixed_floating_base, user_joi
 from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.geometry import AffineConnection, LeviCivitaConnection, MechanicalSystem
 from geomech.multibody import robots
-from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS
-from geomech.multibody.christoffel import christoffel_symbols
-from geomech.multibody.coriolis import coriolis_matrix
-from geomech.multibody.dynamics import crba, gravity_forces
-from geomech.multibody.system_connection import (
+from geomech.multibody.algorithms.christoffel import christoffel_symbols
+from geomech.multibody.algorithms.coriolis import coriolis_matrix
+from geomech.multibody.algorithms.dynamics import crba, gravity_forces
+from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
+from geomech.multibody.model.connection import (
     MultibodyConnection,
     connection_report,
     format_connection_report,

@@ -30,16 +30,16 @@ from geomech.errors import (
 )
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import MultibodyModel, Revolute, robots
-from geomech.multibody.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.coriolis import mass_matrix_derivative
-from geomech.multibody.derivatives import (
+from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
+from geomech.multibody.algorithms.coriolis import mass_matrix_derivative
+from geomech.multibody.algorithms.derivatives import (
     BlockSparseTensor,
     aba_derivatives,
     aba_second_derivatives,
     rnea_derivatives,
     rnea_second_derivatives,
 )
-from geomech.multibody.dynamics import aba, crba, rnea
+from geomech.multibody.algorithms.dynamics import aba, crba, rnea
 
 H = 1e-6  # central-difference step (digest §8)
 FD_TOL = 1e-6  # T2
@@ -452,7 +452,7 @@ def test_user_joint_is_refused():
 
 
 def test_closed_model_is_refused():
-    from geomech.multibody.urdf_plus import load_example
+    from geomech.multibody.io.examples import load_example
 
     model = load_example("four_bar")
     assert model.is_closed
@@ -484,8 +484,8 @@ def test_contract_errors(rng):
 
 def test_threaded_batches_equal_serial(rng):
     """Large batches may run in threads (kernels.set_num_threads): the same results."""
-    from geomech.multibody.kernels import get_num_threads, set_num_threads
-    from geomech.multibody.kernels.driver import PARALLEL_THRESHOLD
+    from geomech.multibody import get_num_threads, set_num_threads
+    from geomech.multibody._kernels.driver import PARALLEL_THRESHOLD
 
     model = robots.random_tree(5, rng=rng, floating_base=True)
     B = PARALLEL_THRESHOLD + 5

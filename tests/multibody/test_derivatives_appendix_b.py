@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from geomech.multibody import robots
-from geomech.multibody.derivatives import rnea_second_derivatives
-from geomech.multibody.kinematics import forward_kinematics
+from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
+from geomech.multibody.algorithms.kinematics import forward_kinematics
 from geomech.spatial import (
     coriolis_tensor,
     crbar,

@@ -3,7 +3,7 @@
 ``rnea_derivatives`` against ``pin.computeRNEADerivatives`` and ``aba_derivatives`` against
 ``pin.computeABADerivatives``, with and without external wrenches, on
 
-(a) the URDFs shipped in ``geomech/multibody/data`` (fixed and floating base), loaded by
+(a) the URDFs shipped in ``geomech/multibody/io/data`` (fixed and floating base), loaded by
     both libraries and paired joint by joint by name (continuous joints: Pinocchio's
     ``[cos, sin]`` chart has the same one-dimensional tangent);
 (b) random trees of 1–40 bodies mixing every joint type, converted by
@@ -21,9 +21,9 @@ import pytest
 
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
-from geomech.multibody.derivatives import aba_derivatives, rnea_derivatives
-from geomech.multibody.dynamics import rnea
-from geomech.multibody.urdf import load_urdf
+from geomech.multibody.algorithms.derivatives import aba_derivatives, rnea_derivatives
+from geomech.multibody.algorithms.dynamics import rnea
+from geomech.multibody.io.urdf import load_urdf
 
 RTOL = 1e-9
 

@@ -16,14 +16,14 @@ import sympy as sp
 from geomech.errors import DimensionError, GeomechError, NonFiniteError, SingularityError
 from geomech.lie import SO3
 from geomech.multibody import FreeFlyer, Joint, MultibodyModel, Revolute, robots
-from geomech.multibody.dynamics import (
+from geomech.multibody.algorithms.dynamics import (
     aba,
     crba,
     gravity_forces,
     kinetic_energy,
     rnea,
 )
-from geomech.multibody.kinematics import (
+from geomech.multibody.algorithms.kinematics import (
     body_jacobians,
     body_velocities,
     forward_kinematics,

@@ -11,7 +11,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from geomech.errors import DimensionError, ModelError, NotOnManifoldError, SingularityError
-from geomech.multibody.joints import (
+from geomech.multibody.model.joints import (
     Fixed,
     FreeFlyer,
     Helical,

@@ -22,13 +22,13 @@ from geomech.multibody import (
     Spherical,
     robots,
 )
-from geomech.multibody.kernels import driver
-from geomech.multibody.kernels import joints as KJ
-from geomech.multibody.kernels import spatial as KS
-from geomech.multibody.kernels import status as KST
-from geomech.multibody.kernels.compiled import joint_code
-from geomech.multibody.kernels.kinematics import tree_transforms
-from geomech.multibody.kernels.views import view
+from geomech.multibody._kernels import driver
+from geomech.multibody._kernels import joints as KJ
+from geomech.multibody._kernels import spatial as KS
+from geomech.multibody._kernels import status as KST
+from geomech.multibody._kernels.compiled import joint_code
+from geomech.multibody._kernels.tree.kinematics import tree_transforms
+from geomech.multibody._kernels.views import view
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -124,7 +124,7 @@ def test_sym_matvec6_reads_the_upper_triangle_of_a_symmetric_matrix(rng):
 
 
 def test_cholesky_and_its_inverse_match_numpy(rng):
-    from geomech.multibody.kernels.linalg import cholesky, cholesky_inverse
+    from geomech.multibody._kernels.linalg import cholesky, cholesky_inverse
 
     for d in range(1, 7):
         A = rng.normal(size=(d, d))
@@ -332,7 +332,7 @@ def test_bad_thread_count():
 _SECOND = """
 import numpy as np
 import geomech as gm
-from geomech.multibody.kernels import dynamics as K
+from geomech.multibody._kernels.tree import dynamics as K
 m = gm.robots.double_pendulum()
 gm.rnea(m, [0.1, 0.2], [0.0, 0.0], [0.0, 0.0])
 print(sum(K.rnea_batch.stats.cache_hits.values()), sum(K.rnea_batch.stats.cache_misses.values()))

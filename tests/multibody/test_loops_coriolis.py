@@ -31,10 +31,18 @@ from geomech.errors import (
     NonFiniteError,
     NotOnManifoldError,
 )
-from geomech.multibody import FreeFlyer, MultibodyModel, Revolute, robots
-from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS
-from geomech.multibody.christoffel import christoffel_symbols
-from geomech.multibody.closed_coriolis import (
+from geomech.multibody import ClosedMultibodyModel, FreeFlyer, Revolute, robots
+from geomech.multibody.algorithms.christoffel import christoffel_symbols
+from geomech.multibody.algorithms.coriolis import (
+    coriolis_matrix,
+    coriolis_matrix_dense,
+    coriolis_transpose_product,
+    mass_matrix_derivative,
+    slotine_li_torques,
+)
+from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea
+from geomech.multibody.algorithms.regressor import slotine_li_regressor
+from geomech.multibody.closed.coriolis import (
     closed_christoffel_symbols,
     closed_coriolis_matrix,
     closed_coriolis_matrix_dense,
@@ -43,16 +51,8 @@ from geomech.multibody.closed_coriolis import (
     closed_slotine_li_regressor,
     closed_slotine_li_torques,
 )
-from geomech.multibody.coriolis import (
-    coriolis_matrix,
-    coriolis_matrix_dense,
-    coriolis_transpose_product,
-    mass_matrix_derivative,
-    slotine_li_torques,
-)
-from geomech.multibody.dynamics import aba, crba, gravity_forces, rnea
-from geomech.multibody.regressor import slotine_li_regressor
-from geomech.multibody.urdf_plus import example_names, load_example
+from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
+from geomech.multibody.io.examples import example_names, load_example
 from geomech.spatial import crf, crm, dynamic_parameters, spatial_inertia
 
 #: name -> (metric compatible, correct dynamics), seed 000 Table / the body-connection tests
@@ -112,7 +112,7 @@ def _five_bar(floating=False, user_joints=False):
         ("coupler2", [-0.5, 0, 0.05]),
     ):
         G.nodes[name]["inertia"] = body(com)
-    return MultibodyModel(G)
+    return ClosedMultibodyModel(G)
 
 
 MODELS = [(name, fb) for name in example_names() for fb in (False, True)] + [

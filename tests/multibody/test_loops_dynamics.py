@@ -15,7 +15,8 @@ import pytest
 from loops_helpers import ALL, COUPLINGS, LOOPS, PinLoops, coupling_G, rel_err
 
 from geomech.errors import ModelError, NotOnManifoldError
-from geomech.multibody.closed_dynamics import (
+from geomech.multibody.algorithms.dynamics import crba, kinetic_energy, rnea
+from geomech.multibody.closed.dynamics import (
     METHODS,
     closed_aba,
     closed_crba,
@@ -27,9 +28,8 @@ from geomech.multibody.closed_dynamics import (
     projected_rnea,
     register_method,
 )
-from geomech.multibody.dynamics import crba, kinetic_energy, rnea
-from geomech.multibody.robots import double_pendulum
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.io.examples import load_example
+from geomech.multibody.io.robots import double_pendulum
 
 RTOL = 1e-8
 N_STATES = 10

@@ -20,9 +20,13 @@ from geomech.errors import (
     SingularityError,
 )
 from geomech.multibody import FreeFlyer, MultibodyModel, Prismatic, Revolute, Spherical
-from geomech.multibody.clusters import output_bodies, partition_clusters
-from geomech.multibody.loops import ClosedMultibodyModel, ImplicitConstraint, declares_closures
-from geomech.multibody.urdf_plus import example_names, load_example
+from geomech.multibody.closed.clusters import output_bodies, partition_clusters
+from geomech.multibody.closed.model import (
+    ClosedMultibodyModel,
+    ImplicitConstraint,
+)
+from geomech.multibody.io.examples import example_names, load_example
+from geomech.multibody.model.tree import declares_closures
 from geomech.spatial import spatial_inertia
 
 FIXED = ["four_bar", "six_bar", "planar_leg", "geared_chain", "belt_leg"]
@@ -76,12 +80,12 @@ def cam_model(analytic=True):
             ["hinge", "motor"], lambda q: [6.0 * q[0] + 0.3 * np.sin(q[0]) - q[1]], name="cam", **kw
         )  # fmt: skip
     ]
-    return MultibodyModel(G)
+    return ClosedMultibodyModel(G)
 
 
 # ---- construction, spanning tree, independent coordinates --------------------------------
 def test_graph_with_a_loop_builds_a_closed_model():
-    model = MultibodyModel(four_bar_graph())
+    model = ClosedMultibodyModel(four_bar_graph())
     assert isinstance(model, ClosedMultibodyModel) and model.is_closed
     st = model.spanning_tree
     assert type(st) is MultibodyModel and not st.is_closed
@@ -95,14 +99,14 @@ def test_graph_with_a_loop_builds_a_closed_model():
 
 
 def test_independent_marks_are_honoured_and_reported():
-    model = MultibodyModel(four_bar_graph({"D": True, "A": False}))
+    model = ClosedMultibodyModel(four_bar_graph({"D": True, "A": False}))
     assert model.independent_joints == ["D"]
     assert "independent: D" in model.summary()
     # one mark on a 1-DoF loop over-determines nothing; two do
     with pytest.raises(ModelError, match="over-determine"):
-        MultibodyModel(four_bar_graph({"A": True, "D": True}))
+        ClosedMultibodyModel(four_bar_graph({"A": True, "D": True}))
     with pytest.raises(ModelError, match="to be True, False or None"):
-        MultibodyModel(four_bar_graph({"A": "yes"}))
+        ClosedMultibodyModel(four_bar_graph({"A": "yes"}))
 
 
 def test_undeclared_cycles_name_the_cycle():
@@ -111,7 +115,7 @@ def test_undeclared_cycles_name_the_cycle():
     G.remove_edge("coupler", "rocker")
     G.add_edge("coupler", "rocker", joint=d["joint"], placement=d["placement"])  # a tree edge
     with pytest.raises(NotATreeError, match=r"Node 'rocker' has 2 parents.*cycle through nodes"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     assert declares_closures(four_bar_graph()) and not declares_closures(G)
     assert not declares_closures("not a graph")
 
@@ -127,15 +131,15 @@ def test_loop_to_the_base_and_loop_joint_types():
     nx.set_node_attributes(
         G, {"crank": body([0, 0.25, 0]), "rod": body([1, 0, 0]), "slider": body()}, "inertia"
     )
-    model = MultibodyModel(G)
+    model = ClosedMultibodyModel(G)
     assert model.nv == 1 and model.independent_joints == ["crank"]
     q = model.random_configuration(rng=3, size=4)
     assert np.abs(model.constraint_residual(q)).max() < 1e-13
-    from geomech.multibody.kinematics import forward_kinematics
+    from geomech.multibody.algorithms.kinematics import forward_kinematics
 
     T = forward_kinematics(model.spanning_tree, q)[:, 2]  # the slider stays on the x axis
     assert np.abs(T[:, 1, 3]).max() < 1e-12 and np.abs(T[:, :3, :3] - np.eye(3)).max() < 1e-12
-    spatial = MultibodyModel(four_bar_graph(loop_joint=Spherical()))
+    spatial = ClosedMultibodyModel(four_bar_graph(loop_joint=Spherical()))
     assert spatial.nv == 1  # planar geometry: the spherical loop leaves one DoF
 
 
@@ -144,11 +148,11 @@ def test_reference_configuration_found_by_newton():
     cluster's coordinates free) finds a closed reference near it."""
     G = four_bar_graph()
     G.edges["world", "rocker"]["placement"] = at(3.05, 0.0)
-    model = MultibodyModel(G)
+    model = ClosedMultibodyModel(G)
     q = model.neutral()
     assert np.abs(model.constraint_residual(q)).max() < 1e-14 and np.abs(q).max() < 0.2
     G.graph["reference_configuration"] = q
-    assert np.array_equal(MultibodyModel(G).neutral(), q)
+    assert np.array_equal(ClosedMultibodyModel(G).neutral(), q)
 
 
 def test_constraint_validators():
@@ -159,33 +163,35 @@ def test_constraint_validators():
         return G
 
     with pytest.raises(ModelError, match="Expected the 'kind'"):
-        MultibodyModel(graph(kind="belt", joint=Revolute([0, 0, 1])))
+        ClosedMultibodyModel(graph(kind="belt", joint=Revolute([0, 0, 1])))
     with pytest.raises(ModelError, match="'joint' attribute of loop edge"):
-        MultibodyModel(graph(kind="loop", joint="revolute"))
+        ClosedMultibodyModel(graph(kind="loop", joint="revolute"))
     with pytest.raises(ModelError, match="last row of `placement`"):
-        MultibodyModel(graph(kind="loop", joint=Revolute([0, 0, 1]), placement=np.ones((4, 4))))
+        ClosedMultibodyModel(
+            graph(kind="loop", joint=Revolute([0, 0, 1]), placement=np.ones((4, 4)))
+        )
     with pytest.raises(ModelError, match="'ratio' of coupling edge"):
-        MultibodyModel(graph(kind="coupling", ratio="six"))
+        ClosedMultibodyModel(graph(kind="coupling", ratio="six"))
     G = four_bar_graph()
     G.graph["constraints"] = ["phi"]
     with pytest.raises(ModelError, match="ImplicitConstraint objects"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G = four_bar_graph()
     G.add_edge("crank", "rocker", kind="coupling", ratio=2.0, name="C")
     with pytest.raises(ModelError, match="unique constraint names"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G = four_bar_graph()
     G.graph["reference_configuration"] = [0.0, 0.0]
     with pytest.raises(DimensionError, match="`reference_configuration` to have shape"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G.graph["reference_configuration"] = np.zeros((2, 3))
     with pytest.raises(ModelError, match=r"reference_configuration'\] to have shape"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G = four_bar_graph()  # a loop that cannot close: the rocker is too short
     G.edges["coupler", "rocker"]["successor_placement"] = at(-0.1, 0.1)
     G.edges["world", "rocker"]["placement"] = at(30.0, 0)
     with pytest.raises(ModelError, match="closing the loops near the reference"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
 
 
 def test_coupling_validators_and_marks():
@@ -195,7 +201,7 @@ def test_coupling_validators_and_marks():
     nx.set_node_attributes(G, {"ball": body(), "rotor": body()}, "inertia")
     G.add_edge("ball", "rotor", kind="coupling", ratio=2.0)
     with pytest.raises(ModelError, match="one degree of\nfreedom|one degree of freedom"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     # a floating base is always independent
     G = nx.DiGraph()
     G.add_edge("world", "base", joint=FreeFlyer(), name="root", independent=False)
@@ -204,21 +210,21 @@ def test_coupling_validators_and_marks():
     G.add_edge("link", "rotor", kind="coupling", ratio=3.0)
     nx.set_node_attributes(G, {"base": body(), "link": body(), "rotor": body()}, "inertia")
     with pytest.raises(ModelError, match="floating base is always independent"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G.edges["world", "base"]["independent"] = None
     G.edges["base", "link"]["independent"] = False
     G.edges["base", "rotor"]["independent"] = True
-    model = MultibodyModel(G)
+    model = ClosedMultibodyModel(G)
     assert model.independent_joints == ["root", "m"]
     G.add_edge("world", "extra", joint=Revolute([0, 0, 1]), name="x", independent=False)
     G.nodes["extra"]["inertia"] = body()
     with pytest.raises(ModelError, match="no\nloop joint|no loop joint"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G.remove_node("extra")
     G.edges["base", "rotor"]["independent"] = False  # both ends dependent: not determined
     G.edges["base", "link"]["independent"] = False
     with pytest.raises(ModelError, match="marked independent=False but the"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
 
 
 def test_one_constraint_object_serves_two_layouts():
@@ -233,8 +239,8 @@ def test_one_constraint_object_serves_two_layouts():
     G.add_nodes_from(base.nodes(data=True))
     G.nodes["aaa"]["inertia"] = body()
     G.graph["constraints"] = [cam]
-    shifted = MultibodyModel(G)
-    plain = MultibodyModel(G.subgraph([n for n in G if n != "aaa"]).copy())
+    shifted = ClosedMultibodyModel(G)
+    plain = ClosedMultibodyModel(G.subgraph([n for n in G if n != "aaa"]).copy())
     for model in (shifted, plain):
         q = model.random_configuration(rng=0)
         st = model.spanning_tree
@@ -253,7 +259,7 @@ def test_implicit_constraint_validators():
     G = four_bar_graph()
     G.graph["constraints"] = [ImplicitConstraint(["nope"], lambda q: q)]
     with pytest.raises(ModelError, match="expected joint names"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     bad = ImplicitConstraint(["hinge", "motor"], lambda q: [q[1] - 2 * q[0]],
                              jacobian=lambda q: [[2.0, -1.0, 0.0]])  # fmt: skip
     G = nx.DiGraph()
@@ -262,10 +268,10 @@ def test_implicit_constraint_validators():
     nx.set_node_attributes(G, {"link": body(), "rotor": body()}, "inertia")
     G.graph["constraints"] = [bad]
     with pytest.raises(DimensionError, match="`jacobian` to return shape"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     G.graph["constraints"] = [ImplicitConstraint(["hinge"], lambda q: [[q[0]]])]
     with pytest.raises(DimensionError, match="`phi` to return shape"):
-        MultibodyModel(G)
+        ClosedMultibodyModel(G)
     assert "cam" in repr(cam_model().constraints[0])
 
 
@@ -337,7 +343,7 @@ def test_project_keeps_the_independent_coordinates():
     idx = model.independent_v_index
     assert np.array_equal(p[idx], noisy[idx])
     assert np.abs(p - q).max() < 0.1  # same assembly branch
-    rocker = MultibodyModel(four_bar_graph({"D": True, "A": False}))  # a triple rocker
+    rocker = ClosedMultibodyModel(four_bar_graph({"D": True, "A": False}))  # a triple rocker
     with pytest.raises(SingularityError, match="Newton's method"):
         rocker.project([0.0, 0.0, 3.0])  # the rocker cannot turn that far
 

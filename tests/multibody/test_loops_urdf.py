@@ -11,11 +11,11 @@ import pytest
 from loops_helpers import rel_err
 
 from geomech.errors import ModelError, URDFError
-from geomech.multibody import Helical, MultibodyModel, Revolute
-from geomech.multibody.closed_dynamics import projected_aba
-from geomech.multibody.loops import ImplicitConstraint
-from geomech.multibody.urdf import load_urdf, to_urdf
-from geomech.multibody.urdf_plus import example_names, example_path, load_example
+from geomech.multibody import ClosedMultibodyModel, Helical, Revolute
+from geomech.multibody.closed.dynamics import projected_aba
+from geomech.multibody.closed.model import ImplicitConstraint
+from geomech.multibody.io.examples import example_names, example_path, load_example
+from geomech.multibody.io.urdf import load_urdf, to_urdf
 
 INERTIAL = (
     '<inertial><origin xyz="{x} 0 {z}"/><mass value="{m}"/>'
@@ -194,8 +194,8 @@ def test_writer_rejects_what_urdf_plus_cannot_express():
     G = model.graph.copy()
     G.graph["constraints"] = [ImplicitConstraint(["joint1"], lambda q: [0.0 * q[0]], name="noop")]
     with pytest.raises(URDFError, match="implicit constraints have no URDF\\+ equivalent"):
-        to_urdf(MultibodyModel(G))
+        to_urdf(ClosedMultibodyModel(G))
     G = load_example("four_bar").graph.copy()
     G.edges["coupler", "rocker"]["joint"] = Helical([0, 1, 0], pitch=0.0)
     with pytest.raises(URDFError, match="helical loop joint has no URDF\\+ equivalent"):
-        to_urdf(MultibodyModel(G))
+        to_urdf(ClosedMultibodyModel(G))

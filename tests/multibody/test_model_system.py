@@ -22,7 +22,7 @@ from geomech.geometry import (
 )
 from geomech.lie import SE3
 from geomech.multibody import JointFrame, MultibodyModel, robots
-from geomech.multibody.urdf_plus import load_example
+from geomech.multibody.io.examples import load_example
 from geomech.rigidbody import RigidBody
 from geomech.simulation import simulate
 

@@ -3,7 +3,7 @@
 Three sources of models, each compared on many seeded random states (evaluated by geomech in
 one batched call, by Pinocchio in a loop):
 
-(a) the URDFs shipped in ``geomech/multibody/data``, loaded by ``load_urdf`` and by
+(a) the URDFs shipped in ``geomech/multibody/io/data``, loaded by ``load_urdf`` and by
     ``pinocchio.buildModelFromUrdf`` (fixed and floating base), joints paired by name;
 (b) the built-in generated models written out by ``to_urdf`` and read back by
     ``pinocchio.buildModelFromXML``;
@@ -20,9 +20,9 @@ import pytest
 from geomech.errors import ModelError
 from geomech.interop.pinocchio import PinocchioBridge, twist_from_pin
 from geomech.multibody import robots
-from geomech.multibody.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
-from geomech.multibody.kinematics import body_velocities, forward_kinematics
-from geomech.multibody.urdf import load_urdf, to_urdf
+from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
+from geomech.multibody.algorithms.kinematics import body_velocities, forward_kinematics
+from geomech.multibody.io.urdf import load_urdf, to_urdf
 
 RTOL = 1e-9
 N_STATES = 12

@@ -25,12 +25,12 @@ from geomech.geometry import LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import robots
-from geomech.multibody.body_connections import CallableBody, body_connection_names
-from geomech.multibody.coriolis import slotine_li_torques
-from geomech.multibody.dynamics import crba, gravity_forces, rnea
-from geomech.multibody.regressor import slotine_li_regressor
-from geomech.multibody.robots import random_inertia
-from geomech.multibody.urdf import load_urdf
+from geomech.multibody.algorithms.coriolis import slotine_li_torques
+from geomech.multibody.algorithms.dynamics import crba, gravity_forces, rnea
+from geomech.multibody.algorithms.regressor import slotine_li_regressor
+from geomech.multibody.connections.body import CallableBody, body_connection_names
+from geomech.multibody.io.robots import random_inertia
+from geomech.multibody.io.urdf import load_urdf
 from geomech.spatial import (
     crf,
     crm,

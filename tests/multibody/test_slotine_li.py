@@ -15,14 +15,14 @@ from test_coriolis_models import (
 
 from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.multibody import robots
-from geomech.multibody.body_connections import NAMED_BODY_CONNECTIONS
-from geomech.multibody.coriolis import (
+from geomech.multibody.algorithms.coriolis import (
     coriolis_matrix,
     coriolis_matrix_dense,
     coriolis_transpose_product,
     slotine_li_torques,
 )
-from geomech.multibody.dynamics import crba, gravity_forces, rnea
+from geomech.multibody.algorithms.dynamics import crba, gravity_forces, rnea
+from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
 
 MODELS = {
     "mixed-fixed": mixed_fixed_base,

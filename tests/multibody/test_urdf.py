@@ -23,7 +23,7 @@ from geomech.multibody import (
     robots,
     to_urdf,
 )
-from geomech.multibody.urdf import matrix_to_rpy, rpy_to_matrix
+from geomech.multibody.io.urdf import matrix_to_rpy, rpy_to_matrix
 
 # angular-first <-> Pinocchio's linear-first
 SWAP = np.block([[np.zeros((3, 3)), np.eye(3)], [np.eye(3), np.zeros((3, 3))]])

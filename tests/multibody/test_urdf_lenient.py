@@ -14,8 +14,8 @@ import pytest
 from geomech.errors import ModelError, URDFError, URDFWarning
 from geomech.interop.pinocchio import PinocchioBridge
 from geomech.multibody import MultibodyModel, Prismatic, Revolute, crba, rnea, robots
-from geomech.multibody.model import check_inertia
-from geomech.multibody.urdf import load_urdf, to_urdf
+from geomech.multibody.io.urdf import load_urdf, to_urdf
+from geomech.multibody.model.tree import check_inertia
 from geomech.spatial import spatial_inertia
 
 # a moved link without <inertial> ("human"), a rotational inertia a hair from PSD ("tiago"),

@@ -11,8 +11,8 @@ from rb_helpers import GL2, GROUP_IDS, GROUPS, NONABELIAN, NONABELIAN_IDS, SL2, 
 from geomech.errors import ConnectionSpecError
 from geomech.geometry import AffineConnection, Contorsion, LeviCivitaConnection
 from geomech.lie import SE3, SO3
-from geomech.multibody.body_connections import body_connection
-from geomech.multibody.robots import random_inertia
+from geomech.multibody.connections.body import body_connection
+from geomech.multibody.io.robots import random_inertia
 from geomech.rigidbody import RigidBody
 
 ALL = GROUPS + [GL2, SL2]
@@ -192,7 +192,7 @@ def test_velocity_cross_is_admissible_on_every_group(setup):
 
 
 def test_a_registered_multibody_only_name_is_refused():
-    from geomech.multibody.body_connections import register_body_connection
+    from geomech.multibody.connections.body import register_body_connection
 
     register_body_connection("rb-test-zero", lambda v, I: np.zeros(np.shape(v)[:-1] + (6, 6)))
     with pytest.raises(ConnectionSpecError, match="connection of a single rigid body"):

@@ -1,0 +1,631 @@
+r"""Per-cluster constraint matrices of seed 004 on the compiled-kernel layer: G, g and Ġ.
+
+For each cluster :math:`C_k` with loop joints (and couplings), the kernel evaluates
+``updateConstraints`` (seed 004 §2.0) from the spanning tree's kinematics, cluster by
+cluster, with no Python per state:
+
+1. **In-cluster kinematics.** With the cluster's output bodies held fixed, the body-frame
+   Jacobians over the cluster's own spanning speeds follow the tree recursion
+   :math:`\mathbf J_i = {}^i\mathbf X_{\lambda(i)}\mathbf J_{\lambda(i)} + \bar{\mathbf S}_i`
+   (in-cluster parents only, seed 004 eq. 32), and the poses
+   :math:`{}^i\mathbf X_{\Lambda(i)}` are the products of Alg. 1 l.9–10. A loop's relative
+   twist does not depend on the speeds outside the cluster: both loop frames hang from the
+   same output body, whose motion cancels.
+2. **Velocity constraint** (seed 004 eq. 2 with the loop joints' speeds :math:`\dot q_L`
+   kept as auxiliary columns): a loop joint between frames :math:`F_P` (on the predecessor)
+   and :math:`F_S` (on the successor) gives six rows
+
+   .. math::
+       \boldsymbol\xi = \mathbf v_{F_S} - {}^{F_S}\mathbf X_{F_P}\mathbf v_{F_P}
+       = \boldsymbol\Phi_L\dot q_L, \qquad
+       K = \big[{}^{F_S}\mathbf X_S\mathbf J_S - {}^{F_S}\mathbf X_{F_P}\,
+       {}^{F_P}\mathbf X_P\mathbf J_P,\ \ -\boldsymbol\Phi_L\big],
+
+   with :math:`\boldsymbol\Phi_L` the loop joint's constant motion subspace in its child
+   frame (every built-in joint); a coupling gives its constant row
+   :math:`r\sum_{\rm pred}\dot q - \sum_{\rm succ}\dot q`.
+3. **Explicit form** (seed 004 §1.2 [inferred], eq. 3): on the independent (Y) and
+   dependent (D, loop joints' speeds included) columns,
+
+   .. math::
+       G_Y = \mathbf 1,\quad K_D G_D = -K_Y,\qquad
+       \dot G_Y = 0,\quad K_D\dot G_D = -\dot K\hat G,\qquad g = \dot G\,\dot y,
+
+   by least squares (Householder QR of :math:`K_D`, which has full column rank by the
+   choice of the dependent joints; the redundant rows of planar loops are consistent).
+4. **Rate of the constraint.** :math:`\dot K` follows from the rates of the Jacobians,
+   :math:`\dot{\mathbf J}_i = {}^i\mathbf X_{\lambda(i)}\dot{\mathbf J}_{\lambda(i)} -
+   \mathbf v_{J,i}\times({}^i\mathbf X_{\lambda(i)}\mathbf J_{\lambda(i)})` (from
+   :math:`\tfrac{d}{dt}{}^i\mathbf X_{\lambda(i)} = -(\mathbf S_i\dot q_i)\times
+   {}^i\mathbf X_{\lambda(i)}`, seed 004 §2.0), and of the loop transform,
+   :math:`\tfrac{d}{dt}{}^{F_S}\mathbf X_{F_P} = \mathbf X(\mathbf v_{F_P}\times) -
+   (\mathbf v_{F_S}\times)\mathbf X` (seed 000 §VI-B); :math:`\dot{\boldsymbol\Phi}_L = 0`.
+
+The same pass returns the largest constraint residual of the state: a loop joint's
+relative pose :math:`M = {}^{F_P}T_{F_S}` must be a pose of the joint, :math:`M =
+T_J(q_L)`, with :math:`q_L` read off :math:`M` in closed form (revolute, prismatic, helical,
+spherical and fixed loop joints) and the residual the largest entry of :math:`T_J(q_L)^{-1}M
+- \mathbf 1`; a coupling's residual is :math:`r\sum q_{\rm pred} - \sum q_{\rm succ}`. To
+first order these are the entries of the logarithm that
+:meth:`ClosedMultibodyModel.constraint_residual` reports; the Python wrapper accepts a
+state when the residual is well inside the tolerance and asks the model otherwise.
+
+Clusters with user-defined implicit constraints (Python callables), user-defined joints or
+loop joints without a closed form keep the two-stage path: the Python constraint objects
+fill their rows of the per-state arrays (:mod:`~geomech.multibody._kernels.cluster.compiled`).
+
+References
+----------
+Seed 004 eqs. 2–3, §1.2 [inferred] (G, g from the implicit form), §2.0 (Alg. 1 l.1–19,
+``updateConstraints`` per cluster), §6 traps 4 and 8; seed 000 §VI-B (rate of a relative
+transform).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.joints import HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
+from geomech.multibody._kernels.spatial import cross_motion, transform_motion
+from geomech.multibody._kernels.status import OK, SINGULAR, pack
+from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+
+__all__ = [
+    "KERNEL",
+    "LOOP_INT",
+    "LOOP_FLOAT",
+    "householder_qr",
+    "qr_solve",
+    "make_work",
+    "cluster_constraints",
+    "cluster_constraints_batch",
+]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+#: cluster mode: its G, g and Ġ are computed by :func:`cluster_constraints`
+KERNEL = 1
+#: columns of the per-loop integer table ``lpi``: cluster, predecessor, successor (−1 for
+#: the base), first row in the cluster, first auxiliary column, loop joint's nv, type code
+LOOP_INT = 7
+#: columns of the per-loop float table ``lpf``: ``(E, r)`` of :math:`{}^{F_P}\mathbf X_P`
+#: (9 + 3), of :math:`{}^{F_S}\mathbf X_S` (9 + 3), :math:`\boldsymbol\Phi_L` (6 × 6, row
+#: major, the first ``nv`` columns used), the joint's axis (3) and pitch (1)
+LOOP_FLOAT = 64
+_SINGULAR_RTOL = 1e-10
+
+
+# ----------------------------------------------------------------------------------------
+# small dense least squares: Householder QR (LAPACK's dgeqr2 / dormqr, unblocked)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def householder_qr(A, m, n, tau):
+    r"""Householder QR of ``A[:m, :n]`` in place (:math:`m \ge n`): ``R`` on and above the
+    diagonal, the reflectors :math:`H_j = \mathbf 1 - \tau_j v_jv_j^\top` (:math:`v_j[j] = 1`)
+    below it. Returns False when a diagonal entry of ``R`` is below ``1e-10`` times the
+    largest column norm (``A`` rank deficient).
+    """
+    big = 0.0
+    for j in range(n):
+        s = 0.0
+        for i in range(m):
+            s += A[i, j] * A[i, j]
+        big = max(big, np.sqrt(s))
+    for j in range(n):
+        s = 0.0
+        for i in range(j + 1, m):
+            s += A[i, j] * A[i, j]
+        alpha = A[j, j]
+        norm = np.sqrt(alpha * alpha + s)
+        if not norm > _SINGULAR_RTOL * big:
+            return False
+        beta = -norm if alpha >= 0.0 else norm
+        tau[j] = (beta - alpha) / beta
+        scale = 1.0 / (alpha - beta)
+        for i in range(j + 1, m):
+            A[i, j] *= scale
+        A[j, j] = beta
+        for c in range(j + 1, n):  # apply H_j to the remaining columns
+            x = A[j, c]
+            for i in range(j + 1, m):
+                x += A[i, j] * A[i, c]
+            x *= tau[j]
+            A[j, c] -= x
+            for i in range(j + 1, m):
+                A[i, c] -= x * A[i, j]
+    return True
+
+
+@njit(**_JIT)
+def qr_solve(A, m, n, tau, B, nb, X):
+    r"""Least-squares solution ``X[:n, :nb]`` of :math:`A X = B` from :func:`householder_qr`:
+    :math:`X = R^{-1}(Q^\top B)_{1..n}` (``B[:m, :nb]`` is overwritten by :math:`Q^\top B`).
+    """
+    for j in range(n):
+        for c in range(nb):
+            x = B[j, c]
+            for i in range(j + 1, m):
+                x += A[i, j] * B[i, c]
+            x *= tau[j]
+            B[j, c] -= x
+            for i in range(j + 1, m):
+                B[i, c] -= x * A[i, j]
+    for c in range(nb):
+        for j in range(n - 1, -1, -1):
+            x = B[j, c]
+            for i in range(j + 1, n):
+                x -= A[j, i] * X[i, c]
+            X[j, c] = x / A[j, j]
+
+
+# ----------------------------------------------------------------------------------------
+# helpers on poses and motion vectors
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _compose(E1, r1, E2, r2, E, r):
+    r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`."""
+    for a in range(3):
+        r[a] = r2[a] + E2[0, a] * r1[0] + E2[1, a] * r1[1] + E2[2, a] * r1[2]
+        for b in range(3):
+            E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
+
+
+@njit(**_JIT)
+def _frame_pose(inside, Eo, ro, Eloc, rloc, R, p):
+    r"""Pose ``(R, p)`` in the output body's frame of a loop frame on a body with
+    :math:`{}^i\mathbf X_{\Lambda} = (E_o, r_o)` (identity when the body is outside the
+    cluster: the output body itself or the base); :math:`{}^F\mathbf X_i = (E_{loc}, r_{loc})`.
+    """
+    for a in range(3):
+        for b in range(3):
+            if inside:  # R_i = E_oᵀ, R_F = R_i E_locᵀ
+                R[a, b] = Eo[0, a] * Eloc[b, 0] + Eo[1, a] * Eloc[b, 1] + Eo[2, a] * Eloc[b, 2]
+            else:
+                R[a, b] = Eloc[b, a]
+        if inside:  # p_F = r_o + R_i r_loc
+            p[a] = ro[a] + Eo[0, a] * rloc[0] + Eo[1, a] * rloc[1] + Eo[2, a] * rloc[2]
+        else:
+            p[a] = rloc[a]
+
+
+@njit(**_JIT)
+def _axis_angle(R, ax):
+    r"""Angle of the rotation about the unit axis ``ax`` closest to ``R``:
+    :math:`\sin\theta = \mathbf a\cdot\mathrm{vee}(\tfrac12(R - R^\top))`,
+    :math:`\cos\theta = \tfrac12(\mathrm{tr}R - \mathbf a^\top R\mathbf a)`.
+    """
+    s = 0.5 * (
+        ax[0] * (R[2, 1] - R[1, 2]) + ax[1] * (R[0, 2] - R[2, 0]) + ax[2] * (R[1, 0] - R[0, 1])
+    )
+    aRa = 0.0
+    for a in range(3):
+        for b in range(3):
+            aRa += ax[a] * R[a, b] * ax[b]
+    c = 0.5 * (R[0, 0] + R[1, 1] + R[2, 2] - aRa)
+    return np.arctan2(s, c)
+
+
+@njit(**_JIT)
+def _loop_residual(code, ax, pitch, EX, pM, W, K):
+    r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
+    :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (module docstring); ``W``, ``K`` (3, 3)
+    are work.
+    """
+    RM = EX.T
+    theta = 0.0
+    if code == REVOLUTE or code == HELICAL:
+        theta = _axis_angle(RM, ax)
+    d = 0.0
+    for a in range(3):
+        d += ax[a] * pM[a]
+    # R_J(θ)ᵀ by Rodrigues with −θ
+    s, k = np.sin(-theta), 1.0 - np.cos(theta)
+    K[0, 0], K[0, 1], K[0, 2] = 0.0, -ax[2], ax[1]
+    K[1, 0], K[1, 1], K[1, 2] = ax[2], 0.0, -ax[0]
+    K[2, 0], K[2, 1], K[2, 2] = -ax[1], ax[0], 0.0
+    for a in range(3):
+        for b in range(3):
+            K2 = K[a, 0] * K[0, b] + K[a, 1] * K[1, b] + K[a, 2] * K[2, b]
+            W[a, b] = (1.0 if a == b else 0.0) + s * K[a, b] + k * K2
+    if code == PRISMATIC:
+        shift = d
+    elif code == HELICAL:
+        shift = pitch * theta
+    else:
+        shift = 0.0
+    res = 0.0
+    for a in range(3):
+        t = 0.0
+        for b in range(3):
+            t += W[a, b] * (pM[b] - shift * ax[b])
+            x = 0.0
+            for c in range(3):
+                x += W[a, c] * RM[c, b]
+            if code != SPHERICAL:  # a spherical joint takes any rotation
+                res = max(res, abs(x - (1.0 if a == b else 0.0)))
+        res = max(res, abs(t))
+    return res
+
+
+@njit(**_JIT)
+def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
+    r""":math:`{}^{F_S}\mathbf X_{F_P} = (E_X, r_X)` of a loop: :math:`E_X = R_M^\top`,
+    :math:`r_X = p_M` with :math:`M = T_{F_P}^{-1}T_{F_S}` (poses in the output body's frame).
+    """
+    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], f[0:9].reshape((3, 3)), f[9:12], Rp, pp)
+    _frame_pose(
+        sin_, Eo[max(succ, 0)], ro[max(succ, 0)], f[12:21].reshape((3, 3)), f[21:24], Rs, ps
+    )
+    for a in range(3):
+        x = 0.0
+        for b in range(3):
+            x += Rp[b, a] * (ps[b] - pp[b])
+            y = 0.0
+            for c in range(3):
+                y += Rp[c, a] * Rs[c, b]
+            Xm[b, a] = y
+        rX[a] = x
+
+
+@njit(**_JIT)
+def make_work(N, nc, na, nr, nD, m):
+    """Work arrays of :func:`cluster_constraints` for at most ``nc`` spanning and ``na``
+    auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
+    """
+    nc, na, nr, nD, m = max(nc, 1), max(na, 1), max(nr, 1), max(nD, 1), max(m, 1)
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.zeros((N, nc, 6)),
+        np.zeros((N, nc, 6)),
+        np.empty((nr, nc + na)),
+        np.empty((nr, nD)),
+        np.empty(nD),
+        np.empty((nr, m)),
+        np.empty((nD, m)),
+        np.empty((nc + na, m)),
+        np.empty(nc),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# one state
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def cluster_constraints(
+    topo,
+    placement,
+    jparam,
+    T_user,
+    S,
+    cbody,
+    cclus,
+    yidx,
+    kc,
+    kcol,
+    span,
+    loc,
+    lpi,
+    lpf,
+    cpi,
+    cpe,
+    cpc,
+    G0,
+    q,
+    v,
+    Gc,
+    gs,
+    Gdc,
+    work,
+):
+    r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
+    returns ``(status, residual)``.
+
+    ``kc`` (N_C, 9) per cluster: mode (:data:`KERNEL` or not), spanning columns
+    :math:`n_c`, auxiliary columns, rows, dependent columns :math:`n_D`, offset in ``kcol``
+    (the :math:`m` independent then the :math:`n_D` dependent local columns), first and
+    last loop in ``lpi``/``lpf``, offset in ``span`` (the spanning speed of each local
+    column). ``loc`` (n_s) is the local column of each spanning speed. ``cpi`` (n_cp, 4)
+    per coupling: cluster, local row, first and last entry in ``cpe`` (spanning speed and
+    ``q`` index) and ``cpc`` (coefficients). Clusters not in :data:`KERNEL` mode keep the
+    rows of ``G0`` and :math:`g = \dot G = 0`. Status ``SINGULAR`` (first body of the
+    cluster) when some :math:`K_D` is rank deficient; a non-finite ``q`` or ``v`` returns
+    ``G0`` and residual 0 (the caller's kernel reports it).
+    """
+    (
+        E,
+        r,
+        Eo,
+        ro,
+        Jc,
+        Jd,
+        K,
+        AD,
+        tau,
+        B,
+        X,
+        Gk,
+        w,
+        W,
+        W2,
+        Rp,
+        pp,
+        Rs,
+        ps,
+        Xm,
+        rX,
+        m6,
+        n6,
+        vFP,
+        vFS,
+        Kd,
+        Xv,
+    ) = work
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    Gc[:, :] = G0
+    gs[:] = 0.0
+    Gdc[:, :] = 0.0
+    if not (all_finite(q) and all_finite(v)):
+        return OK, 0.0
+    res = 0.0
+    for c in range(cpi.shape[0]):  # couplings: r Σ q_pred − Σ q_succ
+        x = 0.0
+        for e in range(cpi[c, 2], cpi[c, 3]):
+            x += cpc[e] * q[cpe[e, 1]]
+        res = max(res, abs(x))
+    NC = cclus.shape[0] - 1
+    anykernel = False
+    for k in range(NC):
+        if kc[k, 0] == KERNEL:
+            anykernel = True
+    if not anykernel:
+        return OK, res
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return OK, res  # the caller's kernel reports it
+    for k in range(NC):
+        if kc[k, 0] != KERNEL:
+            continue
+        nc, na, nr, nD, ko, l0, l1, so = (
+            kc[k, 1],
+            kc[k, 2],
+            kc[k, 3],
+            kc[k, 4],
+            kc[k, 5],
+            kc[k, 6],
+            kc[k, 7],
+            kc[k, 8],
+        )
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        # ---- 1. in-cluster poses ^iX_Λ(i) (Alg. 1 l.9–10) and Jacobians over the cluster's
+        #         speeds, J_i = ^iX_λ(i) J_λ(i) + S̄_i (eq. 32, the output bodies held fixed)
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):
+            i = cbody[t, 3]
+            p = parent[i]
+            if p != cbody[i, 2]:
+                _compose(E[i], r[i], Eo[p], ro[p], Eo[i], ro[i])
+                for c in range(nc):
+                    transform_motion(E[i], r[i], Jc[p, c], Jc[i, c])
+            else:
+                Eo[i, :, :] = E[i]
+                ro[i, :] = r[i]
+                Jc[i, :nc, :] = 0.0
+            for j in range(iv[i], iv[i + 1]):
+                for e in range(6):
+                    Jc[i, loc[j], e] += S[j, e]
+        # ---- 2. K = [^{FS}X_S J_S − ^{FS}X_{FP} ^{FP}X_P J_P, −Φ_L] (eq. 2), residuals ----
+        K[:nr, : nc + na] = 0.0
+        for lp in range(l0, l1):
+            pred, succ, row0, a0, nva, code = (
+                lpi[lp, 1],
+                lpi[lp, 2],
+                lpi[lp, 3],
+                lpi[lp, 4],
+                lpi[lp, 5],
+                lpi[lp, 6],
+            )
+            f = lpf[lp]
+            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
+            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
+            pin = pred >= 0 and cbody[pred, 0] == k
+            sin_ = succ >= 0 and cbody[succ, 0] == k
+            _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
+            res = max(res, _loop_residual(code, f[60:63], f[63], Xm, rX, W, W2))
+            for c in range(nc):
+                if sin_:
+                    transform_motion(Es, rs, Jc[succ, c], m6)
+                else:
+                    m6[:] = 0.0
+                if pin:
+                    transform_motion(Ep, rp, Jc[pred, c], n6)
+                    transform_motion(Xm, rX, n6, Xv)
+                    for e in range(6):
+                        m6[e] -= Xv[e]
+                for e in range(6):
+                    K[row0 + e, c] = m6[e]
+            for d in range(nva):
+                for e in range(6):
+                    K[row0 + e, nc + a0 + d] = -f[24 + 6 * e + d]
+        for cp in range(cpi.shape[0]):  # couplings of the cluster: constant rows
+            if cpi[cp, 0] != k:
+                continue
+            for e in range(cpi[cp, 2], cpi[cp, 3]):
+                K[cpi[cp, 1], loc[cpe[e, 0]]] += cpc[e]
+        # ---- 3. G_Y = 1, G_D = −K_D⁺ K_Y (seed 004 §1.2), Householder QR of K_D ----
+        for t in range(nD):
+            for i in range(nr):
+                AD[i, t] = K[i, kcol[ko + m + t]]
+        for c in range(m):
+            for i in range(nr):
+                B[i, c] = -K[i, kcol[ko + c]]
+        if not householder_qr(AD, nr, nD, tau):
+            return pack(SINGULAR, cbody[cclus[k, 1], 3]), res
+        qr_solve(AD, nr, nD, tau, B, m, X)
+        Gk[: nc + na, :m] = 0.0
+        for c in range(m):
+            Gk[kcol[ko + c], c] = 1.0
+        for t in range(nD):
+            for c in range(m):
+                Gk[kcol[ko + m + t], c] = X[t, c]
+        for t in range(nc):
+            x = 0.0
+            for c in range(m):
+                Gc[span[so + t], c] = Gk[t, c]
+                x += Gk[t, c] * v[yidx[y0 + c]]
+            w[t] = x  # q̇_𝒥k = G_k ẏ_k
+        # ---- 4. J̇_i = ^iX_λ J̇_λ − v_J,i × (^iX_λ J_λ) (d/dt ^iX_λ = −(S_i q̇_i)× ^iX_λ) ----
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):
+            i = cbody[t, 3]
+            p = parent[i]
+            n6[:] = 0.0  # v_J,i = S_i q̇_i
+            for j in range(iv[i], iv[i + 1]):
+                for e in range(6):
+                    n6[e] += S[j, e] * w[loc[j]]
+            if p != cbody[i, 2]:
+                for c in range(nc):
+                    transform_motion(E[i], r[i], Jd[p, c], Jd[i, c])
+                    transform_motion(E[i], r[i], Jc[p, c], m6)
+                    for e in range(6):
+                        m6[e] = -m6[e]
+                    cross_motion(n6, m6, Jd[i, c])
+            else:
+                Jd[i, :nc, :] = 0.0
+        # ---- 5. K̇ (Φ̇_L = 0, couplings constant), K_D Ġ_D = −K̇ Ĝ, g = Ġ ẏ (eq. 3) ----
+        B[:nr, :m] = 0.0
+        for lp in range(l0, l1):
+            pred, succ, row0 = lpi[lp, 1], lpi[lp, 2], lpi[lp, 3]
+            f = lpf[lp]
+            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
+            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
+            pin = pred >= 0 and cbody[pred, 0] == k
+            sin_ = succ >= 0 and cbody[succ, 0] == k
+            _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
+            vFP[:] = 0.0  # v_FP = ^{FP}X_P J_P q̇, v_FS = ^{FS}X_S J_S q̇ (in-cluster)
+            vFS[:] = 0.0
+            for c in range(nc):
+                if pin:
+                    transform_motion(Ep, rp, Jc[pred, c], m6)
+                    for e in range(6):
+                        vFP[e] += m6[e] * w[c]
+                if sin_:
+                    transform_motion(Es, rs, Jc[succ, c], m6)
+                    for e in range(6):
+                        vFS[e] += m6[e] * w[c]
+            for c in range(nc):
+                # K̇ = ^{FS}X_S J̇_S − X ^{FP}X_P J̇_P − Ẋ J_FP,
+                # Ẋ J_FP = X (v_FP × J_FP) − v_FS × (X J_FP) (seed 000 §VI-B)
+                if sin_:
+                    transform_motion(Es, rs, Jd[succ, c], Kd)
+                else:
+                    Kd[:] = 0.0
+                if pin:
+                    transform_motion(Ep, rp, Jd[pred, c], m6)
+                    transform_motion(Xm, rX, m6, Xv)
+                    for e in range(6):
+                        Kd[e] -= Xv[e]
+                    transform_motion(Ep, rp, Jc[pred, c], m6)
+                    n6[:] = 0.0
+                    cross_motion(vFP, m6, n6)
+                    transform_motion(Xm, rX, n6, Xv)
+                    for e in range(6):
+                        Kd[e] -= Xv[e]
+                    transform_motion(Xm, rX, m6, Xv)
+                    cross_motion(vFS, Xv, Kd)
+                for cc in range(m):
+                    for e in range(6):
+                        B[row0 + e, cc] -= Kd[e] * Gk[c, cc]
+        qr_solve(AD, nr, nD, tau, B, m, X)
+        for t in range(nD):
+            col = kcol[ko + m + t]
+            if col < nc:
+                for c in range(m):
+                    Gdc[span[so + col], c] = X[t, c]
+        for t in range(nc):
+            x = 0.0
+            for c in range(m):
+                x += Gdc[span[so + t], c] * v[yidx[y0 + c]]
+            gs[span[so + t]] = x
+    return OK, res
+
+
+@njit(**_JIT)
+def cluster_constraints_batch(
+    topo,
+    placement,
+    jparam,
+    T_user,
+    S,
+    cbody,
+    cclus,
+    yidx,
+    kc,
+    kcol,
+    span,
+    loc,
+    lpi,
+    lpf,
+    cpi,
+    cpe,
+    cpc,
+    G0,
+    sizes,
+    Q,
+    V,
+    Gc,
+    gs,
+    Gdc,
+    res,
+    status,
+):
+    """:func:`cluster_constraints` over a batch (work arrays allocated once); ``sizes`` holds
+    the work sizes ``(nc, na, nr, nD, m)``.
+    """
+    work = make_work(cbody.shape[0], sizes[0], sizes[1], sizes[2], sizes[3], sizes[4])
+    for b in range(status.shape[0]):
+        st, rr = cluster_constraints(
+            topo,
+            placement,
+            jparam,
+            at(T_user, b),
+            at(S, b),
+            cbody,
+            cclus,
+            yidx,
+            kc,
+            kcol,
+            span,
+            loc,
+            lpi,
+            lpf,
+            cpi,
+            cpe,
+            cpc,
+            G0,
+            at(Q, b),
+            at(V, b),
+            Gc[b],
+            gs[b],
+            Gdc[b],
+            work,
+        )
+        status[b] = st
+        res[b] = rr
+    return 0

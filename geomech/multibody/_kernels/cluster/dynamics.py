@@ -1,0 +1,1030 @@
+r"""Cluster kernels of seed 004: C-RNEA, C-ABA and C-EFPA, one state per call.
+
+The algorithms of Chignoli, Adrian, Kim and Wensing run on the cluster connectivity tree:
+cluster ``k`` stacks the motion of its bodies (seed 004 eqs. 11–15), its *cluster joint*
+has the motion subspace :math:`\mathsf S_k = {}^{\Lambda(k)}\mathsf X_{\lambda(k)}\,
+\bar{\mathsf S}_k\,\mathsf G_k` (eq. 24) and velocity-product acceleration
+:math:`\mathsf c_k = \dot{\mathsf S}_k\dot y_k`, and the transforms between clusters,
+:math:`{}^k\mathsf X_{\lambda(k)}` (eq. 17), have one nonzero block per body: the transform
+:math:`{}^i\mathbf X_{\Lambda(i)}` from the body's *output body* (the nearest ancestor outside
+the cluster). The kernels keep the stacks as rows per body and never form a sparse cluster
+transform densely (trap 9):
+
+- ``Eo[i], ro[i]`` is the Plücker pair of :math:`{}^i\mathbf X_{\Lambda(i)}` (Alg. 1 l.9),
+  the product of the tree transforms along the in-cluster ancestors;
+- ``Sk[i, c]`` is the 6-vector of body ``i`` in column ``c`` of :math:`\mathsf S_k`,
+  computed by the in-cluster recursion :math:`\mathbf s_i = {}^i\mathbf X_{\lambda(i)}
+  \mathbf s_{\lambda(i)} + \mathbf S_i\,\mathsf G_{k,i}`, which applies the block
+  lower-triangular remap :math:`{}^{\Lambda}\mathsf X_{\lambda}` of eq. 20 without forming it;
+- ``ck[i]`` is the row of body ``i`` of :math:`\mathsf c_k`, by the same recursion:
+  :math:`\mathbf c_i = {}^i\mathbf X_{\lambda(i)}\mathbf c_{\lambda(i)} + \mathbf S_i g_i +
+  \mathring{\mathbf S}_i\dot q_i + \mathbf v_i\times\mathbf S_i\dot q_i` (in-cluster parents
+  only), which is Alg. 1 l.14–19 with the velocity-product term that the printed algorithm
+  lacks (seed 004 §6 trap 1, erratum): the term :math:`\mathbf v_i\times\mathbf S_i\dot q_i`
+  is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
+  motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
+- articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
+  flat work array (offsets in ``cclus[:, 3]``), with a mask of their nonzero 6×6 blocks
+  (``nzb``, offsets ``cclus[:, 3] // 36``): :math:`\mathsf I_k` is block diagonal and a
+  child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
+  blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
+  columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
+  :math:`6n_b\times n_{v,k}`, :math:`\mathsf D_k` is :math:`n_{v,k}\times n_{v,k}`, and
+  :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top` is
+  never formed: :math:`{}^{\lambda}\mathsf X^*_k\mathsf I^a{}^k\mathsf X_{\lambda}` is the
+  congruence of the nonzero blocks of :math:`\mathsf I^A_k` minus the rank-:math:`n_{v,k}`
+  update by :math:`\bar{\mathsf U} = {}^{\lambda}\mathsf X^*_k\mathsf U_k`, which lives on
+  the (usually one or two) output bodies only, and :math:`\mathsf p^a = \mathsf p^A +
+  \mathsf I^A_k\mathsf c_k + \mathsf U_k\mathsf D_k^{-1}(\mathsf u_k - \mathsf U_k^\top
+  \mathsf c_k)` (l.30 substituted in l.31).
+
+A tree is the degenerate cluster tree (one body per cluster, :math:`\mathsf G_k = \mathbf 1`),
+where C-RNEA and C-ABA are the RNEA and ABA (seed 004 §5 identity 11).
+
+The constraint data ``Gc``, ``gs`` and the cluster topology are described in
+:mod:`~geomech.multibody._kernels.cluster.compiled`; the spanning tree's arrays in
+:mod:`~geomech.multibody._kernels.tree.dynamics`.
+
+References
+----------
+M. Chignoli, N. Adrian, S. Kim, P. M. Wensing, "Recursive Rigid-Body Dynamics Algorithms for
+Systems with Kinematic Loops", arXiv:2311.13732 (seed 004): Sec. V (cluster spatial vector
+algebra), Sec. VI (C-RNEA, eqs. 33–35), Algorithm 1 (C-ABA), Sec. VIII (C-EFPA, eqs. 57–67);
+seed 004 digest §2, §6 traps 1–3, 9–10.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.linalg import cholesky_inverse
+from geomech.multibody._kernels.spatial import (
+    congruence_sym,
+    cross_force,
+    cross_motion,
+    force_to_parent,
+    inertia_times,
+    transform_motion,
+)
+from geomech.multibody._kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    OK,
+    SINGULAR,
+    pack,
+)
+from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+
+__all__ = [
+    "cluster_kinematics",
+    "c_rnea",
+    "c_rnea_batch",
+    "c_aba",
+    "c_aba_batch",
+    "c_efpa",
+    "c_efpa_batch",
+]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_SINGULAR_RTOL = 1e-12
+
+
+@njit(**_JIT)
+def _compose(E1, r1, E2, r2, E, r):
+    r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`: :math:`E = E_1E_2`,
+    :math:`r = r_2 + E_2^\top r_1`.
+    """
+    for a in range(3):
+        r[a] = r2[a] + E2[0, a] * r1[0] + E2[1, a] * r1[1] + E2[2, a] * r1[2]
+        for b in range(3):
+            E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
+
+
+@njit(**_JIT)
+def _first_failure(status):
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+# ----------------------------------------------------------------------------------------
+# shared kinematics pass (Alg. 1 lines 1–19)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def cluster_kinematics(
+    topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+):
+    r"""Forward pass over the clusters: ``Eo, ro`` (:math:`{}^i\mathbf X_{\Lambda(i)}`), the
+    spanning speeds ``qd`` :math:`= G v`, body twists ``vel``, ``Sk`` and ``ck``.
+
+    ``E, r`` hold the tree transforms :math:`{}^i\mathbf X_{\lambda(i)}` (Alg. 1 l.6).
+    """
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    NC = cclus.shape[0] - 1
+    vJ = np.empty(6)
+    for k in range(NC):  # l.3: clusters in regular order
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.4: bodies in regular order
+            i = cbody[t, 3]
+            o = cbody[i, 2]
+            p = parent[i]
+            inside = p != o  # the parent is in the cluster
+            # l.9–10: ^iX_Λ(i), one block of ^kX_λ(k); in-cluster products of ^ΛX_λ
+            if inside:
+                _compose(E[i], r[i], Eo[p], ro[p], Eo[i], ro[i])
+            else:
+                Eo[i, :, :] = E[i]
+                ro[i, :] = r[i]
+            # l.11: q̇_𝒥k = G_k ẏ_k (the cluster joint's spanning speeds)
+            for j in range(iv[i], iv[i + 1]):
+                s = 0.0
+                for c in range(m):
+                    s += Gc[j, c] * v[yidx[y0 + c]]
+                qd[j] = s
+            # l.12: S_k = ^ΛX_λ S̄ G_k (eq. 24), column by column by the in-cluster recursion
+            for c in range(m):
+                if inside:
+                    transform_motion(E[i], r[i], Sk[p, c], Sk[i, c])
+                else:
+                    Sk[i, c, :] = 0.0
+                for j in range(iv[i], iv[i + 1]):
+                    for e in range(6):
+                        Sk[i, c, e] += S[j, e] * Gc[j, c]
+            # l.13: v_k = ^kX_λ(k) v_λ(k) + S_k ẏ_k (eq. 33), row of body i
+            if o < 0:
+                vel[i, :] = 0.0
+            else:
+                transform_motion(Eo[i], ro[i], vel[o], vel[i])
+            for c in range(m):
+                w = v[yidx[y0 + c]]
+                for e in range(6):
+                    vel[i, e] += Sk[i, c, e] * w
+            # l.14–19 (with trap 1's v × S q̇): c_k = Ṡ_k ẏ_k, row of body i
+            if inside:
+                transform_motion(E[i], r[i], ck[p], ck[i])
+            else:
+                ck[i, :] = 0.0
+            for j in range(iv[i], iv[i + 1]):
+                for e in range(6):
+                    ck[i, e] += S[j, e] * gs[j] + S_ring[j, e] * qd[j]
+            joint_velocity(S, iv, i, qd, vJ)
+            cross_motion(vel[i], vJ, ck[i])
+
+
+# ----------------------------------------------------------------------------------------
+# C-RNEA (Sec. VI)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def c_rnea(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    a,
+    a0,
+    f_ext,
+    tau,
+):
+    r"""Cluster-based RNEA for one state: the independent forces ``tau`` (nv,).
+
+    ``v``, ``a`` are the independent speeds :math:`\dot y` and accelerations :math:`\ddot y`;
+    ``a0 = [0; −g]``; ``f_ext`` (N, 6) body wrenches in body coordinates (or no rows).
+    Returns a packed status.
+    """
+    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    N = parent.shape[0]
+    NC = cclus.shape[0] - 1
+    if not (
+        all_finite(q)
+        and all_finite(v)
+        and all_finite(a)
+        and all_finite(a0)
+        and all_finite(f_ext)
+        and all_finite(Gc)
+        and all_finite(gs)
+    ):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    mmax = Gc.shape[1]
+    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
+    qd = np.empty(S.shape[0])
+    vel, acc, f, ck = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    Sk = np.empty((N, mmax, 6))
+    h = np.empty(6)
+
+    # ---- forward pass: kinematics (§2.0), accelerations and net forces -----------------
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+    )
+    for k in range(NC):
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        for t in range(cclus[k, 1], cclus[k + 1, 1]):
+            i = cbody[t, 3]
+            o = cbody[i, 2]
+            # eq. 33: a_k = ^kX_λ(k) a_λ(k) + S_k ÿ_k + c_k (a_0 = −a_g)
+            transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
+            for e in range(6):
+                acc[i, e] += ck[i, e]
+            for c in range(m):
+                w = a[yidx[y0 + c]]
+                for e in range(6):
+                    acc[i, e] += Sk[i, c, e] * w
+            # eq. 34: f_k = I_k a_k + v_k ×* I_k v_k (− external forces)
+            inertia_times(inertia[i], acc[i], f[i])
+            inertia_times(inertia[i], vel[i], h)
+            cross_force(vel[i], h, f[i])
+            if f_ext.shape[0] > 0:
+                for e in range(6):
+                    f[i, e] -= f_ext[i, e]
+
+    # ---- backward pass: cluster joint forces ---------------------------------------------
+    for k in range(NC - 1, -1, -1):
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        for c in range(m):  # eq. 31: τ_k = S_kᵀ f_k
+            s = 0.0
+            for t in range(cclus[k, 1], cclus[k + 1, 1]):
+                i = cbody[t, 3]
+                for e in range(6):
+                    s += Sk[i, c, e] * f[i, e]
+            tau[yidx[y0 + c]] = s
+        if cclus[k, 0] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
+            for t in range(cclus[k, 1], cclus[k + 1, 1]):
+                i = cbody[t, 3]
+                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, 2]], True)
+    if not all_finite(tau):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def c_rnea_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    Q,
+    V,
+    A,
+    A0,
+    F_ext,
+    TAU,
+    status,
+):
+    """:func:`c_rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = c_rnea(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(gs, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
+            TAU[b],
+        )
+    return _first_failure(status)
+
+
+# ----------------------------------------------------------------------------------------
+# articulated-cluster helpers
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
+    r"""``out += Xᵢᵀ M Xⱼ`` for a general 6×6 ``M`` (a block of eq. 32's
+    :math:`{}^{\lambda}\mathsf X^*_k\,\mathsf I^a\,{}^k\mathsf X_{\lambda}`); ``W`` 6×6 and
+    ``col`` (2, 6) are work arrays.
+    """
+    for a in range(6):  # W = M Xⱼ: row a of M times Xⱼ is Xⱼᵀ applied to that row
+        force_to_parent(Ej, rj, M[a], W[a], False)
+    for b in range(6):  # out[:, b] += Xᵢᵀ W[:, b]
+        for a in range(6):
+            col[0, a] = W[a, b]
+        force_to_parent(Ei, ri, col[0], col[1], False)
+        for a in range(6):
+            out[a, b] += col[1, a]
+
+
+@njit(**_JIT)
+def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
+    r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
+    :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
+
+    Only the nonzero 6×6 blocks of :math:`\mathsf I^A_k` (``nzk[s, s2]``) are visited: the
+    cluster's own inertia is block diagonal and its children add blocks only between the
+    bodies that are their output bodies, so :math:`\mathsf U_k` costs :math:`36\,m` per
+    nonzero block instead of :math:`(6n)^2 m`.
+    """
+    for s in range(n):  # l.26: U_k = I^A_k S_k (6n × m), block row by block row
+        i = cbody[b0 + s, 3]
+        for c in range(m):
+            for e in range(6):
+                U[i, c, e] = 0.0
+        for s2 in range(n):
+            if not nzk[s, s2]:
+                continue
+            j = cbody[b0 + s2, 3]
+            for c in range(m):
+                for e in range(6):
+                    x = 0.0
+                    for e2 in range(6):
+                        x += IAk[6 * s + e, 6 * s2 + e2] * Sk[j, c, e2]
+                    U[i, c, e] += x
+    for c in range(m):  # l.27: D_k = S_kᵀ U_k (m × m)
+        for d in range(m):
+            x = 0.0
+            for s in range(n):
+                i = cbody[b0 + s, 3]
+                for e in range(6):
+                    x += Sk[i, c, e] * U[i, d, e]
+            Dk[c, d] = x
+    for c in range(m):  # symmetric up to rounding
+        for d in range(c):
+            Dk[c, d] = Dk[d, c] = 0.5 * (Dk[c, d] + Dk[d, c])
+    scale = 0.0
+    for s in range(n):  # max |I^A_k| over its nonzero blocks
+        for s2 in range(n):
+            if nzk[s, s2]:
+                for e in range(6):
+                    for e2 in range(6):
+                        scale = max(scale, abs(IAk[6 * s + e, 6 * s2 + e2]))
+    return cholesky_inverse(Dk, m, scale, Dinv, L)
+
+
+@njit(**_JIT)
+def _to_parent_inertia(
+    IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col, W3, P, XU, XUD, slots
+):
+    r"""l.30 and l.32 without forming :math:`\mathsf I^a`: :math:`\mathsf I^A_{\lambda(k)}
+    \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\mathsf I^A_k{}^k\mathsf X_{\lambda(k)} -
+    \bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top`, :math:`\bar{\mathsf U} =
+    {}^{\lambda(k)}\mathsf X^*_k\mathsf U_k`.
+
+    The congruence of :math:`\mathsf I^A_k` visits its nonzero blocks only (block (i, j) goes
+    to block (Λ(i), Λ(j)) of the parent: :math:`{}^k\mathsf X_{\lambda(k)}` has one nonzero
+    block per body, eq. 17); :math:`\bar{\mathsf U}` (6 m per output body, usually one or two
+    of them) is summed per output body of the parent, so the rank-m update touches
+    :math:`36m` entries per pair of output bodies instead of :math:`(6n)^2 m` for
+    :math:`\mathsf U\mathsf D^{-1}\mathsf U^\top`. ``nzb`` marks the parent's new nonzero
+    blocks.
+    """
+    o0 = cbody[cbody[b0, 3], 2]
+    kp = cbody[o0, 0]
+    npar = cclus[kp + 1, 1] - cclus[kp, 1]
+    IAp = IA[cclus[kp, 3] : cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
+    nzp = nzb[cclus[kp, 3] // 36 : cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
+    for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
+        i = cbody[b0 + s, 3]
+        si = cbody[cbody[i, 2], 1]
+        congruence_sym(
+            Eo[i],
+            ro[i],
+            IAk[6 * s : 6 * s + 6, 6 * s : 6 * s + 6],
+            W3,
+            IAp[6 * si : 6 * si + 6, 6 * si : 6 * si + 6],
+        )
+        for s2 in range(s + 1, n):
+            if not nzk[s, s2]:
+                continue
+            j = cbody[b0 + s2, 3]
+            sj = cbody[cbody[j, 2], 1]
+            P[:, :] = 0.0
+            _congruence_pair(
+                Eo[i], ro[i], IAk[6 * s : 6 * s + 6, 6 * s2 : 6 * s2 + 6], Eo[j], ro[j], W, col, P
+            )
+            for a in range(6):
+                for b in range(6):
+                    IAp[6 * si + a, 6 * sj + b] += P[a, b]
+                    IAp[6 * sj + b, 6 * si + a] += P[a, b]
+            nzp[si, sj] = nzp[sj, si] = True
+    if m == 0:
+        return
+    nsl = 0  # Ū = ^λX*_k U_k, one (m × 6) block per distinct output body
+    for s in range(n):
+        i = cbody[b0 + s, 3]
+        si = cbody[cbody[i, 2], 1]
+        t = 0
+        while t < nsl and slots[t] != si:
+            t += 1
+        if t == nsl:
+            slots[t] = si
+            XU[t, :m, :] = 0.0
+            nsl += 1
+        for c in range(m):
+            force_to_parent(Eo[i], ro[i], U[i, c], XU[t, c], True)
+    for t in range(nsl):  # Ū D⁻¹
+        for c in range(m):
+            for e in range(6):
+                x = 0.0
+                for d in range(m):
+                    x += XU[t, d, e] * Dinv[d, c]
+                XUD[t, c, e] = x
+    for t in range(nsl):  # l.30 projected: − Ū D⁻¹ Ūᵀ on the blocks of the output bodies
+        sa = slots[t]
+        for t2 in range(nsl):
+            sb = slots[t2]
+            for e in range(6):
+                for e2 in range(6):
+                    x = 0.0
+                    for c in range(m):
+                        x += XUD[t, c, e] * XU[t2, c, e2]
+                    IAp[6 * sa + e, 6 * sb + e2] -= x
+            nzp[sa, sb] = True
+
+
+@njit(**_JIT)
+def _init_inertia(inertia, cbody, cclus, IA, nzb):
+    """l.20: I^A_k = I_k = block(I_i) for every cluster; ``nzb`` marks its diagonal blocks."""
+    IA[:] = 0.0
+    nzb[:] = False
+    for k in range(cclus.shape[0] - 1):
+        n = cclus[k + 1, 1] - cclus[k, 1]
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        for s in range(n):
+            nzk[s, s] = True
+            i = cbody[cclus[k, 1] + s, 3]
+            for e in range(6):
+                for e2 in range(6):
+                    IAk[6 * s + e, 6 * s + e2] = inertia[i, e, e2]
+
+
+# ----------------------------------------------------------------------------------------
+# C-ABA (Algorithm 1)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def c_aba(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    a,
+):
+    r"""Cluster-based articulated-body algorithm for one state (seed 004 Alg. 1): ``a`` (nv,).
+
+    ``tau`` is the independent generalized force :math:`\tau = G^\top\tau_s`; ``a`` receives
+    :math:`\ddot y`. Returns a packed status (``SINGULAR`` naming the first body of a cluster
+    whose :math:`\mathsf D_k` is singular).
+    """
+    w = _aba_work(topo, cclus, Gc.shape[1], S.shape[0])
+    return _c_aba(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        cbody,
+        cclus,
+        yidx,
+        S,
+        S_ring,
+        T_user,
+        Gc,
+        gs,
+        q,
+        v,
+        tau,
+        a0,
+        f_ext,
+        a,
+        *w,
+    )
+
+
+@njit(**_JIT)
+def _aba_work(topo, cclus, mmax, n_s):
+    """The work arrays of :func:`c_aba`, allocated once per call (batch)."""
+    N = topo.shape[0] - 1
+    NC = cclus.shape[0] - 1
+    lmax = 1
+    for k in range(NC):
+        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty(n_s),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty(cclus[NC, 3]),
+        np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
+        np.empty((NC, mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((NC, mmax)),
+        np.empty((lmax, mmax, 6)),
+        np.empty((lmax, mmax, 6)),
+        np.empty(lmax, dtype=np.int64),
+        np.empty((lmax, 6)),
+        np.empty((2, mmax)),
+        np.empty(6),
+        np.empty((6, 6)),
+        np.empty((2, 6)),
+        np.empty((4, 3, 3)),
+        np.empty((6, 6)),
+    )
+
+
+@njit(inline="always", **_JIT)
+def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
+    """``out = D_k⁻¹ (u_k − U_kᵀ x)`` over the bodies of cluster k (``tmp``: m-vector work)."""
+    for c in range(m):
+        y = u_k[c]
+        for s in range(n):
+            i = cbody[b0 + s, 3]
+            for e in range(6):
+                y -= U[i, c, e] * x[i, e]
+        tmp[c] = y
+    for c in range(m):
+        y = 0.0
+        for d in range(m):
+            y += Dinv_k[c, d] * tmp[d]
+        out[c] = y
+
+
+@njit(**_JIT)
+def _c_aba(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    a,
+    E,
+    r,
+    Eo,
+    ro,
+    qd,
+    vel,
+    ck,
+    p_A,
+    acc,
+    Sk,
+    U,
+    IA,
+    nzb,
+    Dinv,
+    Dk,
+    L,
+    u,
+    XU,
+    XUD,
+    slots,
+    p_a,
+    w6,
+    h,
+    W,
+    col,
+    W3,
+    P,
+):
+    """:func:`c_aba` with its work arrays."""
+    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    N = parent.shape[0]
+    NC = cclus.shape[0] - 1
+    if not (
+        all_finite(q)
+        and all_finite(v)
+        and all_finite(tau)
+        and all_finite(a0)
+        and all_finite(f_ext)
+        and all_finite(Gc)
+        and all_finite(gs)
+    ):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k, p^A_k = v_k ×* I_k v_k --------
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
+    )
+    _init_inertia(inertia, cbody, cclus, IA, nzb)  # l.20
+    for i in range(N):  # l.21 (minus the external forces)
+        inertia_times(inertia[i], vel[i], h)
+        p_A[i, :] = 0.0
+        cross_force(vel[i], h, p_A[i])
+        if f_ext.shape[0] > 0:
+            for e in range(6):
+                p_A[i, e] -= f_ext[i, e]
+
+    # ---- backward pass (l.24–35) ---------------------------------------------------------
+    for k in range(NC - 1, -1, -1):
+        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        if m > 0:
+            if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
+                return pack(SINGULAR, cbody[b0, 3])
+            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
+                x = tau[yidx[y0 + c]]
+                for s in range(n):
+                    i = cbody[b0 + s, 3]
+                    for e in range(6):
+                        x -= Sk[i, c, e] * p_A[i, e]
+                u[k, c] = x
+        if cclus[k, 0] < 0:  # l.29
+            continue
+        # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
+        #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
+        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, ck, w6[1], w6[0])
+        for s in range(n):
+            i = cbody[b0 + s, 3]
+            for e in range(6):
+                x = p_A[i, e]
+                for c in range(m):
+                    x += U[i, c, e] * w6[0, c]
+                p_a[s, e] = x
+            for s2 in range(n):  # I^A_k c_k over the nonzero blocks
+                if not nzk[s, s2]:
+                    continue
+                j = cbody[b0 + s2, 3]
+                for e in range(6):
+                    x = 0.0
+                    for e2 in range(6):
+                        x += IAk[6 * s + e, 6 * s2 + e2] * ck[j, e2]
+                    p_a[s, e] += x
+        # l.30 + l.32: I^A_λ(k) += ^λX*_k (I^A_k − U D⁻¹ Uᵀ) ^kX_λ, I^a never formed
+        _to_parent_inertia(
+            IAk,
+            nzk,
+            U,
+            Dinv[k],
+            m,
+            Eo,
+            ro,
+            cbody,
+            cclus,
+            b0,
+            n,
+            IA,
+            nzb,
+            W,
+            col,
+            W3,
+            P,
+            XU,
+            XUD,
+            slots,
+        )
+        for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
+            i = cbody[b0 + s, 3]
+            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
+
+    # ---- forward pass #2 (l.37–43) ---------------------------------------------------------
+    for k in range(NC):
+        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
+        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        for s in range(n):  # l.40: a' = ^kX_λ(k) a_λ(k) + c_k (a_0 = −a_g, l.38)
+            i = cbody[b0 + s, 3]
+            o = cbody[i, 2]
+            transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
+            for e in range(6):
+                acc[i, e] += ck[i, e]
+        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, acc, w6[1], w6[0])  # l.41
+        for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
+            a[yidx[y0 + c]] = w6[0, c]
+        for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
+            i = cbody[b0 + s, 3]
+            for c in range(m):
+                x = a[yidx[y0 + c]]
+                for e in range(6):
+                    acc[i, e] += Sk[i, c, e] * x
+    if not all_finite(a):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def c_aba_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    gs,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    A,
+    status,
+):
+    """:func:`c_aba` over a batch (work arrays allocated once); first failure + 1."""
+    w = _aba_work(topo, cclus, Gc.shape[2], S.shape[1])
+    for b in range(status.shape[0]):
+        status[b] = _c_aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(gs, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
+            A[b],
+            *w,
+        )
+    return _first_failure(status)
+
+
+# ----------------------------------------------------------------------------------------
+# C-EFPA (Sec. VIII)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def c_efpa(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee, omega
+):
+    r"""Cluster-based extended-force-propagator algorithm for one state: the inverse
+    operational-space inertia ``omega`` (6 n_ee, 6 n_ee) of the body frames ``ee``.
+
+    End-effector ``e`` is the frame of body ``ee[e]`` (so :math:`{}^e\mathbf X_{\lambda(e)}
+    = \mathbf 1`); twists and wrenches in body coordinates. Zero velocity, torque and gravity
+    (trap 10). Returns a packed status.
+    """
+    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    N = parent.shape[0]
+    NC = cclus.shape[0] - 1
+    ne = ee.shape[0]
+    if not (all_finite(q) and all_finite(Gc)):
+        return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    mmax = Gc.shape[1]
+    lmax = 1
+    for k in range(NC):
+        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
+    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
+    qd = np.empty(S.shape[0])
+    vel, ck = np.empty((N, 6)), np.empty((N, 6))
+    Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
+    IA = np.empty(cclus[NC, 3])
+    Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
+    nzb = np.empty(cclus[NC, 3] // 36, dtype=np.bool_)
+    XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
+    slots = np.empty(lmax, dtype=np.int64)
+    W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
+    chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
+    Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
+    chiS, Z, Y = np.empty((6, mmax)), np.empty((mmax, 6)), np.empty((lmax, 6, 6))
+    chiL = np.empty((lmax, 6, 6))
+    sup = np.zeros((ne, NC), dtype=np.bool_)  # k ∈ supports of e: e ∈ ES(C_k)
+    for e in range(ne):
+        k = cbody[ee[e], 0]
+        while k >= 0:
+            sup[e, k] = True
+            k = cclus[k, 0]
+        for d in range(6):  # ^eχ_λ(e) = ^eX_λ(e) = 1 (the end-effector is the body frame)
+            chi[e, ee[e], d, d] = 1.0
+    zero_v, zero_g = np.zeros(yidx.shape[0]), np.zeros(S.shape[0])
+
+    # ---- kinematics (§2.0: only the transforms and S_k are used), I^A_k = I_k ------------
+    cluster_kinematics(
+        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v, Eo, ro, qd, vel, Sk, ck
+    )
+    _init_inertia(inertia, cbody, cclus, IA, nzb)
+
+    # ---- backward pass: articulated inertias and force propagators -----------------------
+    for k in range(NC - 1, -1, -1):
+        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
+        m = cclus[k + 1, 2] - cclus[k, 2]
+        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
+            return pack(SINGULAR, cbody[b0, 3])
+        if cclus[k, 0] < 0:
+            continue
+        # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
+        _to_parent_inertia(
+            IAk,
+            nzk,
+            U,
+            Dinv[k],
+            m,
+            Eo,
+            ro,
+            cbody,
+            cclus,
+            b0,
+            n,
+            IA,
+            nzb,
+            W,
+            col,
+            W3,
+            P,
+            XU,
+            XUD,
+            slots,
+        )
+        for e in range(ne):  # eq. 62: ^eχ_λ(k) = ^eχ_k L_k ^kX_λ(k), L_k = 1 − S D⁻¹ Uᵀ
+            if not sup[e, k]:
+                continue
+            for d in range(6):  # χS = ^eχ_k S_k, then (χS) D⁻¹
+                for c in range(m):
+                    x = 0.0
+                    for s in range(n):
+                        i = cbody[b0 + s, 3]
+                        for g in range(6):
+                            x += chi[e, i, d, g] * Sk[i, c, g]
+                    chiS[d, c] = x
+            for d in range(6):
+                for c in range(m):
+                    x = 0.0
+                    for c2 in range(m):
+                        x += chiS[d, c2] * Dinv[k, c2, c]
+                    Z[c, d] = x
+            for s in range(n):  # χL = χ − (χ S D⁻¹) Uᵀ
+                i = cbody[b0 + s, 3]
+                for d in range(6):
+                    for g in range(6):
+                        x = chi[e, i, d, g]
+                        for c in range(m):
+                            x -= Z[c, d] * U[i, c, g]
+                        chiL[s, d, g] = x
+            for s in range(n):  # times ^kX_λ(k): block i lands at Λ(i), rows as forces
+                i = cbody[b0 + s, 3]
+                o = cbody[i, 2]
+                for d in range(6):
+                    force_to_parent(Eo[i], ro[i], chiL[s, d], chi[e, o, d], True)
+
+    # ---- forward pass: Ω⁻¹_ke (eq. 67) -------------------------------------------------------
+    for k in range(NC):
+        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
+        m = cclus[k + 1, 2] - cclus[k, 2]
+        for e in range(ne):
+            if not sup[e, k]:
+                continue
+            for s in range(n):  # Y = ^kX_λ(k) Ω⁻¹_λ(k)e (Ω⁻¹_0e = 0), column by column
+                i = cbody[b0 + s, 3]
+                o = cbody[i, 2]
+                for d in range(6):
+                    if o < 0:
+                        Y[s, :, d] = 0.0
+                    else:
+                        for g in range(6):
+                            col[0, g] = Oinv[e, o, g, d]
+                        transform_motion(Eo[i], ro[i], col[0], col[1])
+                        for g in range(6):
+                            Y[s, g, d] = col[1, g]
+            for c in range(m):  # Z = (^eχ_k S_k)ᵀ − U_kᵀ Y  (m × 6)
+                for d in range(6):
+                    x = 0.0
+                    for s in range(n):
+                        i = cbody[b0 + s, 3]
+                        for g in range(6):
+                            x += Sk[i, c, g] * chi[e, i, d, g] - U[i, c, g] * Y[s, g, d]
+                    Z[c, d] = x
+            for c in range(m):  # Z ← D⁻¹ Z
+                for d in range(6):
+                    x = 0.0
+                    for c2 in range(m):
+                        x += Dinv[k, c, c2] * Z[c2, d]
+                    chiS[d, c] = x
+            for s in range(n):  # Ω⁻¹_ke = Y + S_k D⁻¹ (S_kᵀ χᵀ − U_kᵀ Y) = L_k Y + S D⁻¹ Sᵀ χᵀ
+                i = cbody[b0 + s, 3]
+                for g in range(6):
+                    for d in range(6):
+                        x = Y[s, g, d]
+                        for c in range(m):
+                            x += Sk[i, c, g] * chiS[d, c]
+                        Oinv[e, i, g, d] = x
+
+    # ---- assembly: Ω_e1e2 = ^e1χ_k Ω⁻¹_ke2 at the deepest cluster k supporting both ----------
+    for e1 in range(ne):
+        for e2 in range(e1, ne):
+            k = cbody[ee[e1], 0]
+            while not sup[e2, k]:
+                k = cclus[k, 0]
+            for d in range(6):
+                for g in range(6):
+                    x = 0.0
+                    for s in range(cclus[k, 1], cclus[k + 1, 1]):
+                        i = cbody[s, 3]
+                        for h in range(6):
+                            x += chi[e1, i, d, h] * Oinv[e2, i, h, g]
+                    omega[6 * e1 + d, 6 * e2 + g] = x
+                    omega[6 * e2 + g, 6 * e1 + d] = x
+    if not all_finite(omega):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def c_efpa_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    cbody,
+    cclus,
+    yidx,
+    S,
+    S_ring,
+    T_user,
+    Gc,
+    Q,
+    ee,
+    OMEGA,
+    status,
+):
+    """:func:`c_efpa` over a batch; first failure + 1."""
+    for b in range(status.shape[0]):
+        status[b] = c_efpa(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            cbody,
+            cclus,
+            yidx,
+            at(S, b),
+            at(S_ring, b),
+            at(T_user, b),
+            at(Gc, b),
+            at(Q, b),
+            ee,
+            OMEGA[b],
+        )
+    return _first_failure(status)

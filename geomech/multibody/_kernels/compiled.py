@@ -1,0 +1,231 @@
+r"""The compiled model: a :class:`~geomech.multibody.model.tree.MultibodyModel` as flat arrays.
+
+Built once per model (:attr:`MultibodyModel.compiled`, cached) in time and memory linear in
+the number of bodies:
+
+``topo`` (N + 1, 5) int64
+    Columns ``parent`` (−1 for the base), ``jtype`` (:mod:`~geomech.multibody._kernels.joints`
+    type code), ``iq`` and ``iv`` (offsets of each joint's block of ``q`` and ``v``; row N
+    holds ``nq`` and ``nv``) and ``iv_end`` (the end of body i's subtree in ``v``: bodies
+    are numbered depth-first, so the joints of the subtree of i own ``v[iv[i]:iv_end[i]]``;
+    row N holds ``nv``).
+``placement`` (N, 3, 4)
+    ``[R_T | p_T]``: the joint frame in the parent body's frame.
+``jparam`` (N, 25)
+    For 1-DoF joints: unit axis ``a`` (3), pitch ``h`` (1), then the constant factors of
+    :math:`\mathbf E_{up}(\theta) = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top
+    + (1 - \cos\theta)\mathbf K^2\mathbf R_T^\top` (``K = â``, two 3×3 blocks, row-major)
+    and :math:`\mathbf R_T\mathbf a` (3), so that a revolute, prismatic or helical transform
+    costs one sine, one cosine and 18 products (Rodrigues folded into the placement).
+``inertia`` (N, 6, 6)
+    Body spatial inertias.
+``S``, ``S_ring`` (1, nv, 6) and ``T_user`` (1, N, 3, 4)
+    Constant motion-subspace columns (rows), their rates (zero) and the poses of user
+    joints (unused), shared by every state; for a model with user-defined joints,
+    :meth:`CompiledModel.joint_arrays` fills per-state copies through the joints' Python
+    hooks (``_pose``, ``_motion_subspace``, ``_motion_subspace_rate``): the two-stage path
+    through which the same kernels serve every joint.
+
+References
+----------
+Seed 001 §1.2 (tree encoding); Featherstone 2008, §4.1–4.2.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels import joints as codes
+from geomech.multibody._kernels.views import view
+
+__all__ = ["CompiledModel", "joint_code", "unpack"]
+
+
+def joint_code(joint) -> int:
+    """Type code of a joint; ``USER`` for any other class (subclasses of built-ins included).
+
+    Examples
+    --------
+    >>> from geomech.multibody import Revolute
+    >>> from geomech.multibody._kernels import joints
+    >>> from geomech.multibody._kernels.compiled import joint_code
+    >>> joint_code(Revolute([0, 0, 1])) == joints.REVOLUTE
+    True
+    """
+    # the class's own ``type_code`` (a built-in joint class sets it; a subclass, which may
+    # override the pose, does not inherit it: ``vars`` reads the class itself)
+    return vars(type(joint)).get("type_code", codes.USER)
+
+
+class CompiledModel:
+    """Flat arrays of a kinematic tree for the kernels (see the module docstring).
+
+    Parameters
+    ----------
+    model : MultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> cm = robots.double_pendulum().compiled
+    >>> cm.topo.tolist()   # parent, type code, iq, iv, iv_end
+    [[-1, 1, 0, 0, 2], [0, 1, 1, 1, 2], [-1, -1, 2, 2, 2]]
+    """
+
+    def __init__(self, model):
+        N, nv = model.n_bodies, model.nv
+        topo = np.full((N + 1, 5), -1, dtype=np.int64)
+        topo[:N, 0] = model.parent
+        topo[:N, 1] = [joint_code(j) for j in model.joints]
+        topo[:N, 2] = [s.start for s in model.q_slices]
+        topo[:N, 3] = [s.start for s in model.v_slices]
+        topo[N, 2], topo[N, 3] = model.nq, nv
+        last = np.arange(N)  # the last body of each subtree (the numbering is depth-first)
+        for i in range(N - 1, -1, -1):
+            if model.parent[i] >= 0:
+                last[model.parent[i]] = max(last[model.parent[i]], last[i])
+        topo[:N, 4] = topo[last + 1, 3]
+        topo[N, 4] = nv
+        self.topo = topo
+        self.placement = model.placements[:, :3, :].copy()
+        self.jparam = np.zeros((N, 25))
+        self.S = np.zeros((1, nv, 6))
+        self.user = []  # (body index, joint) of user-defined joints
+        for i, joint in enumerate(model.joints):
+            axis = getattr(joint, "axis", None)
+            if axis is not None and topo[i, 1] != codes.USER:
+                a = np.asarray(axis, dtype=float)
+                K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+                RtT = model.placements[i, :3, :3].T
+                self.jparam[i, :3] = a
+                self.jparam[i, 3] = getattr(joint, "pitch", 0.0)
+                self.jparam[i, 4:13] = (-K @ RtT).ravel()
+                self.jparam[i, 13:22] = (K @ K @ RtT).ravel()
+                self.jparam[i, 22:25] = model.placements[i, :3, :3] @ a
+            if topo[i, 1] == codes.USER:
+                self.user.append((i, joint))
+            elif joint.nv:
+                self.S[0, model.v_slices[i]] = joint._Phi().T
+        self.inertia = model.inertias.copy()  # writable: one array type per kernel argument
+        self.S_ring = np.zeros((1, nv, 6))
+        self.T_user = np.zeros((1, N, 3, 4))
+        self.nq, self.nv, self.n_bodies = model.nq, nv, N
+        #: a_0 = [0; −g] of the model's gravity (the world's fictitious acceleration), (1, 6)
+        self.a0 = np.concatenate([np.zeros(3), -np.asarray(model.gravity, dtype=float)])[None]
+        self._arrays = (self.topo, self.placement, self.jparam, self.inertia)
+        #: the float arrays of one state of a model without user joints (``placement``,
+        #: ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``) in one flat array
+        #: (see :func:`unpack`), else ``None``: the single-state entry points take the model
+        #: as two arguments instead of eight (each array argument costs ~50 ns from Python)
+        self.packed = (
+            None
+            if self.user
+            else np.concatenate(
+                [
+                    x.ravel()
+                    for x in (
+                        self.placement,
+                        self.jparam,
+                        self.inertia,
+                        self.S,
+                        self.S_ring,
+                        self.T_user,
+                        self.a0,
+                    )
+                ]
+            )
+        )
+        #: ``(topo, packed, nq, nv)``, what a single-state entry point needs, or ``None`` (user
+        #: joints); the model keeps it as ``model._single`` for its public functions' fast path
+        self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
+        self._model = model
+
+    @property
+    def has_user_joints(self) -> bool:
+        """Whether a joint needs its Python hooks (per-state ``S``, ``S_ring``, ``T_user``)."""
+        return bool(self.user)
+
+    def joint_arrays(self, Q, V=None):
+        """``(S, S_ring, T_user)`` for the states ``Q`` (B, nq) (and speeds ``V`` (B, nv)).
+
+        Without user joints these are the shared constant arrays (one row). Otherwise each
+        user joint's hooks are called once on the whole batch (vectorised numpy), and their
+        results fill per-state arrays; the built-in joints' rows stay constant.
+        """
+        if not self.user:
+            return self.S, self.S_ring, self.T_user
+        model = self._model
+        B = Q.shape[0] if V is None else max(Q.shape[0], V.shape[0])
+        S = np.repeat(self.S, B, axis=0)
+        S_ring = np.zeros((B, self.nv, 6))
+        T_user = np.zeros((B, self.n_bodies, 3, 4))
+        for i, joint in self.user:
+            qs, vs = model.q_slices[i], model.v_slices[i]
+            q_i = np.broadcast_to(Q[:, qs], (B, joint.nq))
+            T_user[:, i] = joint._pose(q_i)[..., :3, :]
+            if joint.nv:
+                S[:, vs] = np.swapaxes(
+                    np.broadcast_to(joint._motion_subspace(q_i), (B, 6, joint.nv)), -1, -2
+                )
+                if V is not None:
+                    v_i = np.broadcast_to(V[:, vs], (B, joint.nv))
+                    S_ring[:, vs] = np.swapaxes(
+                        np.broadcast_to(joint._motion_subspace_rate(q_i, v_i), (B, 6, joint.nv)),
+                        -1,
+                        -2,
+                    )
+        return S, S_ring, T_user
+
+    def rate_derivatives(self, Q):
+        r"""``D`` (B or 1, nv, 6, 6): ``D[iv_i + b, c] = dΦ̊_i[:, c] / dν_b`` (kernels.christoffel).
+
+        The rate :math:`\mathring{\boldsymbol\Phi}_i(q, \nu_i)` is linear in :math:`\nu_i`,
+        so its derivative is its value at the unit speeds (seed 000 Alg. 2 l.3): one call of
+        each user joint's hook on the whole batch ``Q`` (B, nq); zero (one shared row) for
+        the built-in joints.
+        """
+        if not self.user:
+            return np.zeros((1, self.nv, 6, 6))
+        model = self._model
+        B = Q.shape[0]
+        D = np.zeros((B, self.nv, 6, 6))
+        for i, joint in self.user:
+            d = joint.nv
+            if d == 0:
+                continue
+            q_i = Q[:, None, model.q_slices[i]]
+            R = np.broadcast_to(joint._motion_subspace_rate(q_i, np.eye(d)), (B, d, 6, d))
+            D[:, model.v_slices[i], :d, :] = np.swapaxes(R, -1, -2)  # [b, c, :] = R[b, :, c]
+        return D
+
+    def arrays(self):
+        """The model's constant arrays in kernel order: ``(topo, placement, jparam, inertia)``."""
+        return self._arrays
+
+
+@njit(cache=True, nogil=True)
+def unpack(topo, packed):
+    """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of :attr:`CompiledModel.packed`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.compiled import unpack
+    >>> cm = robots.double_pendulum().compiled
+    >>> views = unpack.py_func(cm.topo, cm.packed)  # (for kernels: shown without compiling)
+    >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
+    ...           cm.a0[0])
+    >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
+    True
+    """
+    N = topo.shape[0] - 1
+    nv = topo[N, 3]
+    placement, o = view(packed, 0, (N, 3, 4)), 12 * N
+    jparam, o = view(packed, o, (N, 25)), o + 25 * N
+    inertia, o = view(packed, o, (N, 6, 6)), o + 36 * N
+    S, o = view(packed, o, (nv, 6)), o + 6 * nv
+    S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
+    T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
+    return placement, jparam, inertia, S, S_ring, T_user, packed[o : o + 6]

@@ -1,0 +1,367 @@
+"""Calling the kernels: inputs to batches, one batch driver, statuses to named errors.
+
+The public functions of :mod:`geomech.multibody` validate their inputs here once, call the
+``*_batch`` kernel of their algorithm on the flattened batch (a single state is a batch of
+one) and reshape the result. One state given as contiguous float64 arrays
+(:func:`is_state`) of a tree without user joints (:func:`single_state`) goes straight to the
+algorithm's ``*_one`` entry point (:func:`entry`, :func:`failure`): the same kernel, called
+without the batch machinery. Parallel evaluation of large batches is opt-in
+(:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
+Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
+sleep instead of spinning, so a loaded machine is not slowed down.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from geomech._validation import as_array
+from geomech.errors import (
+    DimensionError,
+    ModelError,
+    NonFiniteError,
+    NotOnManifoldError,
+    SingularityError,
+)
+from geomech.multibody._kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    NOT_ON_MANIFOLD,
+    SINGULAR,
+    SINGULAR_DIFFERENCE,
+    unpack,
+)
+
+__all__ = [
+    "compiled",
+    "single_state",
+    "is_state",
+    "entry",
+    "failure",
+    "states",
+    "call",
+    "set_num_threads",
+    "get_num_threads",
+    "PARALLEL_THRESHOLD",
+]
+
+#: smallest batch that is split across threads when more than one thread is allowed
+PARALLEL_THRESHOLD = 256
+
+_threads = 1
+_pool: ThreadPoolExecutor | None = None
+
+
+def set_num_threads(n: int | None) -> None:
+    """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
+
+    ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels import driver
+    >>> driver.set_num_threads(2); driver.get_num_threads()
+    2
+    >>> driver.set_num_threads(1)
+    """
+    global _threads, _pool
+    n = os.cpu_count() or 1 if n is None else int(n)
+    if n < 1:
+        raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
+    if _pool is not None:
+        _pool.shutdown(wait=True)
+        _pool = None
+    _threads = n
+
+
+def get_num_threads() -> int:
+    """The number of threads allowed for large batches (:func:`set_num_threads`).
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.driver import get_num_threads
+    >>> get_num_threads()
+    1
+    """
+    return _threads
+
+
+def compiled(model):
+    """``model.compiled``, or a :class:`ModelError` naming what was passed instead of a model.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.driver import compiled
+    >>> compiled(robots.double_pendulum()).nv
+    2
+    >>> compiled(None)
+    Traceback (most recent call last):
+        ...
+    geomech.errors.ModelError: Expected `model` to be a MultibodyModel, got NoneType.
+    """
+    try:
+        return model._compiled  # built and cached by `model.compiled` (the fast path)
+    except AttributeError:
+        pass
+    try:
+        return model.compiled
+    except AttributeError:
+        raise ModelError(
+            f"Expected `model` to be a MultibodyModel, got {type(model).__name__}."
+        ) from None
+
+
+def single_state(model):
+    """``(topo, packed, nq, nv)`` of a tree without user joints (building its compiled model), else None.
+
+    The public functions read ``model._single`` (set when the compiled model is built) and
+    call this only when it is not set yet, or for closed models, user joints and non-models
+    (``None``: their general path handles or names them).
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.driver import single_state
+    >>> single_state(robots.double_pendulum())[2:]   # nq, nv
+    (2, 2)
+    >>> single_state(None) is None
+    True
+    """
+    if getattr(model, "is_closed", True):
+        return None
+    return compiled(model).single
+
+
+def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
+    """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
+    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+        k = len(trailing)
+        if x.ndim >= k and x.shape[x.ndim - k :] == trailing:
+            return x
+    return as_array(x, name, trailing, finite=False)
+
+
+def states(*inputs):
+    """Validate ``(name, value, trailing_shape)`` triples and flatten them to one batch.
+
+    Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
+    row when it is shared by the whole batch) and is C-contiguous.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import states
+    >>> batch, B, (q, v) = states(("q", np.zeros((4, 1, 2)), (2,)), ("v", np.ones(2), (2,)))
+    >>> batch, B, q.shape, v.shape
+    ((4, 1), 4, (4, 2), (1, 2))
+    """
+    # fast path: one state given as float64 arrays of exactly the trailing shapes
+    out = []
+    for _, x, trailing in inputs:
+        if type(x) is not np.ndarray or x.dtype != np.float64 or x.shape != trailing:
+            break
+        flags = x.flags
+        out.append(x[None] if flags.c_contiguous and flags.writeable else x[None].copy())
+    else:
+        return (), 1, out
+    arrays = [_as_float(x, name, trailing) for name, x, trailing in inputs]
+    leads = [a.shape[: a.ndim - len(t)] for a, (_, _, t) in zip(arrays, inputs, strict=True)]
+    try:
+        batch = np.broadcast_shapes(*leads)
+    except ValueError as exc:
+        raise DimensionError(
+            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {leads}."
+        ) from exc
+    B = math.prod(batch)
+    out = []
+    for a, lead, (_, _, t) in zip(arrays, leads, inputs, strict=True):
+        if lead == batch or (lead and math.prod(lead) == B):
+            a = a.reshape((B,) + t)
+        elif math.prod(lead) == 1:
+            a = a.reshape((1,) + t)
+        else:  # a partial broadcast: materialise it
+            a = np.broadcast_to(a, batch + t).reshape((B,) + t)
+        flags = a.flags
+        # one array type per kernel argument (C-contiguous, writable float64), see `call`
+        out.append(a if flags.c_contiguous and flags.writeable else a.copy())
+    return batch, B, out
+
+
+_F64 = np.dtype(np.float64)
+_UNIT_STRIDE = (8,)
+
+
+def is_state(x, n: int) -> bool:
+    """Whether ``x`` goes to a single-state kernel as it is: a contiguous float64 array of shape (n,).
+
+    The public wrappers' fast path: one state given as such arrays skips :func:`states`
+    (finiteness is checked inside the kernels). Anything else (lists, other dtypes, batches,
+    strided views) takes the general path, which converts, validates and names the input.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import is_state
+    >>> is_state(np.zeros(3), 3), is_state(np.zeros(6)[::2], 3), is_state([0.0] * 3, 3)
+    (True, False, False)
+    """
+    # strides (8,): one contiguous axis (so len() is safe); the cheapest checks first
+    return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and len(x) == n
+
+
+def entry(kernel):
+    """The compiled entry point of a single-state ``kernel`` (its dispatcher until compiled).
+
+    The public functions' fast path: ``status = entry(K.crba_one)(...)``, then
+    :func:`failure` when the status is not ``OK`` (0).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.tree import dynamics as K
+    >>> from geomech.multibody._kernels.driver import entry
+    >>> model = robots.double_pendulum()
+    >>> q, H = np.array([0.3, 0.0]), np.empty((2, 2))
+    >>> topo, packed, nq, nv = model.compiled.single
+    >>> entry(K.crba_one)(topo, packed, q, H)
+    0
+    >>> H
+    array([[5., 2.],
+           [2., 1.]])
+    """
+    ep = _ENTRY.get(kernel)
+    return ep if ep is not None else _entry(kernel)
+
+
+def failure(status, model, names, inputs, what="the result"):
+    """The named error of a single-state kernel's failed ``status``.
+
+    ``inputs`` are the user's inputs (arrays accepted by :func:`is_state`), ``names`` their
+    names, for messages.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.tree import dynamics as K
+    >>> from geomech.multibody._kernels.driver import entry, failure
+    >>> model = robots.double_pendulum()
+    >>> q, H = np.array([np.nan, 0.0]), np.empty((2, 2))
+    >>> topo, packed, nq, nv = model.compiled.single
+    >>> failure(entry(K.crba_one)(topo, packed, q, H), model, ("q",), (q,))
+    NonFiniteError('Expected `q` to be finite, got NaN or inf entries.')
+    """
+    return _error(int(status), 0, (), model, names, inputs, what)
+
+
+def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the result"):
+    """Run ``kernel(*model_args, *batch_args, status)`` and raise the named error of a failure.
+
+    ``batch_args`` are the per-state inputs then the outputs (each with 1 or B rows);
+    ``batch`` is the batch shape (``()`` for one state), ``names`` are the inputs' names,
+    for messages. Large batches run in threads when :func:`set_num_threads` allows it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.tree import dynamics as K
+    >>> from geomech.multibody._kernels.driver import call, states
+    >>> model = robots.double_pendulum()
+    >>> cm = model.compiled
+    >>> batch, B, (Q,) = states(("q", [0.3, 0.0], (2,)))
+    >>> H = np.empty((B, 2, 2))
+    >>> call(K.crba_batch, cm.arrays(), (*cm.joint_arrays(Q), Q, H), batch, model)
+    >>> H[0]
+    array([[5., 2.],
+           [2., 1.]])
+    """
+    B = math.prod(batch)
+    status = np.empty(B, dtype=np.int64)
+    if _threads > 1 and B >= PARALLEL_THRESHOLD:
+        failed = _call_threaded(kernel, model_args, batch_args, B, status)
+    else:
+        failed = _entry(kernel)(*model_args, *batch_args, status)
+    if failed:
+        raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
+
+
+_ENTRY: dict = {}
+
+
+def _entry(kernel):
+    """The kernel's compiled entry point, skipping numba's type dispatch (~60 ns an argument).
+
+    Every argument the wrappers pass has one fixed type (C-contiguous, writable float64 or
+    int64 arrays of fixed dimensions: :func:`states` copies anything else), so each batch
+    kernel has exactly one signature; the dispatcher is used until it has compiled it, and
+    whenever a second signature appears.
+    """
+    ep = _ENTRY.get(kernel)
+    if ep is not None:
+        return ep
+    if len(kernel.signatures) == 1:
+        ep = _ENTRY[kernel] = kernel.overloads[kernel.signatures[0]].entry_point
+        return ep
+    return kernel
+
+
+def _call_threaded(kernel, model_args, batch_args, B, status):
+    global _pool
+    if _pool is None:
+        _pool = ThreadPoolExecutor(max_workers=_threads, thread_name_prefix="geomech")
+    bounds = np.linspace(0, B, _threads + 1).astype(int)
+
+    def chunk(lo, hi):
+        args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
+        return _entry(kernel)(*model_args, *args, status[lo:hi])
+
+    futures = [
+        _pool.submit(chunk, lo, hi)
+        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+        if hi > lo
+    ]
+    for lo, fut in zip(bounds, futures, strict=False):
+        failed = fut.result()
+        if failed:
+            return lo + failed
+    return 0
+
+
+def _error(status, b, batch, model, names, batch_args, what):
+    code, i = unpack(status)
+    where = f" (batch element {tuple(int(k) for k in np.unravel_index(b, batch))})" if batch else ""
+    if code == NON_FINITE_INPUT:
+        for name, x in zip(names, batch_args, strict=False):
+            if not np.all(np.isfinite(x)):
+                return NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
+        return NonFiniteError("Expected finite inputs, got NaN or inf entries.")
+    body = model.body_names[i] if 0 <= i < model.n_bodies else None
+    if code == NOT_ON_MANIFOLD:
+        return NotOnManifoldError(
+            f"Expected the quaternion of joint {model.joint_names[i]!r} in `q` to be a unit "
+            f"quaternion (|q| = 1 to 1e-06){where}."
+        )
+    if code == SINGULAR:
+        return SingularityError(
+            f"Articulated inertia Phiᵀ I^A Phi of body {body!r} (index {i}) is singular"
+            f"{where}: expected its smallest pivot > 1e-12 x |I^A|. The subtree of this body "
+            "has no inertia along its joint's motion subspace (zero-mass links?)."
+        )
+    if code == SINGULAR_DIFFERENCE:
+        return SingularityError(
+            f"Expected the angle difference of the planar/Schoenflies joint "
+            f"{model.joint_names[i]!r} to avoid nonzero multiples of 2π{where}."
+        )
+    if code == NON_FINITE_RESULT:
+        return NonFiniteError(
+            f"Expected {what} to be finite, got an overflow to inf or NaN{where}: the inputs "
+            "are finite but too large for double precision."
+        )
+    return NonFiniteError(f"Kernel failure (status {status}){where}.")  # pragma: no cover

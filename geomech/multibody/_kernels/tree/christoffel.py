@@ -1,0 +1,285 @@
+r"""Christoffel kernels: seed 000 Alg. 2 and the joints' structure constants, one state per call.
+
+Alg. 2 needs, besides the tree transforms and the motion subspaces ``S`` (rows), the rate
+derivatives of user-defined joints, ``D`` (nv, 6, 6):
+
+.. math:: \mathtt D[\mathrm{iv}_i + b, c] = \mathcal D_i[:, b, c]
+          = \frac{\partial\mathring{\boldsymbol\Phi}_{i,:c}}{\partial\nu_{i,b}}
+          \qquad (b, c < d_i),
+
+filled per state by :mod:`geomech.multibody.algorithms.christoffel` from the joints' hooks at unit speeds
+(the rate is linear in the joint's speeds); it is zero for every built-in joint (one shared
+row). Tensors of the paper (rows, cols, pages) are kept as rows of 6-vectors: page ``c`` of
+column ``b`` of a 6 × d_j × d_k tensor is row ``b d_k + c``.
+
+References
+----------
+seed 000 Alg. 2 (eqs. 24–28), §5.6 of the digest (line numbers as printed), digest §1.1
+(structure constants).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.spatial import (
+    compose_transforms,
+    cross_force,
+    cross_motion,
+    dot6,
+    inertia_params,
+    inertia_params_rate,
+    inertia_params_times,
+    inertia_params_transform,
+    transform_motion_transpose,
+)
+from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tree.kinematics import (
+    all_finite,
+    tree_transforms,
+)
+
+__all__ = [
+    "christoffel_workspace",
+    "christoffel_work",
+    "christoffel",
+    "christoffel_batch",
+    "structure_constants",
+    "structure_constants_batch",
+]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+@njit(**_JIT)
+def christoffel_workspace(N, nv):
+    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E, r: ^iX_p(i)
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E0, r0: ^iX_0
+        np.empty((nv, 6)),
+        np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
+        np.empty((N, 10)),  # I_C (ten parameters)
+        np.empty((6, 10)),
+        np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
+        np.empty((36, 6)),
+        np.empty((36, 6)),
+        np.empty((36, 6)),  # F1, F2, F3
+        np.empty(6),
+        np.empty(6),
+    )
+
+
+@njit(**_JIT)
+def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
+    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
+
+    ``Gamma[i, j, k]`` = :math:`\Gamma^\star_{ijk}`, with every quantity in ground
+    coordinates as in :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products
+    of lines 14, 19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and
+    28 are identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
+    is eq. 21 in closed form, :math:`\tfrac12[\mathbf P_c + \mathbf h_c\bar\times^*]` with
+    :math:`\mathbf P_c = (\boldsymbol\Phi_c\times^*)\mathbf I^C_k - \mathbf I^C_k
+    (\boldsymbol\Phi_c\times)` and :math:`\mathbf h_c = \mathbf I^C_k\boldsymbol\Phi_c`, which
+    is also column ``c`` of line 8's ``f4``. The overwrites of lines 19 and 22 follow the
+    writes of lines 15–17, as printed.
+    """
+    E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y = work
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not all_finite(q):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+
+    # ---- l.1-4: motion subspaces, rate derivatives and inertias in ground coordinates ----
+    for i in range(N):
+        p = parent[i]
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+            for c in range(iv[i + 1] - iv[i]):
+                ring = False  # D_i = 0 for every built-in joint: skip its transform
+                for a in range(6):
+                    ring |= D[k, c, a] != 0.0
+                if ring:
+                    transform_motion_transpose(E0[i], r0[i], D[k, c], D0[k, c])
+                else:
+                    D0[k, c, :] = 0.0
+        inertia_params(inertia[i], I_C[i])  # l.2: I^C_i = I_i
+        inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
+    Gamma[:, :, :] = 0.0
+
+    # ---- backward pass over k (l.5-32) ---------------------------------------------------
+    for k in range(N - 1, -1, -1):
+        ok, dk = iv[k], iv[k + 1] - iv[k]
+        for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
+            inertia_params_rate(I_C[k], Phi[ok + c], P[c])
+            inertia_params_times(I_C[k], Phi[ok + c], h[c])
+            for b in range(dk):  # l.7: F3 = I^C_k D_k
+                inertia_params_times(I_C[k], D0[ok + b, c], F3[b * dk + c])
+        j = k
+        while j >= 0 and dk > 0:  # l.10
+            oj, dj = iv[j], iv[j + 1] - iv[j]
+            for b in range(dj):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j (page-wise)
+                for c in range(dk):
+                    inertia_params_times(P[c], Phi[oj + b], x)
+                    y[:] = 0.0
+                    cross_force(Phi[oj + b], h[c], y)  # (h x̄*) Φ = Φ ×* h
+                    for a in range(6):
+                        F1[b * dk + c, a] = 0.5 * (x[a] + y[a])
+                        F2[b * dk + c, a] = 0.5 * (x[a] - y[a])
+            i = j
+            while i >= 0 and dj > 0:  # l.13
+                oi, di = iv[i], iv[i + 1] - iv[i]
+                for a in range(di):
+                    for b in range(dj):
+                        for c in range(dk):
+                            A1 = dot6(Phi[oi + a], F1[b * dk + c])  # l.14: A1[a, b, c]
+                            A2 = dot6(Phi[oi + a], F2[b * dk + c])  # A2[b, a, c]
+                            Gamma[oi + a, oj + b, ok + c] = A1  # l.15
+                            Gamma[oi + a, ok + c, oj + b] = A1
+                            Gamma[oj + b, oi + a, ok + c] = A2  # l.16
+                            Gamma[oj + b, ok + c, oi + a] = A2
+                            Gamma[ok + c, oi + a, oj + b] = -A2  # l.17: A3 = -A2^T13
+                            Gamma[ok + c, oj + b, oi + a] = -A2
+                if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
+                    for c in range(dk):
+                        for a in range(di):
+                            for b in range(di):
+                                Gamma[ok + c, oi + a, oi + b] = dot6(h[c], D0[oi + a, b]) - dot6(
+                                    Phi[oi + a], F2[b * dk + c]
+                                )
+                if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
+                    for a in range(di):
+                        for b in range(dk):
+                            for c in range(dk):
+                                Gamma[oi + a, ok + b, ok + c] = dot6(
+                                    Phi[oi + a], F1[b * dk + c]
+                                ) + dot6(Phi[oi + a], F3[b * dk + c])
+                i = parent[i]  # l.26 (l.23, l.25: identities in ground coordinates)
+            j = parent[j]  # l.29 (l.28: the identity in ground coordinates)
+        p = parent[k]
+        if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
+            for a in range(10):
+                I_C[p, a] += I_C[k, a]
+    if not all_finite(Gamma):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
+    """:func:`christoffel_work` with its own work arrays (one state)."""
+    N = topo.shape[0] - 1
+    return christoffel_work(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        D,
+        T_user,
+        q,
+        Gamma,
+        christoffel_workspace(N, topo[N, 3]),
+    )
+
+
+@njit(**_JIT)
+def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
+    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    N = topo.shape[0] - 1
+    work = christoffel_workspace(N, topo[N, 3])
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = christoffel_work(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            at(S, b),
+            at(D, b),
+            at(T_user, b),
+            at(Q, b),
+            Gamma[b],
+            work,
+        )
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed
+
+
+# ----------------------------------------------------------------------------------------
+# structure constants of the joint frame
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def structure_constants(topo, S, D, q, s):
+    r"""``s[a, b, l]`` = :math:`s^\ell_{ab}` of each joint's speeds, block diagonal, for one state.
+
+    :math:`s^\ell_{ab} = \boldsymbol\Psi_\ell^\top[\boldsymbol\Phi_a\times\boldsymbol\Phi_b +
+    \mathcal D_{:,a,b} - \mathcal D_{:,b,a}]` with :math:`\boldsymbol\Psi^\top =
+    (\boldsymbol\Phi^\top\boldsymbol\Phi)^{-1}\boldsymbol\Phi^\top` (any left inverse: the
+    bracket lies in the span of :math:`\boldsymbol\Phi`), by a Cholesky solve of the normal
+    equations (digest §1.1).
+    """
+    iv = topo[:, 3]
+    N = topo.shape[0] - 1
+    if not all_finite(q):
+        return pack(NON_FINITE_INPUT, -1)
+    L = np.empty((6, 6))
+    w, y = np.empty(6), np.empty(6)
+    s[:, :, :] = 0.0
+    for i in range(N):
+        o, d = iv[i], iv[i + 1] - iv[i]
+        if d < 2:
+            continue  # one field commutes with itself
+        for a in range(d):  # Cholesky factor of Φᵀ Φ
+            for b in range(a + 1):
+                t = dot6(S[o + a], S[o + b])
+                for m in range(b):
+                    t -= L[a, m] * L[b, m]
+                if a == b:
+                    L[a, a] = np.sqrt(t)
+                else:
+                    L[a, b] = t / L[b, b]
+        for a in range(d):
+            for b in range(d):
+                for m in range(6):  # w = Φ_a × Φ_b + D[:, a, b] - D[:, b, a]
+                    w[m] = D[o + a, b, m] - D[o + b, a, m]
+                cross_motion(S[o + a], S[o + b], w)
+                for m in range(d):  # solve (L Lᵀ) y = Φᵀ w
+                    t = dot6(S[o + m], w)
+                    for n in range(m):
+                        t -= L[m, n] * y[n]
+                    y[m] = t / L[m, m]
+                for m in range(d - 1, -1, -1):
+                    t = y[m]
+                    for n in range(m + 1, d):
+                        t -= L[n, m] * y[n]
+                    y[m] = t / L[m, m]
+                for m in range(d):
+                    s[o + a, o + b, o + m] = y[m]
+    if not all_finite(s):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def structure_constants_batch(topo, S, D, Q, s, status):
+    """:func:`structure_constants` over a batch; first failure + 1."""
+    failed = 0
+    for b in range(status.shape[0]):
+        status[b] = structure_constants(topo, at(S, b), at(D, b), at(Q, b), s[b])
+        if status[b] != OK and failed == 0:
+            failed = b + 1
+    return failed

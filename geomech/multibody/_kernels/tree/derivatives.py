@@ -1,0 +1,918 @@
+r"""Derivative kernels: first- and second-order partials of inverse dynamics (IDSVA, seed 002).
+
+Everything here is in the **ground frame** (seed 002 §V, trap 9): the forward pass turns the
+body-frame arrays of the compiled model into world quantities per DoF (rows of ``(nv, 6)``
+arrays) and per body,
+
+=============  ============================================================================
+``Sg[k]``      column :math:`\mathbf s_k` of :math:`\mathbf S_i` (joint ``i`` owning DoF ``k``)
+``Psid[k]``    :math:`\dot{\boldsymbol\psi}_k = \mathbf v_{\lambda(i)}\times\mathbf s_k` (eq. 5)
+``Psidd[k]``   :math:`\ddot{\boldsymbol\psi}_k = \mathbf a_{\lambda(i)}\times\mathbf s_k +
+               \mathbf v_{\lambda(i)}\times\dot{\boldsymbol\psi}_k`
+``Sd[k]``      :math:`\dot{\mathbf s}_k = \mathbf v_i\times\mathbf s_k`
+``IC[i]``      :math:`\mathbf I^C_i` (the body inertia until the backward pass adds the subtree)
+``BC[i]``      :math:`\mathbf B^C_i`, **unhalved** (Alg. 1 l.9: twice seed 002 eq. 6)
+``fC[i]``      :math:`\mathbf f^C_i` (net body force, minus the external wrench)
+=============  ============================================================================
+
+and the backward passes sweep the bodies from the leaves to the root, walking the ancestors
+of each one (regular numbering, ``parent[i] < i``). ∂/∂q is the derivative along
+``model.integrate`` (right perturbation :math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`,
+seed 002 §1.4), which moves the subtree of joint ``i`` by the ground-frame twist
+:math:`\mathbf s_k` (identity K1). External wrenches are body-fixed: they rotate with their
+body, so they enter only through :math:`\mathbf f^C` (K11–K12 hold with them).
+
+Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
+``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
+C order) or block-sparse (one "cube" per body, see :func:`sparse_layout`).
+
+References
+----------
+Seed 002 eqs. 5, 7–8 (first order, ref. [14]), Alg. 1 (IDSVA SO), App. B; digest §2, §5.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.spatial import (
+    cross_force,
+    cross_motion,
+    dot6,
+    inertia_congruence,
+    inertia_times,
+    transform_force_transpose,
+    transform_motion_transpose,
+)
+from geomech.multibody._kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    OK,
+    SINGULAR,
+    pack,
+)
+from geomech.multibody._kernels.tree.dynamics import aba
+from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.tree.tensor import (
+    coriolis_factor,
+    crbar_add,
+    crf_left,
+    crm_right,
+    matTvec6_add,
+    matvec6_add,
+)
+
+__all__ = [
+    "workspace",
+    "forward_pass",
+    "first_order",
+    "second_order",
+    "slot",
+    "sparse_layout",
+    "dense_layout",
+    "dof_parents",
+    "rnea_derivatives_batch",
+    "rnea_second_derivatives_batch",
+    "aba_derivatives_batch",
+    "aba_second_derivatives_batch",
+]
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+# ----------------------------------------------------------------------------------------
+# layouts of the second-order outputs
+# ----------------------------------------------------------------------------------------
+def dense_layout(parent, iv):
+    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``.
+
+    One cube (``m = nv``, ``a = 0``, ``base = 0``) shared by every body, so that
+    :func:`slot` gives the C-order position.
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.tree.derivatives import dense_layout, slot
+    >>> loc, base, m, a, size = dense_layout([-1, 0], [0, 1, 2])
+    >>> size, slot(base[1], m[1], a[1], 1, 0, 1)
+    (8, 5)
+    """
+    N, nv = len(parent), int(iv[-1])
+    return (
+        np.arange(nv, dtype=np.int64),
+        np.zeros(N, np.int64),
+        np.full(N, nv, np.int64),
+        np.zeros(N, np.int64),
+        nv**3,
+    )
+
+
+def sparse_layout(parent, iv):
+    r"""``(loc, base, m, a, size)`` of the block-sparse layout: one cube per body.
+
+    Every nonzero entry ``[x, y, z]`` of a second-order tensor has its three DoFs on one
+    root-to-leaf path (digest T13); it is stored with the deepest of their bodies, ``i``.
+    With the DoFs of the path root → ``i`` numbered ``0 .. m_i − 1`` (``loc[x]``, the same
+    for every descendant), of which the first ``a_i`` belong to strict ancestors, body
+    ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
+    :math:`\ge a_i`, in three C-ordered slabs: ``x ≥ a`` (:math:`n m^2`), then ``x < a ≤ y``
+    (:math:`a n m`), then ``x, y < a ≤ z`` (:math:`a^2 n`), from ``base[i]`` on.
+
+    Examples
+    --------
+    Two 1-DoF children of a 1-DoF root: cubes of 1, 2³ − 1 and 2³ − 1 entries.
+
+    >>> from geomech.multibody._kernels.tree.derivatives import sparse_layout
+    >>> loc, base, m, a, size = sparse_layout([-1, 0, 0], [0, 1, 2, 3])
+    >>> loc.tolist(), base.tolist(), size
+    ([0, 1, 1], [0, 1, 8], 15)
+    """
+    parent = np.asarray(parent)
+    N = len(parent)
+    nvs = np.diff(np.asarray(iv))
+    pre = np.zeros(N, np.int64)
+    for i in range(N):
+        if parent[i] >= 0:
+            pre[i] = pre[parent[i]] + nvs[parent[i]]
+    m = pre + nvs
+    sizes = m**3 - pre**3
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    loc = np.concatenate([pre[i] + np.arange(nvs[i]) for i in range(N)] + [np.zeros(0)])
+    return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
+
+
+@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+def slot(base, m, a, x, y, z):
+    """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
+    n = m - a
+    if x >= a:
+        return base + ((x - a) * m + y) * m + z
+    if y >= a:
+        return base + n * m * m + (x * n + (y - a)) * m + z
+    return base + n * m * m + a * n * m + (x * a + y) * n + (z - a)
+
+
+# ----------------------------------------------------------------------------------------
+# work arrays (allocated once per batch call)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def workspace(N, nv):
+    """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
+
+    ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid)``: ``W6``
+    (16, 6, 6) and ``V6`` (18, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
+    ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
+    """
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6)),
+        np.empty((16, 6, 6)),
+        np.empty((18, 6)),
+        np.empty((nv, 6)),
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# forward pass (Alg. 1 l.1-11), in the ground frame
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
+    r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
+
+    ``S`` (nv, 6) holds the motion-subspace columns in body coordinates; the world pose of
+    body ``i`` is kept as the Plücker pair ``(E0[i], r0[i])`` of :math:`{}^i\mathbf X_0`, so
+    that a body-frame twist maps to the ground by :math:`{}^i\mathbf X_0^{-1}`, an inertia
+    by :math:`{}^i\mathbf X_0^\top\mathbf I\,{}^i\mathbf X_0` and a wrench by
+    :math:`{}^i\mathbf X_0^\top` (seed 002 trap 9).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    N = parent.shape[0]
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+    ):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vJ, h = V6[0], V6[1]
+    for i in range(N):
+        p = parent[i]
+        # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
+        if p < 0:
+            E0[i, :, :] = E[i]
+            r0[i, :] = r[i]
+        else:
+            for x in range(3):
+                r0[i, x] = r0[p, x] + (
+                    E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
+                )
+                for y in range(3):
+                    E0[i, x, y] = (
+                        E[i, x, 0] * E0[p, 0, y]
+                        + E[i, x, 1] * E0[p, 1, y]
+                        + E[i, x, 2] * E0[p, 2, y]
+                    )
+        # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
+        # l.3-4: v_i = v_λ + S_i qd_i, a_i = a_λ + S_i qdd_i + v_i × S_i qd_i
+        for c in range(6):
+            vJ[c] = 0.0
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                vJ[c] += Sg[k, c] * v[k]
+        for c in range(6):
+            vel[i, c] = vJ[c] if p < 0 else vel[p, c] + vJ[c]
+            acc[i, c] = a0[c] if p < 0 else acc[p, c]
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                acc[i, c] += Sg[k, c] * a[k]
+        cross_motion(vel[i], vJ, acc[i])
+        # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                Sd[k, c] = 0.0
+                Psid[k, c] = 0.0
+                Psidd[k, c] = 0.0
+            cross_motion(vel[i], Sg[k], Sd[k])
+            if p < 0:
+                cross_motion(a0, Sg[k], Psidd[k])  # v_0 = 0, a_0 = -a_g
+            else:
+                cross_motion(vel[p], Sg[k], Psid[k])
+                cross_motion(acc[p], Sg[k], Psidd[k])
+                cross_motion(vel[p], Psid[k], Psidd[k])
+        # l.8: I^C_i = I_i (in the ground frame)
+        for x in range(6):
+            for y in range(6):
+                IC[i, x, y] = 0.0
+        inertia_congruence(E0[i], r0[i], inertia[i], IC[i])
+        # l.9: B^C_i = (v_i ×*) I_i − I_i (v_i ×) + (I_i v_i) ×̄*   (unhalved)
+        coriolis_factor(IC[i], vel[i], h, BC[i])
+        # l.10: f^C_i = I_i a_i + v_i ×* I_i v_i  (h = I_i v_i), minus the external wrench
+        inertia_times(IC[i], acc[i], fC[i])
+        cross_force(vel[i], h, fC[i])
+        if f_ext.shape[0] > 0:
+            for c in range(6):
+                vJ[c] = 0.0
+            transform_force_transpose(E0[i], r0[i], f_ext[i], vJ)
+            for c in range(6):
+                fC[i, c] -= vJ[c]
+    return OK
+
+
+@njit(**_JIT)
+def _accumulate(parent, i, IC, BC, fC):
+    """Alg. 1 l.75-77: I^C_λ += I^C_i, B^C_λ += B^C_i, f^C_λ += f^C_i (ground frame: plain sums)."""
+    p = parent[i]
+    if p >= 0:
+        for x in range(6):
+            fC[p, x] += fC[i, x]
+            for y in range(6):
+                IC[p, x, y] += IC[i, x, y]
+                BC[p, x, y] += BC[i, x, y]
+
+
+# ----------------------------------------------------------------------------------------
+# first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1, w2, tmp):
+    """The four 6-vectors of DoF p that eqs. 7-8 dot with the ancestors' columns.
+
+    ``u_a = B^Cᵀ s_p``, ``u_b = I^C s_p`` (7a, 8a), ``w1 = B^C ψd_p + I^C ψdd_p + s_p ×* f^C``
+    (7b), ``w2 = B^C s_p + I^C (ψd_p + sd_p)`` (8b); ``tmp`` is work space.
+    """
+    for c in range(6):
+        u_a[c] = 0.0
+        tmp[c] = psid_p[c] + sd_p[c]
+    matTvec6_add(B_C, s_p, 1.0, u_a)
+    inertia_times(I_C, s_p, u_b)
+    inertia_times(I_C, psidd_p, w1)
+    matvec6_add(B_C, psid_p, 1.0, w1)
+    cross_force(s_p, f_C, w1)
+    inertia_times(I_C, tmp, w2)
+    matvec6_add(B_C, s_p, 1.0, w2)
+
+
+@njit(**_JIT)
+def first_order(topo, ws, dq, dv, M):
+    r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
+
+    For DoF ``p`` of joint ``i`` and DoF ``t`` of an ancestor-or-self ``j ⪯ i``:
+
+    .. math::
+        \partial_{q_t}\tau_p = (\mathbf B^{C\top}_i\mathbf s_p)\cdot\dot{\boldsymbol\psi}_t
+        + (\mathbf I^C_i\mathbf s_p)\cdot\ddot{\boldsymbol\psi}_t,\quad
+        \partial_{\dot q_t}\tau_p = (\mathbf B^{C\top}_i\mathbf s_p)\cdot\mathbf s_t
+        + (\mathbf I^C_i\mathbf s_p)\cdot(\dot{\boldsymbol\psi}_t + \dot{\mathbf s}_t)
+
+    (7a, 8a) and, for ``j ≺ i``, :math:`\partial_{q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
+    \dot{\boldsymbol\psi}_p + \mathbf I^C_i\ddot{\boldsymbol\psi}_p + \mathbf s_p\times^*
+    \mathbf f^C_i)`, :math:`\partial_{\dot q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
+    \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
+    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, skipped when
+    ``M`` has no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the
+    caller zeroes them).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    N = parent.shape[0]
+    with_M = M.shape[0] > 0
+    u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
+    for i in range(N - 1, -1, -1):
+        for p in range(iv[i], iv[i + 1]):
+            _first_order_vectors(
+                IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p], u_a, u_b, w1, w2, tmp
+            )
+            j = i
+            while j >= 0:
+                for t in range(iv[j], iv[j + 1]):
+                    dq[p, t] = dot6(u_a, Psid[t]) + dot6(u_b, Psidd[t])  # 7a
+                    dv[p, t] = dot6(u_a, Sg[t]) + dot6(u_b, Psid[t]) + dot6(u_b, Sd[t])  # 8a
+                    if with_M:
+                        m = dot6(Sg[t], u_b)
+                        M[t, p] = m
+                        M[p, t] = m
+                    if j != i:
+                        dq[t, p] = dot6(Sg[t], w1)  # 7b
+                        dv[t, p] = dot6(Sg[t], w2)  # 8b
+                j = parent[j]
+        _accumulate(parent, i, IC, BC, fC)
+
+
+# ----------------------------------------------------------------------------------------
+# second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
+    r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
+
+    ``T`` (4, L) receives ``d2tau_dq2``, ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq`` at the
+    positions given by :func:`slot` (``loc``, ``base``, ``mcube``, ``acube`` from
+    :func:`dense_layout` or :func:`sparse_layout`); it must be zeroed by the caller (the
+    structurally zero entries are not written, Alg. 1 note 5). Layouts (digest §1.7):
+    ``d2q[a, b, c]`` :math:`= X_c X_b\tau_a` (b differentiated first),
+    ``d2qv[a, b, c]`` :math:`= \partial^2\tau_a/\partial q_b\partial\dot q_c`,
+    ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)
+    receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    N = parent.shape[0]
+    BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (
+        W6[0],
+        W6[1],
+        W6[2],
+        W6[3],
+        W6[4],
+        W6[5],
+        W6[6],
+        W6[7],
+        W6[8],
+        W6[9],
+    )
+    h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
+    u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
+    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[16], V6[17]
+    d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
+    for k in range(iv[N]):
+        for c in range(6):
+            SdPsid[k, c] = Sd[k, c] + Psid[k, c]
+    for i in range(N - 1, -1, -1):  # l.12
+        bi, mi, ai = base[i], mcube[i], acube[i]
+        for ip in range(iv[i], iv[i + 1]):  # l.13-14
+            s_p, psid_p = Sg[ip], Psid[ip]
+            li = loc[ip]
+            # ---- the first-order vectors (seed 002 eqs. 7-8) -----------------------------
+            _first_order_vectors(
+                IC[i], BC[i], fC[i], s_p, psid_p, Psidd[ip], Sd[ip], u_a, u_b, w1, w2, tmp
+            )
+            # ---- l.15-24: the p-dependent 6x6 matrices -----------------------------------
+            coriolis_factor(IC[i], s_p, h, BCsp)  # l.15: B^C_i(s_p)
+            coriolis_factor(IC[i], psid_p, h, BCpsp)  # l.16: B^C_i(ψd_p)
+            for x in range(6):
+                for y in range(6):
+                    A0[x, y] = 0.0
+                    A1[x, y] = 0.0
+                    A3[x, y] = BCpsp[x, y]
+                    A4[x, y] = 0.0
+                    A5[x, y] = 0.0
+                    A7[x, y] = 0.0
+            crbar_add(u_b, A0, 1.0)  # l.17: A0 = (I^C s_p) ×̄*
+            crf_left(s_p, IC[i], A1)  # l.18: A1 = s_p ×* I^C − I^C (s_p ×)
+            crm_right(IC[i], s_p, A1)
+            crf_left(s_p, BC[i], A3)  # l.20: A3 = B^C(ψd_p) + s_p ×* B^C − B^C (s_p ×)
+            crm_right(BC[i], s_p, A3)
+            crbar_add(u_a, A4, 1.0)  # l.21: A4 = (B^Cᵀ s_p) ×̄*
+            crbar_add(w1, A5, 1.0)  # l.22: A5 = (B^C ψd_p + I^C ψdd_p + s_p ×* f^C) ×̄*
+            crbar_add(w2, A7, 1.0)  # l.24: A7 = (B^C s_p + I^C (ψd_p + sd_p)) ×̄*
+            for x in range(6):
+                for y in range(6):
+                    A2[x, y] = 2.0 * A0[x, y] - BCsp[x, y]  # l.19
+                    A6[x, y] = A0[x, y]
+            crf_left(s_p, IC[i], A6)  # l.23: A6 = s_p ×* I^C + A0
+            j = i  # l.25
+            while j >= 0:  # l.26
+                for jt in range(iv[j], iv[j + 1]):  # l.27-28
+                    s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
+                    lj = loc[jt]
+                    # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
+                    dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
+                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
+                    mval = dot6(s_t, u_b)
+                    M[jt, ip] = mval
+                    M[ip, jt] = mval
+                    if j != i:
+                        dq[jt, ip] = dot6(s_t, w1)
+                        dv[jt, ip] = dot6(s_t, w2)
+                    # l.29-36
+                    for c in range(6):
+                        u1[c] = 0.0
+                        u2[c] = 0.0
+                        u3[c] = 0.0
+                        u4[c] = 0.0
+                        u5[c] = 0.0
+                        u6[c] = 0.0
+                        u7[c] = 0.0
+                        u8[c] = 0.0
+                        u9[c] = 0.0
+                        u10[c] = 0.0
+                        u11[c] = 0.0
+                        u12[c] = 0.0
+                    matTvec6_add(A3, s_t, 1.0, u1)
+                    matTvec6_add(A1, s_t, 1.0, u2)
+                    matvec6_add(A3, psid_t, 1.0, u3)
+                    matvec6_add(A1, psidd_t, 1.0, u3)
+                    matvec6_add(A5, s_t, 1.0, u3)
+                    matvec6_add(A6, s_t, 1.0, u4)
+                    matvec6_add(A2, psid_t, 1.0, u5)
+                    matvec6_add(A4, s_t, 1.0, u5)
+                    matvec6_add(BCsp, psid_t, 1.0, u6)
+                    matvec6_add(A7, s_t, 1.0, u6)
+                    matvec6_add(A3, s_t, 1.0, u7)
+                    matvec6_add(A1, sdpsid_t, 1.0, u7)
+                    matvec6_add(A4, s_t, 1.0, u8)
+                    matTvec6_add(BCsp, psid_t, -1.0, u8)
+                    matvec6_add(A0, s_t, 1.0, u9)
+                    matvec6_add(BCsp, s_t, 1.0, u10)
+                    matTvec6_add(BCsp, s_t, 1.0, u11)
+                    matvec6_add(A1, s_t, 1.0, u12)
+                    k = j  # l.37
+                    while k >= 0:  # l.38
+                        for kr in range(iv[k], iv[k + 1]):  # l.39-41
+                            s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
+                            lk = loc[kr]
+                            p1 = dot6(u11, psid_r)  # l.42
+                            p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
+                            d2q[slot(bi, mi, ai, li, lj, lk)] = p2  # l.44
+                            d2qv[slot(bi, mi, ai, li, lk, lj)] = -p1
+                            if j != i:  # l.45-50
+                                val = dot6(u1, psid_r) + dot6(u2, psidd_r)
+                                d2q[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2q[slot(bi, mi, ai, lj, li, lk)] = val
+                                d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(
+                                    u2, sdpsid_r
+                                )
+                                d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
+                                val = dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2v[slot(bi, mi, ai, lj, li, lk)] = val
+                                val = dot6(s_r, u12)
+                                dM[slot(bi, mi, ai, lk, lj, li)] = val
+                                dM[slot(bi, mi, ai, lj, lk, li)] = val
+                            if k != j:  # l.52-64
+                                d2q[slot(bi, mi, ai, li, lk, lj)] = p2
+                                val = dot6(s_r, u3)
+                                d2q[slot(bi, mi, ai, lk, li, lj)] = val
+                                m11 = -dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = m11
+                                d2v[slot(bi, mi, ai, li, lk, lj)] = m11
+                                d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, u5) + dot6(
+                                    u9, sdpsid_r
+                                )
+                                d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
+                                m9 = dot6(s_r, u9)
+                                dM[slot(bi, mi, ai, lk, li, lj)] = m9
+                                dM[slot(bi, mi, ai, li, lk, lj)] = m9
+                                if j != i:
+                                    d2q[slot(bi, mi, ai, lk, lj, li)] = val
+                                    d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, u7)
+                                    m10 = dot6(s_r, u10)
+                                    d2v[slot(bi, mi, ai, lk, li, lj)] = m10
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = m10
+                                else:
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u4)
+                            else:  # l.65-66
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
+                        k = parent[k]  # l.69
+                j = parent[j]  # l.72
+        _accumulate(parent, i, IC, BC, fC)  # l.75-77
+
+
+# ----------------------------------------------------------------------------------------
+# batch drivers
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _first_failure(status):
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+@njit(**_JIT)
+def _at(x, b):
+    return x[b] if x.shape[0] > 1 else x[0]
+
+
+@njit(**_JIT)
+def _zero(x):
+    for k in range(x.size):
+        x.flat[k] = 0.0
+
+
+@njit(**_JIT)
+def rnea_derivatives_batch(
+    topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
+):
+    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv).
+
+    ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
+    written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    M = np.empty((0, 0))  # the mass matrix is not wanted
+    for b in range(status.shape[0]):
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(A, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+        )
+        if st == OK:
+            first_order(topo, ws, DQ[b], DV[b], M)
+            if not (all_finite(DQ[b]) and all_finite(DV[b])):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def rnea_second_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    T_user,
+    loc,
+    base,
+    mcube,
+    acube,
+    Q,
+    V,
+    A,
+    A0,
+    F_ext,
+    T,
+    status,
+):
+    """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``.
+
+    ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    for b in range(status.shape[0]):
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(A, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+        )
+        if st == OK:
+            second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M)
+            if not all_finite(T[b]):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def dof_parents(topo):
+    """The expanded parent array of the DoFs (Featherstone 2008, §6.5).
+
+    ``lam[k]`` is the DoF before ``k`` on the path to the root (the previous DoF of its
+    joint, else the last DoF of the nearest ancestor joint that has DoFs), −1 for none;
+    ``lam[k] < k``.
+    """
+    parent, iv = topo[:-1, 0], topo[:, 3]
+    N = parent.shape[0]
+    lam = np.empty(iv[N], dtype=np.int64)
+    for i in range(N):
+        p = parent[i]
+        while p >= 0 and iv[p + 1] == iv[p]:  # skip joints without DoFs
+            p = parent[p]
+        prev = iv[p + 1] - 1 if p >= 0 else -1
+        for k in range(iv[i], iv[i + 1]):
+            lam[k] = prev
+            prev = k
+    return lam
+
+
+@njit(**_JIT)
+def _ltl(M, L, lam, iv):
+    r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
+    Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
+
+    Only the entries ``L[k, j]`` with ``j`` on the DoF path of ``k`` (``lam``) are written and
+    read. SINGULAR names the body of the first pivot that is not positive (relative to the
+    largest diagonal entry). :math:`O(n d^2)` for a DoF depth ``d``.
+    """
+    n = M.shape[0]
+    scale = 0.0
+    for k in range(n):
+        scale = max(scale, abs(M[k, k]))
+        j = k
+        while j >= 0:
+            L[k, j] = M[k, j]
+            j = lam[j]
+    for k in range(n - 1, -1, -1):
+        if not L[k, k] > 1e-14 * scale:
+            body = 0
+            while iv[body + 1] <= k:
+                body += 1
+            return pack(SINGULAR, body)
+        d = np.sqrt(L[k, k])
+        L[k, k] = d
+        i = lam[k]
+        while i >= 0:
+            L[k, i] /= d
+            i = lam[i]
+        i = lam[k]
+        while i >= 0:
+            lki = L[k, i]
+            j = i
+            while j >= 0:
+                L[i, j] -= lki * L[k, j]
+                j = lam[j]
+            i = lam[i]
+    return OK
+
+
+@njit(**_JIT)
+def _ltl_solve(L, lam, X):
+    r"""``X ← M⁻¹ X`` in place for :math:`\mathbf M = \mathbf L^\top\mathbf L` (Featherstone 2008,
+    Table 6.4), row by row: each step is an axpy on a contiguous row of ``X`` (n, m).
+    """
+    n, m = X.shape
+    for i in range(n - 1, -1, -1):  # Lᵀ Y = X: Y_i = X_i / L_ii, then X_j -= L_ij Y_i up the path
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+        j = lam[i]
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(m):
+                X[j, c] -= lij * X[i, c]
+            j = lam[j]
+    for i in range(n):  # L Z = Y: Z_i = (Y_i − Σ_{j on the path} L_ij Z_j) / L_ii
+        j = lam[i]
+        while j >= 0:
+            lij = L[i, j]
+            for c in range(m):
+                X[i, c] -= lij * X[j, c]
+            j = lam[j]
+        d = 1.0 / L[i, i]
+        for c in range(m):
+            X[i, c] *= d
+
+
+@njit(**_JIT)
+def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
+    """``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``: one solve of [∂τ/∂q | ∂τ/∂ν | 1]."""
+    n = dq.shape[0]
+    for i in range(n):
+        for c in range(n):
+            X[i, c] = dq[i, c]
+            X[i, n + c] = dv[i, c]
+            X[i, 2 * n + c] = 0.0
+        X[i, 2 * n + i] = 1.0
+    _ltl_solve(L, lam, X)
+    for i in range(n):
+        for c in range(n):
+            dqdd_dq[i, c] = -X[i, c]
+            dqdd_dv[i, c] = -X[i, n + c]
+            Minv[i, c] = X[i, 2 * n + c]
+
+
+@njit(**_JIT)
+def _aba_first(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    q,
+    v,
+    tau,
+    a0,
+    f_ext,
+    ws,
+    lam,
+    qdd,
+    dq,
+    dv,
+    M,
+    L,
+    X,
+    Minv,
+    dqdd_dq,
+    dqdd_dv,
+):
+    """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
+    st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
+    if st != OK:
+        return st
+    st = forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, ws)
+    if st != OK:
+        return st
+    _zero(dq)
+    _zero(dv)
+    _zero(M)
+    first_order(topo, ws, dq, dv, M)
+    st = _ltl(M, L, lam, topo[:, 3])
+    if st != OK:
+        return st
+    _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
+    if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**_JIT)
+def aba_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    QDD,
+    DQ,
+    DV,
+    MINV,
+    status,
+):
+    """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    X = np.empty((nv, 3 * nv))
+    lam = dof_parents(topo)
+    for b in range(status.shape[0]):
+        status[b] = _aba_first(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            S_ring,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(TAU, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            ws,
+            lam,
+            QDD[b],
+            dq,
+            dv,
+            M,
+            L,
+            X,
+            MINV[b],
+            DQ[b],
+            DV[b],
+        )
+    return _first_failure(status)
+
+
+@njit(**_JIT)
+def aba_second_derivatives_batch(
+    topo,
+    placement,
+    jparam,
+    inertia,
+    S,
+    S_ring,
+    T_user,
+    loc,
+    base,
+    mcube,
+    acube,
+    Q,
+    V,
+    TAU,
+    A0,
+    F_ext,
+    QDD,
+    DQ,
+    DV,
+    MINV,
+    T,
+    status,
+):
+    """Inverse-dynamics partials at q̈ = ABA for the chain rule, over a batch.
+
+    Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L);
+    ``DQ``, ``DV`` and ``T`` must come zeroed.
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    ws = workspace(N, nv)
+    M, L = np.empty((nv, nv)), np.empty((nv, nv))
+    lam = dof_parents(topo)
+    for b in range(status.shape[0]):
+        st = aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            S_ring,
+            T_user,
+            _at(Q, b),
+            _at(V, b),
+            _at(TAU, b),
+            _at(A0, b),
+            _at(F_ext, b),
+            QDD[b],
+        )
+        if st == OK:
+            _zero(M)
+            st = forward_pass(
+                topo,
+                placement,
+                jparam,
+                inertia,
+                S,
+                T_user,
+                _at(Q, b),
+                _at(V, b),
+                QDD[b],
+                _at(A0, b),
+                _at(F_ext, b),
+                ws,
+            )
+        if st == OK:
+            second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
+            st = _ltl(M, L, lam, topo[:, 3])
+        if st == OK:
+            mi = MINV[b]
+            for x in range(nv):
+                for y in range(nv):
+                    mi[x, y] = 1.0 if x == y else 0.0
+            _ltl_solve(L, lam, mi)
+            if not (all_finite(T[b]) and all_finite(mi)):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return _first_failure(status)

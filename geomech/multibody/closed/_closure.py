@@ -1,0 +1,559 @@
+r"""The closure of a closed model: residuals, Jacobians, the closure search, G and g.
+
+Functions over a :class:`~geomech.multibody.closed.model.ClosedMultibodyModel` (its spanning
+tree and its constraints): building the constraints and clusters from the graph, the residual
+:math:`\phi(q)` and the velocity constraint :math:`K(q)` with its rate, Newton's method on
+the constraints, the reference configuration, the choice of independent coordinates, and the
+matrices :math:`G`, :math:`g = \dot G v` of seed 004 eq. 3 (single configurations; the model's
+public methods loop over batches).
+"""
+
+from __future__ import annotations
+
+import copy
+
+import numpy as np
+
+from geomech._validation import as_array, check_placement, default_rng
+from geomech.errors import (
+    DimensionError,
+    ModelError,
+    NotOnManifoldError,
+    SingularityError,
+)
+from geomech.multibody.algorithms.kinematics import forward_kinematics, velocity_map
+from geomech.multibody.closed.clusters import (
+    Cluster,
+    output_bodies,
+    partition_clusters,
+)
+from geomech.multibody.closed.constraints import (
+    CLOSURE_TOL,
+    NEWTON_TOL,
+    RANK_RTOL,
+    Coupling,
+    ImplicitConstraint,
+    LoopJoint,
+    numerical_rank,
+)
+from geomech.multibody.model.joints import FreeFlyer, Joint
+
+
+def body_of(model, node, label: str) -> int:
+    if node == model.root:
+        return -1
+    if node not in model.spanning_tree._index:
+        raise ModelError(f"{label}: node {node!r} is not a body of the spanning tree.")
+    return model.spanning_tree.body_index(node)
+
+
+def build_constraints(model, graph, loop_edges, coupling_edges):
+    st = model.spanning_tree
+    loops, couplings = [], []
+    for u, v, d in loop_edges:
+        label = f"loop edge ({u!r}, {v!r})"
+        joint = d.get("joint")
+        if not isinstance(joint, Joint):
+            raise ModelError(
+                f"Expected the 'joint' attribute of {label} to be a geomech Joint, got "
+                f"{type(joint).__name__}."
+            )
+        name = str(d.get("name", joint.name if joint.name is not None else f"loop_{u}_{v}"))
+        Tp = np.eye(4) if d.get("placement") is None else check_placement(d["placement"], label)
+        Ts = (np.eye(4) if d.get("successor_placement") is None
+              else check_placement(d["successor_placement"], label))  # fmt: skip
+        loops.append(
+            LoopJoint(
+                name, body_of(model, u, label), body_of(model, v, label), joint, Tp, Ts, st, u, v
+            )
+        )
+    for u, v, d in coupling_edges:
+        label = f"coupling edge ({u!r}, {v!r})"
+        ratio = d.get("ratio")
+        if (
+            isinstance(ratio, bool)
+            or not isinstance(ratio, (int, float, np.floating, np.integer))
+            or not np.isfinite(ratio)
+        ):
+            raise ModelError(
+                f"Expected the 'ratio' of {label} to be a finite number, got {ratio!r}."
+            )
+        name = str(d.get("name", f"coupling_{u}_{v}"))
+        couplings.append(
+            Coupling(name, body_of(model, u, label), body_of(model, v, label), ratio, st, u, v)
+        )
+    user = []
+    for con in graph.graph.get("constraints") or []:
+        if not isinstance(con, ImplicitConstraint):
+            raise ModelError(
+                "Expected graph.graph['constraints'] to hold ImplicitConstraint objects, got "
+                f"{type(con).__name__}."
+            )
+        con = copy.copy(con)  # bound to this model's layout; the user's object is untouched
+        con._bind(st)
+        user.append(con)
+        con.rows = con._call_phi(st.neutral()[con.q_index]).size
+    model.constraints = loops + couplings + user
+    names = [c.name for c in model.constraints]
+    dup = sorted({n for n in names if names.count(n) > 1})
+    if dup:
+        raise ModelError(f"Expected unique constraint names, got {dup[0]!r} more than once.")
+    # auxiliary coordinates and speeds of the loop joints
+    iq = iv = 0
+    for lp in loops:
+        lp.aux_q, lp.aux_v = slice(iq, iq + lp.nq_aux), slice(iv, iv + lp.nv_aux)
+        iq, iv = iq + lp.nq_aux, iv + lp.nv_aux
+    model._loops, model._n_aux_q, model._n_aux = loops, iq, iv
+    rows, r = [], 0
+    for con in model.constraints:
+        rows.append(np.arange(r, r + con.rows))
+        r += con.rows
+    model._rows, model._n_rows = rows, r
+
+
+def build_clusters(model):
+    st = model.spanning_tree
+    involved = [set(c.bodies) for c in model.constraints]
+    groups = partition_clusters(model.parent, involved)
+    cluster_of = {b: k for k, g in enumerate(groups) for b in g}
+    clusters = []
+    for k, bodies in enumerate(groups):
+        out = output_bodies(model.parent, bodies)
+        par = {cluster_of[o] if o >= 0 else -1 for o in out}
+        (parent,) = par  # partition_clusters guarantees one parent cluster
+        clusters.append(Cluster(k, list(bodies), int(parent), out))
+    for con in model.constraints:
+        ks = {cluster_of[b] for b in con.bodies}
+        (k,) = ks
+        clusters[k].constraints.append(con)
+        con.cluster = k
+    ar = np.arange(st.nv)
+    aq = np.arange(st.nq)
+    for c in clusters:
+        c.q_index = np.concatenate([aq[st.q_slices[b]] for b in c.bodies] + [np.zeros(0, int)])
+        c.v_index = np.concatenate([ar[st.v_slices[b]] for b in c.bodies] + [np.zeros(0, int)])
+        c.aux_index = np.concatenate(
+            [model._n_s + np.arange(model._n_aux)[lp.aux_v] for lp in c.constraints
+             if lp.kind == "loop"] + [np.zeros(0, int)])  # fmt: skip
+        c.rows = np.concatenate(
+            [model._rows[model.constraints.index(con)] for con in c.constraints]
+            + [np.zeros(0, int)]
+        )
+    model.clusters = clusters
+
+
+def fit_aux(model, T, q_aux=None) -> np.ndarray:
+    out = np.zeros(model._n_aux_q)
+    for lp in model._loops:
+        out[lp.aux_q] = lp.fit(T, None if q_aux is None else q_aux[lp.aux_q])
+    return out
+
+
+def residual_at(model, q, T, q_aux) -> np.ndarray:
+    return np.concatenate([c._residual(q, T, q_aux) for c in model.constraints] + [np.zeros(0)])
+
+
+def jacobian_at(model, q, T, J, q_aux, newton=False) -> np.ndarray:
+    K = np.zeros((model._n_rows, model._n_s + model._n_aux))
+    for con, rows in zip(model.constraints, model._rows, strict=True):
+        Ks, Ka = con._jacobian(q, T, J, q_aux, model._n_s, newton)
+        K[rows, : model._n_s] = Ks
+        if con.kind == "loop":
+            K[np.ix_(rows, model._n_s + np.arange(model._n_aux)[con.aux_v])] = Ka
+    return K
+
+
+def jacobian_rate_at(model, q, T, J, Jdot, w, q_aux, v_aux) -> np.ndarray:
+    Kd = np.zeros((model._n_rows, model._n_s + model._n_aux))
+    for con, rows in zip(model.constraints, model._rows, strict=True):
+        Ks, Ka = con._jacobian_rate(q, T, J, Jdot, w, q_aux, v_aux, model._n_s)
+        Kd[rows, : model._n_s] = Ks
+        if con.kind == "loop":
+            Kd[np.ix_(rows, model._n_s + np.arange(model._n_aux)[con.aux_v])] = Ka
+    return Kd
+
+
+def kinematics(model, q, w=None):
+    st = model.spanning_tree
+    T = forward_kinematics(st, q)
+    if w is None:
+        J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+        return T, J, None
+    A, A_dot = velocity_map(st, q, w)
+    return T, A.reshape(st.n_bodies, 6, st.nv), A_dot.reshape(st.n_bodies, 6, st.nv)
+
+
+def newton(model, q, q_aux, free, max_iter=50):
+    """Newton (least squares) on the constraints.
+
+    Moves the spanning columns ``free`` and the loop joints' coordinates; returns
+    ``(q, q_aux)`` or raises SingularityError.
+    """
+    st = model.spanning_tree
+    cols = np.concatenate([free, model._n_s + np.arange(model._n_aux)])
+    scale = max(1.0, float(np.max(np.abs(q), initial=0.0)))
+    res, polished = np.inf, False
+    for _ in range(max_iter):
+        T = forward_kinematics(st, q)
+        r = residual_at(model, q, T, q_aux)
+        res = float(np.max(np.abs(r), initial=0.0))
+        if res <= NEWTON_TOL * scale:
+            if polished or res <= 1e-15 * scale:
+                return q, q_aux
+            polished = True  # one more step: quadratic convergence reaches rounding
+        J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+        K = jacobian_at(model, q, T, J, q_aux, newton=True)[:, cols]
+        step = -np.linalg.lstsq(K, r, rcond=None)[0]
+        if not np.all(np.isfinite(step)):
+            break
+        dv = np.zeros(model._n_s)
+        dv[free] = step[: free.size]
+        q = st.integrate(q, dv)
+        da = step[free.size :]
+        q_aux = q_aux.copy()
+        for lp in model._loops:
+            q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], da[lp.aux_v])
+    raise SingularityError(
+        f"Expected Newton's method on the loop constraints to converge in {max_iter} "
+        f"iterations, got residual {res:.3g} (a singular or unreachable configuration)."
+    )
+
+
+def find_reference(model, graph) -> np.ndarray:
+    st = model.spanning_tree
+    q0 = graph.graph.get("reference_configuration")
+    q0 = st.neutral() if q0 is None else as_array(q0, "reference_configuration", (st.nq,))
+    if q0.ndim != 1:
+        raise ModelError(
+            f"Expected graph.graph['reference_configuration'] to have shape ({st.nq},), got "
+            f"{q0.shape}."
+        )
+    T = forward_kinematics(st, q0)
+    q_aux = fit_aux(model, T)
+    if np.max(np.abs(residual_at(model, q0, T, q_aux)), initial=0.0) <= NEWTON_TOL:
+        return q0
+    free = np.concatenate([c.v_index for c in model.clusters if c.constraints] + [np.zeros(0, int)])
+    try:
+        q, _ = newton(model, q0.copy(), q_aux, free)
+    except SingularityError as exc:
+        raise ModelError(
+            "Expected to find a configuration closing the loops near the reference "
+            f"configuration, got none ({exc}); give one as "
+            "graph.graph['reference_configuration']."
+        ) from exc
+    return q
+
+
+def choose_independent(model, tree_graph):
+    st = model.spanning_tree
+    marks = []
+    for i, node in enumerate(model.nodes):
+        (pnode,) = tree_graph.predecessors(node)
+        mark = tree_graph.edges[pnode, node].get("independent")
+        if mark is not None and not isinstance(mark, (bool, np.bool_)):
+            raise ModelError(
+                f"Expected the 'independent' attribute of joint {model.joint_names[i]!r} to be "
+                f"True, False or None, got {mark!r}."
+            )
+        if isinstance(st.joints[i], FreeFlyer) and model.parent[i] < 0:
+            if mark is False:
+                raise ModelError(
+                    f"joint {model.joint_names[i]!r}: a floating base is always independent, "
+                    "got independent=False."
+                )
+            mark = True
+        marks.append(None if mark is None else bool(mark))
+    q = model._q_ref
+    T, J, _ = kinematics(model, q)
+    K = jacobian_at(model, q, T, J, fit_aux(model, T))
+    successors = {c.succ for c in model.constraints if c.kind == "coupling"}
+    dependent = set()
+    for c in model.clusters:
+        if not c.constraints:
+            for b in c.bodies:
+                if marks[b] is False:
+                    raise ModelError(
+                        f"joint {model.joint_names[b]!r} is marked independent=False but no "
+                        "loop joint, coupling or constraint involves it."
+                    )
+            continue
+        Kc = K[c.rows]
+        target = numerical_rank(Kc[:, np.concatenate([c.v_index, c.aux_index])])
+        cols = list(c.aux_index)
+        rank = numerical_rank(Kc[:, cols])
+        vcol = {b: list(np.arange(st.nv)[st.v_slices[b]]) for b in c.bodies}
+        forced = [b for b in c.bodies if marks[b] is False]
+        auto = sorted((b for b in c.bodies if marks[b] is None),
+                      key=lambda b: (b not in successors, -b))  # fmt: skip
+        for b in forced + auto:
+            if rank == target and b not in forced:
+                break
+            new = numerical_rank(Kc[:, cols + vcol[b]])
+            if new == rank + len(vcol[b]):
+                cols += vcol[b]
+                rank = new
+                dependent.add(b)
+            elif b in forced:
+                raise ModelError(
+                    f"joint {model.joint_names[b]!r} is marked independent=False but the "
+                    "constraints of its cluster do not determine it (given the other "
+                    "dependent joints); mark another joint of the loop dependent."
+                )
+        if rank < target:
+            names = [model.joint_names[b] for b in c.bodies if b not in dependent]
+            dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - target
+            raise ModelError(
+                f"Expected the constraints of the cluster "
+                f"{[model.body_names[b] for b in c.bodies]} to leave {dof} independent "
+                f"speeds, got the joints {names} marked or chosen independent, which "
+                "over-determine it; mark some of them independent=False."
+            )
+    model._dependent = sorted(dependent)
+    model._independent = [i for i in range(model.n_bodies) if i not in dependent]
+    model.independent_joints = [model.joint_names[i] for i in model._independent if st.joints[i].nv]
+    model.dependent_joints = [model.joint_names[i] for i in model._dependent]
+    ar = np.arange(st.nv)
+    model.independent_v_index = np.concatenate(
+        [ar[st.v_slices[i]] for i in model._independent] + [np.zeros(0, int)])  # fmt: skip
+    model.nv = int(model.independent_v_index.size)
+    pos = {int(c): k for k, c in enumerate(model.independent_v_index)}
+    model.v_slices, iv = [], 0
+    for i in range(model.n_bodies):
+        n = st.joints[i].nv if i not in dependent else 0
+        model.v_slices.append(slice(iv, iv + n))
+        iv += n
+    for c in model.clusters:
+        c.independent = [b for b in c.bodies if b not in dependent and st.joints[b].nv]
+        c.y_index = np.array([pos[int(j)] for j in c.v_index if int(j) in pos], dtype=int)
+
+
+def residual_single(model, q):
+    T = forward_kinematics(model.spanning_tree, q)
+    q_aux = fit_aux(model, T)
+    return residual_at(model, q, T, q_aux), T, q_aux
+
+
+def couplings_only(model) -> bool:
+    flag = model.__dict__.get("_only_couplings")
+    if flag is None:
+        flag = model._only_couplings = bool(model.constraints) and all(
+            c.kind == "coupling" for c in model.constraints
+        )
+    return flag
+
+
+def check_single(model, q, name="q"):
+    r, T, q_aux = residual_single(model, q)
+    tol = CLOSURE_TOL * max(1.0, float(np.max(np.abs(q), initial=0.0)))
+    if r.size and np.max(np.abs(r)) > tol:
+        k = int(np.argmax(np.abs(r)))
+        con = next(c for c, rows in zip(model.constraints, model._rows, strict=True) if k in rows)
+        raise NotOnManifoldError(
+            f"Expected `{name}` to satisfy the loop constraints phi(q) = 0, got residual "
+            f"{float(np.max(np.abs(r))):.3g} > {tol:.3g} in {con.name!r} (project it with "
+            "model.project)."
+        )
+    return T, q_aux
+
+
+def G_hat(model, K):
+    """Ĝ over [spanning; aux] columns (n_s + n_a, m) from the velocity constraint K."""
+    n = model._n_s + model._n_aux
+    Gh = np.zeros((n, model.nv))
+    Gh[model.independent_v_index, np.arange(model.nv)] = 1.0
+    for c in model.clusters:
+        if not c.constraints:
+            continue
+        Y, D = cluster_cols(model, c)
+        Kc = K[c.rows]
+        Gh[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], Kc[:, Y], rcond=None)[0]
+    return Gh
+
+
+def cluster_cols(model, c):
+    st = model.spanning_tree
+    ar = np.arange(st.nv)
+    Y = np.concatenate([ar[st.v_slices[b]] for b in c.independent] + [np.zeros(0, int)])
+    D = np.concatenate([ar[st.v_slices[b]] for b in c.bodies if b in model._dependent]
+                       + [c.aux_index.astype(int)])  # fmt: skip
+    return Y, D
+
+
+def matrices_single(model, q, y, rate):
+    T, q_aux = check_single(model, q)
+    st = model.spanning_tree
+    J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+    K = jacobian_at(model, q, T, J, q_aux)
+    Gh = G_hat(model, K)
+    G = Gh[: model._n_s]
+    if y is None:
+        return G, None, None
+    w_hat = Gh @ y
+    w, v_aux = w_hat[: model._n_s], w_hat[model._n_s :]
+    _, _, Jdot = kinematics(model, q, w)
+    Kd = jacobian_rate_at(model, q, T, J, Jdot, w, q_aux, v_aux)
+    Gd = np.zeros_like(Gh)
+    for c in model.clusters:
+        if not c.constraints:
+            continue
+        Y, D = cluster_cols(model, c)
+        Kc = K[c.rows]
+        # K Ĝ = 0 ⇒ K_D Ġ_D = −K̇ Ĝ (Ġ_Y = 0)
+        rhs = Kd[c.rows] @ Gh[:, c.y_index]
+        Gd[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], rhs, rcond=None)[0]
+    G_dot = Gd[: model._n_s]
+    return G, G_dot @ y, (G_dot if rate else None)
+
+
+def continue_closed(model, q, dy, steps=None, max_step=0.2):
+    """Move the independent coordinates by ``dy`` from closed ``q``.
+
+    Euler predictor along G, Newton corrector; steps of at most ``max_step`` keep the
+    branch of ``q``.
+    """
+    st = model.spanning_tree
+    free = np.concatenate([np.arange(model._n_s)[st.v_slices[b]] for b in model._dependent]
+                          + [np.zeros(0, int)])  # fmt: skip
+    n = steps or max(1, int(np.ceil(np.max(np.abs(dy), initial=0.0) / max_step)))
+    T = forward_kinematics(st, q)
+    q_aux = fit_aux(model, T)
+    for _ in range(n):
+        J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+        w = G_hat(model, jacobian_at(model, q, T, J, q_aux)) @ (dy / n)
+        q = st.integrate(q, w[: model._n_s])  # Euler predictor, loop joints too
+        q_aux = q_aux.copy()
+        for lp in model._loops:
+            q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], w[model._n_s :][lp.aux_v])
+        q, q_aux = newton(model, q, q_aux, free)
+        T = forward_kinematics(st, q)
+    return q
+
+
+def check_configuration(model, q, name: str = "q") -> np.ndarray:
+    """:meth:`ClosedMultibodyModel.check_configuration` (batched)."""
+    q = as_array(q, name, (model.nq,))
+    if not couplings_only(
+        model,
+    ):
+        from geomech.multibody._kernels.cluster.compiled import cluster_layout
+
+        lay = cluster_layout(model)
+        if lay.certifies_closure:  # residuals by the constraint kernel, one pass
+            Q = np.ascontiguousarray(q.reshape(-1, model.nq))
+            ok = lay.closed_states(Q)
+            for b in np.flatnonzero(~ok):
+                check_single(model, Q[b], name)  # the exact residual, or the error
+            return q
+    if couplings_only(
+        model,
+    ):  # linear residuals: one vectorised test for the batch
+        r = np.stack([q[..., c.q_index] @ c._q_row for c in model.constraints], axis=-1)
+        scale = np.maximum(1.0, np.max(np.abs(q), axis=-1, initial=0.0))
+        if np.all(np.abs(r) <= CLOSURE_TOL * scale[..., None]):
+            return q
+    for idx in np.ndindex(q.shape[:-1]):
+        check_single(model, q[idx], name)
+    return q
+
+
+def constraint_matrices(model, q, v, rate: bool = False):
+    """:meth:`ClosedMultibodyModel.constraint_matrices` (batched)."""
+    from geomech.multibody._kernels.cluster.compiled import cluster_layout
+
+    q = as_array(q, "q", (model.nq,))
+    v = as_array(v, "v", (model.nv,))
+    batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+    q, v = np.broadcast_to(q, batch + (model.nq,)), np.broadcast_to(v, batch + (model.nv,))
+    Q = np.ascontiguousarray(q.reshape(-1, model.nq))
+    V = np.ascontiguousarray(v.reshape(-1, model.nv))
+    lay = cluster_layout(model)
+    if lay.all_static:  # constant G: only the residuals to check
+        model.check_configuration(Q)
+    # per cluster, on the compiled-kernel layer (cluster_constraints) or, for clusters
+    # with user-defined constraints, by the constraint objects (_matrices_single)
+    Gc, gs, Gdc = lay.constraint_arrays(Q, V, rate=True)
+    B = Q.shape[0]
+    G = lay.scatter(np.broadcast_to(Gc, (B,) + Gc.shape[1:])).reshape(
+        batch + (model._n_s, model.nv)
+    )
+    g = np.broadcast_to(gs, (B, model._n_s)).reshape(batch + (model._n_s,)).copy()
+    if not rate:
+        return G, g
+    Gd = lay.scatter(np.broadcast_to(Gdc, (B,) + Gdc.shape[1:])).reshape(G.shape)
+    return G, g, Gd
+
+
+def cluster_matrices(model, q, v):
+    """:meth:`ClosedMultibodyModel.cluster_matrices` (batched)."""
+    G, g, Gd = model.constraint_matrices(q, v, rate=True)
+    return [
+        (G[..., c.v_index[:, None], c.y_index[None, :]], g[..., c.v_index],
+         Gd[..., c.v_index[:, None], c.y_index[None, :]])
+        for c in model.clusters
+    ]  # fmt: skip
+
+
+def constraint_jacobian(model, q, v=None):
+    """:meth:`ClosedMultibodyModel.constraint_jacobian` (batched)."""
+    q = as_array(q, "q", (model.nq,))
+    if q.ndim != 1:
+        raise DimensionError(f"Expected `q` to have shape ({model.nq},), got {q.shape}.")
+    T, q_aux = check_single(model, q)
+    st = model.spanning_tree
+    J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+    K = jacobian_at(model, q, T, J, q_aux)
+    k = None
+    if v is not None:
+        v = as_array(v, "v", (model.nv,))
+        Gh = G_hat(model, K)
+        w_hat = Gh @ v
+        w, v_aux = w_hat[: model._n_s], w_hat[model._n_s :]
+        _, _, Jdot = kinematics(model, q, w)
+        k = -jacobian_rate_at(model, q, T, J, Jdot, w, q_aux, v_aux) @ w_hat
+    Ka = K[:, model._n_s :]
+    if Ka.shape[1]:
+        U, s, _ = np.linalg.svd(Ka)
+        r = int(np.sum(s > RANK_RTOL * max(1.0, s[0] if s.size else 0.0)))
+        P = U[:, r:].T  # rows annihilating the loop joints' speeds
+    else:
+        P = np.eye(K.shape[0])
+    Ks = P @ K[:, : model._n_s]
+    U, s, _ = np.linalg.svd(Ks, full_matrices=False)
+    r = int(np.sum(s > RANK_RTOL * max(1.0, s[0] if s.size else 0.0)))
+    B = U[:, :r].T
+    if k is None:
+        return B @ Ks
+    return B @ Ks, B @ (P @ k)
+
+
+def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
+    """:meth:`ClosedMultibodyModel.random_configuration` (batched)."""
+    rng = default_rng(rng)
+    shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+    st = model.spanning_tree
+    out = np.empty(shape + (model.nq,))
+    in_cluster = {b for c in model.clusters if c.constraints for b in c.bodies}
+    ar = np.arange(st.nv)
+    for idx in np.ndindex(shape):
+        q = model._q_ref.copy()
+        for i, joint in enumerate(st.joints):
+            if i not in in_cluster and joint.nq:
+                q[st.q_slices[i]] = joint.random_configuration(rng)
+        scale = 0.5
+        for _attempt in range(6):
+            dy = np.zeros(model._n_s)
+            for c in model.clusters:
+                for b in c.independent:
+                    dy[ar[st.v_slices[b]]] = scale * rng.standard_normal(st.joints[b].nv)
+            try:
+                q_new = continue_closed(model, q, dy[model.independent_v_index])
+                break
+            except SingularityError:
+                scale /= 2
+        else:
+            raise SingularityError(
+                "Expected to reach a random closed configuration, got singular "
+                "configurations on every attempt."
+            )
+        out[idx] = q_new
+    return out

@@ -1,0 +1,843 @@
+r"""Built-in multibody models and the robot URDFs shipped with geomech.
+
+Generated models (every one a :class:`~geomech.multibody.model.tree.MultibodyModel`):
+
+- :func:`serial_chain`, :func:`binary_tree`, :func:`random_tree`: benchmark topologies
+  (Featherstone's chains and binary trees; random parent arrays) with random, physically
+  consistent inertias, random joint placements and random revolute (and, in random trees,
+  prismatic) axes. ``rng=None`` means the fixed seed 0, so the default models are
+  reproducible; pass a seed or a generator for other draws.
+- :func:`double_pendulum`: the planar double pendulum with point masses (the smallest
+  example in the docstrings).
+- :func:`scara`: a SCARA arm (revolute–revolute–prismatic–revolute) whose end effector moves
+  in the Schönflies group X(z).
+- :func:`quadruped`, :func:`humanoid`: deterministic floating-base legged robots
+  (18 and 30 degrees of freedom); ``humanoid(fixed_base=True)`` welds the pelvis to the world.
+
+Shipped URDFs (in ``geomech/multibody/io/data``, visuals and meshes stripped; see the
+``README.md`` there for sources and licences) are listed by :func:`names` and loaded by
+:func:`load`, which also accepts the names of the generated models and URDF file paths.
+
+When the ``example-robot-data`` package is installed (``pip install 'geomech[robots]'``),
+:func:`load` also finds its robots by name (:func:`example_robot_data_names`): the URDF's
+file name without ``.urdf`` (``"solo12"``, ``"talos_reduced"``, ``"panda"``), or
+``"<package>/<file name>"`` (``"anymal_c_simple_description/anymal"``), which is the only
+form for the few file names that are ambiguous or that name a generated model here
+(``double_pendulum``, ``quadruped``, ``anymal``). Legged, humanoid and flying robots get a
+floating base by default (:func:`example_robot_data_floating`); arms, hands and mobile
+manipulators are fixed.
+
+Every generated model can be written with :func:`~geomech.multibody.io.urdf.to_urdf` and loaded
+by Pinocchio.
+
+References
+----------
+R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, §10.1 (chains and binary trees as
+benchmark topologies); seed 001 §5 (random trees).
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from importlib import metadata, resources
+from pathlib import Path
+
+import networkx as nx
+import numpy as np
+
+from geomech._validation import default_rng
+from geomech.errors import ModelError
+from geomech.lie import SO3
+from geomech.multibody.io.urdf import load_urdf
+from geomech.multibody.model.joints import FreeFlyer, Prismatic, Revolute
+from geomech.multibody.model.tree import MultibodyModel
+from geomech.spatial import spatial_inertia
+
+__all__ = [
+    "serial_chain",
+    "binary_tree",
+    "random_tree",
+    "double_pendulum",
+    "scara",
+    "quadruped",
+    "humanoid",
+    "names",
+    "load",
+    "urdf_path",
+    "random_inertia",
+    "example_robot_data_names",
+    "example_robot_data_path",
+    "example_robot_data_floating",
+]
+
+#: Shipped URDF files: name -> (file, floating base by default).
+_URDFS = {
+    "jvrc1": ("jvrc1.urdf", True),
+    "stretch": ("stretch_se3.urdf", False),
+    "ur5": ("ur5.urdf", False),
+}
+
+
+# ----------------------------------------------------------------------------------------
+# Helpers
+# ----------------------------------------------------------------------------------------
+def random_inertia(rng=None, size=None) -> np.ndarray:
+    r"""Random physically consistent spatial inertias (solid boxes with offset centres of mass).
+
+    Mass :math:`m \sim U(0.5, 2)` kg; box sides :math:`U(0.05, 0.5)` m, giving principal
+    moments :math:`\tfrac{m}{12}(b^2 + c^2)`, … (which satisfy the triangle inequalities);
+    random principal axes; centre of mass :math:`U(-0.2, 0.2)^3` m.
+
+    Parameters
+    ----------
+    rng : None, int or numpy.random.Generator, optional
+        Source of randomness.
+    size : None, int or tuple of int, optional
+        Batch shape.
+
+    Returns
+    -------
+    ndarray, shape (*size, 6, 6)
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import random_inertia
+    >>> from geomech.spatial import is_physically_consistent
+    >>> bool(is_physically_consistent(random_inertia(rng=0, size=100)).all())
+    True
+    """
+    rng = default_rng(rng)
+    shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+    m = rng.uniform(0.5, 2.0, shape)
+    d2 = rng.uniform(0.05, 0.5, shape + (3,)) ** 2
+    moments = m[..., None] / 12.0 * (d2.sum(-1, keepdims=True) - d2)
+    R = SO3.random(rng, shape)
+    Ic = R @ (moments[..., :, None] * np.swapaxes(R, -1, -2))
+    c = rng.uniform(-0.2, 0.2, shape + (3,))
+    return spatial_inertia(m, c, Ic)
+
+
+def _random_pose(rng: np.random.Generator) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, :3] = SO3.random(rng)
+    T[:3, 3] = rng.uniform(-0.5, 0.5, 3)
+    return T
+
+
+def _random_axis(rng: np.random.Generator) -> np.ndarray:
+    a = rng.normal(size=3)
+    return a / np.linalg.norm(a)
+
+
+def _pose(xyz=(0.0, 0.0, 0.0)) -> np.ndarray:
+    T = np.eye(4)
+    T[:3, 3] = xyz
+    return T
+
+
+def _box(mass: float, size, com=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """Spatial inertia of a solid box of side lengths ``size`` centred at ``com``."""
+    a, b, c = np.square(size)
+    return spatial_inertia(mass, com, mass / 12.0 * np.diag([b + c, a + c, a + b]))
+
+
+def _rod(mass: float, length: float, radius: float, com) -> np.ndarray:
+    """Solid cylinder along the direction of ``com`` (axis z if ``com`` is vertical)."""
+    axial = 0.5 * mass * radius**2
+    trans = mass * (3 * radius**2 + length**2) / 12.0
+    com = np.asarray(com, dtype=float)
+    k = int(np.argmax(np.abs(com))) if np.any(com) else 2
+    moments = np.full(3, trans)
+    moments[k] = axial
+    return spatial_inertia(mass, com, np.diag(moments))
+
+
+def _generated(parent, rng, joint_factory, floating_base: bool, name: str) -> MultibodyModel:
+    rng = default_rng(0 if rng is None else rng)
+    n = len(parent)
+    joints, placements = [], []
+    for i in range(n):
+        if floating_base and i == 0:
+            joints.append(FreeFlyer(name="root_joint"))
+            placements.append(np.eye(4))
+        else:
+            joints.append(joint_factory(rng, i))
+            placements.append(_random_pose(rng))
+    inertias = random_inertia(rng, n)
+    model = MultibodyModel.from_bodies(
+        parent,
+        joints,
+        inertias,
+        placements,
+        body_names=[f"link{i + 1}" for i in range(n)],
+        joint_names=[j.name or f"joint{i + 1}" for i, j in enumerate(joints)],
+    )
+    model.graph.graph["name"] = name
+    return model
+
+
+def _check_n(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ModelError(f"Expected the number of bodies `n` to be a positive integer, got {n!r}.")
+    return int(n)
+
+
+def _revolute(rng, i):
+    return Revolute(_random_axis(rng))
+
+
+# ----------------------------------------------------------------------------------------
+# Benchmark topologies
+# ----------------------------------------------------------------------------------------
+def serial_chain(n: int = 6, rng=None, *, floating_base: bool = False) -> MultibodyModel:
+    """A serial chain of ``n`` bodies connected by revolute joints about random axes.
+
+    Parameters
+    ----------
+    n : int
+        Number of bodies (= joints).
+    rng : None, int or numpy.random.Generator, optional
+        Randomness for inertias (:func:`random_inertia`), placements and axes; ``None`` is
+        the fixed seed 0.
+    floating_base : bool
+        If True, the first joint is a free flyer named ``"root_joint"``.
+
+    Returns
+    -------
+    MultibodyModel
+        Bodies ``link1 … linkn``, joints ``joint1 … jointn``; depth ``n``.
+
+    Raises
+    ------
+    ModelError
+        If ``n`` is not a positive integer.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import serial_chain
+    >>> m = serial_chain(4)
+    >>> m.nv, m.depth, m.parent.tolist()
+    (4, 4, [-1, 0, 1, 2])
+    """
+    n = _check_n(n)
+    return _generated(list(range(-1, n - 1)), rng, _revolute, floating_base, f"chain{n}")
+
+
+def binary_tree(n: int = 15, rng=None, *, floating_base: bool = False) -> MultibodyModel:
+    """A binary tree of ``n`` bodies (body ``k`` of the heap layout has parent ``(k-1)//2``).
+
+    Joints are revolute about random axes; the model numbers the bodies depth-first, so
+    heap body ``k`` is the model body named ``f"link{k + 1}"``.
+
+    Parameters
+    ----------
+    n : int
+        Number of bodies.
+    rng : None, int or numpy.random.Generator, optional
+        Randomness for inertias, placements and axes; ``None`` is the fixed seed 0.
+    floating_base : bool
+        If True, the root body's joint is a free flyer named ``"root_joint"``.
+
+    Returns
+    -------
+    MultibodyModel
+        Depth ``floor(log2(n)) + 1``.
+
+    Raises
+    ------
+    ModelError
+        If ``n`` is not a positive integer.
+
+    References
+    ----------
+    Featherstone 2008, §10.1 (binary-tree benchmark).
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import binary_tree
+    >>> m = binary_tree(7)
+    >>> m.depth, m.parent.tolist()
+    (3, [-1, 0, 1, 1, 0, 4, 4])
+    """
+    n = _check_n(n)
+    parent = [-1] + [(k - 1) // 2 for k in range(1, n)]
+    return _generated(parent, rng, _revolute, floating_base, f"binary_tree{n}")
+
+
+def random_tree(n: int = 20, rng=None, *, floating_base: bool = False) -> MultibodyModel:
+    """A random tree of ``n`` bodies: each body's parent is uniform among the earlier bodies and the base.
+
+    Joints are revolute (probability 3/4) or prismatic (1/4) about random axes.
+
+    Parameters
+    ----------
+    n : int
+        Number of bodies.
+    rng : None, int or numpy.random.Generator, optional
+        Randomness for the topology, joint types, inertias, placements and axes; ``None`` is
+        the fixed seed 0.
+    floating_base : bool
+        If True, body ``link1`` is attached to the base by a free flyer named
+        ``"root_joint"`` and every other body descends from it.
+
+    Returns
+    -------
+    MultibodyModel
+
+    Raises
+    ------
+    ModelError
+        If ``n`` is not a positive integer.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import random_tree
+    >>> m = random_tree(30, rng=1)
+    >>> m.n_bodies, bool((m.parent < range(30)).all())
+    (30, True)
+    """
+    n = _check_n(n)
+    rng = default_rng(0 if rng is None else rng)
+    low = 0 if floating_base else -1
+    parent = [-1] + [int(rng.integers(low, i)) for i in range(1, n)]
+
+    def factory(rng, i):
+        axis = _random_axis(rng)
+        return Prismatic(axis) if rng.random() < 0.25 else Revolute(axis)
+
+    return _generated(parent, rng, factory, floating_base, f"random_tree{n}")
+
+
+# ----------------------------------------------------------------------------------------
+# Hand-built models
+# ----------------------------------------------------------------------------------------
+def double_pendulum(
+    m1: float = 1.0, m2: float = 1.0, l1: float = 1.0, l2: float = 1.0, *, radius: float = 0.0
+) -> MultibodyModel:
+    r"""Planar double pendulum: point masses on massless links, revolute joints about y.
+
+    Both links hang along :math:`-z` at ``q = 0``; joint 2 sits at the end of link 1. The
+    mass matrix is
+
+    .. math:: \mathbf H = \begin{bmatrix}(m_1+m_2)l_1^2 + m_2l_2^2 + 2m_2l_1l_2\cos q_2 &
+              m_2l_2^2 + m_2l_1l_2\cos q_2\\ m_2l_2^2 + m_2l_1l_2\cos q_2 & m_2l_2^2\end{bmatrix}
+              + \begin{bmatrix}J_1 + J_2 & J_2\\ J_2 & J_2\end{bmatrix},
+              \qquad J_k = \tfrac25 m_k r^2 .
+
+    Point masses (``radius = 0``, the default) have singular 6×6 spatial inertias; with
+    ``radius > 0`` the masses are solid spheres and every body inertia is positive definite
+    (as a left-invariant metric on SE(3) requires).
+
+    Parameters
+    ----------
+    m1, m2 : float
+        Masses (kg) at the ends of links 1 and 2.
+    l1, l2 : float
+        Link lengths (m).
+    radius : float, optional
+        Radius ``r`` (m) of the solid spheres; 0 for point masses.
+
+    Returns
+    -------
+    MultibodyModel
+        Base ``world``, bodies ``link1``, ``link2``, joints ``joint1``, ``joint2``.
+
+    Raises
+    ------
+    ModelError
+        If ``radius`` is negative or not finite.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import double_pendulum
+    >>> m = double_pendulum()
+    >>> m.body_names, m.joint_names
+    (['link1', 'link2'], ['joint1', 'joint2'])
+    """
+    if not (np.isfinite(radius) and radius >= 0):
+        raise ModelError(f"Expected a nonnegative `radius`, got {radius!r}.")
+    G = nx.DiGraph(name="double_pendulum")
+    sphere = 0.4 * radius**2 * np.eye(3)
+    G.add_node("world")
+    G.add_node("link1", inertia=spatial_inertia(m1, [0.0, 0.0, -l1], m1 * sphere))
+    G.add_node("link2", inertia=spatial_inertia(m2, [0.0, 0.0, -l2], m2 * sphere))
+    G.add_edge("world", "link1", joint=Revolute([0.0, 1.0, 0.0]), name="joint1")
+    G.add_edge(
+        "link1", "link2", joint=Revolute([0.0, 1.0, 0.0]), placement=_pose([0, 0, -l1]),
+        name="joint2",
+    )  # fmt: skip
+    return MultibodyModel(G)
+
+
+def scara() -> MultibodyModel:
+    r"""A SCARA arm: revolute (z) – revolute (z) – prismatic (z) – revolute (z).
+
+    The four joints generate exactly the Schönflies motions X(z) of the end effector
+    (translations and rotations about the vertical); a single
+    :class:`~geomech.multibody.model.joints.SchoenfliesJoint` models the same motion group in one
+    joint. Dimensions and masses are those of a mid-size SCARA (0.35 m + 0.30 m reach,
+    base height 0.4 m).
+
+    Returns
+    -------
+    MultibodyModel
+        Bodies ``arm1``, ``arm2``, ``quill``, ``tool``; joints ``shoulder``, ``elbow``,
+        ``quill_z``, ``wrist``.
+
+    References
+    ----------
+    Seed 003 §2.5 (the Schönflies group).
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import scara
+    >>> m = scara()
+    >>> m.joint_names, m.joint_types()
+    (['shoulder', 'elbow', 'quill_z', 'wrist'], {'prismatic': 1, 'revolute': 3})
+    """
+    G = nx.DiGraph(name="scara")
+    z = [0.0, 0.0, 1.0]
+    G.add_node("base")
+    G.add_node("arm1", inertia=_rod(5.0, 0.35, 0.05, [0.175, 0.0, 0.0]))
+    G.add_node("arm2", inertia=_rod(3.0, 0.30, 0.04, [0.15, 0.0, 0.0]))
+    G.add_node("quill", inertia=_rod(1.0, 0.30, 0.015, [0.0, 0.0, -0.1]))
+    G.add_node("tool", inertia=_box(0.5, [0.06, 0.06, 0.08], [0.0, 0.0, -0.04]))
+    G.add_edge("base", "arm1", joint=Revolute(z), placement=_pose([0, 0, 0.4]), name="shoulder")
+    G.add_edge("arm1", "arm2", joint=Revolute(z), placement=_pose([0.35, 0, 0]), name="elbow")
+    G.add_edge("arm2", "quill", joint=Prismatic(z), placement=_pose([0.3, 0, 0]), name="quill_z")
+    G.add_edge("quill", "tool", joint=Revolute(z), placement=_pose([0, 0, -0.2]), name="wrist")
+    return MultibodyModel(G)
+
+
+def quadruped() -> MultibodyModel:
+    r"""A quadruped with a floating trunk and four 3-DoF legs (18 degrees of freedom).
+
+    Legs ``LF``, ``LH``, ``RF``, ``RH`` (left/right, front/hind) each have hip abduction
+    ``HAA`` (about x), hip flexion ``HFE`` and knee ``KFE`` (about y), with 0.3 m thigh and
+    shank; trunk 12 kg, thigh 1.5 kg, shank 0.5 kg. The free-flyer joint is
+    ``"root_joint"``.
+
+    Returns
+    -------
+    MultibodyModel
+        ``nq = 19``, ``nv = 18``, depth 4.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import quadruped
+    >>> m = quadruped()
+    >>> m.nq, m.nv, m.depth, m.joint_names[:4]
+    (19, 18, 4, ['root_joint', 'LF_HAA', 'LF_HFE', 'LF_KFE'])
+    """
+    G = nx.DiGraph(name="quadruped")
+    G.add_node("world")
+    G.add_node("trunk", inertia=_box(12.0, [0.6, 0.3, 0.15]))
+    G.add_edge("world", "trunk", joint=FreeFlyer(), name="root_joint")
+    x_axis, y_axis = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    for leg, (sx, sy) in (("LF", (1, 1)), ("LH", (-1, 1)), ("RF", (1, -1)), ("RH", (-1, -1))):
+        G.add_node(f"{leg}_hip", inertia=_box(1.0, [0.08, 0.08, 0.08], [0.0, sy * 0.05, 0.0]))
+        G.add_node(f"{leg}_thigh", inertia=_rod(1.5, 0.3, 0.03, [0.0, 0.0, -0.15]))
+        G.add_node(f"{leg}_shank", inertia=_rod(0.5, 0.3, 0.02, [0.0, 0.0, -0.15]))
+        G.add_edge("trunk", f"{leg}_hip", joint=Revolute(x_axis),
+                   placement=_pose([sx * 0.3, sy * 0.15, 0.0]), name=f"{leg}_HAA")  # fmt: skip
+        G.add_edge(f"{leg}_hip", f"{leg}_thigh", joint=Revolute(y_axis),
+                   placement=_pose([0.0, sy * 0.1, 0.0]), name=f"{leg}_HFE")  # fmt: skip
+        G.add_edge(f"{leg}_thigh", f"{leg}_shank", joint=Revolute(y_axis),
+                   placement=_pose([0.0, 0.0, -0.3]), name=f"{leg}_KFE")  # fmt: skip
+    return MultibodyModel(G)
+
+
+def humanoid(fixed_base: bool = False) -> MultibodyModel:
+    r"""A humanoid with 24 revolute joints on a floating pelvis (30 degrees of freedom).
+
+    Legs (6 each): ``hip_yaw``, ``hip_roll``, ``hip_pitch``, ``knee``, ``ankle_pitch``,
+    ``ankle_roll``; torso: ``torso_yaw``, ``torso_pitch``; neck: ``neck_yaw``,
+    ``neck_pitch``; arms (4 each): ``shoulder_pitch``, ``shoulder_roll``, ``shoulder_yaw``,
+    ``elbow`` (prefixed ``l_``/``r_``). Geometry and masses are fixed (about 1.2 m and
+    51 kg), so the model is deterministic; every link has mass, so ``H`` is positive definite
+    at every configuration away from the gimbal locks of the hips and shoulders.
+
+    This is the default model of ``geomech inspect``.
+
+    Parameters
+    ----------
+    fixed_base : bool
+        If True the pelvis is the fixed base (``nq = nv = 24``); otherwise it is attached to
+        the world by a free flyer ``"root_joint"`` (``nq = 31``, ``nv = 30``).
+
+    Returns
+    -------
+    MultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import humanoid
+    >>> m = humanoid()
+    >>> m.n_bodies, m.nq, m.nv, m.depth
+    (25, 31, 30, 7)
+    >>> humanoid(fixed_base=True).nv
+    24
+    """
+    G = nx.DiGraph(name="humanoid_fixed" if fixed_base else "humanoid")
+    x, y, z = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]
+    small = _box(0.5, [0.06, 0.06, 0.06])
+    base = "pelvis"
+    if not fixed_base:
+        G.add_node("world")
+        G.add_node("pelvis", inertia=_box(8.0, [0.2, 0.3, 0.15]))
+        G.add_edge("world", "pelvis", joint=FreeFlyer(), name="root_joint")
+    else:
+        G.add_node("pelvis")
+
+    def chain(parent, links):
+        for body, inertia, joint_name, axis, xyz in links:
+            G.add_node(body, inertia=inertia)
+            G.add_edge(parent, body, joint=Revolute(axis), placement=_pose(xyz), name=joint_name)
+            parent = body
+
+    for s, sy in (("l", 1.0), ("r", -1.0)):
+        chain(base, [
+            (f"{s}_hip_yaw_link", _box(1.0, [0.08] * 3), f"{s}_hip_yaw", z, [0, sy * 0.1, -0.1]),
+            (f"{s}_hip_roll_link", _box(1.0, [0.08] * 3), f"{s}_hip_roll", x, [0, 0, -0.05]),
+            (f"{s}_thigh", _rod(4.0, 0.35, 0.06, [0, 0, -0.175]), f"{s}_hip_pitch", y, [0, 0, 0]),
+            (f"{s}_shank", _rod(2.5, 0.35, 0.05, [0, 0, -0.175]), f"{s}_knee", y, [0, 0, -0.35]),
+            (f"{s}_ankle", small, f"{s}_ankle_pitch", y, [0, 0, -0.35]),
+            (f"{s}_foot", _box(1.0, [0.2, 0.1, 0.05], [0.03, 0, -0.04]), f"{s}_ankle_roll", x,
+             [0, 0, 0]),
+        ])  # fmt: skip
+    chain(base, [
+        ("abdomen", _box(2.0, [0.15, 0.2, 0.1], [0, 0, 0.05]), "torso_yaw", z, [0, 0, 0.1]),
+        ("chest", _box(10.0, [0.2, 0.3, 0.35], [0, 0, 0.2]), "torso_pitch", y, [0, 0, 0.1]),
+    ])  # fmt: skip
+    for s, sy in (("l", 1.0), ("neck", 0.0), ("r", -1.0)):  # children of the chest, by name
+        if s == "neck":
+            chain("chest", [
+                ("neck", small, "neck_yaw", z, [0, 0, 0.4]),
+                ("head", _box(3.0, [0.2, 0.2, 0.2], [0, 0, 0.1]), "neck_pitch", y, [0, 0, 0.05]),
+            ])  # fmt: skip
+            continue
+        chain("chest", [
+            (f"{s}_shoulder", small, f"{s}_shoulder_pitch", y, [0, sy * 0.2, 0.3]),
+            (f"{s}_shoulder_roll_link", small, f"{s}_shoulder_roll", x, [0, sy * 0.05, 0]),
+            (f"{s}_upper_arm", _rod(1.5, 0.25, 0.04, [0, 0, -0.1]), f"{s}_shoulder_yaw", z,
+             [0, 0, -0.1]),
+            (f"{s}_forearm", _rod(1.2, 0.3, 0.035, [0, 0, -0.12]), f"{s}_elbow", y,
+             [0, 0, -0.2]),
+        ])  # fmt: skip
+    return MultibodyModel(G)
+
+
+# ----------------------------------------------------------------------------------------
+# Registry
+# ----------------------------------------------------------------------------------------
+_GENERATED = {
+    "serial_chain": serial_chain,
+    "binary_tree": binary_tree,
+    "random_tree": random_tree,
+    "double_pendulum": double_pendulum,
+    "scara": scara,
+    "quadruped": quadruped,
+    "humanoid": humanoid,
+}
+
+
+def names() -> list[str]:
+    """Names accepted by :func:`load`: the generated models and the shipped URDFs.
+
+    Returns
+    -------
+    list of str
+        Sorted names; the shipped URDFs are ``jvrc1`` (JVRC-1 humanoid), ``stretch``
+        (Hello Robot Stretch 3) and ``ur5`` (Universal Robots UR5).
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> "humanoid" in robots.names(), "jvrc1" in robots.names()
+    (True, True)
+    """
+    return sorted(set(_GENERATED) | set(_URDFS))
+
+
+def urdf_path(name: str) -> Path:
+    """Path of a shipped URDF file.
+
+    Parameters
+    ----------
+    name : str
+        One of the shipped URDF names (``jvrc1``, ``stretch``, ``ur5``).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ModelError
+        If ``name`` is not a shipped URDF.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import urdf_path
+    >>> urdf_path("ur5").name
+    'ur5.urdf'
+    """
+    if name not in _URDFS:
+        raise ModelError(f"Expected a shipped URDF name from {sorted(_URDFS)!r}, got {name!r}.")
+    return Path(str(resources.files("geomech.multibody.io") / "data" / _URDFS[name][0]))
+
+
+# ----------------------------------------------------------------------------------------
+# example-robot-data
+# ----------------------------------------------------------------------------------------
+#: Packages of example-robot-data whose robots move freely (legged, humanoid and flying
+#: robots): their models get a free-flyer root by default. The other packages are arms,
+#: hands, grippers, pendulums and wheeled manipulators, fixed to the world by default.
+_ERD_FLOATING_PACKAGES = frozenset({
+    "a1", "alexander", "anymal_b_simple", "anymal_c_simple", "b1", "bolt", "borinot",
+    "cassie", "centauro", "g1", "go1", "go2", "hector", "hextilt", "human", "hyq", "icub",
+    "iris", "laikago", "quadruped", "romeo", "simple_humanoid", "solo", "talos",
+})  # fmt: skip
+#: Single-arm files in otherwise floating packages.
+_ERD_FIXED_FILES = frozenset({"talos_left_arm"})
+
+
+def _erd_package(path: Path) -> str:
+    """``talos_data/robots/x.urdf`` -> ``talos``; ``ur_description/urdf/x.urdf`` -> ``ur``."""
+    package = path.parent.parent.name
+    for suffix in ("_description", "_data"):
+        package = package.removesuffix(suffix)
+    return package
+
+
+@functools.lru_cache(maxsize=1)
+def _erd_urdfs() -> dict[str, Path]:
+    """``{"<package dir>/<stem>": path}`` of the installed example-robot-data URDFs."""
+    files: list[Path] = []
+    try:  # the cmeel wheels on PyPI install the robots under cmeel.prefix/share
+        dist = metadata.distribution("example-robot-data")
+        files = [Path(str(dist.locate_file(f))) for f in (dist.files or [])
+                 if str(f).endswith(".urdf") and "example-robot-data/robots/" in str(f)]  # fmt: skip
+    except metadata.PackageNotFoundError:
+        pass
+    if not files:  # older wheels or source installs: the Python module knows the directory
+        try:
+            from example_robot_data.path import EXAMPLE_ROBOT_DATA_MODEL_DIR
+        except ImportError:
+            return {}
+        files = sorted(Path(EXAMPLE_ROBOT_DATA_MODEL_DIR).glob("*/*/*.urdf"))
+    return {f"{f.parent.parent.name}/{f.stem}": f for f in sorted(files) if f.is_file()}
+
+
+@functools.lru_cache(maxsize=1)
+def _erd_aliases() -> dict[str, str]:
+    """Every accepted name -> qualified name (bare file names only where unambiguous)."""
+    qualified = _erd_urdfs()
+    stems: dict[str, list[str]] = {}
+    for key in qualified:
+        stems.setdefault(key.split("/", 1)[1], []).append(key)
+    out = {key: key for key in qualified}
+    for stem, keys in stems.items():
+        if len(keys) == 1 and stem not in _GENERATED and stem not in _URDFS:
+            out[stem] = keys[0]
+    return out
+
+
+def example_robot_data_names(qualified: bool = False) -> list[str]:
+    """Names of the example-robot-data robots :func:`load` finds (empty if not installed).
+
+    Parameters
+    ----------
+    qualified : bool
+        If True, the ``"<package>/<file name>"`` form of every robot; otherwise the short
+        names (the file name, where it is unambiguous) and the qualified names of the rest.
+
+    Returns
+    -------
+    list of str
+        Sorted; one entry per URDF file of the package.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> names = robots.example_robot_data_names()
+    >>> not names or "solo12" in names  # empty without example-robot-data
+    True
+    """
+    aliases = _erd_aliases()
+    if qualified:
+        return sorted(_erd_urdfs())
+    short = {q: a for a, q in aliases.items() if a != q}
+    return sorted(short.get(q, q) for q in _erd_urdfs())
+
+
+def example_robot_data_path(name: str) -> Path:
+    """Path of an example-robot-data URDF, by short or qualified name.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`example_robot_data_names` (either form).
+
+    Returns
+    -------
+    pathlib.Path
+
+    Raises
+    ------
+    ModelError
+        If example-robot-data is not installed or has no robot of that name.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> if robots.example_robot_data_names():
+    ...     print(robots.example_robot_data_path("solo12").name)
+    ... else:
+    ...     print("solo12.urdf")
+    solo12.urdf
+    """
+    aliases = _erd_aliases()
+    if not aliases:
+        raise ModelError(
+            f"Expected an example-robot-data robot name, got {name!r}, but example-robot-data "
+            "is not installed (pip install 'geomech[robots]')."
+        )
+    if name not in aliases:
+        raise ModelError(
+            f"Expected an example-robot-data robot name from {example_robot_data_names()!r}, "
+            f"got {name!r}."
+        )
+    return _erd_urdfs()[aliases[name]]
+
+
+def example_robot_data_floating(name: str) -> bool:
+    """Whether an example-robot-data robot gets a floating base by default in :func:`load`.
+
+    Legged, humanoid and flying robots float (a free flyer ``"root_joint"`` between the
+    world and the URDF's root link); arms, hands and wheeled manipulators are fixed.
+
+    Parameters
+    ----------
+    name : str
+        A name from :func:`example_robot_data_names` (either form).
+
+    Returns
+    -------
+    bool
+
+    Raises
+    ------
+    ModelError
+        As :func:`example_robot_data_path`.
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> if robots.example_robot_data_names():
+    ...     print(robots.example_robot_data_floating("solo12"),
+    ...           robots.example_robot_data_floating("panda"))
+    ... else:
+    ...     print(True, False)
+    True False
+    """
+    path = example_robot_data_path(name)
+    return _erd_package(path) in _ERD_FLOATING_PACKAGES and path.stem not in _ERD_FIXED_FILES
+
+
+def _existing_path(key: str) -> bool:
+    """Whether ``key`` names an existing filesystem entry (False for unusable paths)."""
+    try:
+        return Path(key).exists()
+    except (OSError, ValueError):  # a name too long, an embedded NUL byte, ...
+        return False
+
+
+def load(name: str, floating_base: bool | None = None, **urdf_options) -> MultibodyModel:
+    """Load a built-in model by name, a shipped URDF, or a URDF file path.
+
+    Parameters
+    ----------
+    name : str or os.PathLike
+        A name from :func:`names` (a shipped URDF name may carry the ``.urdf`` suffix,
+        ``"ur5.urdf"``, unless a file of that name exists), an example-robot-data robot name
+        (:func:`example_robot_data_names`, when that package is installed), or a path to a
+        URDF file.
+    floating_base : bool, optional
+        For URDFs: attach the root link by a free flyer ``"root_joint"``. The default is the
+        robot's natural base (floating for ``jvrc1`` and for the legged, humanoid and flying
+        robots of example-robot-data, fixed for ``stretch``, ``ur5``, the other
+        example-robot-data robots and files). For generated models it is passed on where
+        supported (``humanoid(fixed_base=not floating_base)``, ``serial_chain`` etc.).
+    **urdf_options
+        Further keyword arguments of :func:`~geomech.multibody.io.urdf.load_urdf` for URDF
+        robots and files (``strict=False`` loads files with defective inertials as
+        Pinocchio does, with a warning; ``strict`` is accepted and has no effect for the
+        generated models, valid by construction).
+
+    Returns
+    -------
+    MultibodyModel
+
+    Raises
+    ------
+    ModelError
+        If ``name`` is neither a known name nor an existing path (the message says "no such
+        model or file" and lists the names), ``urdf_options`` are given for a generated
+        model, or a generated model has no ``floating_base`` option.
+    URDFError
+        If the file is not a valid URDF (or not a regular file).
+
+    Examples
+    --------
+    >>> from geomech.multibody import robots
+    >>> robots.load("ur5").nv
+    6
+    >>> robots.load("ur5.urdf").nv
+    6
+    >>> robots.load("jvrc1").joint_names[0]
+    'root_joint'
+    """
+    if not isinstance(name, (str, os.PathLike)):
+        raise ModelError(f"Expected `name` to be a str or a path, got {type(name).__name__}.")
+    key = os.fspath(name) if isinstance(name, os.PathLike) else name
+    if isinstance(key, bytes):
+        key = os.fsdecode(key)
+    if key in _GENERATED:
+        urdf_options.pop("strict", None)  # generated models are valid by construction
+        if urdf_options:
+            raise ModelError(
+                f"The built-in model {key!r} is not read from a URDF: options "
+                f"{sorted(urdf_options)!r} apply to URDF robots and files only."
+            )
+        func = _GENERATED[key]
+        if floating_base is None:
+            return func()
+        if key == "humanoid":
+            return func(fixed_base=not floating_base)
+        if key in ("serial_chain", "binary_tree", "random_tree"):
+            return func(floating_base=floating_base)
+        raise ModelError(f"The built-in model {key!r} has no `floating_base` option.")
+    shipped = key if key in _URDFS else None
+    if shipped is None and key.endswith(".urdf") and key[: -len(".urdf")] in _URDFS:
+        shipped = None if _existing_path(key) else key[: -len(".urdf")]
+    if shipped is not None:
+        default = _URDFS[shipped][1]
+        fb = default if floating_base is None else floating_base
+        return load_urdf(urdf_path(shipped), bool(fb), **urdf_options)
+    if key in _erd_aliases():
+        default = example_robot_data_floating(key)
+        return load_urdf(
+            example_robot_data_path(key),
+            default if floating_base is None else floating_base,
+            **urdf_options,
+        )
+    if _existing_path(key):  # load_urdf refuses directories, devices and FIFOs by name
+        return load_urdf(Path(key), bool(floating_base), **urdf_options)
+    shown = repr(key)
+    shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+    raise ModelError(
+        f"No such model or file: expected a model name from {names()!r} (shipped URDFs also "
+        f"with .urdf) or a URDF file path, got {shown}."
+    )
