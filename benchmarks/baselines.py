@@ -1,13 +1,12 @@
 r"""Compiled dense baselines of seed 004 §2.4, for like-for-like timing against the cluster kernels.
 
-The public baselines (:mod:`geomech.multibody.closed.dynamics`: ``projected_aba``,
-``lagrange_aba``, the ``"projection"`` inverse operational-space inertia) are numpy code
-whose cost at small sizes is interpreter overhead; the paper compares compiled code with
-compiled code. These kernels compose the spanning tree's compiled RNEA, CRBA and Jacobians
-(:mod:`~geomech.multibody._kernels.tree.dynamics`, :mod:`~geomech.multibody._kernels.tree.kinematics`)
-with dense factorisations, one state per call, with the same per-state constraint data as
-the cluster kernels (dense ``G`` (n_s, nv), ``g`` (n_s), and for the Lagrange method a
-full-row-rank ``K`` (r, n_s) and ``k`` (r)):
+The public baselines (:mod:`geomech.multibody.closed.dynamics`: ``projected_aba``, ``lagrange_aba``,
+the ``"projection"`` inverse operational-space inertia) are numpy code whose cost at small sizes is
+interpreter overhead; the paper compares compiled code with compiled code. These kernels compose the
+spanning tree's compiled RNEA, CRBA and Jacobians (:mod:`~geomech.multibody._kernels.tree.dynamics`,
+:mod:`~geomech.multibody._kernels.tree.kinematics`) with dense factorisations, one state per call,
+with the same per-state constraint data as the cluster kernels (dense ``G`` (n_s, nv), ``g`` (n_s),
+and for the Lagrange method a full-row-rank ``K`` (r, n_s) and ``k`` (r)):
 
 - projected RNEA: :math:`\tau = G^\top\,\mathrm{RNEA}_s(q, Gv, G\dot v + g)`;
 - projection: :math:`\ddot y = (G^\top HG)^{-1}(\tau - G^\top\,\mathrm{RNEA}_s(q, Gv, g))`;

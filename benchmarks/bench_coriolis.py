@@ -1,4 +1,5 @@
-"""Scaling of the Coriolis matrix (seed 000 Alg. 1, O(Nd)) and Christoffel symbols (Alg. 2, O(Nd^2)).
+"""Scaling of the Coriolis matrix (seed 000 Alg. 1, O(Nd)) and Christoffel symbols (Alg. 2,
+O(Nd^2)).
 
 For serial chains (depth d = N) and binary trees (d = floor(log2 N) + 1) with N = 16 ... 256
 revolute joints, prints the time of one evaluation, the ratio t(N) / t(N/2), and the fitted

@@ -8,15 +8,15 @@ per algorithm (rnea, crba, aba, coriolis_matrix):
 * ``batch``: one geomech call on 1000 states vs a Python loop of 1000 Pinocchio calls (inputs
   pre-converted), per state, and the ratio;
 
-then ``christoffel_symbols`` against the route a Python user has today (Christoffel symbols
-by Koszul's formula from nv + 1 calls of ``pin.computeRNEADerivatives``), the cold compile
-time of all kernels (a fresh numba cache) and the first-call time in a second process,
-imports included, and the build time and memory of a 20,000-body chain. Every comparison is interleaved in the same process (``_timing.interleaved``)
-and reported as the median over rounds, or with ``--stat min`` as the fastest round of each
-contender over many short rounds (an estimate of the uncontended times on a machine loaded
-by other processes, where medians swing by 2x; batches of 100 states then, so that a block
-fits in a time slice); results are checked to agree before timing.
-``--no-startup`` skips the compile and start-up measurements (a cold compile of every kernel).
+then ``christoffel_symbols`` against the route a Python user has today (Christoffel symbols by
+Koszul's formula from nv + 1 calls of ``pin.computeRNEADerivatives``), the cold compile time of all
+kernels (a fresh numba cache) and the first-call time in a second process, imports included, and the
+build time and memory of a 20,000-body chain. Every comparison is interleaved in the same process
+(``_timing.interleaved``) and reported as the median over rounds, or with ``--stat min`` as the
+fastest round of each contender over many short rounds (an estimate of the uncontended times on a
+machine loaded by other processes, where medians swing by 2x; batches of 100 states then, so that a
+block fits in a time slice); results are checked to agree before timing. ``--no-startup`` skips the
+compile and start-up measurements (a cold compile of every kernel).
 
 Run: ``python benchmarks/bench_kernels.py`` (``--quick`` for a smoke run).
 """

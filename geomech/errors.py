@@ -45,7 +45,8 @@ class DimensionError(GeomechError, ValueError):
 
 
 class DTypeError(DimensionError, TypeError):
-    """An input is not an array of real numbers (complex, object or text dtype) or not of the expected type.
+    """An input is not an array of real numbers (complex, object or text dtype) or not of the
+    expected type.
 
     It is a :class:`DimensionError` in the wide sense (the input is not a real array of the
     expected shape; such inputs were reported as one before this class existed) and also a

@@ -62,7 +62,8 @@ __all__ = [
 
 
 def skew(p) -> np.ndarray:
-    r"""Cross-product matrix :math:`\mathbf S(\mathbf p)` with :math:`\mathbf S(\mathbf p)\mathbf x = \mathbf p\times\mathbf x`.
+    r"""Cross-product matrix :math:`\mathbf S(\mathbf p)` with :math:`\mathbf S(\mathbf p)\mathbf x
+    = \mathbf p\times\mathbf x`.
 
     Parameters
     ----------
@@ -145,7 +146,8 @@ def _crbar(f: np.ndarray) -> np.ndarray:
 
 
 def crm(v) -> np.ndarray:
-    r"""Motion cross product matrix :math:`(\mathbf v\times)` (= :math:`\mathrm{ad}_{\mathbf v}` on se(3)).
+    r"""Motion cross product matrix :math:`(\mathbf v\times)` (= :math:`\mathrm{ad}_{\mathbf v}` on
+    se(3)).
 
     .. math::
         (\mathbf v\times) = \begin{bmatrix}\mathbf S(\boldsymbol\omega) & 0\\
@@ -209,7 +211,8 @@ def crf(v) -> np.ndarray:
 
 
 def crbar(f) -> np.ndarray:
-    r"""The operator :math:`(\mathbf f\,\bar\times^*)` with :math:`(\mathbf f\,\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f`.
+    r"""The operator :math:`(\mathbf f\,\bar\times^*)` with :math:`(\mathbf f\,\bar\times^*)\mathbf
+    v = (\mathbf v\times^*)\mathbf f`.
 
     .. math::
         (\mathbf f\,\bar\times^*) = -\begin{bmatrix}\mathbf S(\boldsymbol n) & \mathbf S(\boldsymbol f)\\
@@ -432,7 +435,8 @@ def transform_force(X, f) -> np.ndarray:
 
 
 def transform_inertia(X, inertia) -> np.ndarray:
-    r"""Spatial inertia in the new frame, :math:`{}^B\mathbf I = \mathbf X^{-\top}\,{}^A\mathbf I\,\mathbf X^{-1}`.
+    r"""Spatial inertia in the new frame, :math:`{}^B\mathbf I = \mathbf X^{-\top}\,{}^A\mathbf
+    I\,\mathbf X^{-1}`.
 
     Equivalently :math:`{}^A\mathbf I = \mathbf X^\top\,{}^B\mathbf I\,\mathbf X` (the congruence of
     seed 001 §1.3), which also applies to non-symmetric operators such as ``B`` matrices.
@@ -555,13 +559,15 @@ def inertia_parameters(inertia) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def pseudo_inertia(inertia) -> np.ndarray:
-    r"""Pseudo-inertia matrix :math:`\mathbf J = \int [\mathbf x;1][\mathbf x;1]^\top \mathrm d m` of a spatial inertia.
+    r"""Pseudo-inertia matrix :math:`\mathbf J = \int [\mathbf x;1][\mathbf x;1]^\top \mathrm d m`
+    of a spatial inertia.
 
     .. math::
         \mathbf J = \begin{bmatrix}\tfrac12\operatorname{tr}(\bar{\mathbf I}_O)\mathbf 1 - \bar{\mathbf I}_O & \mathbf h\\
         \mathbf h^\top & m\end{bmatrix},\qquad \mathbf h = m\mathbf c
 
-    An inertia is physically consistent iff :math:`\mathbf J \succeq 0` (Wensing, Kim, Slotine 2017).
+    An inertia is physically consistent iff :math:`\mathbf J \succeq 0` (Wensing, Kim, Slotine
+    2017).
 
     Parameters
     ----------
@@ -597,7 +603,8 @@ def pseudo_inertia(inertia) -> np.ndarray:
 
 
 def inertia_from_pseudo(J) -> np.ndarray:
-    r"""Inverse of :func:`pseudo_inertia`: :math:`\bar{\mathbf I}_O = \operatorname{tr}(\boldsymbol\Sigma)\mathbf 1 - \boldsymbol\Sigma`.
+    r"""Inverse of :func:`pseudo_inertia`: :math:`\bar{\mathbf I}_O =
+    \operatorname{tr}(\boldsymbol\Sigma)\mathbf 1 - \boldsymbol\Sigma`.
 
     Parameters
     ----------
@@ -637,7 +644,8 @@ def _consistency_margin(inertia: np.ndarray) -> np.ndarray:
 
 
 def is_physically_consistent(inertia, tol: float = 1e-9) -> np.ndarray:
-    r"""Whether a spatial inertia is physically consistent (:math:`\mathbf J\succeq 0`, relative ``tol``).
+    r"""Whether a spatial inertia is physically consistent (:math:`\mathbf J\succeq 0`, relative
+    ``tol``).
 
     This is stronger than positive semi-definiteness of the 6×6 matrix: it also enforces the
     triangle inequalities of the principal moments.
@@ -947,7 +955,8 @@ def crm_tensor(U) -> np.ndarray:
 
 
 def crf_tensor(U) -> np.ndarray:
-    r"""Force cross-product tensor :math:`\mathbf U\tilde\times^*`: pages :math:`(\mathbf u_k\times^*)`.
+    r"""Force cross-product tensor :math:`\mathbf U\tilde\times^*`: pages :math:`(\mathbf
+    u_k\times^*)`.
 
     .. math:: (\mathbf U\tilde\times^*)_{:,:,k} = (\mathbf u_k\times^*)
               = -(\mathbf u_k\times)^\top,
@@ -983,7 +992,8 @@ def crf_tensor(U) -> np.ndarray:
 
 
 def crbar_tensor(F) -> np.ndarray:
-    r"""The tensor :math:`\mathbf F\tilde{\bar\times}^*` of a spatial force matrix: pages :math:`(\mathbf f_k\bar\times^*)`.
+    r"""The tensor :math:`\mathbf F\tilde{\bar\times}^*` of a spatial force matrix: pages
+    :math:`(\mathbf f_k\bar\times^*)`.
 
     .. math:: (\mathbf F\tilde{\bar\times}^*)_{:,:,k} = (\mathbf f_k\bar\times^*),\qquad
               (\mathbf f\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f
@@ -1019,7 +1029,8 @@ def crbar_tensor(F) -> np.ndarray:
 
 
 def tensor_matmul(A, B) -> np.ndarray:
-    r"""Tensor-matrix product :math:`\mathcal Z = \mathcal A\mathbf B` (seed 002 eq. 9), page by page.
+    r"""Tensor-matrix product :math:`\mathcal Z = \mathcal A\mathbf B` (seed 002 eq. 9), page by
+    page.
 
     .. math:: \mathcal Z_{ijk} = \sum_\ell\mathcal A_{i\ell k}B_{\ell j}
 
@@ -1067,7 +1078,8 @@ def tensor_matmul(A, B) -> np.ndarray:
 
 
 def matmul_tensor(B, A) -> np.ndarray:
-    r"""Matrix-tensor product :math:`\mathcal Y = \mathbf B\mathcal A` (seed 002 eq. 10), page by page.
+    r"""Matrix-tensor product :math:`\mathcal Y = \mathbf B\mathcal A` (seed 002 eq. 10), page by
+    page.
 
     .. math:: \mathcal Y_{ijk} = \sum_\ell B_{i\ell}\mathcal A_{\ell jk}
 

@@ -41,7 +41,9 @@ HEUN3 = RKMK(
 
 
 def _coning(group, rng):
-    """g(t) = exp(tA) exp(tB): body velocity ξ(t) = Ad_{exp(-tB)} A + B (non-commuting, closed form)."""
+    """g(t) = exp(tA) exp(tB): body velocity ξ(t) = Ad_{exp(-tB)} A + B (non-commuting, closed
+    form).
+    """
     A, B = rng.standard_normal(group.dim), rng.standard_normal(group.dim)
 
     def field(t, g, y):

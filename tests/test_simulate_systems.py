@@ -1,4 +1,6 @@
-"""simulate support for MechanicalSystem (mechanical_system_form on groups, the frame's chart otherwise)."""
+"""simulate support for MechanicalSystem (mechanical_system_form on groups, the frame's chart
+otherwise).
+"""
 
 import numpy as np
 import pytest
@@ -50,7 +52,8 @@ def test_rejects_non_group_manifold():
 
 
 def test_multibody_closed_loop_lyapunov_balance():
-    # exact parameters: V(T) - V(0) = -∫ s^T K_D s dt for admissible factorizations (seed 000 eq. 14)
+    # exact parameters: V(T) - V(0) = -∫ s^T K_D s dt for admissible factorizations (seed 000 eq.
+    # 14)
     from geomech.control import SlotineLi
     from geomech.multibody.io.robots import serial_chain
     from geomech.simulation import simulate

@@ -78,11 +78,10 @@ for title, conn in connections.items():
         bool(conn.is_torsion_free(q0)),
     )
 
-# %%
-# Transport the initially orthonormal triad :math:`(e_x, e_y, e_z)` along the geodesic that
-# starts along the red vector :math:`e_x`. The red vector is the geodesic's own velocity, so it stays
-# tangent in every panel. The faint triad in the upper-left panel is the Levi-Civita transport,
-# which keeps a constant orientation.
+# %% Transport the initially orthonormal triad :math:`(e_x, e_y, e_z)` along the geodesic that
+# starts along the red vector :math:`e_x`. The red vector is the geodesic's own velocity, so it
+# stays tangent in every panel. The faint triad in the upper-left panel is the Levi-Civita
+# transport, which keeps a constant orientation.
 t = np.linspace(0.0, 3.0, 61)
 fig = plt.figure(figsize=(10, 9))
 colors = ["tab:red", "tab:green", "tab:blue"]

@@ -191,14 +191,12 @@ vc0 = (com_path[1] - com_path[0]) / 1e-3 - 0.5 * a * 1e-3
 parabola = c0 + throw.t[:, None] * vc0 + 0.5 * throw.t[:, None] ** 2 * a
 print(f"max |CoM - parabola| = {np.max(np.abs(com_path - parabola)):.1e} m")
 
-# %%
-# A body on the Schönflies group
-# ------------------------------
-# The Schönflies group X(z) (SCARA motions: translations in x, y, z and rotations about the
-# vertical z axis) is :math:`\mathrm{SE}(2)\times\mathbb R`. A disc-shaped body with its centre
-# of mass 0.2 m off the origin spins about z while it falls: the z-translation is central in the
-# Lie algebra, so it decouples (:math:`m\dot w = \tau_w`, eq. 96) and the body falls freely, while the horizontal motion of
-# the origin is an epicycle around the straight path of the centre of mass.
+# %% A body on the Schönflies group ------------------------------ The Schönflies group X(z) (SCARA
+# motions: translations in x, y, z and rotations about the vertical z axis) is
+# :math:`\mathrm{SE}(2)\times\mathbb R`. A disc-shaped body with its centre of mass 0.2 m off the
+# origin spins about z while it falls: the z-translation is central in the Lie algebra, so it
+# decouples (:math:`m\dot w = \tau_w`, eq. 96) and the body falls freely, while the horizontal
+# motion of the origin is an epicycle around the straight path of the centre of mass.
 disc = RigidBody.from_spatial_inertia(
     Schoenflies, spatial_inertia(2.0, [0.2, 0.0, 0.0], np.diag([0.05, 0.05, 0.1]))
 )

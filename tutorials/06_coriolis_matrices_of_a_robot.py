@@ -60,11 +60,10 @@ v = rng.uniform(-1.0, 1.0, model.nv)
 print(model.summary())
 print(format_connection_report(connection_report(model, q, v, repeat=3)))
 
-# %%
-# The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
-# ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with the
-# Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the
-# right bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
+# %% The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
+# ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with
+# the Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the right
+# bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
 # ``computeCoriolisMatrix``. The matrices themselves differ a lot:
 Cs = {name: coriolis_matrix(model, q, v, name) for name in NAMED_BODY_CONNECTIONS}
 from matplotlib.colors import SymLogNorm
@@ -86,12 +85,10 @@ fig.colorbar(im, ax=axes, shrink=0.8, label=r"$C_{ik}$ (kg m$^2$/s; symmetric lo
 print("|C_velocity-cross - C_levi-civita| =", np.abs(diff).max())
 print("... but the same bias forces:", np.abs(diff @ v).max())
 
-# %%
-# Per-body choices and user connections
-# -------------------------------------
-# ``connection`` may map body names to connections (other bodies use ``levi-civita``). A
-# Cartan (−) connection on the feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks
-# the dynamics (its geodesics are one-parameter subgroups, not rigid-body motions).
+# %% Per-body choices and user connections ------------------------------------- ``connection`` may
+# map body names to connections (other bodies use ``levi-civita``). A Cartan (−) connection on the
+# feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks the dynamics (its
+# geodesics are one-parameter subgroups, not rigid-body motions).
 H_dot = mass_matrix_derivative(model, q, v)
 bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
 mapping = {"l_foot": "cartan-minus", "r_foot": "cartan-minus", "pelvis": "boltzmann-hamel"}
@@ -141,12 +138,10 @@ ax.set_title(r"$(i, k)$ with some $\Gamma_{ijk} \neq 0$")
 ax.set_xlabel(r"$k$ (joint speed index)")
 ax.set_ylabel(r"$i$ (joint speed index)")
 
-# %%
-# The robot as an affine connection
-# ---------------------------------
-# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection
-# on the robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints'
-# structure constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
+# %% The robot as an affine connection ---------------------------------
+# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection on the
+# robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints' structure
+# constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
 # two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).
 for name in ("velocity-cross", "cartan-minus"):
     D = Contorsion(model_connection(model, name).contorsion(q))
@@ -156,11 +151,9 @@ for name in ("velocity-cross", "cartan-minus"):
         f"in (2,3): {bool(report.antisymmetric_23)}"
     )
 
-# %%
-# Cost: O(Nd) and O(Nd²)
-# ----------------------
-# On serial chains the depth is :math:`d = N` (expect slopes 2 and 3 on a log-log plot), on binary
-# trees :math:`d = \lfloor\log_2 N\rfloor + 1` (slopes a little above 1). A small range keeps this tutorial fast;
+# %% Cost: O(Nd) and O(Nd²) ---------------------- On serial chains the depth is :math:`d = N`
+# (expect slopes 2 and 3 on a log-log plot), on binary trees :math:`d = \lfloor\log_2 N\rfloor + 1`
+# (slopes a little above 1). A small range keeps this tutorial fast;
 # ``benchmarks/bench_coriolis.py`` runs N = 16 … 256.
 
 
@@ -197,12 +190,11 @@ for ax, kind in zip(axes, ("chain", "binary tree"), strict=True):
 axes[0].set_ylabel("time per evaluation (s)")
 plt.tight_layout()
 
-# %%
-# Each numpy call in the inner loops has a fixed overhead, so the timings count the inner
-# iterations of the pseudocode — :math:`N d` for Alg. 1 and :math:`N d^2` for Alg. 2 — plus :math:`O(N)`
-# passes that flatten the small-N end. The loops are vectorised over a leading batch instead:
-# ``coriolis_matrix(model, q, v)`` with ``q`` of shape ``(1000, nq)`` costs a small fraction of
-# a thousand single calls.
+# %% Each numpy call in the inner loops has a fixed overhead, so the timings count the inner
+# iterations of the pseudocode — :math:`N d` for Alg. 1 and :math:`N d^2` for Alg. 2 — plus
+# :math:`O(N)` passes that flatten the small-N end. The loops are vectorised over a leading batch
+# instead: ``coriolis_matrix(model, q, v)`` with ``q`` of shape ``(1000, nq)`` costs a small
+# fraction of a thousand single calls.
 qB = model.random_configuration(rng, size=1000)
 vB = rng.uniform(-1.0, 1.0, (1000, model.nv))
 t_batch = best_time(lambda: coriolis_matrix(model, qB, vB), 1) / 1000

@@ -55,9 +55,10 @@ class SlotineLi:
     Parameters
     ----------
     system : MechanicalSystem or RigidBody
-        The plant model; a :class:`~geomech.multibody.MultibodyModel` is one (tree or
-        closed), a :class:`~geomech.rigidbody.RigidBody` is taken through its
-        ``mechanical_system()`` view (:func:`~geomech.geometry.as_mechanical_system`). The error is taken in the frame's own terms. ``CoordinateFrame``:
+        The plant model; a :class:`~geomech.multibody.MultibodyModel` is one (tree or closed), a
+        :class:`~geomech.rigidbody.RigidBody` is taken through its ``mechanical_system()`` view
+        (:func:`~geomech.geometry.as_mechanical_system`). The error is taken in the frame's own
+        terms. ``CoordinateFrame``:
         :math:`\tilde q = q - q_d`. ``LoopClosureFrame`` (a closed chain, e.g.
         ``four_bar_linkage(...).system``) or the joint frame of a closed model: ``q`` and
         ``q_d`` are closed configurations and the error is taken in the independent
@@ -76,16 +77,15 @@ class SlotineLi:
         rate :math:`a_r` on spherical, planar, Schönflies and free-flyer joints (the
         coordinate law on 1-DoF joints).
     connection : AffineConnection, str or mapping
-        The Coriolis factorization :math:`\hat C[i,k] = \Gamma[i,j,k] v[j]`, the same way
-        for every system: a connection object of the system (used literally, not rescaled
-        by the estimate), or a name resolved for the system: on a robot, a body-connection
-        name or mapping (``model.connection(name)``; on a tree the torque is then
-        ``slotine_li_torques(estimate, q, v, v_r, a_r, connection) - K_D s``, recursive and
-        with the estimate's inertias); on a rigid body one of its names
-        (``body.connection(name)``, e.g. ``"boltzmann-hamel"``); otherwise ``"levi-civita"`` or, with a
-        left-invariant frame, ``"cartan-minus"``, ``"cartan-zero"``, ``"cartan-plus"``.
-        Admissibility (:math:`\dot H = C + C^\top` and :math:`Cv = C^\star v`) is checked at
-        one seeded random configuration.
+        The Coriolis factorization :math:`\hat C[i,k] = \Gamma[i,j,k] v[j]`, the same way for every
+        system: a connection object of the system (used literally, not rescaled by the estimate), or
+        a name resolved for the system: on a robot, a body-connection name or mapping
+        (``model.connection(name)``; on a tree the torque is then ``slotine_li_torques(estimate, q,
+        v, v_r, a_r, connection) - K_D s``, recursive and with the estimate's inertias); on a rigid
+        body one of its names (``body.connection(name)``, e.g. ``"boltzmann-hamel"``); otherwise
+        ``"levi-civita"`` or, with a left-invariant frame, ``"cartan-minus"``, ``"cartan-zero"``,
+        ``"cartan-plus"``. Admissibility (:math:`\dot H = C + C^\top` and :math:`Cv = C^\star v`) is
+        checked at one seeded random configuration.
     reference : callable
         ``reference(t) -> (q_d, v_d, a_d)``, each of shape ``(n,)``; on a Lie group ``q_d``
         is a group element (shape ``point_shape``) and ``v_d``, ``a_d`` are the desired
@@ -518,7 +518,8 @@ class AdaptiveSlotineLi(SlotineLi):
         \dot{\hat{\boldsymbol\pi}} = -\Gamma\, Y(q, \nu, \nu_r, a_r)^\top s
 
     with :math:`Y` the Slotine–Li regressor of the chosen body connection
-    (:func:`~geomech.multibody.algorithms.regressor.slotine_li_regressor`), :math:`\nu_r, a_r, s` as in
+    (:func:`~geomech.multibody.algorithms.regressor.slotine_li_regressor`), :math:`\nu_r, a_r, s` as
+    in
     :class:`SlotineLi`. With the true parameters :math:`\boldsymbol\pi` and
     :math:`\tilde{\boldsymbol\pi} = \hat{\boldsymbol\pi} - \boldsymbol\pi`, the closed loop is
     :math:`H\dot s + (\bar C + K_D)s = Y\tilde{\boldsymbol\pi}`, and for every admissible
@@ -767,7 +768,8 @@ class AdaptiveSlotineLi(SlotineLi):
         return self.torque(t, q, v, self.state0)
 
     def lyapunov(self, t, q, v, x=None):
-        r""":math:`V = \tfrac12 s^\top H s + \tfrac12\tilde{\boldsymbol\pi}^\top\Gamma^{-1}\tilde{\boldsymbol\pi}`.
+        r""":math:`V = \tfrac12 s^\top H s +
+        \tfrac12\tilde{\boldsymbol\pi}^\top\Gamma^{-1}\tilde{\boldsymbol\pi}`.
 
         The first term uses the true mass matrix; the second, with
         :math:`\tilde{\boldsymbol\pi} = x - \boldsymbol\pi`, is added when ``x`` is given.

@@ -69,7 +69,8 @@ class CartanSchoutenConnection(AffineConnection):
     >>> CartanSchoutenConnection(body, "levi-civita")
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Expected `kind` to name a Cartan–Schouten connection, one of ['cartan-minus', 'cartan-zero', 'cartan-plus'] (or an alias), got 'levi-civita'.
+    geomech.errors.ConnectionSpecError: Expected `kind` to name a Cartan–Schouten connection, one of
+    ['cartan-minus', 'cartan-zero', 'cartan-plus'] (or an alias), got 'levi-civita'.
     """
 
     def __init__(self, system: MechanicalSystem, kind: str):

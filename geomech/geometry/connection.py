@@ -127,7 +127,8 @@ class AffineConnection:
 
     # ------------------------------------------------------------------------------------
     def christoffel_first_kind(self, q) -> np.ndarray:
-        r"""Coefficients of the first kind :math:`\Gamma_{ijk} = \langle\!\langle X_i, \nabla_{X_j} X_k\rangle\!\rangle`.
+        r"""Coefficients of the first kind :math:`\Gamma_{ijk} = \langle\!\langle X_i, \nabla_{X_j}
+        X_k\rangle\!\rangle`.
 
         Parameters
         ----------

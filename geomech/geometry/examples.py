@@ -39,7 +39,8 @@ def _metric(inertia, name: str, n: int, rows=None) -> np.ndarray:
 
 
 def point_mass(mass=1.0, dim=3) -> MechanicalSystem:
-    r"""A point mass in :math:`\mathbb R^{\mathrm{dim}}`, Cartesian coordinates, :math:`H = m\mathbf 1`.
+    r"""A point mass in :math:`\mathbb R^{\mathrm{dim}}`, Cartesian coordinates, :math:`H = m\mathbf
+    1`.
 
     Parameters
     ----------

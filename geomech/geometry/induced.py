@@ -59,7 +59,8 @@ class _InducedSystem(MechanicalSystem):
         return self._induced._dH_bar(q)
 
     def gravity_forces(self, q) -> np.ndarray:
-        r"""Generalized gravity forces by the chain rule, :math:`\bar g = A^\top g(\varphi(\bar q))`.
+        r"""Generalized gravity forces by the chain rule, :math:`\bar g = A^\top g(\varphi(\bar
+        q))`.
 
         (:math:`\mathscr L_{\bar X_j}(V\circ\varphi) = A^a_j\,\mathscr L_{X_a} V`: exact when the
         ambient system's :math:`g` is.)

@@ -122,7 +122,8 @@ def canonical_connection_name(name) -> str:
     >>> canonical_connection_name("christoffel")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Unknown connection name 'christoffel'; expected one of ['levi-civita', 'cartan-minus', ...] (or an alias of one).
+    geomech.errors.ConnectionSpecError: Unknown connection name 'christoffel'; expected one of
+    ['levi-civita', 'cartan-minus', ...] (or an alias of one).
     """
     if isinstance(name, str):
         canonical = _LOOKUP.get(_key(name))

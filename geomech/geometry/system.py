@@ -323,15 +323,15 @@ class MechanicalSystem:
         return Frame.lie_derivative(self.frame, f, q, step)
 
     def mass_matrix_lie_derivative(self, q) -> np.ndarray:
-        r"""Lie derivatives of the mass matrix, ``dH[..., i, j, k]`` :math:`= \mathscr L_{X_k} H_{ij}`.
+        r"""Lie derivatives of the mass matrix, ``dH[..., i, j, k]`` :math:`= \mathscr L_{X_k}
+        H_{ij}`.
 
-        A derivative array: the differentiated matrix's indices first, the direction ``k``
-        last (like ``dM_dq`` of :func:`geomech.multibody.algorithms.derivatives.rnea_second_derivatives`;
-        conventions page). Exactly zero for a constant ``H``; central differences along the
-        flow otherwise. Subclasses give an analytic expression by overriding the hook
-        ``_dH(q)`` (which receives a validated array and returns the direction index first,
-        ``[..., k, i, j]``, as :meth:`lie_derivative` does); every connection and predicate goes
-        through that hook.
+        A derivative array: the differentiated matrix's indices first, the direction ``k`` last
+        (like ``dM_dq`` of :func:`geomech.multibody.algorithms.derivatives.rnea_second_derivatives`;
+        conventions page). Exactly zero for a constant ``H``; central differences along the flow
+        otherwise. Subclasses give an analytic expression by overriding the hook ``_dH(q)`` (which
+        receives a validated array and returns the direction index first, ``[..., k, i, j]``, as
+        :meth:`lie_derivative` does); every connection and predicate goes through that hook.
 
         Parameters
         ----------
@@ -429,7 +429,8 @@ class MechanicalSystem:
         return self.lie_derivative(self.potential, q)
 
     def coriolis_matrix(self, q, v) -> np.ndarray:
-        r"""Coriolis matrix of the Levi-Civita connection, :math:`C^\star_{ik} = \Gamma^\star_{ijk} v^j`.
+        r"""Coriolis matrix of the Levi-Civita connection, :math:`C^\star_{ik} = \Gamma^\star_{ijk}
+        v^j`.
 
         With :math:`\Gamma^\star` from the Koszul formula (seed 000 eq. 8; subclasses such as
         :class:`~geomech.multibody.MultibodyModel` override it with a fast algorithm). Other
@@ -647,7 +648,8 @@ def as_mechanical_system(system, name: str = "system") -> MechanicalSystem:
     >>> as_mechanical_system("pendulum")
     Traceback (most recent call last):
         ...
-    geomech.errors.ConnectionSpecError: Expected `system` to be a MechanicalSystem (e.g. a MultibodyModel) or to have a mechanical_system() view (e.g. a RigidBody), got str.
+    geomech.errors.ConnectionSpecError: Expected `system` to be a MechanicalSystem (e.g. a
+    MultibodyModel) or to have a mechanical_system() view (e.g. a RigidBody), got str.
     """
     if isinstance(system, MechanicalSystem):
         return system

@@ -1,9 +1,9 @@
 r"""Fixed-step integration: one RKMK step per output interval, with a sampled error estimate.
 
-Each step is an RKMK step in the chart centred at the current configuration (re-centred at
-every step). On a sample of the steps (at most :data:`ERROR_SAMPLES` and one step in 20, evenly spread,
-the first included) the local error of the step is estimated by *step doubling* in the same chart: the
-step :math:`z_h = (\delta_h, y_h)` is compared with two half steps :math:`z_{h/2,h/2}` of the
+Each step is an RKMK step in the chart centred at the current configuration (re-centred at every
+step). On a sample of the steps (at most :data:`ERROR_SAMPLES` and one step in 20, evenly spread,
+the first included) the local error of the step is estimated by *step doubling* in the same chart:
+the step :math:`z_h = (\delta_h, y_h)` is compared with two half steps :math:`z_{h/2,h/2}` of the
 same tableau (exact chart rate),
 
 .. math:: \varepsilon_n = \frac{2^p}{2^p - 1}\,

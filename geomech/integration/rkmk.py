@@ -58,7 +58,8 @@ MAX_ORDER = len(_DEXPINV) + 1
 
 
 def dexpinv_series(s, Theta, xi, order: int = 4) -> np.ndarray:
-    r"""The commutator series of :math:`\operatorname{dexp}^{-1}_{-\Theta}\xi`, truncated for order ``p``.
+    r"""The commutator series of :math:`\operatorname{dexp}^{-1}_{-\Theta}\xi`, truncated for order
+    ``p``.
 
     .. math:: \sum_{k=0}^{p-2} \frac{(-1)^k B_k}{k!}\,\operatorname{ad}_\Theta^k \xi, \qquad
               (\operatorname{ad}_\Theta \xi)^k = s^k_{ij}\,\Theta^i \xi^j,
@@ -266,7 +267,8 @@ class RKMK:
             else:
                 K.append(chart.rate(q_c, Theta, xi))  # K_i = ρ(q_c, Θ_i, ξ_i)
             F.append(y_dot)
-        # ---- update: δ = δ_0 + h Σ b_i K_i, y_{n+1} = y_n + h Σ b_i F_i ---------------------------
+        # ---- update: δ = δ_0 + h Σ b_i K_i, y_{n+1} = y_n + h Σ b_i F_i
+        # ---------------------------
         delta = h * _lincomb(self.b, K)
         return (delta if delta0 is None else delta0 + delta), y + h * _lincomb(self.b, F)
 

@@ -429,7 +429,8 @@ def to_geomstats(connection, *, rtol: float = 1e-12, atol: float = 1e-12):
 
     Returns
     -------
-    geomstats.geometry.connection.Connection or geomstats.geometry.riemannian_metric.RiemannianMetric
+    geomstats.geometry.connection.Connection or
+    geomstats.geometry.riemannian_metric.RiemannianMetric
 
     Raises
     ------

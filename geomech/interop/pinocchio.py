@@ -490,17 +490,17 @@ def _body_frames(pin_model) -> dict[int, list]:
 def from_pinocchio(pin_model) -> MultibodyModel:
     r"""A geomech model of a ``pinocchio.Model``.
 
-    One body per Pinocchio joint, carrying that joint's inertia (which includes every body
-    Pinocchio appended to the joint, e.g. the links of fixed URDF joints) and named after
-    its ``BODY`` frame at the joint origin (else its first ``BODY`` frame, else the joint); edges carry the joint
-    placements and the Pinocchio joint names. Joint types convert by the module's joint map;
-    joints without a single geomech counterpart (``SphericalZYX``, ``Translation``,
-    ``Universal``, ``Composite``) become chains through massless bodies, edges named
-    ``"<joint>:0"``, ``"<joint>:1"``, …. Each edge records its Pinocchio joint in the
-    attribute ``pinocchio`` (joint name, kind and offsets), which :class:`PinocchioBridge`
-    reads. Each node's ``links`` attribute lists the ``BODY`` frames attached to the joint
-    with their placements (as :func:`~geomech.multibody.io.urdf.load_urdf` lists merged links).
-    The base node is Pinocchio's ``"universe"``; gravity is ``pin_model.gravity.linear``.
+    One body per Pinocchio joint, carrying that joint's inertia (which includes every body Pinocchio
+    appended to the joint, e.g. the links of fixed URDF joints) and named after its ``BODY`` frame
+    at the joint origin (else its first ``BODY`` frame, else the joint); edges carry the joint
+    placements and the Pinocchio joint names. Joint types convert by the module's joint map; joints
+    without a single geomech counterpart (``SphericalZYX``, ``Translation``, ``Universal``,
+    ``Composite``) become chains through massless bodies, edges named ``"<joint>:0"``,
+    ``"<joint>:1"``, …. Each edge records its Pinocchio joint in the attribute ``pinocchio`` (joint
+    name, kind and offsets), which :class:`PinocchioBridge` reads. Each node's ``links`` attribute
+    lists the ``BODY`` frames attached to the joint with their placements (as
+    :func:`~geomech.multibody.io.urdf.load_urdf` lists merged links). The base node is Pinocchio's
+    ``"universe"``; gravity is ``pin_model.gravity.linear``.
 
     Parameters
     ----------

@@ -106,12 +106,12 @@ class SchoenfliesGroup(HomogeneousGroup):
     def to_geomstats(self):
         """Return geomstats' ``SpecialEuclidean(3)`` (matrix form), of which X(z) is a subgroup.
 
-        geomstats has no Schönflies group (nor an SE(2) × R group product). The closest
-        construction is SE(3) restricted to X(z): Schönflies elements *are* SE(3) matrices,
-        ``hat(xi)`` *is* the se(3) matrix with ``ω = [0, 0, ω_z]``, and the subgroup is closed
-        under geomstats' ``compose``/``inverse``/``exp``, while geomstats' ``log`` of a
-        Schönflies element returns ``hat(log(g))``. Do not use geomstats' ``random_configuration`` or
-        metrics of that space for X(z): they live on all of SE(3).
+        geomstats has no Schönflies group (nor an SE(2) × R group product). The closest construction
+        is SE(3) restricted to X(z): Schönflies elements *are* SE(3) matrices, ``hat(xi)`` *is* the
+        se(3) matrix with ``ω = [0, 0, ω_z]``, and the subgroup is closed under geomstats'
+        ``compose``/``inverse``/``exp``, while geomstats' ``log`` of a Schönflies element returns
+        ``hat(log(g))``. Do not use geomstats' ``random_configuration`` or metrics of that space for
+        X(z): they live on all of SE(3).
 
         Returns
         -------

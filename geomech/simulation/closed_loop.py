@@ -24,7 +24,8 @@ __all__ = ["Control", "closed_loop"]
 
 
 class Control:
-    """A static controller ``tau(t, q, v)`` or a dynamic one (``state0``, ``state_rate``, ``torque``).
+    """A static controller ``tau(t, q, v)`` or a dynamic one (``state0``, ``state_rate``,
+    ``torque``).
 
     Parameters
     ----------

@@ -193,9 +193,9 @@ def simulate(
               \dot v = F(t, q, v, \tau),
 
     (RKMK, Munthe-Kaas 1999; :mod:`geomech.integration`), so group elements, rotations and
-    quaternions never leave their manifold. The controller is evaluated at every stage (continuous feedback) and its
-    torque recorded at the output times. Leading batch dimensions of ``q0``/``v0`` simulate
-    several initial conditions in one vectorised run (the controller and the logged
+    quaternions never leave their manifold. The controller is evaluated at every stage (continuous
+    feedback) and its torque recorded at the output times. Leading batch dimensions of ``q0``/``v0``
+    simulate several initial conditions in one vectorised run (the controller and the logged
     functions then receive batched ``q``, ``v``; in adaptive mode the batch shares the steps).
 
     **Controllers.** A *static* controller is a callable ``controller(t, q, v) -> tau``. A

@@ -108,7 +108,8 @@ def lie_group_form(system) -> LieGroupForm:
     >>> lie_group_form("pendulum")
     Traceback (most recent call last):
     ...
-    geomech.errors.DTypeError: simulate() supports RigidBody, MechanicalSystem and MultibodyModel systems; got str.
+    geomech.errors.DTypeError: simulate() supports RigidBody, MechanicalSystem and MultibodyModel
+    systems; got str.
     """
     name = type(system).__name__
     raise DTypeError(
@@ -155,8 +156,8 @@ def mechanical_system_form(system) -> LieGroupForm:
     Raises
     ------
     DTypeError
-        (a ``TypeError``) If the manifold is not a Lie group, a coordinate frame sits on a non-Euclidean
-        group, or the frame is a custom frame.
+        (a ``TypeError``) If the manifold is not a Lie group, a coordinate frame sits on a
+        non-Euclidean group, or the frame is a custom frame.
 
     References
     ----------

@@ -201,7 +201,9 @@ def test_velocity_map_and_derivative(fixed_sympy, fourbar, rng):
 # the acceptance identities
 # ----------------------------------------------------------------------------------------
 def _lagrange_multiplier_acceleration(ref, q, qd, tau=None):
-    """Constrained tree dynamics with g = 0: [H, -K^T; K, 0] [qdd; lambda] = [tau - C* qd; -K_dot qd]."""
+    """Constrained tree dynamics with g = 0: [H, -K^T; K, 0] [qdd; lambda] = [tau - C* qd; -K_dot
+    qd].
+    """
     n = ref["n"]
     H = np.array(ref["H"](q), float)
     C = np.einsum("ijk,j->ik", np.array(ref["Gamma"](q), float), qd)

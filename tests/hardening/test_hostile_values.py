@@ -1,4 +1,5 @@
-"""Hostile values and types (issue 18 items 3, 4, 6): named errors or correct results, never silence.
+"""Hostile values and types (issue 18 items 3, 4, 6): named errors or correct results, never
+silence.
 
 Each case runs in a forked child with the 2 s / 200 MB bounds of the issue. Results that
 are computed are checked against what they must be (a rotation for SO(3).exp of a huge

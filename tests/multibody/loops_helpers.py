@@ -3,9 +3,9 @@
 The references are independent of geomech's loop code:
 
 * loops: ``pinocchio.constraintDynamics`` with ``RigidConstraintModel``s on the spanning tree
-  (converted by :class:`~geomech.interop.pinocchio.PinocchioBridge`). A revolute loop joint is two 3D point
-  constraints at two points of its axis (they leave exactly the rotation about the axis free;
-  planar mechanisms make some rows redundant, which Pinocchio's proximal solver accepts);
+  (converted by :class:`~geomech.interop.pinocchio.PinocchioBridge`). A revolute loop joint is two
+  3D point constraints at two points of its axis (they leave exactly the rotation about the axis
+  free; planar mechanisms make some rows redundant, which Pinocchio's proximal solver accepts);
 * couplings: the projection with Pinocchio's ``crba``/``nonLinearEffects`` and a ``G`` written
   by hand from the URDF+ meaning of ``<coupling>`` (linear, so ``g = 0``).
 """

@@ -1,8 +1,9 @@
 """Coriolis matrices of kinematic trees (seed 000 Alg. 1) against independent references.
 
-- Pinocchio 4.1 ``computeCoriolisMatrix`` (Christoffel consistent) for "levi-civita", on the
-  shipped URDFs (fixed and floating base), the built-in humanoid and random trees mixing every
-  joint type, twist order converted by :class:`~geomech.interop.pinocchio.PinocchioBridge` (acceptance: 1e-9 relative);
+- Pinocchio 4.1 ``computeCoriolisMatrix`` (Christoffel consistent) for "levi-civita", on the shipped
+  URDFs (fixed and floating base), the built-in humanoid and random trees mixing every joint type,
+  twist order converted by :class:`~geomech.interop.pinocchio.PinocchioBridge` (acceptance: 1e-9
+  relative);
 - the dense maximal-coordinates law C = A^T C A + A^T H A_dot (seed 000 eq. 20) for every
   named connection, and the same law with A_dot by central differences along the flow;
 - the RNEA: C v = RNEA(q, v, 0) - g for every connection with correct dynamics;

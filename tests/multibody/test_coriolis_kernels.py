@@ -3,10 +3,10 @@
 References, all independent of the code under test:
 
 * ``pin.computeCoriolisMatrix`` (Christoffel consistent), ``pin.crba``, ``pin.rnea``,
-  ``pin.nonLinearEffects``, ``pin.computeRNEADerivatives`` and
-  ``pin.computeJointTorqueRegressor``, through :class:`~geomech.interop.pinocchio.PinocchioBridge` (speed permutations,
-  fixed joints merged by Pinocchio), on a random 64-body tree with every joint type, fixed and
-  floating base, batched (one call) and single;
+  ``pin.nonLinearEffects``, ``pin.computeRNEADerivatives`` and ``pin.computeJointTorqueRegressor``,
+  through :class:`~geomech.interop.pinocchio.PinocchioBridge` (speed permutations, fixed joints
+  merged by Pinocchio), on a random 64-body tree with every joint type, fixed and floating base,
+  batched (one call) and single;
 * user-defined joints: subclasses of the built-in joints run through the joints' Python hooks
   (the two-stage path) and must equal Pinocchio's built-in joints; a universal joint in
   coordinates (moving axis, :math:`\\mathring{\\boldsymbol\\Phi}\\ne 0`) is Pinocchio's

@@ -140,7 +140,9 @@ def test_cholesky_and_its_inverse_match_numpy(rng):
 
 
 def test_body_force_is_the_newton_euler_force(rng):
-    """f = I a + (v ×*) I v (Featherstone 2008, eq. 5.9), with the dense I and ×* of geomech.spatial."""
+    """f = I a + (v ×*) I v (Featherstone 2008, eq. 5.9), with the dense I and ×* of
+    geomech.spatial.
+    """
     for _ in range(5):
         R = SO3.random(rng)
         I = spatial_inertia(

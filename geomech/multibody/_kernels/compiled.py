@@ -206,7 +206,8 @@ class CompiledModel:
 
 @njit(cache=True, nogil=True)
 def unpack(topo, packed):
-    """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of :attr:`CompiledModel.packed`.
+    """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of
+    :attr:`CompiledModel.packed`.
 
     Examples
     --------

@@ -117,7 +117,8 @@ def compiled(model):
 
 
 def single_state(model):
-    """``(topo, packed, nq, nv)`` of a tree without user joints (building its compiled model), else None.
+    """``(topo, packed, nq, nv)`` of a tree without user joints (building its compiled model), else
+    None.
 
     The public functions read ``model._single`` (set when the compiled model is built) and
     call this only when it is not set yet, or for closed models, user joints and non-models
@@ -197,7 +198,8 @@ _UNIT_STRIDE = (8,)
 
 
 def is_state(x, n: int) -> bool:
-    """Whether ``x`` goes to a single-state kernel as it is: a contiguous float64 array of shape (n,).
+    """Whether ``x`` goes to a single-state kernel as it is: a contiguous float64 array of shape
+    (n,).
 
     The public wrappers' fast path: one state given as such arrays skips :func:`states`
     (finiteness is checked inside the kernels). Anything else (lists, other dtypes, batches,

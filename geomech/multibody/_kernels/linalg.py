@@ -1,9 +1,9 @@
 r"""Small dense linear algebra for the kernels: Cholesky factors and inverses of SPD blocks.
 
 The cluster algorithms' blocks :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf I^A_i
-\boldsymbol\Phi_i` are inverted here by Cholesky, which is also their singularity test (a
-pivot at most a fraction of the articulated inertia's scale); ABA uses the same test and
-factorisation, written inline with its substitutions (:mod:`~geomech.multibody._kernels.tree.dynamics`).
+\boldsymbol\Phi_i` are inverted here by Cholesky, which is also their singularity test (a pivot at
+most a fraction of the articulated inertia's scale); ABA uses the same test and factorisation,
+written inline with its substitutions (:mod:`~geomech.multibody._kernels.tree.dynamics`).
 
 References
 ----------
@@ -24,7 +24,8 @@ SINGULAR_RTOL = 1e-12
 
 @njit(cache=True, nogil=True, error_model="numpy", inline="always")
 def cholesky(D, d, scale, L):
-    """``L`` lower triangular with ``L Lᵀ = D`` (d×d SPD, its lower triangle read); False when a pivot ≤ rtol·scale.
+    """``L`` lower triangular with ``L Lᵀ = D`` (d×d SPD, its lower triangle read); False when a
+    pivot ≤ rtol·scale.
 
     Only the leading d×d lower triangle of ``L`` is written.
 
@@ -52,7 +53,8 @@ def cholesky(D, d, scale, L):
 
 @njit(cache=True, nogil=True, error_model="numpy")
 def cholesky_inverse(D, d, scale, Dinv, L):
-    """``Dinv`` = the inverse of the SPD d×d block ``D`` by Cholesky; False when a pivot ≤ rtol·scale.
+    """``Dinv`` = the inverse of the SPD d×d block ``D`` by Cholesky; False when a pivot ≤
+    rtol·scale.
 
     ``L`` is a d×d (or larger) work array; only the leading d×d blocks are read and written.
 

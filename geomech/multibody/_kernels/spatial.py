@@ -123,7 +123,8 @@ def transform_motion_transpose(E, r, m, out):
 @njit(**_JIT)
 def force_to_parent(E, r, f, out, accumulate):
     r"""``out (+)= Xᵀ f`` (a wrench of frame i moved to frame p(i)):
-    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf f]`.
+    :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf
+    f]`.
 
     Adds to ``out`` when ``accumulate``, else overwrites it (``out`` may not alias ``f``).
     """
@@ -409,7 +410,9 @@ def dot6(a, b):
 
 @njit(**_JIT)
 def compose_transforms(E1, r1, E2, r2, E_out, r_out):
-    r"""``(E_out, r_out)`` = the Plücker pair of :math:`\mathbf X_1\mathbf X_2`: ``E = E1 E2``, ``r = r2 + E2ᵀ r1``."""
+    r"""``(E_out, r_out)`` = the Plücker pair of :math:`\mathbf X_1\mathbf X_2`: ``E = E1 E2``, ``r
+    = r2 + E2ᵀ r1``.
+    """
     # every input is read before the outputs are written: the compiler need not reload them
     a00, a01, a02 = E1[0, 0], E1[0, 1], E1[0, 2]
     a10, a11, a12 = E1[1, 0], E1[1, 1], E1[1, 2]
@@ -515,7 +518,8 @@ def inertia_params_times(p, x, out):
 
 @njit(**_JIT)
 def inertia_params_rate(p, v, out):
-    r"""``out`` = the parameters of :math:`(\mathbf v\times^*)\mathbf I - \mathbf I(\mathbf v\times)`.
+    r"""``out`` = the parameters of :math:`(\mathbf v\times^*)\mathbf I - \mathbf I(\mathbf
+    v\times)`.
 
     The rate of the inertia ``I(p)`` carried by the twist ``v = [ω; u]`` (zero mass):
     :math:`\dot{\mathbf h} = \boldsymbol\omega\times\mathbf h + m\mathbf u`,

@@ -1,8 +1,8 @@
 r"""Per-body connections of a model and their factor tensors (shared by the Coriolis algorithms).
 
 A private module meant for sharing: :mod:`geomech.multibody.algorithms.coriolis`,
-:mod:`geomech.multibody.algorithms.regressor` and :mod:`geomech.multibody.model.connection` resolve a
-``connection`` argument (a name, an object, or a mapping body name -> connection) into one
+:mod:`geomech.multibody.algorithms.regressor` and :mod:`geomech.multibody.model.connection` resolve
+a ``connection`` argument (a name, an object, or a mapping body name -> connection) into one
 :class:`~geomech.multibody.connections.body.BodyConnection` per body here, and the compiled
 kernels read the body factors :math:`\mathbf B(\mathbf I, \mathbf v)` as constant tensors built
 here (cached per model).

@@ -39,7 +39,8 @@ __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
 
 def joint_structure_constants(model, q) -> np.ndarray:
-    r"""Structure constants of the frame of the model's speeds, ``s[..., a, b, l]`` :math:`= s^\ell_{ab}`.
+    r"""Structure constants of the frame of the model's speeds, ``s[..., a, b, l]`` :math:`=
+    s^\ell_{ab}`.
 
     .. math:: [X_a, X_b] = s^\ell_{ab} X_\ell, \qquad
               s^\ell_{ab} = \boldsymbol\Psi_\ell^\top\big[\boldsymbol\Phi_a\times
@@ -94,7 +95,8 @@ def joint_structure_constants(model, q) -> np.ndarray:
 
 
 def christoffel_symbols(model, q) -> np.ndarray:
-    r"""Generalized Christoffel symbols of the first kind, :math:`\Gamma^\star_{ijk}(q)`, in :math:`O(Nd^2)`.
+    r"""Generalized Christoffel symbols of the first kind, :math:`\Gamma^\star_{ijk}(q)`, in
+    :math:`O(Nd^2)`.
 
     .. math:: \Gamma^\star_{ijk} = \langle\!\langle X_i, \nabla^\star_{X_j} X_k\rangle\!\rangle,
               \qquad \bar C^\star_{ik}(q, \nu) = \Gamma^\star_{ijk}(q)\,\nu^j,\qquad

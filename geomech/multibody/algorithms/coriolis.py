@@ -195,7 +195,8 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
 
 
 def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
-    r"""Maximal-coordinates reference :math:`\bar C = A^\top C A + A^\top H\dot A` (seed 000 eq. 20).
+    r"""Maximal-coordinates reference :math:`\bar C = A^\top C A + A^\top H\dot A` (seed 000 eq.
+    20).
 
     .. math:: A = \mathbf X\boldsymbol\Phi,\qquad H = \operatorname{BlockDiag}(\mathbf I_i),
               \qquad C = \operatorname{BlockDiag}(\mathbf C_i(\mathbf v_i)),\qquad
@@ -273,14 +274,15 @@ def _joint_structure_constants(model, q) -> np.ndarray:
 
 
 def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
-    r"""Christoffel-consistent :math:`\bar C^\star` by differentiating the bias forces (seed 000 eqs. 29–32).
+    r"""Christoffel-consistent :math:`\bar C^\star` by differentiating the bias forces (seed 000
+    eqs. 29–32).
 
     .. math:: \bar C^\star(q, \nu) = \tfrac12\Big[\frac{\partial c(q, \nu)}{\partial\nu}
               + H(q)\,K(q, \nu)\Big], \qquad K_{\ell k} = s^\ell_{jk}\,\nu^j
 
-    with :math:`c = \mathrm{RNEA}(q, \nu, 0)` at zero gravity and :math:`s` the joint
-    structure constants (:func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`;
-    block diagonal; this general :math:`K` reduces to the paper's
+    with :math:`c = \mathrm{RNEA}(q, \nu, 0)` at zero gravity and :math:`s` the joint structure
+    constants (:func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`; block
+    diagonal; this general :math:`K` reduces to the paper's
     :math:`K_i = \boldsymbol\Psi_i^\top(\boldsymbol\Phi_i\nu_i)\times\boldsymbol\Phi_i` when
     :math:`\mathring{\boldsymbol\Phi}_i = 0`). :math:`c` is quadratic in :math:`\nu`, so its
     Jacobian is evaluated exactly by polarization,
@@ -334,7 +336,8 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
 
 
 def mass_matrix_derivative(model, q, v) -> np.ndarray:
-    r"""Time derivative of the mass matrix along the motion, :math:`\dot H = \bar C^\star + \bar C^{\star\top}`.
+    r"""Time derivative of the mass matrix along the motion, :math:`\dot H = \bar C^\star + \bar
+    C^{\star\top}`.
 
     .. math:: \dot H_{ij} = (\mathscr L_{X_k} H_{ij})\,\nu^k = \bar C_{ij} + \bar C_{ji}
 
@@ -398,7 +401,8 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
 
 
 def slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
-    r"""Slotine–Li torques :math:`H a_r + \bar C(q, \nu)\,\nu_r + g` in :math:`O(N)`, without forming :math:`\bar C`.
+    r"""Slotine–Li torques :math:`H a_r + \bar C(q, \nu)\,\nu_r + g` in :math:`O(N)`, without
+    forming :math:`\bar C`.
 
     A modified RNEA (Niemeyer–Slotine): with body twists :math:`\mathbf v_i` of the actual
     speeds and :math:`\mathbf w_i` of the reference speeds,

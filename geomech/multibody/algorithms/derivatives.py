@@ -21,18 +21,19 @@ Conventions (where they bite)
   spherical joint the direction :math:`e_k` is a body-frame twist (right perturbation
   :math:`T_J(q)\exp(\hat\delta)`), so every tensor is ``nv``-dimensional in every index
   (Pinocchio's convention, angular-first twists).
-* **Second derivatives are iterated Lie derivatives**, the second index differentiated
-  first: ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\,\tau_a)`. The fields of one spherical,
-  planar, Schönflies or free-flyer joint do not commute (body-frame speeds), so that block
-  is *not* symmetric in ``(b, c)``:
-  ``d2tau_dq2[:, b, c] - d2tau_dq2[:, c, b]`` :math:`= -s^\ell_{bc}\,\partial\tau/\partial q_\ell`
-  (``s`` the structure constants, :func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`).
-  A Newton or DDP step in the exponential chart wants the symmetric part (digest T8).
+* **Second derivatives are iterated Lie derivatives**, the second index differentiated first:
+  ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\,\tau_a)`. The fields of one spherical, planar, Schönflies
+  or free-flyer joint do not commute (body-frame speeds), so that block is *not* symmetric in ``(b,
+  c)``: ``d2tau_dq2[:, b, c] - d2tau_dq2[:, c, b]`` :math:`= -s^\ell_{bc}\,\partial\tau/\partial
+  q_\ell` (``s`` the structure constants,
+  :func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`). A Newton or DDP step
+  in the exponential chart wants the symmetric part (digest T8).
 * **Index layout** (torque first, Pinocchio's C++ ``ComputeRNEASecondOrderDerivatives``):
-  ``d2tau_dq2[a, b, c]``, ``d2tau_dv2[a, b, c]`` :math:`=\partial^2\tau_a/\partial\nu_b\partial\nu_c`,
-  ``d2tau_dqdv[a, b, c]`` :math:`=\partial^2\tau_a/\partial q_b\partial\nu_c` (q index second,
-  ν index third), ``dM_dq[a, b, c]`` :math:`=\partial M_{ab}/\partial q_c`
-  (:math:`=\partial^2\tau_a/\partial\dot\nu_b\partial q_c`). numpy arrays are C ordered.
+  ``d2tau_dq2[a, b, c]``, ``d2tau_dv2[a, b, c]``
+  :math:`=\partial^2\tau_a/\partial\nu_b\partial\nu_c`, ``d2tau_dqdv[a, b, c]``
+  :math:`=\partial^2\tau_a/\partial q_b\partial\nu_c` (q index second, ν index third), ``dM_dq[a, b,
+  c]`` :math:`=\partial M_{ab}/\partial q_c` (:math:`=\partial^2\tau_a/\partial\dot\nu_b\partial
+  q_c`). numpy arrays are C ordered.
 * External wrenches ``f_ext`` (``[n; f]`` in body coordinates, as for ``rnea``) are
   body-fixed: they turn with their body when q moves (Pinocchio's convention).
 * Joints: every built-in type (revolute, prismatic, helical, spherical, planar,
@@ -340,7 +341,8 @@ _NAMES = ("q", "v", "a", "gravity", "f_ext")
 # public API
 # ----------------------------------------------------------------------------------------
 def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
-    r"""First-order partials of inverse dynamics, :math:`\partial\boldsymbol\tau/\partial q` and :math:`\partial\boldsymbol\tau/\partial\nu`.
+    r"""First-order partials of inverse dynamics, :math:`\partial\boldsymbol\tau/\partial q` and
+    :math:`\partial\boldsymbol\tau/\partial\nu`.
 
     IDSVA first order (seed 002 eqs. 7–8, ref. [14]), in the ground frame, :math:`O(Nd)`:
     for DoFs ``p`` of joint ``i`` and ``t`` of an ancestor-or-self ``j ⪯ i``,
@@ -472,9 +474,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     Returns
     -------
     RNEASecondDerivatives
-        ``(d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq)``, each (..., nv, nv, nv), torque index
-        first: ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\tau_a)` (b differentiated first; not
-        symmetric within a spherical, planar, Schönflies or free-flyer joint), ``d2tau_dqdv[a, b, c]``
+        ``(d2tau_dq2, d2tau_dv2, d2tau_dqdv, dM_dq)``, each (..., nv, nv, nv), torque index first:
+        ``d2tau_dq2[a, b, c]`` :math:`= X_c(X_b\tau_a)` (b differentiated first; not symmetric
+        within a spherical, planar, Schönflies or free-flyer joint), ``d2tau_dqdv[a, b, c]``
         :math:`= \partial^2\tau_a/\partial q_b\partial\nu_c`, ``dM_dq[a, b, c]``
         :math:`= \partial M_{ab}/\partial q_c` (Pinocchio's C++ layout).
 
@@ -544,7 +546,8 @@ _ABA_NAMES = ("q", "v", "tau", "gravity", "f_ext")
 
 
 def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
-    r"""First-order partials of forward dynamics :math:`\dot\nu = \mathrm{FD}(q, \nu, \boldsymbol\tau)`.
+    r"""First-order partials of forward dynamics :math:`\dot\nu = \mathrm{FD}(q, \nu,
+    \boldsymbol\tau)`.
 
     From :math:`\mathrm{ID}(q, \nu, \mathrm{FD}(q, \nu, \boldsymbol\tau)) = \boldsymbol\tau`
     (implicit function theorem), with the inverse-dynamics partials taken at

@@ -416,7 +416,8 @@ def gravity_forces(model, q, gravity=None) -> np.ndarray:
 
 
 def kinetic_energy(model, q, v) -> np.ndarray:
-    r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i = \tfrac12\nu^\top\mathbf H\nu`.
+    r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i =
+    \tfrac12\nu^\top\mathbf H\nu`.
 
     On a closed model ``v`` holds the independent speeds and the bodies move with the
     spanning-tree speeds :math:`G v`, so :math:`T = \tfrac12 (Gv)^\top \mathbf H_s (Gv) =

@@ -302,7 +302,8 @@ def body_jacobians(model, q) -> np.ndarray:
 
 
 def velocity_map(model, q, v=None):
-    r"""The stacked map :math:`A = \mathbf X\boldsymbol\Phi` from speeds to all body twists, and its rate.
+    r"""The stacked map :math:`A = \mathbf X\boldsymbol\Phi` from speeds to all body twists, and its
+    rate.
 
     .. math::
         \begin{bmatrix}\mathbf v_1\\ \vdots\\ \mathbf v_N\end{bmatrix} = A(q)\,\nu,\qquad

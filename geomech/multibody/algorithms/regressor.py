@@ -1,4 +1,5 @@
-r"""The Slotine–Li regressor: the torques of seed 000 eq. (13) as linear functions of the inertial parameters.
+r"""The Slotine–Li regressor: the torques of seed 000 eq. (13) as linear functions of the inertial
+parameters.
 
 With body twists :math:`\mathbf v_i` of the actual speeds :math:`\nu`, :math:`\mathbf w_i` of
 the reference speeds :math:`\nu_r` and the reference accelerations :math:`\boldsymbol\alpha_i`
@@ -114,7 +115,8 @@ def _build_maps(model, connection):
 
 
 def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
-    r"""Slotine–Li regressor :math:`Y` with :math:`Y\boldsymbol\pi = H a_r + \bar C(q, \nu)\nu_r + g`.
+    r"""Slotine–Li regressor :math:`Y` with :math:`Y\boldsymbol\pi = H a_r + \bar C(q, \nu)\nu_r +
+    g`.
 
     .. math::
         \boldsymbol\alpha_i = {}^i\mathbf X_{p(i)}\boldsymbol\alpha_{p(i)}

@@ -175,7 +175,8 @@ class PointClosure:
         return p[..., self.axes]
 
     def jacobian(self, q) -> np.ndarray:
-        r"""The constraint Jacobian :math:`\partial\phi/\partial q` (speeds ``v``; ``= q̇`` on 1-DoF joints).
+        r"""The constraint Jacobian :math:`\partial\phi/\partial q` (speeds ``v``; ``= q̇`` on 1-DoF
+        joints).
 
         Parameters
         ----------

@@ -213,7 +213,9 @@ class ImplicitConstraint:
 
 
 class Coupling:
-    r"""A coupling :math:`r\sum_{\rm pred\ path} q = \sum_{\rm succ\ path} q` (URDF+ ``<coupling>``)."""
+    r"""A coupling :math:`r\sum_{\rm pred\ path} q = \sum_{\rm succ\ path} q` (URDF+
+    ``<coupling>``).
+    """
 
     kind = "coupling"
     rows = 1

@@ -24,7 +24,8 @@ are what the public :func:`~geomech.multibody.algorithms.coriolis.coriolis_matri
 :func:`~geomech.multibody.algorithms.coriolis.mass_matrix_derivative`,
 :func:`~geomech.multibody.algorithms.coriolis.slotine_li_torques` and
 :func:`~geomech.multibody.algorithms.coriolis.coriolis_transpose_product` call on a closed model
-(the model's table :attr:`ClosedMultibodyModel.ALGORITHMS <geomech.multibody.closed.model.ClosedMultibodyModel.ALGORITHMS>`).
+(the model's table :attr:`ClosedMultibodyModel.ALGORITHMS
+<geomech.multibody.closed.model.ClosedMultibodyModel.ALGORITHMS>`).
 :func:`closed_coriolis_matrix_dense` is the dense projection, the baseline.
 
 The constraint data per state come from the model, as for seed 004's algorithms
@@ -176,7 +177,8 @@ def closed_coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
 
 
 def closed_coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
-    r"""The dense projection :math:`\bar C = G^\top C_s(q, Gv)\,G + G^\top H_s\dot G` (the baseline).
+    r"""The dense projection :math:`\bar C = G^\top C_s(q, Gv)\,G + G^\top H_s\dot G` (the
+    baseline).
 
     With :math:`C_s` from the spanning tree's :func:`~geomech.multibody.algorithms.coriolis.
     coriolis_matrix` (seed 000 Alg. 1 on the tree), :math:`H_s` from its CRBA and
@@ -325,7 +327,8 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
 
 
 def closed_mass_matrix_derivative(model, q, v) -> np.ndarray:
-    r"""Time derivative of a closed model's mass matrix, :math:`\dot{\bar H} = \bar C^\star + \bar C^{\star\top}`.
+    r"""Time derivative of a closed model's mass matrix, :math:`\dot{\bar H} = \bar C^\star + \bar
+    C^{\star\top}`.
 
     .. math:: \dot{\bar H} = \frac{d}{dt}\big(G^\top H_s G\big) = \bar C^\star + \bar C^{\star\top}
 
@@ -384,7 +387,8 @@ def _spanning_reference(model, q, v, v_ref, a_ref, rate=False):
 
 
 def closed_slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
-    r"""Slotine–Li torques of a closed model, :math:`\bar H a_r + \bar C(q, v)\,v_r + \bar g`, in :math:`O(N)`.
+    r"""Slotine–Li torques of a closed model, :math:`\bar H a_r + \bar C(q, v)\,v_r + \bar g`, in
+    :math:`O(N)`.
 
     From :math:`\bar H = G^\top H_sG`, :math:`\bar C = G^\top C_sG + G^\top H_s\dot G` and
     :math:`\bar g = G^\top g_s`:
@@ -443,14 +447,15 @@ def closed_slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita
 
 
 def closed_slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gravity=None):
-    r"""Slotine–Li regressor of a closed model, :math:`\bar Y\boldsymbol\pi = \bar H a_r + \bar C v_r + \bar g`.
+    r"""Slotine–Li regressor of a closed model, :math:`\bar Y\boldsymbol\pi = \bar H a_r + \bar C
+    v_r + \bar g`.
 
     .. math:: \bar Y = G^\top\,Y_s\big(q,\ Gv,\ Gv_r,\ Ga_r + \dot G v_r\big)
 
     with :math:`Y_s` the spanning tree's regressor
-    (:func:`~geomech.multibody.algorithms.regressor.slotine_li_regressor`): the closed model's bodies are
-    the spanning tree's, so :math:`\boldsymbol\pi` is the same parameter vector (10 per body,
-    body order), and :math:`\bar Y\boldsymbol\pi` is :func:`closed_slotine_li_torques`.
+    (:func:`~geomech.multibody.algorithms.regressor.slotine_li_regressor`): the closed model's
+    bodies are the spanning tree's, so :math:`\boldsymbol\pi` is the same parameter vector (10 per
+    body, body order), and :math:`\bar Y\boldsymbol\pi` is :func:`closed_slotine_li_torques`.
 
     Parameters
     ----------
@@ -497,7 +502,8 @@ def closed_slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civi
 
 
 def closed_coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.ndarray:
-    r"""The product :math:`\bar C(q, v)^\top w` of a closed model in :math:`O(N)`, without forming :math:`\bar C`.
+    r"""The product :math:`\bar C(q, v)^\top w` of a closed model in :math:`O(N)`, without forming
+    :math:`\bar C`.
 
     .. math:: \bar C^\top w = G^\top C_s(q, Gv)^\top G w + \dot G^\top H_s G w
 

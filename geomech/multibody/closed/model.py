@@ -149,7 +149,8 @@ class ClosedMultibodyModel(MultibodySystem):
         The clusters in regular order (:mod:`geomech.multibody.closed.clusters`).
     cluster_graph : networkx.DiGraph
         The cluster connectivity tree.
-    root, nodes, n_bodies, body_names, joint_names, joints, parent, placements, X_tree, inertias, q_slices, depth, gravity
+    root, nodes, n_bodies, body_names, joint_names, joints, parent, placements, X_tree, inertias,
+    q_slices, depth, gravity
         As for the spanning tree.
 
     Raises
@@ -676,7 +677,9 @@ class ClosedMultibodyModel(MultibodySystem):
         >>> load_example("four_bar").compiled
         Traceback (most recent call last):
             ...
-        geomech.errors.ModelError: A closed model has no compiled tree arrays of its own (its v holds the independent speeds); use model.spanning_tree.compiled with the spanning-tree speeds G v.
+        geomech.errors.ModelError: A closed model has no compiled tree arrays of its own (its v
+        holds the independent speeds); use model.spanning_tree.compiled with the spanning-tree
+        speeds G v.
         """
         raise ModelError(
             "A closed model has no compiled tree arrays of its own (its v holds the independent "

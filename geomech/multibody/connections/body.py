@@ -29,7 +29,8 @@ Named connections (canonical names of the one registry of connection names,
      - correct dynamics
      - torsion free
    * - ``levi-civita``
-     - :math:`\tfrac12[\mathbf I(\mathbf v\times) + (\mathbf v\times^*)\mathbf I + (\mathbf I\mathbf v)\bar\times^*]`
+     - :math:`\tfrac12[\mathbf I(\mathbf v\times) + (\mathbf v\times^*)\mathbf I + (\mathbf I\mathbf
+       v)\bar\times^*]`
      - yes
      - yes
      - yes
@@ -237,7 +238,8 @@ class BodyConnection(abc.ABC):
         return self._coriolis(inertia, v)
 
     def body_factor(self, inertia, v) -> np.ndarray:
-        r"""The factor :math:`\mathbf B = \mathbf C - \mathbf I(\mathbf v\times)` of the recursive algorithms.
+        r"""The factor :math:`\mathbf B = \mathbf C - \mathbf I(\mathbf v\times)` of the recursive
+        algorithms.
 
         .. math:: \mathbf B(\mathbf I, \mathbf v)\,\mathbf v = (\mathbf v\times^*)\mathbf I
                   \mathbf v \quad\text{iff the connection gives correct dynamics}
@@ -531,7 +533,8 @@ class VelocityCrossBody(BodyConnection):
 
 
 class BoltzmannHamelBody(BodyConnection):
-    r"""Seed 003's Boltzmann–Hamel connection on SE(3) (spatial_v2's option 2): :math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)`, i.e.
+    r"""Seed 003's Boltzmann–Hamel connection on SE(3) (spatial_v2's option 2): :math:`\mathbf B =
+    (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)`, i.e.
 
     .. math:: \mathbf C = (\mathbf I\mathbf v)\bar\times^*, \qquad
               \mathbf C\mathbf u = (\mathbf u\times^*)(\mathbf I\mathbf v)
@@ -594,7 +597,8 @@ class CallableBody(BodyConnection):
     >>> CallableBody(lambda v, I: np.zeros(3)).coriolis(np.eye(6), np.ones(6))
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Expected the body connection <lambda> to return shape (6, 6), got (3,).
+    geomech.errors.ConnectionSpecError: Expected the body connection <lambda> to return shape (6,
+    6), got (3,).
     """
 
     def __init__(self, fun, name: str | None = None):
@@ -760,8 +764,8 @@ def body_connection(spec) -> BodyConnection:
     ----------
     spec : str, BodyConnection, AffineConnection or callable
         A registered name or alias (:func:`body_connection_names`, resolved by
-        :func:`geomech.geometry.names.canonical_connection_name`), a strategy object, a connection on
-        a rigid body's SE(3) (:class:`AffineConnectionBody`), or ``(v, I) -> C``
+        :func:`geomech.geometry.names.canonical_connection_name`), a strategy object, a connection
+        on a rigid body's SE(3) (:class:`AffineConnectionBody`), or ``(v, I) -> C``
         (:class:`CallableBody`).
 
     Returns
@@ -784,7 +788,8 @@ def body_connection(spec) -> BodyConnection:
     >>> body_connection("christoffel")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    geomech.errors.ConnectionSpecError: Unknown connection name 'christoffel'; expected one of ['levi-civita', 'cartan-minus', ...] (or an alias of one).
+    geomech.errors.ConnectionSpecError: Unknown connection name 'christoffel'; expected one of
+    ['levi-civita', 'cartan-minus', ...] (or an alias of one).
     """
     from geomech.geometry import AffineConnection
 

@@ -1,4 +1,5 @@
-r"""URDF+ (robots with kinematic loops): the ``<loop>``, ``<coupling>`` and ``independent`` elements.
+r"""URDF+ (robots with kinematic loops): the ``<loop>``, ``<coupling>`` and ``independent``
+elements.
 
 URDF+ (Chignoli, Slotine, Wensing, Kim, arXiv 2411.19753) keeps URDF's links and joints,
 which must form a tree (the spanning tree), and adds:
@@ -21,9 +22,9 @@ which must form a tree (the spanning tree), and adds:
 
 :func:`~geomech.multibody.io.urdf.load_urdf` reads these elements and
 :func:`~geomech.multibody.io.urdf.to_urdf` writes them for closed models (the format is one
-concept, parsed in one module); this module holds the shipped examples. Links welded by fixed joints are merged into bodies, and loop origins are composed with the
-link's pose in its body. ``spherical`` (and ``floating``) loop joints are geomech extensions
-(URDF has no spherical joint).
+concept, parsed in one module); this module holds the shipped examples. Links welded by fixed joints
+are merged into bodies, and loop origins are composed with the link's pose in its body.
+``spherical`` (and ``floating``) loop joints are geomech extensions (URDF has no spherical joint).
 
 Shipped examples (``geomech/multibody/io/data``, written by geomech; :func:`load_example`):
 

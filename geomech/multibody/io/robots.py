@@ -266,7 +266,8 @@ def binary_tree(n: int = 15, rng=None, *, floating_base: bool = False) -> Multib
 
 
 def random_tree(n: int = 20, rng=None, *, floating_base: bool = False) -> MultibodyModel:
-    """A random tree of ``n`` bodies: each body's parent is uniform among the earlier bodies and the base.
+    """A random tree of ``n`` bodies: each body's parent is uniform among the earlier bodies and the
+    base.
 
     Joints are revolute (probability 3/4) or prismatic (1/4) about random axes.
 

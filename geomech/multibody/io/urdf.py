@@ -1,4 +1,5 @@
-r"""URDF input and output: :func:`load_urdf` builds a :class:`MultibodyModel`, :func:`to_urdf` writes one.
+r"""URDF input and output: :func:`load_urdf` builds a :class:`MultibodyModel`, :func:`to_urdf`
+writes one.
 
 The reader is the standard library's expat parser (:mod:`xml.parsers.expat`), driven in one
 pass that keeps only the links and joints: URDF is a small XML dialect, and the maintained
@@ -41,8 +42,8 @@ Semantics (those of the URDF specification and of Pinocchio's loader):
 
 References
 ----------
-URDF+ (arXiv 2411.19753) §III; URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link"); anchors §1 (Pinocchio's
-``buildModelFromUrdf``); seed 001 §1.3 (spatial inertia).
+URDF+ (arXiv 2411.19753) §III; URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link");
+anchors §1 (Pinocchio's ``buildModelFromUrdf``); seed 001 §1.3 (spatial inertia).
 """
 
 from __future__ import annotations
@@ -306,13 +307,13 @@ _IGNORED = (None, None)
 class _Document:
     """The part of a URDF document geomech uses, collected by an expat parser in one pass.
 
-    Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first
-    ``<origin>``, ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``,
-    ``<child>``, ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts, and
-    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at
-    most ``max_links`` of them); every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
-    dropped, so memory is proportional to the links and joints. Entity declarations (never
-    needed by URDF, the vehicle of "billion laughs" expansions) are refused.
+    Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first ``<origin>``,
+    ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``, ``<child>``,
+    ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts, and the URDF+ ``<loop>``
+    and ``<coupling>`` elements whole (small ElementTree subtrees, at most ``max_links`` of them);
+    every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
+    dropped, so memory is proportional to the links and joints. Entity declarations (never needed by
+    URDF, the vehicle of "billion laughs" expansions) are refused.
     """
 
     _KEPT = ("link", "joint", "loop", "coupling")

@@ -11,9 +11,10 @@ of body connections into an :class:`~geomech.geometry.AffineConnection` on a
   (:func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`, seed 000 §1.1);
 - the metric is the CRBA mass matrix and the potential is gravity's,
   :math:`V(q) = -\mathbf g^\top\sum_i m_i\mathbf c_i(q)`;
-- the coefficients are :math:`\Gamma_{ijk}(q) = [\bar C(q, e_j)]_{ik}` of the induced
-  Coriolis matrix (seed 000 §VI-B), by Alg. 2 (:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`)
-  for the Levi-Civita choice and Alg. 1 with unit speeds otherwise.
+- the coefficients are :math:`\Gamma_{ijk}(q) = [\bar C(q, e_j)]_{ik}` of the induced Coriolis
+  matrix (seed 000 §VI-B), by Alg. 2
+  (:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`) for the Levi-Civita choice
+  and Alg. 1 with unit speeds otherwise.
 
 :func:`connection_report` measures, for each named body connection on a model, the skew
 residual :math:`\|\dot H - C - C^\top\|`, the dynamics residual :math:`\|C\nu - (\mathrm{RNEA}(q,
@@ -111,7 +112,8 @@ class MultibodyConnection(AffineConnection):
         return np.moveaxis(C, -3, -2)
 
     def coriolis_matrix(self, q, v) -> np.ndarray:
-        r"""Coriolis matrix :math:`C_{ik} = \Gamma_{ijk} v^j` by seed 000 Alg. 1 (the fast override).
+        r"""Coriolis matrix :math:`C_{ik} = \Gamma_{ijk} v^j` by seed 000 Alg. 1 (the fast
+        override).
 
         Parameters
         ----------
@@ -145,16 +147,17 @@ class MultibodyConnection(AffineConnection):
 
 
 def model_connection(model, body_connection="levi-civita") -> MultibodyConnection:
-    r"""The whole system's connection of a kinematic tree, as an :class:`~geomech.geometry.AffineConnection`.
+    r"""The whole system's connection of a kinematic tree, as an
+    :class:`~geomech.geometry.AffineConnection`.
 
     .. math:: \Gamma_{ijk}(q) = \langle\!\langle X_i, \nabla_{X_j} X_k\rangle\!\rangle
               = [\bar C(q, e_j)]_{ik}, \qquad \bar C = A^\top C A + A^\top H\dot A
 
     on the system with configurations ``q`` (length ``nq``), frame the model's speeds (flow
-    ``model.integrate``, joint structure constants), metric the CRBA mass matrix and
-    potential gravity's. For ``"levi-civita"`` the coefficients come from Alg. 2
-    (:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`), otherwise from Alg. 1 at
-    unit speeds.
+    ``model.integrate``, joint structure constants), metric the CRBA mass matrix and potential
+    gravity's. For ``"levi-civita"`` the coefficients come from Alg. 2
+    (:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`), otherwise from Alg. 1
+    at unit speeds.
 
     Parameters
     ----------
@@ -216,12 +219,13 @@ class ConnectionReport:
     metric_compatible, correct_dynamics, torsion_free : bool
         The residuals against ``1e-6``, ``1e-9`` and ``1e-9`` times ``max(1, max|H|)``.
     time_alg1 : float
-        Seconds per :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` (best of the repeats).
+        Seconds per :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` (best of the
+        repeats).
     time_dense : float
         Seconds per :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix_dense`.
     time_alg2 : float
-        Seconds per :func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols` (Levi-Civita
-        row only; NaN otherwise).
+        Seconds per :func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`
+        (Levi-Civita row only; NaN otherwise).
     time_differentiation : float
         Seconds per :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix_differentiation`
         (Levi-Civita row only; NaN otherwise).
@@ -258,7 +262,8 @@ def _best_time(fun, repeat: int) -> float:
 
 
 def connection_report(model, q=None, v=None, *, connections=None, rng=None, repeat=3):
-    r"""Measure every named body connection on a model: skew and dynamics residuals, torsion, timings.
+    r"""Measure every named body connection on a model: skew and dynamics residuals, torsion,
+    timings.
 
     For each connection (the same on every body):
 

@@ -8,8 +8,8 @@ A :class:`JointFrame` is the :class:`~geomech.geometry.Frame` of a
   with flow ``model.integrate(q, w, t)`` (the product of the joint manifolds; on a closed
   model the independent joints move and the loops are closed again by Newton's method);
 - the structure constants are the joints'
-  (:func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`, block diagonal: fields
-  of different joints commute);
+  (:func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`, block diagonal:
+  fields of different joints commute);
 - the chart rate of :math:`q = q_c \oplus \delta` is each joint's own hook
   ``Joint._chart_rate`` (the one chart rate per joint; ``v`` on 1-DoF joints).
 
@@ -144,7 +144,8 @@ class JointFrame(Frame):
         return s[..., idx, :, :][..., :, idx, :][..., :, :, idx]
 
     def chart_velocity(self, q0, phi, v) -> np.ndarray:
-        r"""Rate of :math:`\phi` for :math:`q = q_0 \oplus \phi`, joint by joint (``Joint._chart_rate``).
+        r"""Rate of :math:`\phi` for :math:`q = q_0 \oplus \phi`, joint by joint
+        (``Joint._chart_rate``).
 
         1-DoF joints: :math:`\dot\phi = v`; multi-DoF joints: their exact or series
         :math:`\operatorname{dexp}^{-1}` (the joint's hook).

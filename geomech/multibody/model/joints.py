@@ -137,9 +137,9 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
 
 def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
     r""":math:`J_r(\delta)^{-1}\mathbf v` of a spherical or free-flyer joint by the compiled kernel
-    (:func:`geomech.multibody._kernels.tree.chart.right_jacobian_inverse_apply`, the one code of this
-    rate, also run by ``simulate``), for any batch shape; ``SingularityError`` where the rotation
-    angle of ``δ`` is a nonzero multiple of 2π.
+    (:func:`geomech.multibody._kernels.tree.chart.right_jacobian_inverse_apply`, the one code of
+    this rate, also run by ``simulate``), for any batch shape; ``SingularityError`` where the
+    rotation angle of ``δ`` is a nonzero multiple of 2π.
     """
     shape = np.broadcast_shapes(delta.shape, v.shape)
     n = shape[-1]
@@ -901,7 +901,8 @@ class _PlanarMotionJoint(Joint):
 
 
 class Planar(_PlanarMotionJoint):
-    r"""Planar joint: SE(2) in the joint frame's xy-plane, ``q = [x, y, θ]``, ``v = [ω_z, v_x, v_y]``.
+    r"""Planar joint: SE(2) in the joint frame's xy-plane, ``q = [x, y, θ]``, ``v = [ω_z, v_x,
+    v_y]``.
 
     ``v`` is the body twist; the angle θ is not wrapped.
 

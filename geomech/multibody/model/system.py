@@ -77,7 +77,8 @@ class MultibodySystem(MechanicalSystem):
         return christoffel_symbols(self, q)  # seed 000 Alg. 2
 
     def mass_matrix(self, q) -> np.ndarray:
-        r"""Mass matrix :math:`H(q)` by the CRBA (:func:`~geomech.multibody.algorithms.dynamics.crba`).
+        r"""Mass matrix :math:`H(q)` by the CRBA
+        (:func:`~geomech.multibody.algorithms.dynamics.crba`).
 
         Parameters
         ----------
@@ -101,7 +102,8 @@ class MultibodySystem(MechanicalSystem):
         return dynamics.crba(self, q)
 
     def mass_matrix_derivative(self, q, v) -> np.ndarray:
-        r""":math:`\dot H(q, v)` by seed 000 Alg. 1 (:func:`~geomech.multibody.algorithms.coriolis.mass_matrix_derivative`).
+        r""":math:`\dot H(q, v)` by seed 000 Alg. 1
+        (:func:`~geomech.multibody.algorithms.coriolis.mass_matrix_derivative`).
 
         Parameters
         ----------
@@ -158,7 +160,8 @@ class MultibodySystem(MechanicalSystem):
         return coriolis_matrix(self, q, v)
 
     def gravity_forces(self, q) -> np.ndarray:
-        r"""Generalized gravity forces :math:`g(q)` by RNEA (:func:`~geomech.multibody.algorithms.dynamics.gravity_forces`).
+        r"""Generalized gravity forces :math:`g(q)` by RNEA
+        (:func:`~geomech.multibody.algorithms.dynamics.gravity_forces`).
 
         Parameters
         ----------
@@ -182,7 +185,8 @@ class MultibodySystem(MechanicalSystem):
         return dynamics.gravity_forces(self, q)
 
     def kinetic_energy(self, q, v) -> np.ndarray:
-        r"""Kinetic energy :math:`T = \tfrac12 v^\top H(q) v` (:func:`~geomech.multibody.algorithms.dynamics.kinetic_energy`).
+        r"""Kinetic energy :math:`T = \tfrac12 v^\top H(q) v`
+        (:func:`~geomech.multibody.algorithms.dynamics.kinetic_energy`).
 
         Parameters
         ----------
@@ -240,7 +244,8 @@ class MultibodySystem(MechanicalSystem):
         return -np.einsum("...ni,i->...", mc, self.gravity)
 
     def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
-        r"""Accelerations :math:`\dot v = H^{-1}(\tau - C v - g)` by the ABA (:func:`~geomech.multibody.algorithms.dynamics.aba`).
+        r"""Accelerations :math:`\dot v = H^{-1}(\tau - C v - g)` by the ABA
+        (:func:`~geomech.multibody.algorithms.dynamics.aba`).
 
         Parameters
         ----------

@@ -588,7 +588,8 @@ class MultibodyModel(MultibodySystem):
         return int(i)
 
     def supports(self, i: int) -> list[int]:
-        r"""Support set :math:`\kappa(i)`: the bodies from the base to ``i`` (inclusive), root first.
+        r"""Support set :math:`\kappa(i)`: the bodies from the base to ``i`` (inclusive), root
+        first.
 
         Parameters
         ----------
@@ -752,7 +753,8 @@ class MultibodyModel(MultibodySystem):
         return np.concatenate([j.neutral() for j in self.joints] + [np.zeros(0)])
 
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
-        """Random configurations (each joint's :meth:`~geomech.multibody.model.joints.Joint.random`).
+        """Random configurations (each joint's
+        :meth:`~geomech.multibody.model.joints.Joint.random`).
 
         Parameters
         ----------

@@ -1,11 +1,12 @@
-r"""Cluster kernels of seed 000: Algorithms 1 and 2 on the cluster connectivity tree, one state per call.
+r"""Cluster kernels of seed 000: Algorithms 1 and 2 on the cluster connectivity tree, one state per
+call.
 
-A closed model's bodies are grouped in clusters (seed 004, :mod:`geomech.multibody.closed.clusters`);
-cluster :math:`k` has the independent speeds :math:`\dot y_k` (``m_k`` of them) and the
-cluster joint maps them to the spanning speeds of its bodies' joints, :math:`\dot q_{\mathcal
-J_k} = \mathsf G_k\dot y_k`. Seed 000 §VI-C writes the closed chain's speeds as :math:`v =
-\mathsf X\mathsf\Phi\bar v` with one block column :math:`\mathsf\Phi_k` per cluster, and
-Algorithms 1 and 2 run on the cluster tree exactly as on a tree, every per-body quantity
+A closed model's bodies are grouped in clusters (seed 004,
+:mod:`geomech.multibody.closed.clusters`); cluster :math:`k` has the independent speeds :math:`\dot
+y_k` (``m_k`` of them) and the cluster joint maps them to the spanning speeds of its bodies' joints,
+:math:`\dot q_{\mathcal J_k} = \mathsf G_k\dot y_k`. Seed 000 §VI-C writes the closed chain's speeds
+as :math:`v = \mathsf X\mathsf\Phi\bar v` with one block column :math:`\mathsf\Phi_k` per cluster,
+and Algorithms 1 and 2 run on the cluster tree exactly as on a tree, every per-body quantity
 becoming a stack over the cluster's bodies (Algorithm 1 l.5–6: block-diagonal
 :math:`\mathsf I_k`, :math:`\mathsf B_k`).
 

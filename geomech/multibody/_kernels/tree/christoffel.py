@@ -7,10 +7,10 @@ derivatives of user-defined joints, ``D`` (nv, 6, 6):
           = \frac{\partial\mathring{\boldsymbol\Phi}_{i,:c}}{\partial\nu_{i,b}}
           \qquad (b, c < d_i),
 
-filled per state by :mod:`geomech.multibody.algorithms.christoffel` from the joints' hooks at unit speeds
-(the rate is linear in the joint's speeds); it is zero for every built-in joint (one shared
-row). Tensors of the paper (rows, cols, pages) are kept as rows of 6-vectors: page ``c`` of
-column ``b`` of a 6 × d_j × d_k tensor is row ``b d_k + c``.
+filled per state by :mod:`geomech.multibody.algorithms.christoffel` from the joints' hooks at unit
+speeds (the rate is linear in the joint's speeds); it is zero for every built-in joint (one shared
+row). Tensors of the paper (rows, cols, pages) are kept as rows of 6-vectors: page ``c`` of column
+``b`` of a 6 × d_j × d_k tensor is row ``b d_k + c``.
 
 References
 ----------
@@ -197,7 +197,9 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
 
 @njit(**_JIT)
 def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
-    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first
+    failure + 1.
+    """
     N = topo.shape[0] - 1
     work = christoffel_workspace(N, topo[N, 3])
     failed = 0

@@ -1,8 +1,9 @@
-r"""Coriolis kernels: seed 000 Alg. 1, :math:`\bar C^\top w` and the Slotine–Li torques, one state per call.
+r"""Coriolis kernels: seed 000 Alg. 1, :math:`\bar C^\top w` and the Slotine–Li torques, one state
+per call.
 
 Every body connection enters through one constant tensor per body (built once in Python by
-:mod:`geomech.multibody.algorithms.coriolis` and cached): a left-invariant connection is linear in the
-twist, :math:`\mathbf C(\mathbf I, \mathbf v)_{ik} = \Gamma_{ijk}(\mathbf I)\,v^j`, so
+:mod:`geomech.multibody.algorithms.coriolis` and cached): a left-invariant connection is linear in
+the twist, :math:`\mathbf C(\mathbf I, \mathbf v)_{ik} = \Gamma_{ijk}(\mathbf I)\,v^j`, so
 
 .. math:: \mathbf B_i(\mathbf v) = \mathbf C_i(\mathbf v) - \mathbf I_i(\mathbf v\times)
           = \textstyle\sum_j v^j\,\mathtt{Bt}_i[j], \qquad
@@ -183,7 +184,9 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def coriolis_workspace(N, nv):
-    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
+    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one
+    buffer.
+    """
     buf = np.empty(92 * N + 30 * nv + 84)
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
@@ -367,7 +370,9 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):
-    """:func:`coriolis_work` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    """:func:`coriolis_work` over a batch (per-state arrays with one row are shared); first failure
+    + 1.
+    """
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, 3])
     failed = 0

@@ -175,7 +175,9 @@ def rnea_batch(
 
 @njit(**_JIT)
 def rnea_one(topo, packed, q, v, a, tau):
-    """:func:`rnea` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    """:func:`rnea` for one state without external forces, the model packed
+    (``CompiledModel.packed``).
+    """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     return rnea(
         topo,
@@ -539,7 +541,9 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
 
 @njit(**_JIT)
 def aba_one(topo, packed, q, v, tau, a):
-    """:func:`aba` for one state without external forces, the model packed (``CompiledModel.packed``)."""
+    """:func:`aba` for one state without external forces, the model packed
+    (``CompiledModel.packed``).
+    """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     return aba(
         topo,
@@ -563,7 +567,9 @@ def aba_one(topo, packed, q, v, tau, a):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, out):
-    r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in ``out[0]``."""
+    r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in
+    ``out[0]``.
+    """
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):

@@ -120,12 +120,11 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint. 1-DoF
     joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
     :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
-    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T +
-    d\,\mathbf R_T\mathbf a`; a fixed joint's pair is :math:`(\mathbf R_T^\top, \mathbf p_T)`.
-    The others compose their pose ``(R_J, p_J)`` (:func:`.joint_pose`, scalars) with the
-    placement: :math:`\mathbf E = \mathbf R_J^\top\mathbf R_T^\top`, :math:`\mathbf r =
-    \mathbf p_T + \mathbf R_T\mathbf p_J`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit
-    quaternion).
+    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + d\,\mathbf
+    R_T\mathbf a`; a fixed joint's pair is :math:`(\mathbf R_T^\top, \mathbf p_T)`. The others
+    compose their pose ``(R_J, p_J)`` (:func:`.joint_pose`, scalars) with the placement:
+    :math:`\mathbf E = \mathbf R_J^\top\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + \mathbf
+    R_T\mathbf p_J`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit quaternion).
     """
     for i in range(jtype.shape[0]):
         code = jtype[i]
@@ -188,7 +187,9 @@ def joint_velocity(S, iv, i, v, out):
 
 @njit(**_JIT)
 def body_velocities(parent, iv, S, E, r, v, vel):
-    r"""Seed 001 eq. 5: :math:`\mathbf v_i = {}^i\mathbf X_{p(i)}\mathbf v_{p(i)} + \boldsymbol\Phi_i\nu_i`."""
+    r"""Seed 001 eq. 5: :math:`\mathbf v_i = {}^i\mathbf X_{p(i)}\mathbf v_{p(i)} +
+    \boldsymbol\Phi_i\nu_i`.
+    """
     vJ = np.empty(6)
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
@@ -202,7 +203,9 @@ def body_velocities(parent, iv, S, E, r, v, vel):
 
 @njit(**_JIT)
 def world_poses(parent, E, r, T):
-    r"""Poses of the bodies in the world: :math:`{}^0\mathbf T_i = {}^0\mathbf T_{p(i)}\,{}^{p(i)}\mathbf T_i`."""
+    r"""Poses of the bodies in the world: :math:`{}^0\mathbf T_i = {}^0\mathbf
+    T_{p(i)}\,{}^{p(i)}\mathbf T_i`.
+    """
     for i in range(parent.shape[0]):
         # the pose of body i in its parent: R = Eᵀ, p = r
         R_up = E[i].T
@@ -218,7 +221,8 @@ def world_poses(parent, E, r, T):
 
 @njit(**_JIT)
 def body_jacobians(parent, iv, S, E, r, J):
-    r"""Body Jacobians :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} + \boldsymbol\Phi_i\mathbf E_i`.
+    r"""Body Jacobians :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} +
+    \boldsymbol\Phi_i\mathbf E_i`.
 
     ``J`` has shape (N, nv, 6): ``J[i, k]`` is column ``k`` of :math:`\mathbf J_i`
     (:math:`{}^i\mathbf X_j\boldsymbol\Phi_j` for the joints ``j`` supporting ``i``, else 0).

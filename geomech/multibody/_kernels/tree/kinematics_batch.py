@@ -1,9 +1,10 @@
-r"""Kinematics outputs for one state and their batch drivers: joint transforms, poses, twists, Jacobians.
+r"""Kinematics outputs for one state and their batch drivers: joint transforms, poses, twists,
+Jacobians.
 
-The public functions of :mod:`geomech.multibody.algorithms.kinematics` call the ``*_batch`` drivers; each
-single-state kernel runs :func:`~geomech.multibody._kernels.tree.kinematics.tree_transforms` and one
-pass of :mod:`~geomech.multibody._kernels.tree.kinematics`, then writes the result in the public
-layout (6×6 Plücker matrices, 4×4 poses, Jacobians as (N, 6, nv)). Arguments: ``topo``,
+The public functions of :mod:`geomech.multibody.algorithms.kinematics` call the ``*_batch`` drivers;
+each single-state kernel runs :func:`~geomech.multibody._kernels.tree.kinematics.tree_transforms`
+and one pass of :mod:`~geomech.multibody._kernels.tree.kinematics`, then writes the result in the
+public layout (6×6 Plücker matrices, 4×4 poses, Jacobians as (N, 6, nv)). Arguments: ``topo``,
 ``placement``, ``jparam`` of the compiled model, then the per-state joint arrays and the state.
 
 References
@@ -51,7 +52,9 @@ def _transforms(topo, placement, jparam, T_user, q):
 
 @njit(**_JIT)
 def joint_transforms(topo, placement, jparam, T_user, q, X_up):
-    r"""``X_up[i]`` (6×6) = :math:`{}^i\mathbf X_{p(i)} = [[\mathbf E, 0], [-\mathbf E\,\mathbf r\times, \mathbf E]]`."""
+    r"""``X_up[i]`` (6×6) = :math:`{}^i\mathbf X_{p(i)} = [[\mathbf E, 0], [-\mathbf E\,\mathbf
+    r\times, \mathbf E]]`.
+    """
     status, E, r = _transforms(topo, placement, jparam, T_user, q)
     if status != OK:
         return status
@@ -135,7 +138,8 @@ def body_jacobians_batch(topo, placement, jparam, S, T_user, Q, J, status):
 
 @njit(**_JIT)
 def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
-    r""":math:`A = \mathbf X\boldsymbol\Phi` and :math:`\dot A = \mathbf K - (v\times)A` per body, (N, 6, nv) each.
+    r""":math:`A = \mathbf X\boldsymbol\Phi` and :math:`\dot A = \mathbf K - (v\times)A` per body,
+    (N, 6, nv) each.
 
     :math:`\mathbf K_i = {}^i\mathbf X_{p(i)}\mathbf K_{p(i)} + \dot{\boldsymbol\Phi}_i
     \mathbf E_i` collects :math:`{}^i\mathbf X_j\dot{\boldsymbol\Phi}_j` over the support, with

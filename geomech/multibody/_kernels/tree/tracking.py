@@ -104,7 +104,8 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
         for k in range(3):
             b[k] -= c[k]  # b = T a_d - ad_{xi_e} T v_d
         return
-    # FREE_FLYER, SE(3) [ω; v]: g_e = (R, p), p = J_l(ω) ρ; Ad_{g^{-1}} x = [Rᵀx_ω; Rᵀ(x_v − p × x_ω)]
+    # FREE_FLYER, SE(3) [ω; v]: g_e = (R, p), p = J_l(ω) ρ; Ad_{g^{-1}} x = [Rᵀx_ω; Rᵀ(x_v − p ×
+    # x_ω)]
     p = np.empty(3)
     _so3_left_jacobian_apply(e[0], e[1], e[2], e[3:6], p, False)
     t = _cross(p[0], p[1], p[2], v_d[0], v_d[1], v_d[2])
