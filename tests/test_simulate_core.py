@@ -255,7 +255,7 @@ def test_one_integration_core():
         if not name.startswith("integration/"):
             assert not (solvers & used), f"{name} drives a scipy solver: {solvers & used}"
             assert not (rkmk & defined), f"{name} implements {rkmk & defined}"
-        if name != "multibody/joints.py":
+        if name != "multibody/model/joints.py":
             assert "_chart_rate" not in defined, f"{name} defines a joint chart rate"
         if name in ("multibody/system_connection.py",) or name.startswith("simulation/"):
             jac = {

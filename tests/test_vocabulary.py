@@ -66,7 +66,7 @@ def _public_defs(nodes, rel):
 def _public_functions():
     for path in sorted(ROOT.rglob("*.py")):
         rel = path.relative_to(ROOT.parent)
-        if "kernels" in rel.parts:  # numba kernels: capital batch arrays, documented there
+        if "_kernels" in rel.parts:  # numba kernels: capital batch arrays, documented there
             continue
         yield from _public_defs(ast.parse(path.read_text(encoding="utf-8")).body, rel)
 

@@ -34,7 +34,7 @@ from geomech.multibody.model.joints import OneDoFJoint
 from geomech.multibody.model.tree import MultibodyModel
 from geomech.spatial import crm, plucker_from_pose
 
-__all__ = ["ImplicitConstraint", "LoopJoint", "Coupling", "split_closures"]
+__all__ = ["ImplicitConstraint"]
 
 #: Constraint residual accepted for a configuration (absolute, times ``max(1, max|q|)``).
 CLOSURE_TOL = 1e-9

@@ -173,7 +173,7 @@ class ClosedMultibodyModel(MultibodySystem):
 
     >>> import networkx as nx
     >>> import numpy as np
-    >>> from geomech.multibody import MultibodyModel, Revolute
+    >>> from geomech.multibody import ClosedMultibodyModel, Revolute
     >>> from geomech.spatial import spatial_inertia
     >>> def body(com):
     ...     return spatial_inertia(1.0, com, 0.01 * np.eye(3))
@@ -189,7 +189,7 @@ class ClosedMultibodyModel(MultibodySystem):
     >>> inertias = {"crank": body([0, 0.5, 0]), "coupler": body([1, 0, 0]),
     ...             "rocker": body([-0.5, 0.5, 0])}
     >>> nx.set_node_attributes(G, inertias, "inertia")
-    >>> model = MultibodyModel(G)
+    >>> model = ClosedMultibodyModel(G)
     >>> type(model).__name__, model.nq, model.nv, model.independent_joints
     ('ClosedMultibodyModel', 3, 1, ['A'])
     >>> q = model.random_configuration(rng=0)

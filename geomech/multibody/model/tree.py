@@ -318,13 +318,14 @@ class MultibodyModel(MultibodySystem):
     Raises
     ------
     ModelError
-        If ``graph`` is not a ``networkx.DiGraph``, is empty, a body has no or a bad
+        If the graph declares loop joints, couplings or implicit constraints (build a
+        :class:`~geomech.multibody.closed.model.ClosedMultibodyModel` from it), or if
+        ``graph`` is not a ``networkx.DiGraph``, is empty, a body has no or a bad
         ``inertia``, an edge has no :class:`Joint` or a bad ``placement``, or body or joint
         names repeat. Messages name the node or edge.
     NotATreeError
         If the graph has a cycle, a node with two parents, or more than one root (the message
-        names the cycle). A graph whose edges declare loop joints, couplings or constraints
-        builds a :class:`~geomech.multibody.closed.model.ClosedMultibodyModel` instead.
+        names the cycle).
 
     References
     ----------
@@ -897,6 +898,19 @@ class MultibodyModel(MultibodySystem):
         return out[0] if not batch else out.reshape(batch + (self.nv,))
 
     # ------------------------------------------------------------------------------------
+
+    @property
+    def spanning_tree(self) -> MultibodyModel:
+        """The tree itself: the spanning tree of a kinematic tree (as of a closed model).
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> model = robots.double_pendulum()
+        >>> model.spanning_tree is model
+        True
+        """
+        return self
 
     @property
     def compiled(self):
