@@ -766,10 +766,15 @@ def _main(argv) -> int:
     try:
         try:
             try:
-                args = parser.parse_args(argv)
+                args, extra = parser.parse_known_args(argv)
             except SystemExit as exc:  # --help / -h / --version: argparse printed it
                 status = int(exc.code or 0)
             else:
+                if extra:  # reported by the command they were given to, not by "geomech"
+                    sub = f"geomech {args.command}" if args.command else "geomech"
+                    raise _UsageError(
+                        f"unrecognized arguments: {' '.join(extra)} (see '{sub} --help')", sub
+                    )
                 if args.command is None:
                     parser.print_help(sys.stdout)  # an unwritable stdout: _OutputError
                     status = EXIT_OK
