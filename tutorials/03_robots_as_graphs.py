@@ -44,6 +44,7 @@ from geomech.multibody import (
     rnea,
     robots,
 )
+from geomech.plot import show_or_save
 from geomech.spatial import spatial_inertia
 
 
@@ -150,7 +151,7 @@ def draw(model, ax, edge_labels=True, font_size=8):
 fig, ax = plt.subplots(figsize=(7, 4))
 draw(model, ax)
 ax.set_title("hand-built robot: bodies numbered in regular order")
-plt.show()
+show_or_save()
 
 # %%
 # Loading a URDF
@@ -166,7 +167,7 @@ print("first joints:", jvrc.joint_names[:8])
 fig, ax = plt.subplots(figsize=(9, 5))
 draw(jvrc, ax, edge_labels=False, font_size=6)
 ax.set_title("JVRC-1 humanoid (URDF): floating base, 45 bodies")
-plt.show()
+show_or_save()
 
 # %%
 # The same two robots in space, with :func:`geomech.plot.draw_robot`: each body is drawn from
@@ -187,7 +188,7 @@ draw_robot(
     title="JVRC-1, neutral configuration",
 )
 fig.tight_layout()
-plt.show()
+show_or_save()
 
 # %%
 # Mass matrix, inverse and forward dynamics
@@ -227,7 +228,7 @@ for axis in axes:
     axis.set_xlabel("column j (joint speed index)")
     axis.set_ylabel("row i (joint speed index)")
 plt.tight_layout()
-plt.show()
+show_or_save()
 
 # %%
 # A short simulation
@@ -259,4 +260,4 @@ ax.set_ylabel(r"joint position $q$ (rad; m for the mast)")
 ax.legend(fontsize=8)
 ax.set_title("free motion of the hand-built robot")
 plt.tight_layout()
-plt.show()
+show_or_save()
