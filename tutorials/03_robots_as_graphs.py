@@ -171,9 +171,11 @@ show_or_save()
 
 # %%
 # The same two robots in space, with :func:`geomech.plot.draw_robot`: each body is drawn from
-# its parent's frame origin through its joint frame to its own frame origin, and the body
-# frames are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue). The humanoid
-# stands in its neutral configuration; the hand-built robot has its left shoulder raised.
+# its parent's frame origin through its joint frame to its own frame origin. The body frames
+# are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue) on the hand-built robot;
+# on the 45 bodies of the humanoid they would hide it, so ``draw_robot`` leaves them out on
+# models of more than 12 bodies unless ``frames=True``. The humanoid stands in its neutral
+# configuration; the hand-built robot has its left shoulder raised.
 from geomech.plot import draw_robot
 
 fig = plt.figure(figsize=(10, 5))
@@ -184,7 +186,6 @@ draw_robot(
     jvrc,
     jvrc.neutral(),
     ax=fig.add_subplot(1, 2, 2, projection="3d"),
-    frame_scale=0.06,
     title="JVRC-1, neutral configuration",
 )
 fig.tight_layout()
