@@ -70,7 +70,7 @@ TIMING_BUDGET = 0.2
 
 
 #: Where the robots of example-robot-data come from, for the hint when they are missing.
-INSTALL_ROBOTS_HINT = "pip install 'geomech[robots]'"
+_INSTALL_ROBOTS_HINT = "pip install 'geomech[robots]'"
 
 
 class _UsageError(Exception):
@@ -544,7 +544,7 @@ def _no_such(name: str) -> str:
         erd_part = ""
         tail = (
             f"; the robots of example-robot-data (panda, solo12, talos_reduced, ...) are found "
-            f"by name once it is installed: {INSTALL_ROBOTS_HINT}"
+            f"by name once it is installed: {_INSTALL_ROBOTS_HINT}"
         )
     return (
         f"no such file or model {shown}{hint}: expected a URDF path, a built-in model "
