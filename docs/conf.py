@@ -89,11 +89,22 @@ html_theme_options = {"navigation_with_keys": False}
 suppress_warnings = ["config.cache"]
 
 
-_STAR_NAMES = re.compile(r"([(,]\s*)\*(\w+)")
+# A star that unpacks a name inside a shape tuple: "(..., *point_shape)", "(*batch, 3)",
+# "(..., *group.point_shape)". The name is followed by "," or ")" (or "]"), so emphasis that
+# happens to follow a comma ("Featherstone, *Rigid Body Dynamics Algorithms*") is left alone.
+_STAR_NAMES = re.compile(r"([(,\[]\s*)\*([\w.]+)(?=[,)\]])")
 
 
 def _escape_star_shapes(app, what, name, obj, options, lines):
-    """Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils."""
+    """Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils.
+
+    Examples
+    --------
+    >>> lines = ["q : array_like, shape (..., *point_shape)", "Hairer, *Geometric Integration*,"]
+    >>> _escape_star_shapes(None, "function", "f", None, {}, lines)
+    >>> lines
+    ['q : array_like, shape (..., \\*point_shape)', 'Hairer, *Geometric Integration*,']
+    """
     lines[:] = [
         line
         if "``" in line or line.lstrip().startswith((">>>", "..."))

@@ -7,13 +7,20 @@ checks: for a model, RNEA/ABA/CRBA identities, the mass matrix's definiteness, t
 the properties of every named body connection (a table, explained by a legend); for a group,
 exp/log and adjoint identities. Options: ``--floating-base``, ``--lenient`` (load defective
 URDF inertials as Pinocchio does), ``--connection NAME`` (one row of the table), ``--seed``
-(the random states), ``--json`` (the same figures, machine-readable).
+(the random states), ``--json`` (the same figures, machine-readable). ``geomech --version``
+prints the installed version.
+
+An unknown name gets a "did you mean" from the built-in models, the shipped URDFs, the
+installed example-robot-data robots and the groups; without example-robot-data the message
+says how to install it (``pip install 'geomech[robots]'``).
 
 Exit status: 0 when every check passes, 1 when one fails (a singular mass matrix is a failed
-check), 2 on bad input (unknown model or file, unreadable or invalid URDF, bad options), with
-one line on stderr and never a traceback (an internal error, i.e. a bug, is one line too, with
-status 1). ``geomech`` alone prints the help. A closed output pipe (``geomech inspect | head
--3``) ends the command quietly with the checks' status; Ctrl-C exits with 130.
+check), 2 on bad input (unknown model or file, unreadable or invalid URDF, bad options) and
+when the report cannot be written (standard output closed, disk full), with one line on
+stderr that starts with the command's name (``geomech inspect: error: ...``) and never a
+traceback (an internal error, i.e. a bug, is one line too, with status 1). ``geomech`` alone
+prints the help. A closed output pipe (``geomech inspect | head -3``) ends the command quietly
+with the checks' status; Ctrl-C exits with 130.
 
 Examples
 --------
@@ -27,6 +34,8 @@ SO(3): dim 3, element shape (3, 3)
 from __future__ import annotations
 
 import argparse
+import difflib
+import errno
 import json
 import math
 import os
@@ -45,7 +54,8 @@ DEFAULT_MODEL = "humanoid"
 EXIT_OK = 0
 #: Exit status: a check failed.
 EXIT_FAILED = 1
-#: Exit status: bad input (unknown model or file, invalid URDF, bad options).
+#: Exit status: bad input (unknown model or file, invalid URDF, bad options), or the report
+#: cannot be written (standard output closed, disk full).
 EXIT_USAGE = 2
 
 #: Relative tolerance of the self-checks run by ``geomech inspect``.
@@ -59,15 +69,69 @@ MAX_NV_CONNECTIONS = 100
 TIMING_BUDGET = 0.2
 
 
+#: Where the robots of example-robot-data come from, for the hint when they are missing.
+_INSTALL_ROBOTS_HINT = "pip install 'geomech[robots]'"
+
+
 class _UsageError(Exception):
-    """Bad input: printed as one line on stderr, exit status 2."""
+    """Bad input: printed as one line on stderr, exit status 2.
+
+    ``prog`` is the command that reports it (the subcommand's parser for its own options).
+    """
+
+    def __init__(self, message: str, prog: str | None = None):
+        super().__init__(message)
+        self.prog = prog
+
+
+class _OutputError(_UsageError):
+    """The report cannot be written (closed standard output, full disk): exit status 2."""
 
 
 class _Parser(argparse.ArgumentParser):
     """An argument parser whose errors are one line (exit status 2, no usage dump)."""
 
     def error(self, message):
-        raise _UsageError(f"{message} (see '{self.prog} --help')")
+        raise _UsageError(f"{message} (see '{self.prog} --help')", self.prog)
+
+    def _print_message(self, message, file=None):
+        # argparse ignores a failed write of --help or --version; here it is an output error
+        if message:
+            try:
+                (file or sys.stderr).write(message)
+            except BrokenPipeError:
+                _silence_stdout()
+            except (OSError, ValueError) as exc:
+                raise _OutputError(_output_error(exc), self.prog) from None
+
+
+class _ClosedStdout:
+    """``sys.stdout`` when the process started without one (``geomech ... >&-``).
+
+    Python sets ``sys.stdout`` to None then and ``print`` silently drops everything; this
+    stand-in makes every write fail like a write to a closed descriptor, so the command reports
+    it instead of succeeding with no output.
+    """
+
+    def write(self, text: str) -> int:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+    def flush(self) -> None:
+        raise OSError(errno.EBADF, "standard output is closed")
+
+
+def _did_you_mean(name: str, candidates) -> str:
+    """`` (did you mean 'x'?)`` for the closest candidates, or ''."""
+    if not name or len(name) > 100:
+        return ""
+    candidates = list(dict.fromkeys(candidates))
+    folded = {c.lower(): c for c in candidates}
+    close = [folded[name.lower()]] if name.lower() in folded else []
+    close += difflib.get_close_matches(name, candidates, n=3, cutoff=0.6)
+    close = list(dict.fromkeys(c for c in close if c != name))[:3]
+    if not close:
+        return ""
+    return f" (did you mean {' or '.join(repr(c) for c in close)}?)"
 
 
 # ----------------------------------------------------------------------------------------
@@ -146,6 +210,7 @@ def _inspect_group(group, seed: int) -> dict:
 # ----------------------------------------------------------------------------------------
 def _timed(f, repeat: int = 20, budget: float = TIMING_BUDGET) -> float:
     """Best time of one call of ``f`` in seconds, over up to ``repeat`` calls within ``budget``."""
+    f()  # untimed: the first call may load or compile a kernel for these argument types
     best, start = math.inf, time.perf_counter()
     for _ in range(repeat):
         t0 = time.perf_counter()
@@ -314,24 +379,80 @@ def _inspect_model(model, seed: int, connection_names: list[str]) -> dict:
 # ----------------------------------------------------------------------------------------
 # Rendering
 # ----------------------------------------------------------------------------------------
-def _legend(rows: list[dict]) -> list[str]:
-    lines = [
-        "legend (one row per body connection, the same on every body; seed 000):",
-        "  |Hdot-C-C^T|  largest entry of Hdot - C - C^T (Hdot: central differences of CRBA);",
-        "                zero <=> Hdot - 2C skew <=> metric compatible (column skew)",
-        "  |Cv-c|        largest entry of C v - (RNEA(q, v, 0) - g(q)); zero <=> correct",
-        "                dynamics, C v = C* v (column dyn)",
-        "  torsion       largest entry of the lowered torsion Gamma_ijk - Gamma_ikj - s_ijk;",
-        "                zero <=> torsion free (column T=0)",
-        "  skew dyn T=0  yes when the residual is below 1e-6, 1e-9, 1e-9 times max(1, max|H|)",
-        "  ms columns    time per call: coriolis_matrix (Alg. 1), the dense reference, and",
-        "                for levi-civita christoffel_symbols (Alg. 2) and the differentiation form",
-        "  a property of the body connection carries over to the model (Props. V.1-V.3): there",
-        "  a 'no' FAILS; the 'no's below are expected (a special model may still show 'yes'):",
-    ]
-    for r in rows:
-        nos = [_PROPERTY_COLUMNS[k] for k, yes in r["expected"].items() if not yes]
-        lines.append(f"    {r['name']:<16} {', '.join(nos) if nos else '(none: all yes)'}")
+#: One line (or more) per abbreviation of the model report: (term, explanation lines).
+_LEGEND_MODEL = [
+    ("nq, nv", ["sizes of the configuration q and of the speeds v (and of a, tau)"]),
+    ("depth", ["the most joints on a path from the root"]),
+    ("RNEA, ABA", ["inverse dynamics tau = RNEA(q, v, a), forward dynamics a = ABA(q, v, tau)"]),
+    ("H, CRBA", ["mass matrix H(q), computed by the composite-rigid-body algorithm CRBA"]),
+    ("g(q), T", ["gravity forces, kinetic energy"]),
+    ("max error", ["largest entry of |left - right| / max(1, max|right|); ok below "
+                   f"{CHECK_TOL:.0e}"]),
+]  # fmt: skip
+
+_LEGEND_GROUP = [
+    ("Ad, ad", ["adjoint representation of the group and of its Lie algebra"]),
+    ("exp, log, expm", ["group exponential and logarithm; expm: scipy's matrix exponential"]),
+    ("xi", ["a random Lie algebra element (twist); a, b, g random group elements"]),
+    ("max error", ["largest entry of |left - right| / max(1, max|right|); ok below "
+                   f"{CHECK_TOL:.0e}"]),
+]  # fmt: skip
+
+_LEGEND_CONNECTIONS = [
+    ("|Hdot-C-C^T|", ["largest entry of Hdot - C - C^T (Hdot: central differences of CRBA);",
+                      "zero <=> Hdot - 2C skew <=> metric compatible (column skew)"]),
+    ("|Cv-c|", ["largest entry of C v - (RNEA(q, v, 0) - g(q)); zero <=> correct dynamics,",
+                "C v = C* v (column dyn)"]),
+    ("torsion", ["largest entry of the lowered torsion Gamma_ijk - Gamma_ikj - s_ijk (s:",
+                 "structure constants of the joints' frames); zero <=> torsion free (column T=0)"]),
+    ("skew dyn T=0", ["yes when the residual is below 1e-6, 1e-9, 1e-9 times max(1, max|H|)"]),
+    ("Alg1 ms", ["milliseconds per coriolis_matrix: C by the recursive Algorithm 1 of seed 000"]),
+    ("dense ms", ["milliseconds per coriolis_matrix_dense: C by the dense transformation law",
+                  "A^T C_bodies A + A^T H Adot (seed 000 eq. 17), the reference for Alg1"]),
+    ("Alg2 ms", ["levi-civita only: milliseconds per christoffel_symbols, all Gamma_ijk by",
+                 "Algorithm 2 of seed 000"]),
+    ("diff ms", ["levi-civita only: milliseconds per coriolis_matrix_differentiation, C by",
+                 "differentiating the dynamics (seed 000 sec. VI-D)"]),
+    ("-", ["not measured for this connection"]),
+    ("seed 000", ["P. M. Wensing, J. Englsberger, J.-J. E. Slotine, Coriolis Factorizations",
+                  "and their Connections to Riemannian Geometry, arXiv:2312.14425 (2023)"]),
+    ("Props. V.1-V.3", ["Propositions V.1-V.3 of seed 000: a model whose bodies all use a",
+                        "metric compatible (correct, torsion free) body connection has a metric",
+                        "compatible (correct, torsion free) Coriolis matrix"]),
+]  # fmt: skip
+
+
+def _legend_lines(entries) -> list[str]:
+    width = max(len(term) for term, _ in entries)
+    lines = []
+    for term, text in entries:
+        lines.append(f"  {term:<{width}}  {text[0]}")
+        lines += [f"  {'':<{width}}  {more}" for more in text[1:]]
+    return lines
+
+
+def _legend(result: dict) -> list[str]:
+    """The legend of a text report: one entry per abbreviation it uses."""
+    if result["kind"] == "group":
+        return ["legend:", *_legend_lines(_LEGEND_GROUP)]
+    if not result["checks"]:
+        return []
+    conn = result.get("connections") or {}
+    rows = conn.get("rows") or []
+    entries = list(_LEGEND_MODEL)
+    if rows:
+        entries += _LEGEND_CONNECTIONS
+    lines = ["legend:", *_legend_lines(entries)]
+    if rows:
+        lines += [
+            "  each row uses one body connection on every body; a property the body connection",
+            "  has carries over to the model (Props. V.1-V.3), so there a 'no' FAILS; the 'no's",
+            "  below are expected (the body connection lacks the property; a special model may",
+            "  still show 'yes'):",
+        ]
+        for r in rows:
+            nos = [_PROPERTY_COLUMNS[k] for k, yes in r["expected"].items() if not yes]
+            lines.append(f"    {r['name']:<16} {', '.join(nos) if nos else '(none: all yes)'}")
     return lines
 
 
@@ -373,8 +494,8 @@ def _render_text(name: str, result: dict, out) -> None:
             for r in conn["rows"]:
                 if not r["passed"]:
                     p(f"    {r['name']}: expected yes in {', '.join(r['missing'])}, got no  FAILED")
-            for line in _legend(conn["rows"]):
-                p("  " + line)
+    for line in _legend(result):
+        p("  " + line)
     p(f"checks {'passed' if result['passed'] else 'FAILED'} in {result['elapsed_s']:.2f} s")
 
 
@@ -395,16 +516,51 @@ def _jsonable(x):
 # ----------------------------------------------------------------------------------------
 # The command
 # ----------------------------------------------------------------------------------------
-def _no_such(name: str) -> str:
+def _model_names() -> tuple[list[str], list[str]]:
+    """(built-in model and shipped URDF names, installed example-robot-data robot names)."""
     from geomech.multibody import robots
 
+    return robots.names(), robots.example_robot_data_names()
+
+
+def _no_such(name: str) -> str:
+    """The one line for a name that is no file, model or group: suggestions and every name."""
+    builtin, erd = _model_names()
     shown = repr(name)
     shown = shown if len(shown) <= 80 else shown[:76] + "...'"
+    stem = os.path.basename(name)
+    stem = stem[: -len(".urdf")] if stem.endswith(".urdf") else stem
+    from geomech.multibody import robots
+
+    shipped = [f"{n}.urdf" for n in builtin if _is_shipped(robots, n)]
+    erd_all = erd + [n for n in robots.example_robot_data_names(qualified=True) if n not in erd]
+    hint = _did_you_mean(name, [*builtin, *shipped, *erd_all, *_groups()])
+    if not hint and stem != name:
+        hint = _did_you_mean(stem, [*builtin, *erd_all])
+    if erd:
+        erd_part = f", an example-robot-data robot ({len(erd)} installed: {', '.join(erd)})"
+        tail = ""
+    else:
+        erd_part = ""
+        tail = (
+            f"; the robots of example-robot-data (panda, solo12, talos_reduced, ...) are found "
+            f"by name once it is installed: {_INSTALL_ROBOTS_HINT}"
+        )
     return (
-        f"no such file or model {shown}: expected a URDF path, a model name "
-        f"({', '.join(robots.names())}; shipped URDFs also with .urdf) or a group "
-        f"({', '.join(_groups())})"
+        f"no such file or model {shown}{hint}: expected a URDF path, a built-in model "
+        f"({', '.join(builtin)}; shipped URDFs also with .urdf){erd_part} or a group "
+        f"({', '.join(_groups())}){tail}"
     )
+
+
+def _is_shipped(robots, name: str) -> bool:
+    from geomech.errors import ModelError
+
+    try:
+        robots.urdf_path(name)
+    except ModelError:  # a generated model: no file
+        return False
+    return True
 
 
 def _exists(name: str) -> bool:
@@ -438,6 +594,13 @@ def _load_model(args):
     return model
 
 
+def _unknown_connection(name: str, names: list[str]) -> str:
+    return (
+        f"unknown body connection {name!r}{_did_you_mean(name, names)}: expected one of "
+        f"{', '.join(names)}"
+    )
+
+
 def _cmd_inspect(args, out) -> int:
     from geomech.multibody.connections.body import body_connection_names
 
@@ -453,13 +616,9 @@ def _cmd_inspect(args, out) -> int:
         try:  # the one registry of connection names: aliases (e.g. "-") are accepted
             args.connection = canonical_connection_name(args.connection)
         except ConnectionSpecError:
-            raise _UsageError(
-                f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
-            ) from None
+            raise _UsageError(_unknown_connection(args.connection, names)) from None
         if args.connection not in names:
-            raise _UsageError(
-                f"unknown body connection {args.connection!r}: expected one of {', '.join(names)}"
-            )
+            raise _UsageError(_unknown_connection(args.connection, names))
     groups = _groups()
     if name in groups:
         used = [opt for opt, on in (("--floating-base", args.floating_base),
@@ -482,7 +641,24 @@ def _cmd_inspect(args, out) -> int:
         out.flush()
     except BrokenPipeError:
         _silence_stdout()
+    except (OSError, ValueError) as exc:  # a closed stream raises ValueError on write
+        raise _OutputError(_output_error(exc)) from None
     return EXIT_OK if result["passed"] else EXIT_FAILED
+
+
+def _output_error(exc: BaseException) -> str:
+    reason = getattr(exc, "strerror", None) or _one_line(exc)
+    return f"cannot write to standard output: {reason}"
+
+
+def _check_stdout() -> None:
+    """Fail before the work when the report cannot be written at all (closed stdout)."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader is already gone: handled where the report is written
+        pass
+    except (OSError, ValueError, AttributeError) as exc:
+        raise _OutputError(_output_error(exc)) from None
 
 
 def _silence_stdout() -> None:
@@ -492,6 +668,21 @@ def _silence_stdout() -> None:
         os.dup2(devnull, sys.stdout.fileno())
     except (OSError, ValueError, AttributeError):  # pragma: no cover - stdout without a fd
         pass
+
+
+_EPILOG = "exit status: 0 checks passed, 1 a check failed, 2 bad input or output error"
+
+
+def _version() -> str:
+    """The installed distribution's version (the one place it is written)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("geomech")
+    except metadata.PackageNotFoundError:  # running from a source tree that is not installed
+        import geomech
+
+        return getattr(geomech, "__version__", "unknown")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -507,18 +698,21 @@ def build_parser() -> argparse.ArgumentParser:
     >>> args = build_parser().parse_args(["inspect", "ur5", "--seed", "3"])
     >>> args.model, args.seed, args.json
     ('ur5', 3, False)
+    >>> print(build_parser().format_usage().strip())
+    usage: geomech [-h] [--version] COMMAND ...
     """
     parser = _Parser(
         prog="geomech",
         description="Geometric mechanics: inspect multibody models and Lie groups.",
-        epilog="exit status: 0 all checks passed, 1 a check failed, 2 bad input",
+        epilog=_EPILOG,
     )
+    parser.add_argument("--version", action="version", version=f"geomech {_version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     p = sub.add_parser(
         "inspect",
         help="report on a model or group and run its self-checks",
         description="Report on a multibody model or a Lie group and run its self-checks.",
-        epilog="exit status: 0 all checks passed, 1 a check failed, 2 bad input",
+        epilog=_EPILOG,
     )
     p.add_argument(
         "model",
@@ -556,20 +750,45 @@ def main(argv: list[str] | None = None) -> int:
     >>> main(["inspect", "no-such-model"])
     2
     """
+    closed = sys.stdout is None
+    if closed:
+        sys.stdout = _ClosedStdout()
+    try:
+        return _main(argv)
+    finally:
+        if closed:
+            sys.stdout = None
+
+
+def _main(argv) -> int:
     parser = build_parser()
     prog = "geomech"
     try:
         try:
-            args = parser.parse_args(argv)
-        except SystemExit as exc:  # --help / -h: argparse printed it
-            return int(exc.code or 0)
-        if args.command is None:
-            parser.print_help(sys.stdout)
-            return EXIT_OK
-        prog = f"geomech {args.command}"
-        return _cmd_inspect(args, sys.stdout)
+            try:
+                args, extra = parser.parse_known_args(argv)
+            except SystemExit as exc:  # --help / -h / --version: argparse printed it
+                status = int(exc.code or 0)
+            else:
+                if extra:  # reported by the command they were given to, not by "geomech"
+                    sub = f"geomech {args.command}" if args.command else "geomech"
+                    raise _UsageError(
+                        f"unrecognized arguments: {' '.join(extra)} (see '{sub} --help')", sub
+                    )
+                if args.command is None:
+                    parser.print_help(sys.stdout)  # an unwritable stdout: _OutputError
+                    status = EXIT_OK
+                else:
+                    prog = f"geomech {args.command}"
+                    _check_stdout()
+                    status = _cmd_inspect(args, sys.stdout)
+            _flush_stdout()
+            return status
+        except _OutputError:
+            _silence_stdout()  # nothing more to write there, nor at exit
+            raise
     except _UsageError as exc:
-        print(f"{prog}: error: {exc}", file=sys.stderr)
+        print(f"{exc.prog or prog}: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except BrokenPipeError:
         _silence_stdout()
@@ -581,3 +800,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{prog}: internal error: {type(exc).__name__}: {_one_line(exc)} (please report it)",
               file=sys.stderr)  # fmt: skip
         return EXIT_FAILED
+
+
+def _flush_stdout() -> None:
+    """Flush what is left (help, version): a full disk or a closed stdout is an output error."""
+    try:
+        sys.stdout.flush()
+    except BrokenPipeError:
+        _silence_stdout()
+    except (OSError, ValueError) as exc:
+        raise _OutputError(_output_error(exc)) from None

@@ -8,7 +8,9 @@ the body frames as red-green-blue triads (:math:`x, y, z` axes); welded links (t
 :func:`animate` turns the configurations of a :func:`~geomech.simulate` result into a
 :class:`matplotlib.animation.FuncAnimation`, and :func:`animation_html` into a
 self-contained HTML player (``FuncAnimation.to_jshtml``). Axes are in metres, labelled, and
-equally scaled so that the robot is not distorted.
+equally scaled so that the robot is not distorted. :func:`show_or_save` ends a script's
+plotting: windows where there is a display, PNG files (and a line saying where) where there
+is none.
 
 References
 ----------
@@ -16,6 +18,10 @@ Featherstone 2008, §4.1 (the tree and its frames); seed 001 §1.2.
 """
 
 from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
 
 import numpy as np
 
@@ -25,7 +31,21 @@ from geomech.multibody.algorithms.kinematics import forward_kinematics
 from geomech.multibody.model.system import MultibodySystem
 from geomech.multibody.model.tree import MultibodyModel
 
-__all__ = ["draw_frame", "draw_robot", "animate", "animation_html"]
+__all__ = ["draw_frame", "draw_robot", "animate", "animation_html", "show_or_save", "FIGURES_ENV",
+           "MAX_BODIES_WITH_FRAMES"]  # fmt: skip
+
+#: Environment variable naming the folder where :func:`show_or_save` saves the figures of a
+#: script run without a display (default: the script's own folder).
+FIGURES_ENV = "GEOMECH_FIGURES"
+
+#: matplotlib backends that cannot open a window (``plt.show()`` does nothing with them).
+_NON_INTERACTIVE = frozenset({"agg", "cairo", "pdf", "pgf", "ps", "svg", "template"})
+
+#: Figures saved so far per (folder, script name), so that later calls number on.
+_SAVED: dict[tuple[str, str], int] = {}
+
+#: Largest number of bodies for which :func:`draw_robot` draws the body frames by default.
+MAX_BODIES_WITH_FRAMES = 12
 
 #: Colours of the x, y and z axes of a frame triad.
 AXIS_COLORS = ("tab:red", "tab:green", "tab:blue")
@@ -91,6 +111,10 @@ def _limits(ax, points: np.ndarray, pad: float = 0.08) -> float:
     ax.set_ylim(centre[1] - half, centre[1] + half)
     ax.set_zlim(centre[2] - half, centre[2] + half)
     ax.set_box_aspect((1.0, 1.0, 1.0))
+    from matplotlib.ticker import MaxNLocator
+
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # more ticks than this and their labels collide
+        axis.set_major_locator(MaxNLocator(4))
     ax.set_xlabel("x (m)")
     ax.set_ylabel("y (m)")
     ax.set_zlabel("z (m)")
@@ -151,7 +175,7 @@ def draw_robot(
     q,
     ax=None,
     *,
-    frames: bool = True,
+    frames: bool | None = None,
     frame_scale: float | None = None,
     color: str = "0.25",
     title: str | None = None,
@@ -164,8 +188,9 @@ def draw_robot(
     q : array_like, shape (nq,)
     ax : mpl_toolkits.mplot3d.axes3d.Axes3D, optional
         Axes to draw in; a new 5×5-inch figure by default.
-    frames : bool
-        Draw the body frames (x red, y green, z blue).
+    frames : bool, optional
+        Draw the body frames (x red, y green, z blue); by default only on models of at most
+        :data:`MAX_BODIES_WITH_FRAMES` bodies (on a humanoid the triads hide the figure).
     frame_scale : float, optional
         Length of the frame axes (m); default 8 % of the figure's extent.
     color : str
@@ -214,6 +239,8 @@ def draw_robot(
         ax.plot(*J.T, "o", color=color, ms=4, ls="none")
     for line in sk.link_lines:
         ax.plot(*line.T, color=color, lw=0.8, alpha=0.6)
+    if frames is None:
+        frames = model.n_bodies <= MAX_BODIES_WITH_FRAMES
     if frames:
         draw_frame(ax, np.eye(4), scale, lw=1.0, alpha=0.5)  # the world frame
         for T in sk.T:
@@ -380,3 +407,76 @@ def animation_html(model, result, **kwargs) -> str:
         return anim.to_jshtml(default_mode="loop")
     finally:
         plt.close(anim._fig)
+
+
+def _script() -> tuple[str, Path]:
+    """(name, folder) of the running script; ("figure", cwd) in a session or under ``-m``."""
+    path = getattr(sys.modules.get("__main__"), "__file__", None)
+    if path and Path(path).stem != "__main__":
+        return Path(path).stem, Path(path).resolve().parent
+    return "figure", Path.cwd()
+
+
+def show_or_save(directory=None, *, dpi: float = 100) -> list[Path]:
+    """Show the open figures in windows, or save them as PNG files where no window can open.
+
+    ``plt.show()`` for scripts that also run headless, as the tutorials do. With an
+    interactive matplotlib backend (a desktop session, a notebook) it is ``plt.show()``. With
+    a non-interactive one (``Agg``: a server, a container, CI, ``MPLBACKEND=Agg``), where
+    ``plt.show()`` does nothing, every open figure is saved as ``<script>_<n>.png`` — in
+    ``directory``, else in the folder named by the environment variable ``GEOMECH_FIGURES``
+    (:data:`FIGURES_ENV`), else next to the running script — one line says where, and the
+    figures are closed. Inside a Sphinx-Gallery build it does nothing: the gallery collects
+    the figures itself.
+
+    Parameters
+    ----------
+    directory : str or os.PathLike, optional
+        Folder for the PNG files (created if missing).
+    dpi : float
+        Resolution of the saved files, in dots per inch.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files written; empty when the figures were shown or left to the gallery.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> import matplotlib.pyplot as plt
+    >>> from geomech.plot import show_or_save
+    >>> plt.switch_backend("Agg")  # no display: save
+    >>> fig, ax = plt.subplots()
+    >>> _ = ax.plot([0.0, 1.0], [0.0, 1.0])
+    >>> with tempfile.TemporaryDirectory() as folder:  # doctest: +ELLIPSIS
+    ...     paths = show_or_save(folder)
+    ...     [p.name for p in paths], paths[0].stat().st_size > 0, plt.get_fignums()
+    1 figure saved in ...: figure_1.png
+    (['figure_1.png'], True, [])
+    """
+    import matplotlib.pyplot as plt
+
+    if "sphinx_gallery.gen_rst" in sys.modules:  # the gallery scrapes the figures
+        return []
+    if plt.get_backend().lower() not in _NON_INTERACTIVE:
+        plt.show()
+        return []
+    numbers = plt.get_fignums()
+    if not numbers:
+        return []
+    name, here = _script()
+    folder = Path(directory or os.environ.get(FIGURES_ENV) or here).expanduser()
+    folder.mkdir(parents=True, exist_ok=True)
+    key = (str(folder.resolve()), name)
+    paths = []
+    for number in numbers:
+        _SAVED[key] = _SAVED.get(key, 0) + 1
+        path = folder / f"{name}_{_SAVED[key]}.png"
+        plt.figure(number).savefig(path, dpi=dpi)
+        paths.append(path)
+    plt.close("all")
+    n = len(paths)
+    print(f"{n} figure{'s' if n > 1 else ''} saved in {folder}: "
+          f"{', '.join(p.name for p in paths)}")  # fmt: skip
+    return paths

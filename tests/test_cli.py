@@ -5,8 +5,11 @@ traceback). In-process cases call :func:`geomech.cli.main`; the cases about the 
 itself (``python -m geomech``, a closed pipe, no traceback on stderr) run a subprocess.
 """
 
+import importlib.metadata
 import json
 import os
+import random
+import re
 import subprocess
 import sys
 
@@ -204,12 +207,20 @@ def test_bad_files_are_one_line_usage_errors(content, message, tmp_path, capsys)
     assert line.startswith(f"geomech inspect: error: cannot load {path!r}: ") and message in line
 
 
+def _listed(line: str, what: str) -> list[str]:
+    """The names listed after ``what (`` in an error line."""
+    match = re.search(re.escape(what) + r" \(((?:\d+ installed: )?)([^;)]*)", line)
+    assert match, (what, line)
+    return match.group(2).split(", ")
+
+
 def test_missing_file_says_no_such_file_and_lists_models_once(capsys):
     line = usage_error(capsys, "inspect", "nothing/here.urdf")
-    assert "no such file or model 'nothing/here.urdf'" in line
-    assert line.count("double_pendulum") == 1 and "SO3" in line
+    assert "no such file or model 'nothing/here.urdf':" in line  # nothing close: no suggestion
+    assert _listed(line, "a built-in model") == robots.names()
+    assert _listed(line, "or a group") == ["SO3", "SE3", "SE2", "Schoenflies", "R3"]
     line = usage_error(capsys, "inspect", "r2d2")
-    assert "no such file or model 'r2d2'" in line and line.count("humanoid") == 1
+    assert "no such file or model 'r2d2'" in line and line.count("a built-in model") == 1
 
 
 @pytest.mark.parametrize(
@@ -227,6 +238,8 @@ def test_missing_file_says_no_such_file_and_lists_models_once(capsys):
         (["inspect", "scara", "--floating-base"], "'scara' has no `floating_base` option"),
         (["inspect", "--seed", "-1"], "--seed must be a nonnegative integer, got -1"),
         (["inspect", "--seed", "x"], "argument --seed: invalid int value: 'x'"),
+        (["inspect", "--seed", "1.5"], "argument --seed: invalid int value: '1.5'"),
+        (["inspect", "--connection"], "argument --connection: expected one argument"),
         (["inspect", "--bogus"], "unrecognized arguments: --bogus"),
         (["bogus"], "invalid choice: 'bogus'"),
     ],
@@ -234,7 +247,11 @@ def test_missing_file_says_no_such_file_and_lists_models_once(capsys):
 def test_usage_errors(args, message, capsys):
     if args[1:2] == ["/dev/zero"] and not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
-    assert message in usage_error(capsys, *args)
+    line = usage_error(capsys, *args)
+    assert message in line
+    # one program name: the command that was run, whichever parser or check found the error
+    prog = "geomech inspect" if args[0] == "inspect" else "geomech"
+    assert line.startswith(f"{prog}: error: "), line
 
 
 def test_directory_and_fifo_are_usage_errors(tmp_path, capsys):
@@ -301,3 +318,176 @@ def test_an_internal_error_is_one_line(monkeypatch, capsys):
     out, err = capsys.readouterr()
     assert err == ("geomech inspect: internal error: RuntimeError: a bug over two lines "
                    "(please report it)\n")  # fmt: skip
+
+
+# ---- issue 29: the first five minutes -------------------------------------------------------
+def test_version_is_the_installed_distributions():
+    code, out, err = run("--version")
+    assert (code, err) == (EXIT_OK, "")
+    assert out == f"geomech {importlib.metadata.version('geomech')}\n"
+
+
+def _typos(name: str, rng: random.Random) -> list[str]:
+    """Three one-keystroke slips of ``name``: a letter dropped, doubled, two letters swapped."""
+    i = rng.randrange(len(name) - 1)
+    return [
+        name[:i] + name[i + 1 :],
+        name[:i] + name[i] + name[i:],
+        name[:i] + name[i + 1] + name[i] + name[i + 2 :],
+    ]
+
+
+def _suggestions(line: str) -> list[str]:
+    match = re.search(r"\(did you mean (.*?)\?\)", line)
+    return re.findall(r"'([^']*)'", match.group(1)) if match else []
+
+
+def _every_robot_name() -> list[str]:
+    return robots.names() + robots.example_robot_data_names()
+
+
+@pytest.mark.parametrize("name", _every_robot_name())
+def test_did_you_mean_every_robot_name(name, capsys):
+    """A slip of any built-in or installed robot name suggests that name (seeded slips)."""
+    if len(name) < 5:
+        pytest.skip("too short for a one-keystroke slip to be unambiguous")
+    for typo in _typos(name, random.Random(name)):
+        if typo == name or typo in _every_robot_name():
+            continue
+        line = usage_error(capsys, "inspect", typo)
+        assert f"no such file or model {typo!r} (did you mean" in line, line
+        assert name in _suggestions(line), (typo, line)
+
+
+@pytest.mark.parametrize(
+    ("typo", "meant"),
+    [("UR5", "ur5"), ("se3", "SE3"), ("humanoidd", "humanoid"), ("ur5.urdff", "ur5.urdf"),
+     ("schoenflies", "Schoenflies"), ("stretch3", "stretch")],
+)  # fmt: skip
+def test_did_you_mean_case_and_suffix(typo, meant, capsys):
+    assert meant in _suggestions(usage_error(capsys, "inspect", typo))
+
+
+def test_did_you_mean_panda_in_a_process():
+    if "panda" not in robots.example_robot_data_names():
+        pytest.skip("example-robot-data is not installed")
+    code, out, err = run("inspect", "pandaa")
+    assert code == EXIT_USAGE and out == "" and len(err.splitlines()) == 1
+    assert err.startswith("geomech inspect: error: no such file or model 'pandaa' (did you mean "
+                          "'panda'")  # fmt: skip
+
+
+def test_did_you_mean_a_connection(capsys):
+    line = usage_error(capsys, "inspect", "--connection", "levi-civitta")
+    assert _suggestions(line) == ["levi-civita"]
+
+
+def test_installed_example_robot_data_robots_are_listed(capsys):
+    installed = robots.example_robot_data_names()
+    if not installed:
+        pytest.skip("example-robot-data is not installed")
+    line = usage_error(capsys, "inspect", "no-such-robot")
+    assert f"an example-robot-data robot ({len(installed)} installed: " in line
+    assert _listed(line, "an example-robot-data robot") == installed
+    assert "pip install" not in line
+
+
+def test_without_example_robot_data_the_install_hint(monkeypatch, capsys):
+    monkeypatch.setattr(robots, "example_robot_data_names", lambda qualified=False: [])
+    line = usage_error(capsys, "inspect", "pandaa")
+    assert line.endswith("pip install 'geomech[robots]'")
+    assert "example-robot-data robot (" not in line
+    assert _suggestions(line) == []  # nothing built in is close to it
+
+
+def _shell(command: str) -> tuple[int, str, str]:
+    """Run ``python -m geomech`` with a shell redirection: (status, stdout, stderr)."""
+    proc = subprocess.run(["sh", "-c", f"'{sys.executable}' -m geomech {command}"],
+                          capture_output=True, text=True, env=ENV, timeout=120, check=False)  # fmt: skip
+    return proc.returncode, proc.stdout, proc.stderr
+
+
+def _one_output_error(code: int, err: str, prog: str, reason: str) -> None:
+    assert code == EXIT_USAGE, err
+    assert err.splitlines() == [f"{prog}: error: cannot write to standard output: {reason}"]
+
+
+@pytest.mark.parametrize(
+    ("args", "prog"),
+    [("inspect SO3", "geomech inspect"), ("inspect SO3 --json", "geomech inspect"),
+     ("inspect double_pendulum", "geomech inspect"), ("--version", "geomech"),
+     ("", "geomech"), ("inspect --help", "geomech inspect")],
+)  # fmt: skip
+def test_closed_stdout_is_one_line_and_status_2(args, prog):
+    """``geomech ... >&-``: no stdout at all. Not an internal error, no traceback."""
+    code, _, err = _shell(f"{args} >&-")
+    _one_output_error(code, err, prog, "standard output is closed")
+
+
+@pytest.mark.parametrize(
+    ("args", "prog"),
+    [("inspect SO3", "geomech inspect"), ("inspect SO3 --json", "geomech inspect"),
+     ("inspect double_pendulum", "geomech inspect"), ("--version", "geomech"),
+     ("", "geomech"), ("inspect --help", "geomech inspect")],
+)  # fmt: skip
+def test_full_disk_is_one_line_and_status_2(args, prog):
+    """``geomech ... > /dev/full``: every write fails with ENOSPC."""
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full")
+    code, _, err = _shell(f"{args} > /dev/full")
+    _one_output_error(code, err, prog, os.strerror(28))
+
+
+def test_closed_stdout_fails_before_the_work(tmp_path):
+    """Nothing can be reported, so nothing is loaded or checked: the lenient load of a
+    defective file would warn on stderr, and a singular mass matrix would fail the checks."""
+    path = tmp_path / "ghost.urdf"
+    path.write_text(massless_leaf())
+    code, _, err = _shell(f"inspect '{path}' --lenient >&-")
+    _one_output_error(code, err, "geomech inspect", "standard output is closed")
+
+
+def _legend_terms(out: str) -> list[str]:
+    """The terms the legend explains (first column of its two-column lines)."""
+    legend = out.split("\n  legend:\n", 1)[1]
+    terms = []
+    for line in legend.splitlines():
+        match = re.match(r"    (\S.*?)  +\S", line)
+        if match and not line.startswith("      "):
+            terms.append(match.group(1))
+    return terms
+
+
+def test_every_abbreviation_of_the_model_report_has_a_legend_line(capsys):
+    assert main(["inspect", "double_pendulum"]) == EXIT_OK
+    out = capsys.readouterr().out
+    terms = _legend_terms(out)
+    explained = {part for term in terms for part in term.split(", ")} | set(terms)
+    # the connection table's columns, read off its header (whatever the report prints)
+    header = next(line for line in out.splitlines() if line.split()[:1] == ["connection"])
+    columns = re.findall(r"\S+(?: ms)?", header.strip())[1:]
+    assert "Alg1 ms" in columns and "|Cv-c|" in columns
+    for column in columns:
+        assert column in explained or any(column in t.split() for t in terms), column
+    # the abbreviations of the checks and of the summary line
+    for word in ("nq", "nv", "depth", "RNEA", "ABA", "CRBA", "H", "g(q)", "T", "max error"):
+        assert word in explained, word
+    # what the report cites, in its own words
+    for cited in ("seed 000", "Props. V.1-V.3"):
+        assert cited in out.split("legend:")[0] or cited in out
+        assert cited in terms, cited
+    seed_line = out.split("\n    seed 000", 1)[1].split("\n    Props.")[0]
+    assert "Wensing" in seed_line and "arXiv:2312.14425" in seed_line
+
+
+def test_the_group_report_has_a_legend(capsys):
+    assert main(["inspect", "SE2"]) == EXIT_OK
+    terms = _legend_terms(capsys.readouterr().out)
+    assert {"Ad, ad", "exp, log, expm", "xi", "max error"} <= set(terms)
+
+
+def test_a_model_without_checks_has_no_legend(tmp_path, capsys):
+    path = tmp_path / "statue.urdf"
+    path.write_text(zero_dof())
+    assert main(["inspect", str(path)]) == EXIT_OK
+    assert "legend" not in capsys.readouterr().out

@@ -30,6 +30,7 @@ import numpy as np
 from geomech.errors import SingularityError
 from geomech.lie import SE3, SO3, Schoenflies
 from geomech.lie.quaternion import matrix_to_quat
+from geomech.plot import show_or_save
 
 R = SO3.exp([0.0, 0.0, np.pi / 2])
 print(np.round(R, 6) + 0.0)
@@ -157,3 +158,4 @@ g = SE3.exp(xis)  # (100, 100, 4, 4)
 print("batch shape:", g.shape)
 print("max |log(exp(xi)) - xi| =", np.max(np.abs(SE3.log(g) - xis)))
 print("Ad batch shape:", SE3.Ad(g).shape, " J_r batch shape:", SE3.right_jacobian(xis).shape)
+show_or_save()

@@ -41,6 +41,7 @@ This tutorial, with :mod:`geomech.geometry`,
 # - the sum of the last two (lower right: neither).
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import MaxNLocator
 
 from geomech.geometry import (
     CartanSchoutenConnection,
@@ -48,6 +49,7 @@ from geomech.geometry import (
     LeviCivitaConnection,
 )
 from geomech.geometry.examples import point_mass, rigid_body_so3
+from geomech.plot import show_or_save
 
 eps = Contorsion.totally_antisymmetric([1.0])()  # the Levi-Civita symbol eps_ijk
 space = point_mass(mass=1.0, dim=3)
@@ -109,6 +111,9 @@ for panel, (title, conn) in enumerate(connections.items()):
         f"{title}\n" + r"$\max|W^\top W - 1|$" + f" = {np.abs(gram - np.eye(3)).max():.2g}",
         fontsize=9,
     )
+    for axis in (ax.xaxis, ax.yaxis, ax.zaxis):  # four ticks each: the labels do not collide
+        axis.set_major_locator(MaxNLocator(4))
+    ax.tick_params(labelsize=8)
     ax.set_xlabel(r"$x$ (m)")
     ax.set_ylabel(r"$y$ (m)")
     ax.set_zlabel(r"$z$ (m)")
@@ -181,4 +186,4 @@ axes[1].set_xlabel(r"$t$ (s)")
 axes[1].set_ylabel(r"$T(t) - T(0)$ (J)")
 axes[1].legend(fontsize=7)
 fig.tight_layout()
-plt.show()
+show_or_save()

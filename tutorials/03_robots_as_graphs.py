@@ -42,6 +42,7 @@ from geomech.multibody import (
     rnea,
     robots,
 )
+from geomech.plot import show_or_save
 from geomech.spatial import spatial_inertia
 
 
@@ -148,7 +149,7 @@ def draw(model, ax, edge_labels=True, font_size=8):
 fig, ax = plt.subplots(figsize=(7, 4))
 draw(model, ax)
 ax.set_title("hand-built robot: bodies numbered in regular order")
-plt.show()
+show_or_save()
 
 # %%
 # Loading a URDF
@@ -164,13 +165,15 @@ print("first joints:", jvrc.joint_names[:8])
 fig, ax = plt.subplots(figsize=(9, 5))
 draw(jvrc, ax, edge_labels=False, font_size=6)
 ax.set_title("JVRC-1 humanoid (URDF): floating base, 45 bodies")
-plt.show()
+show_or_save()
 
 # %%
 # The same two robots in space, with :func:`geomech.plot.draw_robot`: each body is drawn from
-# its parent's frame origin through its joint frame to its own frame origin, and the body
-# frames are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue). The humanoid
-# stands in its neutral configuration; the hand-built robot has its left shoulder raised.
+# its parent's frame origin through its joint frame to its own frame origin. The body frames
+# are drawn as triads (:math:`x` red, :math:`y` green, :math:`z` blue) on the hand-built robot;
+# on the 45 bodies of the humanoid they would hide it, so ``draw_robot`` leaves them out on
+# models of more than 12 bodies unless ``frames=True``. The humanoid stands in its neutral
+# configuration; the hand-built robot has its left shoulder raised.
 from geomech.plot import draw_robot
 
 fig = plt.figure(figsize=(10, 5))
@@ -181,11 +184,10 @@ draw_robot(
     jvrc,
     jvrc.neutral(),
     ax=fig.add_subplot(1, 2, 2, projection="3d"),
-    frame_scale=0.06,
     title="JVRC-1, neutral configuration",
 )
 fig.tight_layout()
-plt.show()
+show_or_save()
 
 # %%
 # Mass matrix, inverse and forward dynamics
@@ -223,7 +225,7 @@ for axis in axes:
     axis.set_xlabel("column j (joint speed index)")
     axis.set_ylabel("row i (joint speed index)")
 plt.tight_layout()
-plt.show()
+show_or_save()
 
 # %%
 # A short simulation
@@ -255,4 +257,4 @@ ax.set_ylabel(r"joint position $q$ (rad; m for the mast)")
 ax.legend(fontsize=8)
 ax.set_title("free motion of the hand-built robot")
 plt.tight_layout()
-plt.show()
+show_or_save()

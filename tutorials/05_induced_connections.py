@@ -41,6 +41,7 @@ from geomech.geometry.examples_induced import (
     particle_on_sphere,
     particle_on_torus,
 )
+from geomech.plot import show_or_save
 
 m, r = 1.0, 1.0  # kg, m
 sphere = particle_on_sphere(radius=r, mass=m)
@@ -277,4 +278,4 @@ print(
     " induced from the twisted tree:",
     bool(twisted_mobile.connection.is_torsion_free(q)),
 )
-plt.show()
+show_or_save()

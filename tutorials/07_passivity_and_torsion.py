@@ -18,6 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from geomech.control import torsion_experiment
+from geomech.plot import show_or_save
 
 res = torsion_experiment(beta=-5.0, t_final=20.0)
 a, b = res.torsion_free, res.torsion
@@ -200,3 +201,4 @@ axes[0].set(xlabel=r"$t$ (s)", ylabel=r"$V = \frac{1}{2} s^\top H s$ (J)")
 axes[1].set(xlabel=r"$t$ (s)", ylabel=r"crank speed $\dot y_3$ (rad/s)")
 axes[0].legend()
 fig.tight_layout()
+show_or_save()

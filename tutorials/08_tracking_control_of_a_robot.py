@@ -31,7 +31,7 @@ from scipy.integrate import cumulative_simpson
 
 from geomech import crba, robots, simulate
 from geomech.control import SlotineLi
-from geomech.plot import animate
+from geomech.plot import animate, show_or_save
 from geomech.spatial import dynamic_parameters
 
 model = robots.load("ur5")
@@ -177,3 +177,4 @@ for c, r in adaptive.items():
         f"{c:15s} adaptive: mean error over the last 2 s "
         f"{r.signals['error'][r.t > 3].mean():.4f} rad"
     )
+show_or_save()

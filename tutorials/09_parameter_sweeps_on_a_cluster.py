@@ -31,6 +31,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 from geomech.control import torsion_experiment
+from geomech.plot import show_or_save
 
 T_FINAL, RATE = 8.0, 25.0
 
@@ -151,4 +152,4 @@ for ax, (title, values, unit), cmap in zip(axes, panels, ("viridis", "magma"), s
     fig.colorbar(image, ax=ax, label=unit)
 axes[0].set_ylabel(r"mass estimate $\hat m$ (kg)")
 fig.tight_layout()
-plt.show()
+show_or_save()

@@ -27,9 +27,8 @@ c_t` is affine in the unknowns :math:`Q`, so
     + \\sum_a \\tau_{t,a}\\,\\nabla_z^2\\tau_{t,a}\\Big)E_t
 
 where :math:`\\mathbf J_t = [\\partial\\tau/\\partial q,\\ \\partial\\tau/\\partial\\dot q,\\ M]`
-comes from :func:`~geomech.multibody.algorithms.derivatives.rnea_derivatives` and the second term,
-which Gauss–Newton drops, from
-:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`:
+comes from :func:`~geomech.multibody.algorithms.derivatives.rnea_derivatives` and the second term, which
+Gauss–Newton drops, from :func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`:
 
 .. math::
 
@@ -49,14 +48,12 @@ against finite differences of :math:`J` on the way.
 # -----------------
 # All the knots are evaluated in one batched call: the derivative functions accept leading
 # batch dimensions like every geomech function.
-import matplotlib
+import matplotlib.pyplot as plt
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-
-from geomech import crba, rnea, robots  # noqa: E402
-from geomech.multibody.algorithms.derivatives import rnea_derivatives, rnea_second_derivatives  # noqa: E402
+from geomech import crba, rnea, robots
+from geomech.multibody.algorithms.derivatives import rnea_derivatives, rnea_second_derivatives
+from geomech.plot import show_or_save
 
 model = robots.double_pendulum()
 n = model.nv
@@ -222,7 +219,7 @@ ax2.set_ylabel("joint angle [rad], torque / 10 [N m]")
 ax2.set_title("Optimal swing-up")
 ax2.legend()
 fig.tight_layout()
-plt.show()
+show_or_save()
 
 # %%
 # Far from the optimum the exact Hessian is indefinite, the Levenberg–Marquardt shift grows and
@@ -233,8 +230,8 @@ plt.show()
 # the costate, :math:`\lambda^\top\partial^2\tau`, which is what
 # :meth:`~geomech.multibody.algorithms.derivatives.BlockSparseTensor.contract` computes.
 #
-# With revolute joints the coordinates are a chart in which the second derivatives commute, so
-# :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer
-# joints the partials are iterated Lie derivatives along ``model.integrate`` and not symmetric
-# (their difference is the bracket of the fields, digest T7): a Newton step in the exponential chart
+# With revolute joints the coordinates are a chart in which the second derivatives commute,
+# so :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer joints the
+# partials are iterated Lie derivatives along ``model.integrate`` and not symmetric (their
+# difference is the bracket of the fields): a Newton step in the exponential chart
 # uses the symmetric part, as above.

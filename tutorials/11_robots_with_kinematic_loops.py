@@ -1,4 +1,4 @@
-"""
+r"""
 Robots with kinematic loops
 ===========================
 
@@ -11,9 +11,9 @@ matrix of the closed chain induced by two body connections,
 
 .. math::
 
-    \\bar H = G^\\top H G, \\qquad \\bar C = G^\\top C G + G^\\top H \\dot G,
+    \bar H = G^\top H G, \qquad \bar C = G^\top C G + G^\top H \dot G,
 
-(seed 000 eq. 17, with :math:`\\dot q_s = G v` the spanning-tree speeds), check its predicates,
+(seed 000 eq. 17, with :math:`\dot q_s = G v` the spanning-tree speeds), check its predicates,
 simulate the leg, and close a Slotine–Li tracking loop on it.
 """
 
@@ -27,25 +27,21 @@ simulate the leg, and close a Slotine–Li tracking loop on it.
 # the independent joints.
 import time
 
-import matplotlib
+import matplotlib.pyplot as plt
+import networkx as nx
+import numpy as np
 
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import networkx as nx  # noqa: E402
-import numpy as np  # noqa: E402
-
-from geomech.multibody import (
-    ClosedMultibodyModel,  # noqa: E402
-)
-from geomech.multibody.algorithms.christoffel import christoffel_symbols  # noqa: E402
-from geomech.multibody.algorithms.coriolis import coriolis_matrix  # noqa: E402
-from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea  # noqa: E402
-from geomech.multibody.closed.dynamics import (  # noqa: E402
+from geomech.multibody import ClosedMultibodyModel
+from geomech.multibody.algorithms.christoffel import christoffel_symbols
+from geomech.multibody.algorithms.coriolis import coriolis_matrix
+from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea
+from geomech.multibody.closed.dynamics import (
     inverse_operational_space_inertia,
     reflected_inertia,
 )
-from geomech.multibody.io.examples import load_example  # noqa: E402
-from geomech.simulation import simulate  # noqa: E402
+from geomech.multibody.io.examples import load_example
+from geomech.plot import show_or_save
+from geomech.simulation import simulate
 
 knee = load_example("planar_leg")
 geared = load_example("belt_leg")
@@ -76,7 +72,7 @@ fig.tight_layout()
 # Dynamics: cluster algorithms and baselines
 # ------------------------------------------
 # ``rnea`` and ``aba`` on a closed model run seed 004's C-RNEA and C-ABA (compiled kernels,
-# ``method="cluster"``); ``"projection"`` (:math:`\\bar H^{-1}(\\tau - \\bar c)` from the
+# ``method="cluster"``); ``"projection"`` (:math:`\bar H^{-1}(\tau - \bar c)` from the
 # spanning tree) and ``"lagrange"`` (the KKT system with multipliers) are the baselines.
 rng = np.random.default_rng(0)
 q = geared.random_configuration(rng)
@@ -104,13 +100,13 @@ print("H̃ (reflected inertia):\n", crba(approx, q_approx).round(4))
 # The induced Coriolis matrix of the closed chain
 # -----------------------------------------------
 # The spanning tree is an ordinary tree, so the Coriolis matrix of any body connection is
-# available there (seed 000 Alg. 1); the closed chain inherits :math:`\\bar C = G^\\top C G +
-# G^\\top H\\dot G`. The public ``coriolis_matrix`` evaluates it on a closed model by seed 000
+# available there (seed 000 Alg. 1); the closed chain inherits :math:`\bar C = G^\top C G +
+# G^\top H\dot G`. The public ``coriolis_matrix`` evaluates it on a closed model by seed 000
 # Alg. 1 *in cluster form*: one pass over the cluster tree, each cluster joint with the motion
-# subspace :math:`\\mathsf\\Phi_k = \\bar{\\mathsf S}_k\\mathsf G_k` and its rate, which
-# carries :math:`\\dot{\\mathsf G}_k`; below it is compared with the dense projection written
-# out by hand. The Levi-Civita connection gives Christoffel's :math:`\\bar C^\\star`,
-# ``velocity-cross`` (:math:`\\mathbf C_i = \\mathbf I_i(\\mathbf v_i\\times)` per body) another
+# subspace :math:`\mathsf\Phi_k = \bar{\mathsf S}_k\mathsf G_k` and its rate, which
+# carries :math:`\dot{\mathsf G}_k`; below it is compared with the dense projection written
+# out by hand. The Levi-Civita connection gives Christoffel's :math:`\bar C^\star`,
+# ``velocity-cross`` (:math:`\mathbf C_i = \mathbf I_i(\mathbf v_i\times)` per body) another
 # valid, metric-compatible factorization with torsion.
 def closed_coriolis(model, q, v, connection):
     """C̄ = Gᵀ C(q, G v) G + Gᵀ H Ġ on the spanning tree (the dense projection)."""
@@ -149,7 +145,7 @@ for model in (knee, geared):
     )
 
 # %%
-# Both factorizations are metric compatible and give the right :math:`\\bar C v` (the
+# Both factorizations are metric compatible and give the right :math:`\bar C v` (the
 # induced connection inherits both predicates from the body connections). On the planar knee
 # the two matrices coincide, on the geared leg they differ.
 
@@ -161,7 +157,7 @@ for model in (knee, geared):
 # constraints), so ``geomech.simulate`` integrates it like any robot: RKMK4 in the independent
 # coordinates, every stage's configuration restored onto the constraint manifold, and the
 # accelerations from C-ABA. Without gravity or torques the kinetic energy
-# :math:`\\tfrac12 v^\\top\\bar H v` must stay constant and the loop stays closed.
+# :math:`\tfrac12 v^\top\bar H v` must stay constant and the loop stays closed.
 free = ClosedMultibodyModel(knee.graph, gravity=np.zeros(3))  # the same closed leg without gravity
 res = simulate(free, free.neutral(), [1.0, -2.0], 1.0, dt=5e-3)
 t, qs, vs = res.t, res.q, res.v
@@ -180,11 +176,11 @@ print(f"energy drift {np.abs(energy - energy[0]).max():.1e} J, loop residual {re
 # %%
 # Slotine–Li tracking on the closed chain
 # ---------------------------------------
-# The controller :math:`\\tau = \\bar H\\ddot y_r + \\bar C\\dot y_r + \\bar g - K_D s`, with
-# :math:`\\dot y_r = \\dot y_d - \\Lambda(y - y_d)` and :math:`s = \\dot y - \\dot y_r`, needs a
-# factorization with :math:`\\dot{\\bar H} - 2\\bar C` skew: the induced Levi-Civita
-# :math:`\\bar C` above. The hip and the knee crank follow sinusoids; :math:`K_D` is scaled
-# by the diagonal of :math:`\\bar H` (the crank's inertia is 20 times smaller than the hip's).
+# The controller :math:`\tau = \bar H\ddot y_r + \bar C\dot y_r + \bar g - K_D s`, with
+# :math:`\dot y_r = \dot y_d - \Lambda(y - y_d)` and :math:`s = \dot y - \dot y_r`, needs a
+# factorization with :math:`\dot{\bar H} - 2\bar C` skew: the induced Levi-Civita
+# :math:`\bar C` above. The hip and the knee crank follow sinusoids; :math:`K_D` is scaled
+# by the diagonal of :math:`\bar H` (the crank's inertia is 20 times smaller than the hip's).
 y_ref, amp, freq = (
     knee.neutral()[knee.independent_v_index],
     np.array([0.3, 0.2]),
@@ -215,3 +211,4 @@ ax.set_ylabel("tracking error [rad]")
 ax.legend()
 fig.tight_layout()
 print(f"tracking error after {t[-1]:.1f} s: {np.abs(err[-1]).max():.1e} rad")
+show_or_save()

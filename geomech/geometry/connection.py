@@ -5,10 +5,10 @@ An affine connection is fixed by its coefficients of the first kind in the syste
 .. math:: \Gamma_{ijk} = \langle\!\langle X_i, \nabla_{X_j} X_k\rangle\!\rangle
           = H_{i\ell}\, \Gamma^\ell_{jk}, \qquad \nabla_{X_j} X_k = \Gamma^i_{jk} X_i,
 
-stored as ``Gamma[..., i, j, k]`` (first index lowered, second the direction of
-differentiation, third the differentiated field; DESIGN §3). Everything else is derived here
-once: the Coriolis matrix :math:`C_{ik} = \Gamma_{ijk} v^j` (eq. 10), the covariant
-derivative, torsion, contorsion, the three predicates, geodesics and parallel transport.
+stored as ``Gamma[..., i, j, k]`` (first index lowered, second the direction of differentiation,
+third the differentiated field; :ref:`conventions-connections`). Everything else is derived here
+once: the Coriolis matrix :math:`C_{ik} = \Gamma_{ijk} v^j` (eq. 10), the covariant derivative,
+torsion, contorsion, the three predicates, geodesics and parallel transport.
 """
 
 from __future__ import annotations

@@ -8,8 +8,8 @@ batching, ``ad``, ``bracket``, structure constants; the Jacobians of exp in
 are optional hooks (``_left_jacobian``, ``_left_jacobian_inverse``); the generic fallback uses the
 expm-block oracle of seed 003 §1.3.
 
-Conventions (DESIGN.md §3)
---------------------------
+Conventions (:ref:`conventions-lie-groups`)
+-------------------------------------------
 - Elements are arrays of shape ``point_shape`` (homogeneous matrices for the matrix groups);
   Lie-algebra elements are coordinate vectors ``xi`` of shape ``(dim,)``, angular first.
 - ``hat(xi) = sum_i xi[i] E_i`` with the basis ``E_i = hat(e_i)``; ``vee`` is its inverse.

@@ -47,8 +47,8 @@ class SE3Group(HomogeneousGroup):
     r"""The special Euclidean group SE(3) acting on 4×4 homogeneous matrices.
 
     An element is ``g = [[R, p], [0, 1]]``; Lie-algebra coordinates are the twist
-    ``xi = [ω; v]`` (angular FIRST, Featherstone/DESIGN order; seed 003 uses ``[v; ω]``) with
-    ``hat(xi) = [[ω̂, v], [0, 0]]``. In this order
+    ``xi = [ω; v]`` (angular FIRST, Featherstone's order, :ref:`conventions-spatial-vectors`;
+    seed 003 uses ``[v; ω]``) with ``hat(xi) = [[ω̂, v], [0, 0]]``. In this order
 
     .. math:: \operatorname{Ad}(g) = \begin{bmatrix} R & 0 \\ \hat p R & R \end{bmatrix},
               \qquad

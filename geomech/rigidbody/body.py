@@ -222,8 +222,8 @@ class RigidBody:
             ``I_b`` in geomech's angular-first order
             (:func:`geomech.spatial.spatial_inertia`).
         gravity : array_like, shape (3,), or None, optional
-            World gravity vector; default ``[0, 0, -9.81]`` (DESIGN §3). ``None`` for a free
-            body.
+            World gravity vector; default ``[0, 0, -9.81]`` (:ref:`conventions-arrays`).
+            ``None`` for a free body.
 
         Returns
         -------

@@ -53,8 +53,8 @@ def paper_permutation(group) -> np.ndarray:
     """Index array ``perm`` with ``x_geomech = x_paper[..., perm]``.
 
     Seed 003 orders coordinates linear first (``[u, v, w, p, q, r]``); geomech orders them
-    angular first (DESIGN §3). The permutation is the identity for SO(3) and ``R^n``, and is
-    assembled factor by factor for a :class:`~geomech.lie.ProductGroup`.
+    angular first (:ref:`conventions-spatial-vectors`). The permutation is the identity for SO(3)
+    and ``R^n``, and is assembled factor by factor for a :class:`~geomech.lie.ProductGroup`.
 
     Parameters
     ----------

@@ -34,7 +34,7 @@ from geomech.rigidbody.embedding import embed_in_se3, selection_matrix
 
 __all__ = ["Potential", "UniformGravity", "GRAVITY"]
 
-#: Default gravity vector in the world frame (DESIGN §3), m/s².
+#: Default gravity vector in the world frame (:ref:`conventions-arrays`), m/s².
 GRAVITY = np.array([0.0, 0.0, -9.81])
 GRAVITY.setflags(write=False)
 

@@ -12,9 +12,9 @@ Featherstone's Plücker form (a 3×3 rotation and a 3-vector, 12 numbers instead
           \begin{bmatrix}\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f\\
           \mathbf E^\top\mathbf f\end{bmatrix}
 
-(``E`` = Rᵀ and ``r`` = p for the pose ``[[R, p], [0, 1]]`` of frame i in frame p(i)).
-Spatial vectors are angular first, ``[ω; v]`` and ``[n; f]`` (DESIGN §3). Every function
-writes into an ``out`` argument (a row of a work array) so that nothing is allocated on the
+(``E`` = Rᵀ and ``r`` = p for the pose ``[[R, p], [0, 1]]`` of frame i in frame p(i)). Spatial
+vectors are angular first, ``[ω; v]`` and ``[n; f]`` (:ref:`conventions-spatial-vectors`). Every
+function writes into an ``out`` argument (a row of a work array) so that nothing is allocated on the
 hot path; ``out`` may not alias an input unless stated.
 
 These are the numba twins of the array operations of :mod:`geomech.spatial`, which stays

@@ -9,13 +9,13 @@ for spherical joints), has the coefficients of the first kind
           = \tfrac12\big[\mathscr L_{X_k} H_{ij} + \mathscr L_{X_j} H_{ik} - \mathscr L_{X_i} H_{jk}
           + s_{kij} + s_{jik} + s_{ijk}\big]
 
-(seed 000 eqs. 8, 10), stored as ``Gamma[..., i, j, k]`` (first index lowered, second the
-direction of differentiation, third the differentiated field; DESIGN §3), so that
-:math:`\bar C^\star_{ik} = \Gamma^\star_{ijk}\nu^j`. With generalized speeds the symbols are
-not symmetric in :math:`(j, k)`: :math:`\Gamma^\star_{ijk} - \Gamma^\star_{ikj} = s_{ijk}`
-(eq. 9). The structure constants :math:`s^\ell_{ab}` of the joint frame are those of each
-joint's own speeds (motions of different joints commute), from its motion subspace and the
-derivative of its rate (digest §1.1):
+(seed 000 eqs. 8, 10), stored as ``Gamma[..., i, j, k]`` (first index lowered, second the direction
+of differentiation, third the differentiated field; :ref:`conventions-connections`), so that
+:math:`\bar C^\star_{ik} = \Gamma^\star_{ijk}\nu^j`. With generalized speeds the symbols are not
+symmetric in :math:`(j, k)`: :math:`\Gamma^\star_{ijk} - \Gamma^\star_{ikj} = s_{ijk}` (eq. 9). The
+structure constants :math:`s^\ell_{ab}` of the joint frame are those of each joint's own speeds
+(motions of different joints commute), from its motion subspace and the derivative of its rate
+(digest §1.1):
 
 .. math:: s^\ell_{ab} = \boldsymbol\Psi_\ell^\top\big[\boldsymbol\Phi_a\times\boldsymbol\Phi_b
           + \mathcal D_{:,a,b} - \mathcal D_{:,b,a}\big], \qquad
@@ -119,7 +119,8 @@ def christoffel_symbols(model, q) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., nv, nv, nv)
-        ``Gamma[..., i, j, k]`` (DESIGN §3: first index lowered, second the direction).
+        ``Gamma[..., i, j, k]`` (first index lowered, second the direction:
+        :ref:`conventions-connections`).
 
     Raises
     ------

@@ -275,7 +275,8 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
     Returns
     -------
     ndarray, shape (..., nv, nv, nv)
-        ``Gamma[..., i, j, k]`` (first index lowered, second the direction; DESIGN §3).
+        ``Gamma[..., i, j, k]`` (first index lowered, second the direction;
+        :ref:`conventions-connections`).
 
     Raises
     ------

@@ -292,7 +292,7 @@ class BodyConnection(abc.ABC):
         Returns
         -------
         ndarray, shape (..., 6, 6, 6)
-            ``Gamma[..., i, j, k]`` (DESIGN §3 layout).
+            ``Gamma[..., i, j, k]`` (:ref:`conventions-connections`).
 
         Raises
         ------

@@ -22,7 +22,7 @@ residual :math:`\|\dot H - C - C^\top\|`, the dynamics residual :math:`\|C\nu - 
 
 References
 ----------
-seed 000 §II (frames), §V (induced connections), §VI-B; DESIGN §1.
+seed 000 §II (frames), §V (induced connections), §VI-B; :doc:`/architecture`.
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def model_connection(model, body_connection="levi-civita") -> MultibodyConnectio
 
     References
     ----------
-    seed 000 §II, Thm. V.1, Props. V.1–V.3, Alg. 1, Alg. 2; DESIGN §1.
+    seed 000 §II, Thm. V.1, Props. V.1–V.3, Alg. 1, Alg. 2; :doc:`/architecture`.
 
     Examples
     --------

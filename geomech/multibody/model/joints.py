@@ -7,8 +7,8 @@ speeds ``v`` (shape ``(..., nv)``) are **body-frame** speeds, so that the twist 
 relative to the parent, in child coordinates, is :math:`\boldsymbol\Phi\,\mathbf v`
 (seed 001 eq. 5).
 
-Conventions (DESIGN §3)
------------------------
+Conventions (:ref:`conventions-joints`)
+---------------------------------------
 - Spatial vectors are angular first, ``[ω; v]``; :meth:`Joint.transform` is Featherstone's
   :math:`\mathbf X_J = {}^{\text{child}}\mathbf X_{\text{joint}}` =
   ``plucker_from_pose(pose(q))``.
@@ -1005,7 +1005,7 @@ class FreeFlyer(Joint):
 
     References
     ----------
-    Seed 001 Remark 5; DESIGN §3; anchors §1.3 (Pinocchio layout).
+    Seed 001 Remark 5; :ref:`conventions-joints`; Pinocchio's joint layout.
 
     Examples
     --------
