@@ -31,7 +31,7 @@ This tutorial, on the built-in floating-base humanoid (:math:`n_v = 30`), shows
 # %%
 # The named body connections on the humanoid
 # -------------------------------------------
-# :func:`~geomech.multibody.connections.system.connection_report` measures, for each named body
+# :func:`~geomech.multibody.model.connection.connection_report` measures, for each named body
 # connection used on every body, the skew residual :math:`|\dot H - C - C^\top|` (:math:`\dot H`
 # by central differences of the CRBA along the flow), the dynamics residual
 # :math:`|Cv - (\mathrm{RNEA}(q, v, 0) - g)|`, the torsion, and the time of each algorithm.
@@ -39,7 +39,7 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from geomech.multibody.connections.system import (
+from geomech.multibody.model.connection import (
     connection_report,
     format_connection_report,
     model_connection,
@@ -145,7 +145,7 @@ ax.set_ylabel(r"$i$ (joint speed index)")
 # %%
 # The robot as an affine connection
 # ---------------------------------
-# :func:`~geomech.multibody.connections.system.model_connection` returns the induced connection
+# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection
 # on the robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints'
 # structure constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
 # two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).
