@@ -35,6 +35,7 @@ from geomech.multibody.closed.constraints import (
     ImplicitConstraint,
     LoopJoint,
     numerical_rank,
+    wrap_angle,
 )
 from geomech.multibody.model.joints import FreeFlyer, Joint
 
@@ -183,40 +184,98 @@ def kinematics(model, q, w=None):
     return T, A.reshape(st.n_bodies, 6, st.nv), A_dot.reshape(st.n_bodies, 6, st.nv)
 
 
-def newton(model, q, q_aux, free, max_iter=50):
-    """Newton (least squares) on the constraints.
+def newton(model, q, q_aux, free, max_iter=100):
+    r"""Damped least squares (Levenberg–Marquardt) on the constraints :math:`\phi(q) = 0`.
 
-    Moves the spanning columns ``free`` and the loop joints' coordinates; returns
-    ``(q, q_aux)`` or raises SingularityError.
+    Moves the spanning columns ``free`` and the loop joints' coordinates by
+    :math:`\delta = -(K^\top K + \mu\mathbf 1)^{-1}K^\top\phi` along the joints' own flow,
+    accepting a step only if it lowers :math:`|\phi|`; :math:`\mu` shrinks after a success and
+    grows after a failure, so the iteration is Gauss–Newton near a regular solution and
+    gradient descent at a singular start. Returns ``(q, q_aux)`` once the residual is at
+    most ``NEWTON_TOL`` (absolute), or raises :class:`~geomech.errors.SingularityError`.
     """
     st = model.spanning_tree
     cols = np.concatenate([free, model._n_s + np.arange(model._n_aux)])
-    scale = max(1.0, float(np.max(np.abs(q), initial=0.0)))
-    res, polished = np.inf, False
-    for _ in range(max_iter):
+
+    def residual(q, q_aux):
         T = forward_kinematics(st, q)
-        r = residual_at(model, q, T, q_aux)
-        res = float(np.max(np.abs(r), initial=0.0))
-        if res <= NEWTON_TOL * scale:
-            if polished or res <= 1e-15 * scale:
-                return q, q_aux
-            polished = True  # one more step: quadratic convergence reaches rounding
-        J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
-        K = jacobian_at(model, q, T, J, q_aux, newton=True)[:, cols]
-        step = -np.linalg.lstsq(K, r, rcond=None)[0]
-        if not np.all(np.isfinite(step)):
-            break
+        return T, residual_at(model, q, T, q_aux)
+
+    def moved(q, q_aux, step):
         dv = np.zeros(model._n_s)
         dv[free] = step[: free.size]
-        q = st.integrate(q, dv)
         da = step[free.size :]
         q_aux = q_aux.copy()
         for lp in model._loops:
             q_aux[lp.aux_q] = lp.joint.integrate(q_aux[lp.aux_q], da[lp.aux_v])
+        return st.integrate(q, dv), q_aux
+
+    T, r = residual(q, q_aux)
+    cost = float(r @ r)
+    mu, polish = 1e-6, 0
+    for _ in range(max_iter):
+        J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
+        K = jacobian_at(model, q, T, J, q_aux, newton=True)[:, cols]
+        if np.max(np.abs(r), initial=0.0) <= NEWTON_TOL:
+            # converged: Gauss–Newton steps while they still lower |φ| reach rounding level
+            if polish == 2 or cost == 0.0:
+                return q, q_aux
+            polish += 1
+            q_new, aux_new = moved(q, q_aux, -np.linalg.lstsq(K, r, rcond=None)[0])
+            T_new, r_new = residual(q_new, aux_new)
+            if not float(r_new @ r_new) < cost:
+                return q, q_aux
+            q, q_aux, T, r, cost = q_new, aux_new, T_new, r_new, float(r_new @ r_new)
+            continue
+        A, b = K.T @ K, K.T @ r
+        scale = max(1.0, float(np.max(np.diag(A), initial=0.0)))
+        while True:
+            step = -np.linalg.solve(A + (mu * scale) * np.eye(A.shape[0]), b)
+            if not np.all(np.isfinite(step)):
+                mu = np.inf
+                break
+            q_new, aux_new = moved(q, q_aux, step)
+            T_new, r_new = residual(q_new, aux_new)
+            cost_new = float(r_new @ r_new)
+            if cost_new < cost or cost_new <= NEWTON_TOL**2:
+                q, q_aux, T, r, cost = q_new, aux_new, T_new, r_new, cost_new
+                mu = max(mu / 10.0, 1e-12)
+                break
+            mu *= 10.0
+            if mu > 1e8:
+                break
+        if mu > 1e8:
+            break
+    res = float(np.max(np.abs(r), initial=0.0))
+    if res <= NEWTON_TOL:
+        return q, q_aux
     raise SingularityError(
-        f"Expected Newton's method on the loop constraints to converge in {max_iter} "
-        f"iterations, got residual {res:.3g} (a singular or unreachable configuration)."
+        f"Expected the closure search (Levenberg–Marquardt on the loop constraints) to reach "
+        f"a residual of {NEWTON_TOL:g}, got residual {res:.3g} (an unreachable configuration, "
+        "or a local minimum of |phi|)."
     )
+
+
+def closure_search(model, q0, rng, restarts=8):
+    r"""A closed configuration near ``q0``: damped least squares from ``q0``, then from
+    perturbed starts (the cluster joints moved by growing random amounts, seeded), so a
+    singular or open start does not stop the search. Raises the last
+    :class:`~geomech.errors.SingularityError` when no start converges.
+    """
+    st = model.spanning_tree
+    free = np.concatenate([c.v_index for c in model.clusters if c.constraints] + [np.zeros(0, int)])
+    error = None
+    for attempt in range(restarts + 1):
+        q = q0.copy()
+        if attempt:
+            dv = np.zeros(model._n_s)
+            dv[free] = (0.1 * 2 ** min(attempt, 5)) * rng.standard_normal(free.size)
+            q = st.integrate(q, dv)
+        try:
+            return newton(model, q, fit_aux(model, forward_kinematics(st, q)), free)[0]
+        except SingularityError as exc:
+            error = exc
+    raise error
 
 
 def find_reference(model, graph) -> np.ndarray:
@@ -232,16 +291,55 @@ def find_reference(model, graph) -> np.ndarray:
     q_aux = fit_aux(model, T)
     if np.max(np.abs(residual_at(model, q0, T, q_aux)), initial=0.0) <= NEWTON_TOL:
         return q0
-    free = np.concatenate([c.v_index for c in model.clusters if c.constraints] + [np.zeros(0, int)])
     try:
-        q, _ = newton(model, q0.copy(), q_aux, free)
+        return closure_search(model, q0, np.random.default_rng(0))
     except SingularityError as exc:
         raise ModelError(
             "Expected to find a configuration closing the loops near the reference "
-            f"configuration, got none ({exc}); give one as "
-            "graph.graph['reference_configuration']."
+            f"configuration, got none ({exc}); give one as reference_configuration= (or "
+            "graph.graph['reference_configuration'])."
         ) from exc
-    return q
+
+
+def cluster_ranks(model, q) -> np.ndarray:
+    """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``."""
+    T, J, _ = kinematics(model, q)
+    K = jacobian_at(model, q, T, J, fit_aux(model, T))
+    return np.array(
+        [
+            numerical_rank(K[c.rows][:, np.concatenate([c.v_index, c.aux_index]).astype(int)])
+            if c.constraints
+            else 0
+            for c in model.clusters
+        ]
+    )
+
+
+def generic_configuration(model, q_ref, samples=3):
+    r"""A closed configuration where every cluster's constraint Jacobian has its generic rank.
+
+    The rank of :math:`K` is lower semicontinuous on the closure manifold: it is largest, the
+    generic rank, at almost every closed configuration, and drops at change points and dead
+    centres. The reference ``q_ref`` is kept when no closed configuration found from seeded
+    perturbations of it (``samples`` of them) has a larger rank in any cluster; otherwise the
+    configuration of largest ranks replaces it, so a singular reference (a parallelogram at
+    its change point, a folded kite) never decides the model's structure (issue 24 item 2).
+    """
+    rng = np.random.default_rng(1)
+    best, best_ranks = q_ref, cluster_ranks(model, q_ref)
+    st = model.spanning_tree
+    free = np.concatenate([c.v_index for c in model.clusters if c.constraints] + [np.zeros(0, int)])
+    for _ in range(samples):
+        dv = np.zeros(model._n_s)
+        dv[free] = 0.3 * rng.standard_normal(free.size)
+        try:
+            q = closure_search(model, st.integrate(q_ref, dv), rng, restarts=2)
+        except SingularityError:
+            continue
+        ranks = cluster_ranks(model, q)
+        if np.all(ranks >= best_ranks) and np.any(ranks > best_ranks):
+            best, best_ranks = q, ranks
+    return best
 
 
 def choose_independent(model, tree_graph):
@@ -263,7 +361,7 @@ def choose_independent(model, tree_graph):
                 )
             mark = True
         marks.append(None if mark is None else bool(mark))
-    q = model._q_ref
+    q = model._q_ref = generic_configuration(model, model._q_ref)
     T, J, _ = kinematics(model, q)
     K = jacobian_at(model, q, T, J, fit_aux(model, T))
     successors = {c.succ for c in model.constraints if c.kind == "coupling"}
@@ -344,8 +442,8 @@ def couplings_only(model) -> bool:
 
 def check_single(model, q, name="q"):
     r, T, q_aux = residual_single(model, q)
-    tol = CLOSURE_TOL * max(1.0, float(np.max(np.abs(q), initial=0.0)))
-    if r.size and np.max(np.abs(r)) > tol:
+    tol = CLOSURE_TOL  # absolute, in the constraint's units (seed 004; issue 24 item 5)
+    if r.size and not np.max(np.abs(r)) <= tol:
         k = int(np.argmax(np.abs(r)))
         con = next(c for c, rows in zip(model.constraints, model._rows, strict=True) if k in rows)
         raise NotOnManifoldError(
@@ -366,6 +464,17 @@ def G_hat(model, K):
             continue
         Y, D = cluster_cols(model, c)
         Kc = K[c.rows]
+        # G_D = −K_D⁺ K_Y (seed 004 §1.2) needs K_D of full column rank: at a change point or
+        # a dead centre it is not, and G, g are not defined there (issue 24 item 4)
+        rank = numerical_rank(Kc[:, D])
+        if rank < D.size:
+            raise SingularityError(
+                f"Expected a regular configuration of cluster {c.index} (bodies "
+                f"{[model.body_names[b] for b in c.bodies]}), got a singular one: its constraint "
+                f"Jacobian on the dependent coordinates has rank {rank} < {D.size} (rank gap "
+                f"{D.size - rank}), so the independent speeds do not determine the others "
+                "(a change point or dead centre of the loop)."
+            )
         Gh[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], Kc[:, Y], rcond=None)[0]
     return Gh
 
@@ -432,9 +541,7 @@ def continue_closed(model, q, dy, steps=None, max_step=0.2):
 def check_configuration(model, q, name: str = "q") -> np.ndarray:
     """:meth:`ClosedMultibodyModel.check_configuration` (batched)."""
     q = as_array(q, name, (model.nq,))
-    if not couplings_only(
-        model,
-    ):
+    if not couplings_only(model):
         from geomech.multibody._kernels.cluster.compiled import cluster_layout
 
         lay = cluster_layout(model)
@@ -444,12 +551,17 @@ def check_configuration(model, q, name: str = "q") -> np.ndarray:
             for b in np.flatnonzero(~ok):
                 check_single(model, Q[b], name)  # the exact residual, or the error
             return q
-    if couplings_only(
-        model,
-    ):  # linear residuals: one vectorised test for the batch
-        r = np.stack([q[..., c.q_index] @ c._q_row for c in model.constraints], axis=-1)
-        scale = np.maximum(1.0, np.max(np.abs(q), axis=-1, initial=0.0))
-        if np.all(np.abs(r) <= CLOSURE_TOL * scale[..., None]):
+    if couplings_only(model):  # linear residuals: one vectorised test for the batch
+        r = np.stack(
+            [
+                wrap_angle(q[..., c.q_index] @ c._q_row)
+                if c.angular
+                else q[..., c.q_index] @ c._q_row
+                for c in model.constraints
+            ],
+            axis=-1,
+        )
+        if np.all(np.abs(r) <= CLOSURE_TOL):
             return q
     for idx in np.ndindex(q.shape[:-1]):
         check_single(model, q[idx], name)

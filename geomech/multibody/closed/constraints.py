@@ -30,13 +30,14 @@ from geomech.multibody.closed.clusters import (
     nearest_common_ancestor,
     path_closure,
 )
-from geomech.multibody.model.joints import OneDoFJoint
+from geomech.multibody.model.joints import OneDoFJoint, Revolute
 from geomech.multibody.model.tree import MultibodyModel
 from geomech.spatial import crm, plucker_from_pose
 
 __all__ = ["ImplicitConstraint"]
 
-#: Constraint residual accepted for a configuration (absolute, times ``max(1, max|q|)``).
+#: Constraint residual accepted for a closed configuration: absolute, in the constraint's own
+#: units (lengths in model units, angles in rad reduced modulo 2π), never scaled by ``|q|``.
 CLOSURE_TOL = 1e-9
 #: Residual at which Newton's method on the constraints stops.
 NEWTON_TOL = 1e-12
@@ -246,12 +247,16 @@ class Coupling:
         self.q_index = np.array([tree.q_slices[b].start for b in sorted(self.bodies)], dtype=int)
         self.v_index = np.array([tree.v_slices[b].start for b in sorted(self.bodies)], dtype=int)
         self._q_row = row[self.v_index]  # 1-DoF joints: coordinates and speeds align
+        # a coupling of angles (revolute joints only) closes modulo 2π: a rotor turned by a
+        # full turn more is the same configuration
+        self.angular = all(isinstance(tree.joints[b], Revolute) for b in self.bodies)
 
     def __repr__(self):
         return f"<coupling {self.name!r}: {self.predecessor!r} -> {self.successor!r}, ratio {self.ratio}>"
 
     def _residual(self, q, T, q_aux):
-        return np.array([self._q_row @ q[self.q_index]])
+        r = self._q_row @ q[self.q_index]
+        return np.array([wrap_angle(r) if self.angular else r])
 
     def _jacobian(self, q, T, J, q_aux, n_s, newton=False):
         return self.row[None, :n_s].copy(), np.zeros((1, 0))
@@ -395,6 +400,11 @@ def split_closures(graph: nx.DiGraph):
         else:
             couplings.append((u, v, d))
     return tree, loops, couplings
+
+
+def wrap_angle(x):
+    """``x`` reduced to [−π, π) (an angle residual measured modulo 2π)."""
+    return (np.asarray(x) + np.pi) % (2.0 * np.pi) - np.pi
 
 
 def numerical_rank(M: np.ndarray) -> int:

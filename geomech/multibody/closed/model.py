@@ -198,7 +198,7 @@ class ClosedMultibodyModel(MultibodySystem):
     """
 
     is_closed = True
-    #: residual tolerance of :meth:`check_configuration` (times ``max(1, max|q|)``)
+    #: residual tolerance of :meth:`check_configuration` (absolute, in the constraints' units)
     closure_tol = CLOSURE_TOL
     #: The public functions' closed-model algorithms (seed 004), by the public function's name:
     #: ``rnea(model, ...)`` on a closed model runs ``model.ALGORITHMS["rnea"](model, ...)``.
@@ -326,7 +326,8 @@ class ClosedMultibodyModel(MultibodySystem):
         DimensionError, NonFiniteError
             If ``q`` is malformed.
         NotOnManifoldError
-            If a constraint residual exceeds :math:`10^{-9}\max(1, \max|q|)`.
+            If a constraint residual exceeds :math:`10^{-9}` (absolute: lengths in model
+            units, angles in rad modulo 2π).
 
         Examples
         --------

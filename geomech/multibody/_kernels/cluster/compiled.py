@@ -317,8 +317,7 @@ class ClusterLayout:
         the tolerance of :meth:`ClosedMultibodyModel.check_configuration`).
         """
         _, _, _, res, status = self._kernel(Q, np.zeros((1, self.nv)))
-        scale = np.maximum(1.0, np.max(np.abs(Q), axis=-1, initial=0.0))
-        return (status == 0) & (res <= 0.5 * self._model.closure_tol * scale)
+        return (status == 0) & (res <= 0.5 * self._model.closure_tol)
 
     def constraint_arrays(self, Q, V=None, rate=False):
         """``(Gc, gs)`` (and ``Gdc`` if ``rate``) for the states ``Q`` (B, nq) and independent
@@ -338,8 +337,7 @@ class ClusterLayout:
         B = Gc.shape[0]
         Qb = np.broadcast_to(Q, (B, model.nq))
         Vb = np.broadcast_to(V, (B, model.nv))
-        scale = np.maximum(1.0, np.max(np.abs(Qb), axis=-1, initial=0.0))
-        doubt = (status != 0) | (res > 0.5 * model.closure_tol * scale)
+        doubt = (status != 0) | ~(res <= 0.5 * model.closure_tol)
         rows = self._python_rows
         for b in range(B):
             if not (doubt[b] or rows.size):
