@@ -53,7 +53,9 @@ numpydoc_xref_aliases = {
     "SimulationResult": "geomech.simulation.SimulationResult",
     "Trajectory": "geomech.geometry.geodesics.Trajectory",
     "geomstats.geometry.connection.Connection": "geomstats.geometry.connection.Connection",
-    "geomstats.geometry.riemannian_metric.RiemannianMetric": "geomstats.geometry.riemannian_metric.RiemannianMetric",
+    "geomstats.geometry.riemannian_metric.RiemannianMetric": (
+        "geomstats.geometry.riemannian_metric.RiemannianMetric"
+    ),
 }
 
 # Intersphinx without network: inventories generated from the installed packages (see

@@ -473,7 +473,8 @@ def _render_text(name: str, result: dict, out) -> None:
         verdict = "ok" if mm["positive_definite"] else "FAILED"
         tail = f"  ({mm['note']})" if mm["note"] else ""
         p(
-            f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}  {verdict}{tail}"
+            f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}"
+            f"  {verdict}{tail}"
         )
     if result.get("timings_ms"):
         p("  time per call (best of up to 20): " + ", ".join(
@@ -623,7 +624,8 @@ def _cmd_inspect(args, out) -> int:
     if name in groups:
         used = [opt for opt, on in (("--floating-base", args.floating_base),
                                     ("--lenient", args.lenient),
-                                    ("--connection", args.connection is not None)) if on]  # fmt: skip
+                                    ("--connection", args.connection is not None))
+                if on]  # fmt: skip
         if used:
             raise _UsageError(f"{', '.join(used)} applies to models, not to the group {name!r}")
         result = _inspect_group(groups[name], args.seed)
@@ -721,12 +723,21 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"built-in model, shipped URDF name (with or without .urdf), URDF path or group "
         f"(SO3, SE3, SE2, Schoenflies, R3); default: {DEFAULT_MODEL}",
     )
-    p.add_argument("--floating-base", action="store_true",
-                   help="attach the root link by a free-flyer joint")  # fmt: skip
-    p.add_argument("--lenient", action="store_true",
-                   help="load URDF inertial defects as written, as Pinocchio does (warns)")  # fmt: skip
-    p.add_argument("--connection", metavar="NAME", default=None,
-                   help="report only this body connection (levi-civita, cartan-minus, ...; aliases such as - accepted)")  # fmt: skip
+    p.add_argument(
+        "--floating-base", action="store_true", help="attach the root link by a free-flyer joint"
+    )
+    p.add_argument(
+        "--lenient",
+        action="store_true",
+        help="load URDF inertial defects as written, as Pinocchio does (warns)",
+    )
+    p.add_argument(
+        "--connection",
+        metavar="NAME",
+        default=None,
+        help="report only this body connection (levi-civita, cartan-minus, ...; "
+        "aliases such as - accepted)",
+    )
     p.add_argument("--seed", type=int, default=0, help="seed of the random states (default 0)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
     return parser

@@ -91,7 +91,9 @@ class ConnectionSpecError(GeomechError, ValueError):
 
 
 class SimulationError(GeomechError, ValueError):
-    """A simulation is specified wrongly (time span, step, method, tolerances) or its solver failed."""
+    """A simulation is specified wrongly (time span, step, method, tolerances)
+    or its solver failed.
+    """
 
 
 class ParameterError(GeomechError, ValueError):

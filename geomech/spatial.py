@@ -215,7 +215,8 @@ def crbar(f) -> np.ndarray:
     v = (\mathbf v\times^*)\mathbf f`.
 
     .. math::
-        (\mathbf f\,\bar\times^*) = -\begin{bmatrix}\mathbf S(\boldsymbol n) & \mathbf S(\boldsymbol f)\\
+        (\mathbf f\,\bar\times^*) = -\begin{bmatrix}
+        \mathbf S(\boldsymbol n) & \mathbf S(\boldsymbol f)\\
         \mathbf S(\boldsymbol f) & 0\end{bmatrix}
 
     It is skew-symmetric.
@@ -254,7 +255,8 @@ def plucker(E, r) -> np.ndarray:
     r"""Plücker motion transform :math:`{}^B\mathbf X_A` from a rotation and a translation.
 
     .. math::
-        {}^B\mathbf X_A = \begin{bmatrix}\mathbf E & 0\\ -\mathbf E\,\mathbf S(\mathbf r) & \mathbf E\end{bmatrix}
+        {}^B\mathbf X_A = \begin{bmatrix}\mathbf E & 0\\
+        -\mathbf E\,\mathbf S(\mathbf r) & \mathbf E\end{bmatrix}
 
     Parameters
     ----------
@@ -400,8 +402,9 @@ def transform_force(X, f) -> np.ndarray:
     r"""Force vector in the new frame, :math:`\mathbf X^{-\top}\mathbf f`.
 
     With ``X = plucker(E, r)``:
-    :math:`\mathbf X^{-\top} = \begin{bmatrix}\mathbf E & -\mathbf E\mathbf S(\mathbf r)\\ 0 & \mathbf E\end{bmatrix}`,
-    so that power is invariant: :math:`(\mathbf X\mathbf m)^\top(\mathbf X^{-\top}\mathbf f) = \mathbf m^\top\mathbf f`.
+    :math:`\mathbf X^{-\top} = \begin{bmatrix}\mathbf E & -\mathbf E\mathbf S(\mathbf r)\\
+    0 & \mathbf E\end{bmatrix}`, so that power is invariant:
+    :math:`(\mathbf X\mathbf m)^\top(\mathbf X^{-\top}\mathbf f) = \mathbf m^\top\mathbf f`.
 
     Parameters
     ----------
@@ -475,7 +478,8 @@ def spatial_inertia(mass, com, inertia_com) -> np.ndarray:
     r"""Spatial inertia about the frame origin from mass, centre of mass and rotational inertia.
 
     .. math::
-        \mathbf I = \begin{bmatrix}\bar{\mathbf I}_C + m\mathbf S(\mathbf c)\mathbf S(\mathbf c)^\top & m\mathbf S(\mathbf c)\\
+        \mathbf I = \begin{bmatrix}
+        \bar{\mathbf I}_C + m\mathbf S(\mathbf c)\mathbf S(\mathbf c)^\top & m\mathbf S(\mathbf c)\\
         m\mathbf S(\mathbf c)^\top & m\mathbf 1\end{bmatrix}
 
     Parameters
@@ -563,7 +567,8 @@ def pseudo_inertia(inertia) -> np.ndarray:
     of a spatial inertia.
 
     .. math::
-        \mathbf J = \begin{bmatrix}\tfrac12\operatorname{tr}(\bar{\mathbf I}_O)\mathbf 1 - \bar{\mathbf I}_O & \mathbf h\\
+        \mathbf J = \begin{bmatrix}
+        \tfrac12\operatorname{tr}(\bar{\mathbf I}_O)\mathbf 1 - \bar{\mathbf I}_O & \mathbf h\\
         \mathbf h^\top & m\end{bmatrix},\qquad \mathbf h = m\mathbf c
 
     An inertia is physically consistent iff :math:`\mathbf J \succeq 0` (Wensing, Kim, Slotine

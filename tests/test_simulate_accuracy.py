@@ -37,7 +37,9 @@ def _reference(theta0, t):
 
 
 def test_one_second_step_on_a_pendulum_warns():
-    """The reproducer of issue 18: dt = 1 over 1 s returns a finite result far off, and now warns."""
+    """The reproducer of issue 18: dt = 1 over 1 s returns a finite result far off,
+    and now warns.
+    """
     with pytest.warns(StepSizeWarning, match=r"too large for the requested accuracy") as record:
         res = simulate(_pendulum(), [1.0], [0.0], 1.0, dt=1.0)
     theta_ref = _reference(1.0, res.t)[0]

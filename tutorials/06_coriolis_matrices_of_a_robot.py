@@ -7,7 +7,8 @@ joints. Choose a connection on each body's SE(3) — a body-level Coriolis matri
 :math:`C_i(v_i)` — and the joints induce the robot's Coriolis matrix through the
 transformation law
 
-.. math:: \bar C = A^\top C A + A^\top H \dot A, \qquad A = X\Phi \ \text{(the stacked body Jacobians)},
+.. math:: \bar C = A^\top C A + A^\top H \dot A, \qquad
+          A = X\Phi \ \text{(the stacked body Jacobians)},
 
 which carries the properties of the body connections over to the robot (seed 000: P. M.
 Wensing, J. Englsberger and J.-J. E. Slotine, *Coriolis Factorizations and their Connections to

@@ -99,7 +99,8 @@ for (c, r), style in zip(exact.items(), ("-", "--"), strict=True):
     V = r.signals["V"]
     print(
         f"{c:15s} max |V - V(0) + int s'K_D s| / V(0) = "
-        f"{np.abs(V - V[0] + dissipated).max() / V[0]:.1e}; final error {r.signals['error'][-1]:.1e}"
+        f"{np.abs(V - V[0] + dissipated).max() / V[0]:.1e}; "
+        f"final error {r.signals['error'][-1]:.1e}"
     )
     axes[0].semilogy(r.t, V, style, label=c)
     axes[1].semilogy(r.t, r.signals["error"], style, label=c)

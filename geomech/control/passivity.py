@@ -178,8 +178,8 @@ class SlotineLi:
         given, system = system, as_mechanical_system(system)  # a RigidBody through its view
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
             raise ParameterError(
-                "Adaptation needs the dynamic controller: construct SlotineLi(..., adaptation=Gamma) "
-                "or AdaptiveSlotineLi directly."
+                "Adaptation needs the dynamic controller: construct "
+                "SlotineLi(..., adaptation=Gamma) or AdaptiveSlotineLi directly."
             )
         if not callable(reference):
             raise DTypeError("Expected `reference` to be callable t -> (q_d, v_d, a_d).")

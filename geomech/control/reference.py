@@ -46,7 +46,8 @@ On :math:`\mathbb R^n` (``Euclidean(n)``: :math:`\operatorname{Ad} = \mathbf 1`,
 Multibody models (:func:`multibody_tracking_error`). Every joint's configuration lives in a
 Lie group with body speeds (:math:`\mathbb R` for 1-DoF joints, SO(3), SE(2), Schönflies,
 SE(3) for spherical, planar, Schönflies and free-flyer joints), so the left-invariant error
-above is taken joint by joint: :math:`T = \operatorname{blockdiag}(\operatorname{Ad}_{g_{e,i}^{-1}})`,
+above is taken joint by joint:
+:math:`T = \operatorname{blockdiag}(\operatorname{Ad}_{g_{e,i}^{-1}})`,
 :math:`v_r = T v_d - \Lambda e`, :math:`a_r = T a_d - \operatorname{blockdiag}
 (\operatorname{ad}_{\xi_{e,i}}) T v_d - \Lambda \dot e`, with a gain :math:`\Lambda` that may
 couple the joints. Both functions share one implementation of the per-group kinematics

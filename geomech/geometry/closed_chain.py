@@ -366,10 +366,10 @@ class LoopClosureFrame(Frame):
         >>> frame = LoopClosureFrame(lambda q: (q ** 2).sum(-1, keepdims=True) - 1.0, 2, [0])
         >>> frame.validate_point([0.6, 0.8])
         array([0.6, 0.8])
-        >>> frame.validate_point([0.6, 0.7])
+        >>> frame.validate_point([0.6, 0.7])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        geomech.errors.NotOnManifoldError: Expected `q` to satisfy the loop closure phi(q) = 0, got residual 0.15 > 1e-09 (project it with close_loop).
+        geomech.errors.NotOnManifoldError: Expected `q` to satisfy the loop closure phi(q) = 0, ...
         """
         q = as_array(q, name, self.point_shape)
         res = float(np.max(np.abs(self._phi(q)), initial=0.0))

@@ -534,7 +534,8 @@ class AffineConnection:
         >>> from geomech.geometry import CartanSchoutenConnection
         >>> from geomech.geometry.examples import rigid_body_so3
         >>> from geomech.lie import SO3
-        >>> conn = CartanSchoutenConnection(rigid_body_so3(np.diag([1.0, 2.0, 3.0])), "cartan-minus")
+        >>> system = rigid_body_so3(np.diag([1.0, 2.0, 3.0]))
+        >>> conn = CartanSchoutenConnection(system, "cartan-minus")
         >>> xi = np.array([0.3, -0.5, 0.8])
         >>> traj = conn.geodesic(np.eye(3), xi, [0.0, 2.0])
         >>> bool(np.allclose(traj.q[-1], SO3.exp(2.0 * xi)))

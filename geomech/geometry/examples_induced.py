@@ -291,7 +291,9 @@ class _PlanarChainSystem(MechanicalSystem):
         return self._chain.complex_step_dH(np.asarray(q, dtype=float))
 
     def gravity_forces(self, q):
-        r"""Generalized gravity forces :math:`g_k = \partial V/\partial q^k`, exact (complex step)."""
+        r"""Generalized gravity forces :math:`g_k = \partial V/\partial q^k`,
+        exact (complex step).
+        """
         return self._chain.complex_step_gravity(self._point(q))
 
 

@@ -143,7 +143,8 @@ def integrate_geodesic(connection, q0, v0, t, *, rtol=1e-10, atol=1e-12, max_cha
     >>> import numpy as np
     >>> from geomech.geometry import LeviCivitaConnection, integrate_geodesic
     >>> from geomech.geometry.examples import point_mass
-    >>> traj = integrate_geodesic(LeviCivitaConnection(point_mass()), np.zeros(3), np.ones(3), [0, 1])
+    >>> conn = LeviCivitaConnection(point_mass())
+    >>> traj = integrate_geodesic(conn, np.zeros(3), np.ones(3), [0, 1])
     >>> traj.q[-1]
     array([1., 1., 1.])
     """

@@ -109,7 +109,8 @@ def lie_derivative5(frame, f, q: np.ndarray, step=None) -> np.ndarray:
     >>> import numpy as np
     >>> from geomech.geometry import CoordinateFrame
     >>> from geomech.geometry.stencils import lie_derivative5
-    >>> np.round(lie_derivative5(CoordinateFrame(2), lambda q: q[..., 0] * q[..., 1], np.array([2.0, 3.0])), 10)
+    >>> f = lambda q: q[..., 0] * q[..., 1]
+    >>> np.round(lie_derivative5(CoordinateFrame(2), f, np.array([2.0, 3.0])), 10)
     array([3., 2.])
     """
     ps = tuple(frame.point_shape)

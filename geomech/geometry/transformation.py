@@ -17,7 +17,9 @@ Examples
 --------
 >>> import numpy as np
 >>> from geomech.geometry.transformation import transform_coriolis
->>> H_bar, C_bar = transform_coriolis(np.eye(2), np.zeros((2, 2)), np.ones((2, 1)), np.zeros((2, 1)))
+>>> H_bar, C_bar = transform_coriolis(
+...     np.eye(2), np.zeros((2, 2)), np.ones((2, 1)), np.zeros((2, 1))
+... )
 >>> H_bar, C_bar
 (array([[2.]]), array([[0.]]))
 """

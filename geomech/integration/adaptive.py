@@ -124,7 +124,8 @@ class AdaptiveRun:
     >>> import numpy as np
     >>> from geomech.integration import integrate_adaptive, vector_chart
     >>> run = integrate_adaptive(vector_chart(1), lambda t, q, v: (v, 0.0 * v), "RK45",
-    ...                          np.array([0.0, 1.0, 2.0]), np.zeros(1), np.ones(1), rtol=1e-8, atol=1e-10)
+    ...                          np.array([0.0, 1.0, 2.0]), np.zeros(1), np.ones(1),
+    ...                          rtol=1e-8, atol=1e-10)
     >>> run.q[:, 0], run.steps > 0
     (array([0., 1., 2.]), True)
     """

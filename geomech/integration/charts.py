@@ -64,7 +64,8 @@ class CentredChart:
     >>> chart = group_chart(SO3)
     >>> chart.dim, chart.point_shape
     (3, (3, 3))
-    >>> bool(np.allclose(chart.retract(np.eye(3), np.array([0.0, 0.0, 0.5])), SO3.exp([0.0, 0.0, 0.5])))
+    >>> xi = np.array([0.0, 0.0, 0.5])
+    >>> bool(np.allclose(chart.retract(np.eye(3), xi), SO3.exp(xi)))
     True
     """
 

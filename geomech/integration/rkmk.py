@@ -92,7 +92,8 @@ def dexpinv_series(s, Theta, xi, order: int = 4) -> np.ndarray:
     >>> from geomech.integration import dexpinv_series
     >>> Theta, xi = np.array([0.0, 0.0, 0.1]), np.array([1.0, 0.0, 0.0])
     >>> exact = np.linalg.inv(SO3.right_jacobian(Theta)) @ xi
-    >>> bool(np.allclose(dexpinv_series(SO3.structure_constants(), Theta, xi, 8), exact, atol=1e-12))
+    >>> series = dexpinv_series(SO3.structure_constants(), Theta, xi, 8)
+    >>> bool(np.allclose(series, exact, atol=1e-12))
     True
     """
     out = term = xi
@@ -236,7 +237,8 @@ class RKMK:
         >>> from geomech.lie import SE2
         >>> from geomech.integration import RKMK4, group_chart
         >>> field = lambda t, g, v: (v, np.zeros_like(v))
-        >>> RKMK4.increment(group_chart(SE2), field, 0.0, np.eye(3), np.array([1.0, 0.0, 0.0]), 0.5)[0]
+        >>> v0 = np.array([1.0, 0.0, 0.0])
+        >>> RKMK4.increment(group_chart(SE2), field, 0.0, np.eye(3), v0, 0.5)[0]
         array([0.5, 0. , 0. ])
         """
         series = None if exact else chart.structure_constants
@@ -304,7 +306,8 @@ class RKMK:
         >>> from geomech.lie import SE2
         >>> from geomech.integration import LIE_EULER, group_chart
         >>> field = lambda t, g, v: (v, np.zeros_like(v))
-        >>> g1, v1 = LIE_EULER.step(group_chart(SE2), field, 0.0, np.eye(3), np.array([0.0, 1.0, 0.0]), 0.5)
+        >>> v0 = np.array([0.0, 1.0, 0.0])
+        >>> g1, v1 = LIE_EULER.step(group_chart(SE2), field, 0.0, np.eye(3), v0, 0.5)
         >>> g1[:2, 2]
         array([0.5, 0. ])
         """

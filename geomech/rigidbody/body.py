@@ -197,7 +197,8 @@ class RigidBody:
                 )
             if potential.group is not group and potential.group != group:
                 raise DimensionError(
-                    f"Expected `potential` on {group.name}, got a potential on {potential.group.name}."
+                    f"Expected `potential` on {group.name}, "
+                    f"got a potential on {potential.group.name}."
                 )
         self.potential = potential
 

@@ -377,10 +377,10 @@ class Chart(abc.ABC):
         >>> import numpy as np
         >>> from geomech.lie import SO3
         >>> from geomech.rigidbody.charts import EulerZYX
-        >>> EulerZYX(SO3).velocity_map_inverse([0.0, np.pi / 2, 0.0])
+        >>> EulerZYX(SO3).velocity_map_inverse([0.0, np.pi / 2, 0.0])  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        geomech.errors.SingularityError: velocity_map_inverse is evaluated on the singular set of the EulerZYX(SO3) chart at x = [0.0, 1.570796, 0.0] (singularity measure 6.12e-17 < tol 1e-09); gimbal lock: pitch θ = ±π/2, where only ψ - φ (or ψ + φ) is determined.
+        geomech.errors.SingularityError: velocity_map_inverse is evaluated on the singular set ...
         """
         x = self._x(x)
         self._raise_if_singular(x, tol, "velocity_map_inverse")

@@ -152,7 +152,8 @@ def duindam_stramigioli_forward_dynamics(body: RigidBody, q, v, tau=None) -> np.
     >>> from geomech.rigidbody import RigidBody
     >>> from geomech.rigidbody.literature import duindam_stramigioli_forward_dynamics
     >>> body = RigidBody(SE2, np.diag([0.7, 3.0, 3.0]))
-    >>> duindam_stramigioli_forward_dynamics(body, np.eye(3), [0.3, 1.0, 0.5])  # F3: [0, 0.035, -0.07]
+    >>> v = [0.3, 1.0, 0.5]
+    >>> duindam_stramigioli_forward_dynamics(body, np.eye(3), v)  # F3: [0, 0.035, -0.07]
     array([ 0.   ,  0.035, -0.07 ])
     """
     body = _check_body(body)
@@ -223,7 +224,8 @@ class LiteratureComparison:
         >>> from geomech.rigidbody import RigidBody
         >>> from geomech.rigidbody.literature import compare_with_duindam_stramigioli
         >>> res = compare_with_duindam_stramigioli(
-        ...     RigidBody(SO3, np.diag([1.0, 2.0, 3.0])), np.eye(3), [0.1, -0.2, 0.3], 30.0, dt=0.01)
+        ...     RigidBody(SO3, np.diag([1.0, 2.0, 3.0])), np.eye(3), [0.1, -0.2, 0.3], 30.0,
+        ...     dt=0.01)
         >>> d = res.drift()
         >>> d["momentum"] < 1e-9 < 1.0 < d["momentum_ds"]  # seed 003 §3.1: drift ≈ 1.9
         True

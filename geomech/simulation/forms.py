@@ -269,7 +269,8 @@ def hamel_acceleration(system, constant_at=None):
     >>> import numpy as np
     >>> from geomech.geometry.examples import point_mass
     >>> from geomech.simulation.forms import hamel_acceleration
-    >>> hamel_acceleration(point_mass(2.0))(0.0, np.zeros(3), np.zeros(3), np.array([0.0, 4.0, 0.0]))
+    >>> acceleration = hamel_acceleration(point_mass(2.0))
+    >>> acceleration(0.0, np.zeros(3), np.zeros(3), np.array([0.0, 4.0, 0.0]))
     array([0., 2., 0.])
     """
     from geomech.geometry.levi_civita import LeviCivitaConnection

@@ -40,7 +40,9 @@ MB, IB = 3.0, 0.5  # mobile base
 
 
 def _tree_sympy(mobile):
-    """H, Gamma, phi, K, K_dot qd of the spanning tree (crank, coupler, rocker; optional P-R base)."""
+    """H, Gamma, phi, K, K_dot qd of the spanning tree
+    (crank, coupler, rocker; optional P-R base).
+    """
     nb = 2 if mobile else 0
     q = sp.symbols(f"q0:{nb + 3}", real=True)
     qd = sp.symbols(f"qd0:{nb + 3}", real=True)

@@ -157,8 +157,13 @@ def run_case(fn, timeout: float = HARD_TIMEOUT) -> Outcome:
     return pickle.loads(b"".join(chunks))
 
 
-def assert_bounded(outcome: Outcome, expected: type | None, match: str | None = None,
-                   time_limit: float = TIME_LIMIT, memory_limit: int = MEMORY_LIMIT) -> None:  # fmt: skip
+def assert_bounded(
+    outcome: Outcome,
+    expected: type | None,
+    match: str | None = None,
+    time_limit: float = TIME_LIMIT,
+    memory_limit: int = MEMORY_LIMIT,
+) -> None:
     """The case raised ``expected`` (None: nothing), with ``match`` in its message, in bounds."""
     import re
 

@@ -35,8 +35,9 @@ SELF_LOOP = robot(BASE, link("a"), link("u"), joint("j0", "base", "a"), joint("j
 LONG_CYCLE = robot(BASE, link("a"), *[link(f"c{i}") for i in range(5)], joint("j0", "base", "a"),
                    *[joint(f"k{i}", f"c{i}", f"c{(i + 1) % 5}") for i in range(5)])  # fmt: skip
 # a tail hanging off a detached cycle: the error names the cycle, not the tail
-CYCLE_WITH_TAIL = robot(BASE, link("a"), link("b"), link("c"), link("t"), joint("j0", "base", "a"),
-                        joint("j1", "b", "c"), joint("j2", "c", "b"), joint("j3", "c", "t"))  # fmt: skip
+CYCLE_WITH_TAIL = robot(BASE, link("a"), link("b"), link("c"), link("t"),
+                        joint("j0", "base", "a"), joint("j1", "b", "c"), joint("j2", "c", "b"),
+                        joint("j3", "c", "t"))  # fmt: skip
 
 # ---- item 3/4: absurd numbers are refused where they are read -----------------------------
 ENTITY_BOMB = ('<?xml version="1.0"?><!DOCTYPE robot [<!ENTITY a "aaaaaaaaaa">'

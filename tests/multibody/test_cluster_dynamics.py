@@ -141,8 +141,14 @@ def test_c_efpa_equals_dense_inverse_osim(name, floating):
     assert rel_err(W, W_p) < 1e-9
 
 
-@pytest.mark.parametrize("make", [robots.double_pendulum, robots.humanoid,
-                                  lambda: robots.random_tree(8, rng=3, floating_base=True)])  # fmt: skip
+@pytest.mark.parametrize(
+    "make",
+    [
+        robots.double_pendulum,
+        robots.humanoid,
+        lambda: robots.random_tree(8, rng=3, floating_base=True),
+    ],
+)
 def test_cluster_kernels_on_trees_are_rnea_aba_efpa(make):
     model = make()
     rng = np.random.default_rng(22)

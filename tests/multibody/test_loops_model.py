@@ -43,7 +43,9 @@ def at(x=0.0, y=0.0, z=0.0):
 
 
 def four_bar_graph(marks=None, loop_joint=None):
-    """Planar four-bar in the xy-plane (hinges about z): A = 0, B = (0, 1), C = (2, 1), D = (3, 0)."""
+    """Planar four-bar in the xy-plane (hinges about z):
+    A = 0, B = (0, 1), C = (2, 1), D = (3, 0).
+    """
     marks = marks or {}
     G = nx.DiGraph(name="fb")
     G.add_edge("world", "crank", joint=Revolute([0, 0, 1]), name="A", independent=marks.get("A"))

@@ -110,7 +110,8 @@ def test_loop_on_a_welded_link_is_composed_into_the_body():
     # the loop frame (at (0.32, 0, 0.1) in the coupler, unrotated) in the welded link's frame
     c, s = np.cos(0.4), np.sin(0.4)
     p = np.array([[c, -s, 0], [s, c, 0], [0, 0, 1]]).T @ np.array([0.02, 0.0, 0.05])
-    text = four_bar_text(coupler_loop_link="pin", coupler_loop_xyz=" ".join(repr(float(x)) for x in p),
+    text = four_bar_text(coupler_loop_link="pin",
+                         coupler_loop_xyz=" ".join(repr(float(x)) for x in p),
                          coupler_loop_rpy="0 0 -0.4", welded=welded)  # fmt: skip
     model, reference = load_urdf(text), load_urdf(four_bar_text())
     assert model.n_bodies == 3 and np.abs(model.constraint_residual(model.neutral())).max() < 1e-14
@@ -144,7 +145,8 @@ def test_loop_on_a_welded_link_is_composed_into_the_body():
             "coupling 'g' <ratio value>: expected 1 numbers",
         ),
         (
-            "<loop name='L' type='screw'><predecessor link='crank'/><successor link='rocker'/></loop>",
+            "<loop name='L' type='screw'><predecessor link='crank'/><successor link='rocker'/>"
+            "</loop>",
             "loop 'L': expected a type from",
         ),
         (
@@ -163,7 +165,8 @@ def test_loop_on_a_welded_link_is_composed_into_the_body():
             "loop 'L' <origin xyz>: expected 3",
         ),
         (
-            "<loop name='L' type='fixed'><predecessor link='crank'/><successor link='coupler'/></loop>",
+            "<loop name='L' type='fixed'><predecessor link='crank'/><successor link='coupler'/>"
+            "</loop>",
             "already joined by an edge",
         ),
     ],

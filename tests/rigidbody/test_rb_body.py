@@ -127,12 +127,14 @@ def test_inertia_not_spd():
 def test_group_inertia_dimension_mismatch():
     with pytest.raises(
         DimensionError,
-        match=r"`inertia` of a rigid body on SE\(3\) \(dim 6\) to have shape \(6, 6\), got \(3, 3\)",
+        match=r"`inertia` of a rigid body on SE\(3\) \(dim 6\) to have shape \(6, 6\), "
+        r"got \(3, 3\)",
     ):
         RigidBody(SE3, np.eye(3))
     with pytest.raises(
         DimensionError,
-        match=r"on SE\(2\) \(dim 3\) to have shape \(3, 3\) \(or a \(6, 6\) spatial inertia\), got \(4, 4\)",
+        match=r"on SE\(2\) \(dim 3\) to have shape \(3, 3\) "
+        r"\(or a \(6, 6\) spatial inertia\), got \(4, 4\)",
     ):
         RigidBody(SE2, np.eye(4))
     with pytest.raises(

@@ -1,9 +1,10 @@
 r"""Joint models for the compiled kernels: type codes, joint poses, ``q ⊕ v`` and ``q₁ ⊖ q₀``.
 
 Each built-in joint class has a type code; a joint's constant parameters lead its row of
-the compiled model's ``jparam``: ``param[:4] = [a_x, a_y, a_z, h]`` (unit axis and pitch). The functions here act on one
-joint of one state (``q`` and ``v`` are that joint's slices) and mirror the methods of
-:mod:`geomech.multibody.model.joints`, which stay the reference they are tested against:
+the compiled model's ``jparam``: ``param[:4] = [a_x, a_y, a_z, h]`` (unit axis and pitch). The
+functions here act on one joint of one state (``q`` and ``v`` are that joint's slices) and
+mirror the methods of :mod:`geomech.multibody.model.joints`, which stay the reference they are
+tested against:
 
 - ``FIXED`` (nq = nv = 0): the identity;
 - ``REVOLUTE`` (1/1): :math:`(\exp(\theta\hat{\mathbf a}), 0)`, by Rodrigues;

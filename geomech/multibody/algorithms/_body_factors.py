@@ -36,7 +36,8 @@ def _batch(*shapes) -> tuple[int, ...]:
         return np.broadcast_shapes(*shapes)
     except ValueError as exc:
         raise DimensionError(
-            f"Expected the leading (batch) dimensions of the inputs to broadcast, got {list(shapes)}."
+            "Expected the leading (batch) dimensions of the inputs to broadcast, "
+            f"got {list(shapes)}."
         ) from exc
 
 

@@ -314,7 +314,8 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
     --------
     >>> import numpy as np
     >>> from geomech.multibody import robots
-    >>> from geomech.multibody.algorithms.coriolis import coriolis_matrix, coriolis_matrix_differentiation
+    >>> from geomech.multibody.algorithms.coriolis import (
+    ...     coriolis_matrix, coriolis_matrix_differentiation)
     >>> model = robots.random_tree(4, rng=1, floating_base=True)
     >>> q, v = model.random_configuration(rng=2), np.linspace(-1.0, 1.0, model.nv)
     >>> bool(np.allclose(coriolis_matrix_differentiation(model, q, v),
@@ -379,7 +380,8 @@ def mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> from geomech.multibody.algorithms.dynamics import crba
     >>> model = robots.double_pendulum()
     >>> q, v, h = np.array([0.3, -0.5]), np.array([1.0, 2.0]), 1e-6
-    >>> H_dot = (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (2 * h)
+    >>> H_dot = (crba(model, model.integrate(q, v, h))
+    ...          - crba(model, model.integrate(q, v, -h))) / (2 * h)
     >>> bool(np.allclose(mass_matrix_derivative(model, q, v), H_dot, atol=1e-7))
     True
     """
@@ -533,7 +535,8 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     --------
     >>> import numpy as np
     >>> from geomech.multibody import robots
-    >>> from geomech.multibody.algorithms.coriolis import coriolis_matrix, coriolis_transpose_product
+    >>> from geomech.multibody.algorithms.coriolis import (
+    ...     coriolis_matrix, coriolis_transpose_product)
     >>> model = robots.double_pendulum()
     >>> q, v, w = np.array([0.3, -0.5]), np.array([1.0, 2.0]), np.array([0.2, -0.7])
     >>> bool(np.allclose(coriolis_transpose_product(model, q, v, w),

@@ -1,7 +1,8 @@
 r"""Derivatives of the dynamics: first- and second-order partials of inverse and forward dynamics.
 
-Inverse dynamics :math:`\boldsymbol\tau = \mathrm{ID}(q, \nu, \dot\nu)` (:func:`~geomech.multibody.algorithms.dynamics.rnea`)
-is differentiated analytically by the IDSVA algorithms of seed 002, in the ground frame:
+Inverse dynamics :math:`\boldsymbol\tau = \mathrm{ID}(q, \nu, \dot\nu)`
+(:func:`~geomech.multibody.algorithms.dynamics.rnea`) is differentiated analytically by the
+IDSVA algorithms of seed 002, in the ground frame:
 
 - :func:`rnea_derivatives` — :math:`\partial\boldsymbol\tau/\partial q`,
   :math:`\partial\boldsymbol\tau/\partial\nu` in :math:`O(Nd)` (seed 002 eqs. 7–8, ref. [14]);
@@ -366,7 +367,8 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     \mathbf v_j\times\mathbf s_t`, the composites :math:`\mathbf I^C_i`, :math:`\mathbf f^C_i`
     and :math:`\mathbf B^C_i = \sum_{k\succeq i}(\mathbf v_k\times^*)\mathbf I_k - \mathbf I_k
     (\mathbf v_k\times) + (\mathbf I_k\mathbf v_k)\bar\times^*` (twice seed 002 eq. 6).
-    :math:`\partial\boldsymbol\tau/\partial\dot\nu = \mathbf M` (:func:`~geomech.multibody.algorithms.dynamics.crba`).
+    :math:`\partial\boldsymbol\tau/\partial\dot\nu = \mathbf M`
+    (:func:`~geomech.multibody.algorithms.dynamics.crba`).
 
     Parameters
     ----------

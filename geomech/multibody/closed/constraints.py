@@ -187,7 +187,8 @@ class ImplicitConstraint:
             Kd = np.asarray(self._jac_rate(qJ, u), dtype=float)
             if Kd.shape != (c, n):
                 raise DimensionError(
-                    f"{self.name}: expected `jacobian_rate` to return shape {(c, n)}, got {Kd.shape}."
+                    f"{self.name}: expected `jacobian_rate` to return shape {(c, n)}, "
+                    f"got {Kd.shape}."
                 )
             return Kd
         speed = float(np.max(np.abs(u), initial=0.0))
@@ -252,7 +253,10 @@ class Coupling:
         self.angular = all(isinstance(tree.joints[b], Revolute) for b in self.bodies)
 
     def __repr__(self):
-        return f"<coupling {self.name!r}: {self.predecessor!r} -> {self.successor!r}, ratio {self.ratio}>"
+        return (
+            f"<coupling {self.name!r}: {self.predecessor!r} -> {self.successor!r}, "
+            f"ratio {self.ratio}>"
+        )
 
     def _residual(self, q, T, q_aux):
         r = self._q_row @ q[self.q_index]
@@ -291,7 +295,10 @@ class LoopJoint:
         self.aux_q = self.aux_v = slice(0, 0)  # set by the model
 
     def __repr__(self):
-        return f"<loop joint {self.name!r} ({self.joint.kind}): {self.predecessor!r} -> {self.successor!r}>"
+        return (
+            f"<loop joint {self.name!r} ({self.joint.kind}): "
+            f"{self.predecessor!r} -> {self.successor!r}>"
+        )
 
     def frames(self, T):
         """World poses of the loop frames F_P and F_S."""

@@ -367,7 +367,8 @@ def closed_mass_matrix_derivative(model, q, v) -> np.ndarray:
     >>> from geomech.multibody.algorithms.dynamics import crba
     >>> model = load_example("four_bar")
     >>> q, v, h = model.random_configuration(rng=1), np.array([0.7]), 1e-5
-    >>> H_dot = (crba(model, model.integrate(q, v, h)) - crba(model, model.integrate(q, v, -h))) / (2 * h)
+    >>> H_dot = (crba(model, model.integrate(q, v, h))
+    ...          - crba(model, model.integrate(q, v, -h))) / (2 * h)
     >>> bool(np.allclose(closed_mass_matrix_derivative(model, q, v), H_dot, atol=1e-6))
     True
     """
@@ -508,8 +509,9 @@ def closed_coriolis_transpose_product(model, q, v, w, connection="levi-civita") 
 
     .. math:: \bar C^\top w = G^\top C_s(q, Gv)^\top G w + \dot G^\top H_s G w
 
-    with the spanning tree's :func:`~geomech.multibody.algorithms.coriolis.coriolis_transpose_product`
-    and :math:`H_s u = \mathrm{RNEA}_s(q, 0, u)` at zero gravity.
+    with the spanning tree's
+    :func:`~geomech.multibody.algorithms.coriolis.coriolis_transpose_product` and
+    :math:`H_s u = \mathrm{RNEA}_s(q, 0, u)` at zero gravity.
 
     Parameters
     ----------

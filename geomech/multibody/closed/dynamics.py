@@ -762,7 +762,8 @@ def _method(kind: str, method):
         method = "cluster" if "cluster" in table else "projection"
     if method not in table:
         raise ModelError(
-            f"Expected `method` for {kind} on a closed model from {sorted(table)!r}, got {method!r}."
+            f"Expected `method` for {kind} on a closed model from {sorted(table)!r}, "
+            f"got {method!r}."
         )
     return table[method]
 

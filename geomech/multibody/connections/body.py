@@ -9,7 +9,8 @@ constant tensor :math:`\Gamma_{ijk} = \langle\!\langle E_i, \nabla_{E_j} E_k\ran
 and its body Coriolis matrix is
 
 .. math:: \mathbf C(\mathbf I, \mathbf v)_{ik} = \Gamma_{ijk}\, v^j ,\qquad
-          \mathbf B(\mathbf I, \mathbf v) = \mathbf C(\mathbf I, \mathbf v) - \mathbf I(\mathbf v\times)
+          \mathbf B(\mathbf I, \mathbf v) = \mathbf C(\mathbf I, \mathbf v)
+          - \mathbf I(\mathbf v\times)
 
 (seed 000 eq. 10 and eq. 21; :math:`\mathbf B` is what the recursive algorithms accumulate).
 A multibody model induces its Coriolis matrix from these per-body choices through
@@ -63,16 +64,17 @@ Named connections (canonical names of the one registry of connection names,
 ``levi-civita`` is seed 000 eq. (18)/(19) (Bullo–Murray; the Christoffel-consistent one, seed
 001 eq. 10 as :math:`\mathbf B`); ``velocity-cross`` is seed 001 eq. (9),
 :math:`\mathbf B = (\mathbf v\times^*)\mathbf I` (Pinocchio's pre-2022 choice); ``boltzmann-hamel``
-is seed 003's Boltzmann–Hamel connection :math:`\mathbf C = \widetilde{\operatorname{ad}}_{\mathbf I\mathbf v}`
-(eq. 57) on SE(3), spatial_v2_extended's ``factorFunctions`` option 2, :math:`\mathbf B = (\mathbf I\mathbf v)
-\bar\times^* - \mathbf I(\mathbf v\times)` (anchors §3); the Cartan–Schouten connections
-:math:`\nabla^{(-)}, \nabla^{(0)}, \nabla^{(+)}` have :math:`\Gamma^i_{jk} = \lambda\,
-s^i_{jk}` with :math:`\lambda = 0, \tfrac12, 1`. The table's verdicts are those of the
-geometry layer's predicates (:meth:`BodyConnection.properties`), measured on random
-inertias (``tests/multibody/test_coriolis_body_connections.py``): the residuals are exactly 0
-where "yes" and of the order of the inertia where "no"; torsion norms, e.g. for
-``velocity-cross`` and ``boltzmann-hamel``, are the same (the two are mirror images about the
-Levi-Civita connection: ``levi-civita`` is their average).
+is seed 003's Boltzmann–Hamel connection
+:math:`\mathbf C = \widetilde{\operatorname{ad}}_{\mathbf I\mathbf v}` (eq. 57) on SE(3),
+spatial_v2_extended's ``factorFunctions`` option 2,
+:math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)` (anchors §3);
+the Cartan–Schouten connections :math:`\nabla^{(-)}, \nabla^{(0)}, \nabla^{(+)}` have
+:math:`\Gamma^i_{jk} = \lambda\, s^i_{jk}` with :math:`\lambda = 0, \tfrac12, 1`. The table's
+verdicts are those of the geometry layer's predicates (:meth:`BodyConnection.properties`),
+measured on random inertias (``tests/multibody/test_coriolis_body_connections.py``): the
+residuals are exactly 0 where "yes" and of the order of the inertia where "no"; torsion norms,
+e.g. for ``velocity-cross`` and ``boltzmann-hamel``, are the same (the two are mirror images
+about the Levi-Civita connection: ``levi-civita`` is their average).
 
 Users may supply any other body connection: a :class:`BodyConnection` subclass, an
 :class:`~geomech.geometry.AffineConnection` on a rigid body's SE(3)

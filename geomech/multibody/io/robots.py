@@ -618,8 +618,11 @@ def _erd_urdfs() -> dict[str, Path]:
     files: list[Path] = []
     try:  # the cmeel wheels on PyPI install the robots under cmeel.prefix/share
         dist = metadata.distribution("example-robot-data")
-        files = [Path(str(dist.locate_file(f))) for f in (dist.files or [])
-                 if str(f).endswith(".urdf") and "example-robot-data/robots/" in str(f)]  # fmt: skip
+        files = [
+            Path(str(dist.locate_file(f)))
+            for f in (dist.files or [])
+            if str(f).endswith(".urdf") and "example-robot-data/robots/" in str(f)
+        ]
     except metadata.PackageNotFoundError:
         pass
     if not files:  # older wheels or source installs: the Python module knows the directory

@@ -87,7 +87,8 @@ _KNOWN_TYPES = ("revolute", "continuous", "prismatic", "fixed", "floating", "pla
 def rpy_to_matrix(rpy) -> np.ndarray:
     r"""Rotation matrix of URDF fixed-axis roll, pitch, yaw angles.
 
-    .. math:: \mathbf R = \mathbf R_z(\text{yaw})\,\mathbf R_y(\text{pitch})\,\mathbf R_x(\text{roll})
+    .. math:: \mathbf R = \mathbf R_z(\text{yaw})\,\mathbf R_y(\text{pitch})\,
+              \mathbf R_x(\text{roll})
 
     Parameters
     ----------

@@ -91,7 +91,8 @@ class MultibodyConnection(AffineConnection):
     >>> from geomech.multibody import robots
     >>> from geomech.multibody.model.connection import MultibodyConnection
     >>> conn = MultibodyConnection(robots.double_pendulum(), "cartan-minus")
-    >>> bool(conn.is_metric_compatible([0.3, -0.5])), bool(conn.has_riemannian_geodesics([0.3, -0.5]))
+    >>> q = [0.3, -0.5]
+    >>> bool(conn.is_metric_compatible(q)), bool(conn.has_riemannian_geodesics(q))
     (True, False)
     """
 
@@ -136,7 +137,8 @@ class MultibodyConnection(AffineConnection):
         >>> model = robots.double_pendulum()
         >>> conn = model.connection("cartan-minus")
         >>> C = conn.coriolis_matrix([0.3, -0.5], [1.0, 2.0])
-        >>> bool(np.allclose(C, np.einsum("ijk,j->ik", conn.christoffel_first_kind([0.3, -0.5]), [1.0, 2.0])))
+        >>> Gamma = conn.christoffel_first_kind([0.3, -0.5])
+        >>> bool(np.allclose(C, np.einsum("ijk,j->ik", Gamma, [1.0, 2.0])))
         True
         """
         return coriolis_matrix(self.model, q, v, self._body_connection)

@@ -388,7 +388,8 @@ class Joint(abc.ABC):
     def motion_subspace_rate(self, q, v) -> np.ndarray:
         r"""Rate :math:`\mathring{\boldsymbol\Phi}` of the child-frame coordinates of Φ.
 
-        .. math:: \mathring{\boldsymbol\Phi} = \frac{\mathrm d}{\mathrm dt}\,{}^c\{\boldsymbol\Phi\},
+        .. math:: \mathring{\boldsymbol\Phi} =
+                  \frac{\mathrm d}{\mathrm dt}\,{}^c\{\boldsymbol\Phi\},
                   \qquad \dot{\boldsymbol\Phi} = (\mathbf v_c\times)\boldsymbol\Phi +
                   \mathring{\boldsymbol\Phi}
 

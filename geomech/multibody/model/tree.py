@@ -301,7 +301,8 @@ class MultibodyModel(MultibodySystem):
         The joint into body ``i``.
     X_tree : ndarray, shape (N, 6, 6)
         Tree transforms :math:`\mathbf X_T(i)` = ``plucker_from_pose(placement)`` (parent
-        frame → joint frame), so :math:`{}^i\mathbf X_{p(i)} = \mathbf X_J(\mathbf q_i)\mathbf X_T(i)`.
+        frame → joint frame), so
+        :math:`{}^i\mathbf X_{p(i)} = \mathbf X_J(\mathbf q_i)\mathbf X_T(i)`.
     placements : ndarray, shape (N, 4, 4)
         The joint placements.
     inertias : ndarray, shape (N, 6, 6)

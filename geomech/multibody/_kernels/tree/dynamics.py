@@ -209,7 +209,9 @@ def _first_failure(status):
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
 def crba_workspace(N, nv):
-    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
+    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds,
+    cut from one buffer.
+    """
     buf = np.empty(34 * N + 12 * nv)
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0

@@ -85,7 +85,9 @@ def joint_transforms_batch(topo, placement, jparam, T_user, Q, X_up, status):
 
 @njit(**_JIT)
 def forward_kinematics_batch(topo, placement, jparam, T_user, Q, T, status):
-    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch; first failure + 1."""
+    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch;
+    first failure + 1.
+    """
     failed = 0
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))

@@ -65,7 +65,9 @@ def matTvec6_add(M, x, c, out):
 
 @njit(**_JIT)
 def crf_left(s, M, out):
-    r"""``out += (s ×*) M`` for a 6×6 ``M``: column by column, :math:`\mathbf s\times^*\mathbf m_c`."""
+    r"""``out += (s ×*) M`` for a 6×6 ``M``: column by column,
+    :math:`\mathbf s\times^*\mathbf m_c`.
+    """
     w0, w1, w2, u0, u1, u2 = s[0], s[1], s[2], s[3], s[4], s[5]
     for c in range(6):
         f0, f1, f2, f3, f4, f5 = M[0, c], M[1, c], M[2, c], M[3, c], M[4, c], M[5, c]
