@@ -1042,7 +1042,7 @@ def locked_four_bar(rng) -> Linkage:
 # ----------------------------------------------------------------------------------------
 # grbda's URDF+ robots (their geometry, written here as generators)
 # ----------------------------------------------------------------------------------------
-def _bars_chain(bld, rows, loops, inertias):
+def _bars_chain(bld, rows, loops):
     """Bodies from rows (child, parent, origin xyz in parent, axis, joint name, marks)."""
     for child, parent, xyz, axis, jname, marks in rows:
         F_p = bld.frames[parent or bld.ground]
@@ -1069,7 +1069,7 @@ def grbda_four_bar(*, floating=False) -> Linkage:
     rows = [("link1", None, (0, 0, 0), Z, "joint1", {"independent": True}),
             ("link2", "link1", (0.5, 0, 0), Z, "joint2", {"independent": False}),
             ("link3", None, (1.0, 0, 0), Z, "joint3", {"independent": False})]  # fmt: skip
-    _bars_chain(bld, rows, [("link2", "link3", (1.0, 0, 0), (0.5, 0, 0), Z, "loop1")], None)
+    _bars_chain(bld, rows, [("link2", "link3", (1.0, 0, 0), (0.5, 0, 0), Z, "loop1")])
     th = 0.6
     bld.design.update(joint1=np.array([th]), joint2=np.array([-th]), joint3=np.array([th]))
     I = _urdf_inertia(**_GRBDA_BAR)
@@ -1094,7 +1094,7 @@ def grbda_six_bar() -> Linkage:
             ("link3", "link2", (0.2, 0, 0), Z, "joint3", {}),
             ("link4", None, (0, 0, 0), Z, "joint4", {"independent": False}),
             ("link5", "link4", (0.4, 0, 0), Z, "joint5", {"independent": False})]  # fmt: skip
-    _bars_chain(bld, rows, [("link3", "link5", (0.3, 0, 0), (0.5, 0, 0), Z, "constraint1")], None)
+    _bars_chain(bld, rows, [("link3", "link5", (0.3, 0, 0), (0.5, 0, 0), Z, "constraint1")])
     # a closed design: links 1-3 at absolute angles (0.3, 0.9, 1.4), the 0.4-0.5 dyad solved
     phis = [0.3, 0.9, 1.4]
     P = sum(
@@ -1124,8 +1124,8 @@ def grbda_planar_leg(*, floating=False) -> Linkage:
              {"independent": False}),
             ("foot", "shank_driver", (0.096, 0, 0), Z, "driver_to_foot",
              {"independent": False})]  # fmt: skip
-    _bars_chain(bld, rows, [("foot", "shank_support", (0.031, 0, 0), (0.096, 0, 0), Z, "linkage")],
-                None)  # fmt: skip
+    loop = ("foot", "shank_support", (0.031, 0, 0), (0.096, 0, 0), Z, "linkage")
+    _bars_chain(bld, rows, [loop])
     th = -0.8
     bld.design.update(base_to_thigh=np.array([0.3]), thigh_to_driver=np.array([th]),
                       thigh_to_support=np.array([th]), driver_to_foot=np.array([-th]))  # fmt: skip
@@ -1145,7 +1145,7 @@ def grbda_rotor_chain() -> Linkage:
     """grbda's ``revolute_rotor_chain``: three unit links about z, rotors geared 6:1."""
     rng = np.random.default_rng(0)
     bld = _Builder("grbda_rotor_chain", rng)
-    parent, x = None, 0.0
+    parent = None
     link_I = _urdf_inertia(1.0, (0.5, 0, 0), 1, 0, 0, 1, 0, 1)
     rotor_I = _urdf_inertia(0.0, (0, 0, 0), 1e-4, 0, 0, 1e-4, 0, 1e-4)
     inertias = {}
@@ -1158,7 +1158,6 @@ def grbda_rotor_chain() -> Linkage:
         bld.coupling(f"link-{k}", f"rotor-{k}", 6.0, f"transmission{k + 1}")
         inertias[f"link-{k}"], inertias[f"rotor-{k}"] = link_I, rotor_I
         parent = f"link-{k}"
-    del x
     return bld.finish("grbda", 3, "grbda revolute_rotor_chain.urdf (3 links, 6:1 rotors)",
                       tags={"planar", "closed_zero"}, inertias=inertias)  # fmt: skip
 
