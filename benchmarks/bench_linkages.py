@@ -1,0 +1,169 @@
+r"""Closed chains on the generated linkages (issue 24): what loads, how fast, how accurately.
+
+Two parts:
+
+* **table**: for every linkage of ``tests/multibody/linkages.py`` (``all_linkages``): does
+  ``MultibodyModel(graph)`` load (else the error), ``nv`` against the true mobility, the
+  largest relative error of ``rnea``/``crba``/``aba`` against the Pinocchio reference
+  (``tests/multibody/linkage_reference.py``) at three random closed states, what happens at
+  a closed singular configuration, whether an open state (0.1 off) is rejected at
+  |q| ~ 1 and |q| ~ 1e9, and the load time. Printed as a Markdown table.
+* **ladder**: the load time of a ladder of n four-bars in one cluster (2n + 1 bodies, one
+  degree of freedom) against its spanning tree, each in a fresh process, with
+  ``OPENBLAS_NUM_THREADS=1`` and with the default threads.
+
+Run: ``python benchmarks/bench_linkages.py`` (``--quick``: the table and n = 10, 50 with one
+thread; ``--ladder-only``, ``--table-only``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "multibody"))
+
+LADDER = r"""
+import sys, time
+import numpy as np
+sys.path.insert(0, {tests!r})
+import linkages as L
+from geomech.multibody import MultibodyModel
+lk = L.four_bar_ladder(np.random.default_rng(0), {n}, writing="assembled")
+t = time.perf_counter(); tree = MultibodyModel(lk.tree_graph()); t_tree = time.perf_counter() - t
+t = time.perf_counter(); model = MultibodyModel(lk.graph); t_closed = time.perf_counter() - t
+print(f"{{tree.n_bodies}} {{t_tree:.4f}} {{t_closed:.3f}} {{model.nv}}")
+"""
+
+
+def _short(exc) -> str:
+    text = f"{type(exc).__name__}: {exc}"
+    return text if len(text) < 90 else text[:87] + "..."
+
+
+def table():
+    import linkages as L
+    from linkage_reference import LinkageReference, rel_err
+
+    import geomech
+    from geomech.errors import NotOnManifoldError, SingularityError
+    from geomech.multibody import MultibodyModel
+
+    rows = []
+    for lk in L.all_linkages():
+        row = {"name": lk.name, "family": lk.family, "true": lk.mobility}
+        t = time.perf_counter()
+        try:
+            model = MultibodyModel(lk.graph)
+        except Exception as exc:  # noqa: BLE001 - reported
+            row["load"] = _short(exc)
+            rows.append(row)
+            continue
+        row["load_ms"] = 1e3 * (time.perf_counter() - t)
+        row["load"] = "yes"
+        row["nv"] = model.nv
+        ref = LinkageReference(lk)
+        indep = model.independent_v_index
+        if model.nv == lk.mobility and lk.mobility:
+            rng = np.random.default_rng(0)
+            try:
+                Q = ref.random_closed(rng, lk.q(ref.tree), size=3, indep=indep,
+                                      mobility=lk.mobility)  # fmt: skip
+                worst = 0.0
+                for q in Q:
+                    v, a, tau = rng.normal(size=(3, model.nv))
+                    worst = max(worst,
+                                rel_err(geomech.rnea(model, q, v, a), ref.rnea(q, v, a, indep)),
+                                rel_err(geomech.crba(model, q), ref.crba(q, indep)),
+                                rel_err(geomech.aba(model, q, v, tau), ref.aba(q, v, tau, indep)))  # fmt: skip
+                row["dyn"] = f"{worst:.1e}"
+            except Exception as exc:  # noqa: BLE001 - reported
+                row["dyn"] = _short(exc)
+        elif lk.mobility == 0:
+            try:
+                e = np.zeros(0)
+                shapes = (geomech.rnea(model, lk.q(model), e, e).shape,
+                          geomech.crba(model, lk.q(model)).shape)  # fmt: skip
+                row["dyn"] = f"empty {shapes}"
+            except Exception as exc:  # noqa: BLE001 - reported
+                row["dyn"] = _short(exc)
+        if lk.singular is not None:
+            qs = lk.q(model, lk.singular)
+            try:
+                G, _ = model.constraint_matrices(qs, np.ones(model.nv))
+                row["singular"] = f"returns G (max {np.abs(G).max():.2g})"
+            except SingularityError:
+                row["singular"] = "SingularityError"
+            except Exception as exc:  # noqa: BLE001 - reported
+                row["singular"] = _short(exc)
+        for scale in (1.0, 1e9):
+            key = "off" if scale == 1 else "off1e9"
+            try:
+                import test_linkages as T
+
+                q = T._off_manifold(lk.name, model, scale)
+                model.check_configuration(q)
+                row[key] = "accepted"
+            except NotOnManifoldError:
+                row[key] = "raises"
+            except Exception as exc:  # noqa: BLE001 - reported
+                row[key] = _short(exc)
+        rows.append(row)
+    cols = ["name", "family", "load", "nv", "true", "dyn", "singular", "off", "off1e9", "load_ms"]
+    print("| " + " | ".join(cols) + " |")
+    print("|" + "---|" * len(cols))
+    for r in rows:
+        cells = []
+        for c in cols:
+            x = r.get(c, "")
+            cells.append(f"{x:.0f}" if c == "load_ms" and x != "" else str(x))
+        print("| " + " | ".join(cells) + " |")
+
+
+def ladder(sizes, threads):
+    tests = str(ROOT / "tests" / "multibody")
+    for n in sizes:
+        for one in threads:
+            env = dict(os.environ, PYTHONPATH=str(ROOT))
+            if one:
+                env["OPENBLAS_NUM_THREADS"] = "1"
+            else:
+                env.pop("OPENBLAS_NUM_THREADS", None)
+            t = time.perf_counter()
+            out = subprocess.run([sys.executable, "-c", LADDER.format(tests=tests, n=n)],
+                                 env=env, capture_output=True, text=True)  # fmt: skip
+            wall = time.perf_counter() - t
+            label = "OPENBLAS_NUM_THREADS=1" if one else "default threads"
+            if out.returncode:
+                print(f"n = {n:4d} ({label}): failed: {out.stderr.strip().splitlines()[-1]}")
+                continue
+            bodies, t_tree, t_closed, nv = out.stdout.split()
+            print(f"ladder n = {n:4d} ({bodies} bodies, nv = {nv}), {label}: spanning tree "
+                  f"{float(t_tree):.3f} s, closed model {float(t_closed):.2f} s "
+                  f"(process {wall:.1f} s)")  # fmt: skip
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--quick", action="store_true")
+    p.add_argument("--ladder-only", action="store_true")
+    p.add_argument("--table-only", action="store_true")
+    args = p.parse_args(argv)
+    if not args.ladder_only:
+        table()
+    if not args.table_only:
+        if args.quick:
+            ladder([10, 50], [True])
+        else:
+            ladder([10, 50, 150], [True, False])
+
+
+if __name__ == "__main__":
+    main()
