@@ -3,7 +3,7 @@ r"""Closed chains on the generated linkages (issue 24): what loads, how fast, ho
 Two parts:
 
 * **table**: for every linkage of ``tests/multibody/linkages.py`` (``all_linkages``): does
-  ``MultibodyModel(graph)`` load (else the error), ``nv`` against the true mobility, the
+  ``ClosedMultibodyModel(graph)`` load (else the error), ``nv`` against the true mobility, the
   largest relative error of ``rnea``/``crba``/``aba`` against the Pinocchio reference
   (``tests/multibody/linkage_reference.py``) at three random closed states, what happens at
   a closed singular configuration, whether an open state (0.1 off) is rejected at
@@ -35,10 +35,11 @@ import sys, time
 import numpy as np
 sys.path.insert(0, {tests!r})
 import linkages as L
+from geomech.multibody import ClosedMultibodyModel
 from geomech.multibody import MultibodyModel
 lk = L.four_bar_ladder(np.random.default_rng(0), {n}, writing="assembled")
 t = time.perf_counter(); tree = MultibodyModel(lk.tree_graph()); t_tree = time.perf_counter() - t
-t = time.perf_counter(); model = MultibodyModel(lk.graph); t_closed = time.perf_counter() - t
+t = time.perf_counter(); model = ClosedMultibodyModel(lk.graph); t_closed = time.perf_counter() - t
 print(f"{{tree.n_bodies}} {{t_tree:.4f}} {{t_closed:.3f}} {{model.nv}}")
 """
 
@@ -54,14 +55,14 @@ def table():
 
     import geomech
     from geomech.errors import NotOnManifoldError, SingularityError
-    from geomech.multibody import MultibodyModel
+    from geomech.multibody import ClosedMultibodyModel
 
     rows = []
     for lk in L.all_linkages():
         row = {"name": lk.name, "family": lk.family, "true": lk.mobility}
         t = time.perf_counter()
         try:
-            model = MultibodyModel(lk.graph)
+            model = ClosedMultibodyModel(lk.graph)
         except Exception as exc:  # noqa: BLE001 - reported
             row["load"] = _short(exc)
             rows.append(row)
@@ -79,10 +80,12 @@ def table():
                 worst = 0.0
                 for q in Q:
                     v, a, tau = rng.normal(size=(3, model.nv))
-                    worst = max(worst,
-                                rel_err(geomech.rnea(model, q, v, a), ref.rnea(q, v, a, indep)),
-                                rel_err(geomech.crba(model, q), ref.crba(q, indep)),
-                                rel_err(geomech.aba(model, q, v, tau), ref.aba(q, v, tau, indep)))  # fmt: skip
+                    worst = max(
+                        worst,
+                        rel_err(geomech.rnea(model, q, v, a), ref.rnea(q, v, a, indep)),
+                        rel_err(geomech.crba(model, q), ref.crba(q, indep)),
+                        rel_err(geomech.aba(model, q, v, tau), ref.aba(q, v, tau, indep)),
+                    )
                 row["dyn"] = f"{worst:.1e}"
             except Exception as exc:  # noqa: BLE001 - reported
                 row["dyn"] = _short(exc)

@@ -402,8 +402,14 @@ def test_without_example_robot_data_the_install_hint(monkeypatch, capsys):
 
 def _shell(command: str) -> tuple[int, str, str]:
     """Run ``python -m geomech`` with a shell redirection: (status, stdout, stderr)."""
-    proc = subprocess.run(["sh", "-c", f"'{sys.executable}' -m geomech {command}"],
-                          capture_output=True, text=True, env=ENV, timeout=120, check=False)  # fmt: skip
+    proc = subprocess.run(
+        ["sh", "-c", f"'{sys.executable}' -m geomech {command}"],
+        capture_output=True,
+        text=True,
+        env=ENV,
+        timeout=120,
+        check=False,
+    )
     return proc.returncode, proc.stdout, proc.stderr
 
 

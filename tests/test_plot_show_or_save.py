@@ -1,4 +1,5 @@
-"""geomech.plot.show_or_save: windows with a display, PNG files without one, nothing in the gallery."""
+"""geomech.plot.show_or_save: windows with a display, PNG files without one, nothing in the
+gallery."""
 
 import os
 import subprocess

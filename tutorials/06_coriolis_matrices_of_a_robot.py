@@ -40,11 +40,6 @@ import time
 
 import matplotlib.pyplot as plt
 import numpy as np
-from geomech.multibody.model.connection import (
-    connection_report,
-    format_connection_report,
-    model_connection,
-)
 
 from geomech.geometry import Contorsion, LeviCivitaConnection
 from geomech.geometry.examples import rigid_body_se3
@@ -53,6 +48,11 @@ from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
 from geomech.multibody.algorithms.dynamics import crba, gravity_forces, rnea
 from geomech.multibody.connections.body import NAMED_BODY_CONNECTIONS
+from geomech.multibody.model.connection import (
+    connection_report,
+    format_connection_report,
+    model_connection,
+)
 from geomech.plot import show_or_save
 
 model = robots.humanoid()
@@ -62,11 +62,10 @@ v = rng.uniform(-1.0, 1.0, model.nv)
 print(model.summary())
 print(format_connection_report(connection_report(model, q, v, repeat=3)))
 
-# %%
-# The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
-# ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with the
-# Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the
-# right bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
+# %% The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
+# ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with
+# the Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the right
+# bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
 # ``computeCoriolisMatrix``. The matrices themselves differ a lot:
 Cs = {name: coriolis_matrix(model, q, v, name) for name in NAMED_BODY_CONNECTIONS}
 from matplotlib.colors import SymLogNorm
@@ -88,12 +87,10 @@ fig.colorbar(im, ax=axes, shrink=0.8, label=r"$C_{ik}$ (kg m$^2$/s; symmetric lo
 print("|C_velocity-cross - C_levi-civita| =", np.abs(diff).max())
 print("... but the same bias forces:", np.abs(diff @ v).max())
 
-# %%
-# Per-body choices and user connections
-# -------------------------------------
-# ``connection`` may map body names to connections (other bodies use ``levi-civita``). A
-# Cartan (−) connection on the feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks
-# the dynamics (its geodesics are one-parameter subgroups, not rigid-body motions).
+# %% Per-body choices and user connections ------------------------------------- ``connection`` may
+# map body names to connections (other bodies use ``levi-civita``). A Cartan (−) connection on the
+# feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks the dynamics (its
+# geodesics are one-parameter subgroups, not rigid-body motions).
 H_dot = mass_matrix_derivative(model, q, v)
 bias = rnea(model, q, v, np.zeros(model.nv)) - gravity_forces(model, q)
 mapping = {"l_foot": "cartan-minus", "r_foot": "cartan-minus", "pelvis": "boltzmann-hamel"}
@@ -143,12 +140,10 @@ ax.set_title(r"$(i, k)$ with some $\Gamma_{ijk} \neq 0$")
 ax.set_xlabel(r"$k$ (joint speed index)")
 ax.set_ylabel(r"$i$ (joint speed index)")
 
-# %%
-# The robot as an affine connection
-# ---------------------------------
-# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection
-# on the robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints'
-# structure constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
+# %% The robot as an affine connection ---------------------------------
+# :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection on the
+# robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints' structure
+# constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
 # two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).
 for name in ("velocity-cross", "cartan-minus"):
     D = Contorsion(model_connection(model, name).contorsion(q))
@@ -230,8 +225,10 @@ qB = model.random_configuration(rng, size=100)
 vB = rng.uniform(-1.0, 1.0, (100, model.nv))
 t_batch = best_time(lambda: coriolis_matrix(model, qB, vB)) / 100
 t_loop = best_time(lambda: [coriolis_matrix(model, qB[i], vB[i]) for i in range(100)]) / 100
-print(f"humanoid, time per state: {1e6 * t_loop:.1f} us in a loop of 100 calls, "
-      f"{1e6 * t_batch:.1f} us in one batched call ({t_loop / t_batch:.1f} times faster)")  # fmt: skip
+print(
+    f"humanoid, time per state: {1e6 * t_loop:.1f} us in a loop of 100 calls, "
+    f"{1e6 * t_batch:.1f} us in one batched call ({t_loop / t_batch:.1f} times faster)"
+)
 
 # %%
 # The arithmetic is the same, compiled, in both; the batch saves the fixed cost of a call and

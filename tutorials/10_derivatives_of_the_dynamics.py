@@ -27,8 +27,9 @@ c_t` is affine in the unknowns :math:`Q`, so
     + \\sum_a \\tau_{t,a}\\,\\nabla_z^2\\tau_{t,a}\\Big)E_t
 
 where :math:`\\mathbf J_t = [\\partial\\tau/\\partial q,\\ \\partial\\tau/\\partial\\dot q,\\ M]`
-comes from :func:`~geomech.multibody.algorithms.derivatives.rnea_derivatives` and the second term, which
-Gauss–Newton drops, from :func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`:
+comes from :func:`~geomech.multibody.algorithms.derivatives.rnea_derivatives` and the second term,
+which Gauss–Newton drops, from
+:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`:
 
 .. math::
 
@@ -230,8 +231,8 @@ show_or_save()
 # the costate, :math:`\lambda^\top\partial^2\tau`, which is what
 # :meth:`~geomech.multibody.algorithms.derivatives.BlockSparseTensor.contract` computes.
 #
-# With revolute joints the coordinates are a chart in which the second derivatives commute,
-# so :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer joints the
-# partials are iterated Lie derivatives along ``model.integrate`` and not symmetric (their
-# difference is the bracket of the fields): a Newton step in the exponential chart
-# uses the symmetric part, as above.
+# With revolute joints the coordinates are a chart in which the second derivatives commute, so
+# :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer
+# joints the partials are iterated Lie derivatives along ``model.integrate`` and not symmetric
+# (their difference is the bracket of the fields): a Newton step in the exponential chart uses the
+# symmetric part, as above.

@@ -133,8 +133,11 @@ class LinkageReference:
             vi = np.array([self.tree.v_slices[self.tree.joint_names.index(j)].start
                            for j in spec.joints])  # fmt: skip
             self.implicit.append((spec, qi, vi))
-        self.n_rows = (sum(lp.rows for lp in self.loops) + len(self.couplings)
-                       + sum(np.size(s.phi(np.zeros(len(s.joints)))) for s, _, _ in self.implicit))  # fmt: skip
+        self.n_rows = (
+            sum(lp.rows for lp in self.loops)
+            + len(self.couplings)
+            + sum(np.size(s.phi(np.zeros(len(s.joints)))) for s, _, _ in self.implicit)
+        )
 
     # ---- couplings from the graph ---------------------------------------------------
     def _coupling_row(self, pred, succ, ratio):

@@ -1,7 +1,7 @@
 r"""Generator of closed-chain test linkages (issue 24): planar, spatial, coupled, geared.
 
 Every generator returns a :class:`Linkage`: a ``networkx.DiGraph`` ready for
-``geomech.multibody.MultibodyModel(graph)`` (tree edges with geomech joints, loop edges
+``geomech.multibody.ClosedMultibodyModel(graph)`` (tree edges with geomech joints, loop edges
 ``kind="loop"``, couplings ``kind="coupling"``, implicit constraints in
 ``graph.graph["constraints"]``) and its metadata: the true mobility, a closed configuration
 known by construction, a closed *singular* configuration where one is known, and a
@@ -70,8 +70,15 @@ import networkx as nx
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from geomech.multibody import Fixed, FreeFlyer, MultibodyModel, Prismatic, Revolute, Spherical
-from geomech.multibody.loops import ImplicitConstraint
+from geomech.multibody import (
+    Fixed,
+    FreeFlyer,
+    ImplicitConstraint,
+    MultibodyModel,
+    Prismatic,
+    Revolute,
+    Spherical,
+)
 from geomech.spatial import spatial_inertia
 
 __all__ = [
@@ -176,7 +183,8 @@ class Linkage:
         return spanning_tree_graph(self.graph)
 
     def __repr__(self) -> str:
-        return f"<Linkage {self.name!r}: mobility {self.mobility}, {self.graph.number_of_nodes()} nodes>"
+        nodes = self.graph.number_of_nodes()
+        return f"<Linkage {self.name!r}: mobility {self.mobility}, {nodes} nodes>"
 
 
 def spanning_tree_graph(graph) -> nx.DiGraph:
@@ -617,7 +625,10 @@ def parallelogram(rng, *, floating=False) -> Linkage:
     _four_bar_on(bld, "", None, [0.0, 0.0], g, a, g, a, th, B, C, "bars")
     singular = {"crank_joint": np.zeros(1), "coupler_joint": np.zeros(1),
                 "rocker_joint": np.zeros(1)}  # fmt: skip
-    desc = f"parallelogram four-bar (crank = rocker = {a:.3f}, coupler = ground = {g:.3f}), q = 0 collinear"
+    desc = (
+        f"parallelogram four-bar (crank = rocker = {a:.3f}, coupler = ground = {g:.3f}), "
+        "q = 0 collinear"
+    )
     return bld.finish("parallelogram", 1, desc, singular=singular,
                       tags={"planar", "singular_zero", "change_point"})  # fmt: skip
 
@@ -751,8 +762,9 @@ def slider_crank(rng, *, prismatic_loop=False, writing="bars") -> Linkage:
                      [Cp])  # fmt: skip
         L = bld.planar(Cp)  # x axis of the loop frames along the slide
         bld.loop(None, "slider", ("P", [1.0, 0.0, 0.0]), L, L, "loop_slide")
-    desc = (f"offset slider-crank (crank {a:.3f}, rod {ln:.3f}, offset {e:.3f})"
-            + (", prismatic loop joint" if prismatic_loop else ", prismatic tree joint"))  # fmt: skip
+    desc = f"offset slider-crank (crank {a:.3f}, rod {ln:.3f}, offset {e:.3f})" + (
+        ", prismatic loop joint" if prismatic_loop else ", prismatic tree joint"
+    )
     return bld.finish("slider_crank", 1, desc, tags={"planar", _zero_tag(writing)})
 
 
@@ -1008,8 +1020,12 @@ def triangle(rng) -> Linkage:
     _planar_body(bld, "bar1", None, A, _angle(A, C), "bar1_joint", [A, C])
     _planar_body(bld, "bar2", None, Bp, _angle(Bp, C), "bar2_joint", [Bp, C])
     _planar_loop(bld, "bar1", "bar2", C, "pin")
-    return bld.finish("zero_dof", 0, "triangle truss (two bars pinned to the ground and each other)",
-                      tags={"planar", "open_zero", "zero_dof"})  # fmt: skip
+    return bld.finish(
+        "zero_dof",
+        0,
+        "triangle truss (two bars pinned to the ground and each other)",
+        tags={"planar", "open_zero", "zero_dof"},
+    )
 
 
 def welded_pendulum(rng) -> Linkage:
@@ -1226,11 +1242,13 @@ def mit_humanoid_leg(*, floating=False) -> Linkage:
     add("ankle_rotor", "hip_ry_link", (0.01563, -0.0454, -0.13354), (0, 0, 0), Y,
         "hipy_to_ankle_rotor", independent=False)  # fmt: skip
     add("ankle_link", "knee_link", (0, 0, -0.2785), (0, 0, 0), Y, "knee_to_ankle")
-    for pred, succ, r, nm in (("hip_rz_link", "hip_rz_rotor", 6.0, "hipz_transmission"),
-                              ("hip_rx_link", "hip_rx_rotor", 6.0, "hipx_transmission"),
-                              ("hip_ry_link", "hip_ry_rotor", 6.0, "hipy_transmission"),
-                              ("knee_link", "knee_rotor", 12.0, "knee_transmission"),
-                              ("ankle_link", "ankle_rotor", 12.0, "ankle_transmission")):  # fmt: skip
+    for pred, succ, r, nm in (
+        ("hip_rz_link", "hip_rz_rotor", 6.0, "hipz_transmission"),
+        ("hip_rx_link", "hip_rx_rotor", 6.0, "hipx_transmission"),
+        ("hip_ry_link", "hip_ry_rotor", 6.0, "hipy_transmission"),
+        ("knee_link", "knee_rotor", 12.0, "knee_transmission"),
+        ("ankle_link", "ankle_rotor", 12.0, "ankle_transmission"),
+    ):
         bld.coupling(pred, succ, r, nm)
     inertias = {
         "hip_rz_link": _urdf_inertia(0.84563, (-0.064842, -3.6e-05, -0.063090), 0.0015373, 1.1e-06,
@@ -1316,9 +1334,17 @@ def tello_leg(*, floating=False, with_rate=True) -> Linkage:
     bld.constraint(_differential("hip_differential", ("hip_rotor_1_joint", "hip_rotor_2_joint"),
                                  ("gimbal_joint", "thigh_joint"), 6.0, 0.1, 1.0),
                    with_rate)  # fmt: skip
-    bld.constraint(_differential("knee_ankle_differential", ("ka_rotor_1_joint",
-                                                             "ka_rotor_2_joint"),
-                                 ("shin_joint", "foot_joint"), 6.0, 0.1, 0.5), with_rate)  # fmt: skip
+    bld.constraint(
+        _differential(
+            "knee_ankle_differential",
+            ("ka_rotor_1_joint", "ka_rotor_2_joint"),
+            ("shin_joint", "foot_joint"),
+            6.0,
+            0.1,
+            0.5,
+        ),
+        with_rate,
+    )
     rotor = _urdf_inertia(0.07, (0, 0, 0), 2.5984e-05, 0, 0, 2.5984e-05, 0, 5.1512e-05)
     inertias = {
         "clamp_rotor": rotor, "hip_rotor_1": rotor, "hip_rotor_2": rotor,

@@ -32,7 +32,7 @@ from linkages import all_linkages
 
 import geomech
 from geomech.errors import ModelError, NotOnManifoldError, SingularityError
-from geomech.multibody import MultibodyModel
+from geomech.multibody import ClosedMultibodyModel
 
 RTOL = 1e-8
 N_STATES = 3
@@ -63,7 +63,7 @@ _ZERO_DOF = (
     "IndexError: index 0 is out of bounds for axis 2 with size 0 (ClusterLayout.gather with "
     "nv = 0, kernels/cluster_compiled.py)"
 )
-#: MultibodyModel(graph) raises
+#: ClosedMultibodyModel(graph) raises
 XFAIL_LOAD = {
     "four_bar_crank_rocker_0": _NEWTON.format("1.04"),
     "four_bar_double_crank_0": _NEWTON.format("0.443"),
@@ -143,7 +143,7 @@ LOAD_SECONDS: dict = {}
 def _load(name):
     t = time.perf_counter()
     try:
-        model = MultibodyModel(LINKAGES[name].graph)
+        model = ClosedMultibodyModel(LINKAGES[name].graph)
     except ModelError as exc:
         return exc
     LOAD_SECONDS[name] = time.perf_counter() - t
@@ -240,7 +240,7 @@ def test_loads_from_a_generic_reference(name):
     lk = LINKAGES[name]
     graph = lk.graph.copy()
     graph.graph["reference_configuration"] = lk.q(reference(name).tree)
-    assert MultibodyModel(graph).nv == lk.mobility
+    assert ClosedMultibodyModel(graph).nv == lk.mobility
 
 
 @pytest.mark.parametrize("name", _params(MOVING, XFAIL_LOAD, XFAIL_NV, XFAIL_DYNAMICS))
