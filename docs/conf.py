@@ -115,5 +115,25 @@ def _escape_star_shapes(app, what, name, obj, options, lines):
     ]
 
 
+def _documented_once(app, what, name, obj, skip, options):
+    """One page per object: a package's page lists the names it re-exports (its autosummary
+    table) but leaves their documentation to the module that defines them, so no object is
+    described twice under two names (issue 29)."""
+    import sys
+
+    home = getattr(obj, "__module__", None)
+    package = sys.modules.get(getattr(app.env, "temp_data", {}).get("autodoc:module") or "")
+    if (
+        what == "module"
+        and package is not None
+        and hasattr(package, "__path__")
+        and isinstance(home, str)
+        and home.startswith(package.__name__ + ".")
+    ):
+        return True
+    return skip
+
+
 def setup(app):
     app.connect("autodoc-process-docstring", _escape_star_shapes)
+    app.connect("autodoc-skip-member", _documented_once)
