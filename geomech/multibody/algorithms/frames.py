@@ -115,6 +115,7 @@ class FrameTable:
         self._index = {name: k for k, name in enumerate(self.names)}
         # per frame, for the kernels: [body, reference, classical] and [R_bf | p_bf]
         self._Tf = np.ascontiguousarray(self.placements[:, :3, :])
+        self._selectors: dict = {}  # (type, frame, reference, classical) -> kernel arguments
         for array in (self.bodies, self.placements, self._Tf):
             array.flags.writeable = False
 
@@ -287,15 +288,23 @@ def frame_names(model) -> list[str]:
 # argument handling
 # ----------------------------------------------------------------------------------------
 def _selector(model, frame, reference="local", classical=False):
-    """``(fsel, Tf)`` for the kernels: ``[body, reference, classical]`` and ``[R_bf | p_bf]``."""
+    """``(fsel, Tf)`` for the kernels: ``[body, reference, classical]`` and ``[R_bf | p_bf]``.
+
+    Cached per table and arguments (the single-state calls are a few microseconds).
+    """
     table = frame_table(model)
+    key = (type(frame), frame, reference, bool(classical))
+    try:
+        return table._selectors[key]
+    except (KeyError, TypeError):  # TypeError: an unhashable `frame`, refused by index()
+        pass
     k = table.index(frame)
     if reference not in REFERENCES:
-        raise ModelError(
-            f"Expected `reference` from {list(REFERENCES)}, got {reference!r}."
-        )  # (strings only: Pinocchio's enum values are not accepted)
+        raise ModelError(f"Expected `reference` from {list(REFERENCES)}, got {reference!r}.")
     fsel = np.array([table.bodies[k], REFERENCES[reference], int(bool(classical))], np.int64)
-    return fsel, table._Tf[k]
+    fsel.flags.writeable = False
+    table._selectors[key] = out = (fsel, table._Tf[k])
+    return out
 
 
 def _tree(model):

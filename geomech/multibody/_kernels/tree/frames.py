@@ -1,11 +1,13 @@
 r"""Frame kinematics kernels: placements, twists, accelerations, Jacobians and their rates.
 
 A frame ``f`` is fixed in body ``i`` (``fsel[0]``; ``-1``: fixed in the world) at the pose
-``Tf = [R_bf | p_bf]`` (3×4) in body ``i``'s frame. Every kernel walks the support
-:math:`\kappa(i)` only (the bodies from the root to ``i``, :func:`support_chain`): the joint
-transforms of those bodies (:func:`chain_transforms`), their world poses, and, when needed,
-their twists and accelerations, so that one frame costs :math:`O(d)` for depth ``d``, and
-a Jacobian :math:`O(d\,n_v)`.
+``Tf = [R_bf | p_bf]`` (3×4) in body ``i``'s frame. Every kernel computes the joint
+transforms (:func:`~geomech.multibody.kernels.kinematics.tree_transforms`, one pass over the
+bodies: restricting it to the support costs more than it saves on the models measured, the
+one-row views cost more than the transforms), then walks the support :math:`\kappa(i)`
+only (the bodies from the root to ``i``, :func:`support_chain`): their world poses and,
+when needed, their twists and accelerations, :math:`O(d)` for depth ``d`` (a Jacobian
+:math:`O(d\,n_v)`).
 
 The reference ``fsel[1]`` (:data:`LOCAL`, :data:`WORLD`, :data:`LOCAL_WORLD_ALIGNED`) is
 Pinocchio's ``ReferenceFrame``: the frame's own axes and origin; the world's axes and
@@ -58,13 +60,13 @@ from geomech.multibody.kernels.joints import USER
 from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody.kernels.spatial import cross_motion, transform_motion
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody.kernels.views import view
 
 __all__ = [
     "LOCAL",
     "WORLD",
     "LOCAL_WORLD_ALIGNED",
     "support_chain",
-    "chain_transforms",
     "frame_workspace",
     "express",
     "world_to_reference",
@@ -118,45 +120,23 @@ def support_chain(parent, i, chain):
 
 
 @njit(**_JIT)
-def chain_transforms(jtype, iq, placement, jparam, T_user, q, chain, n, E, r):
-    r"""``E[k], r[k]`` = the Plücker pairs of :math:`{}^k\mathbf X_{p(k)}` along ``chain``.
-
-    :func:`~geomech.multibody.kernels.kinematics.tree_transforms` restricted to the support
-    (seed 001 §2.0): one body at a time through one-row views of the model arrays (``iq``
-    keeps absolute offsets into ``q``). Returns a packed status naming the body.
-    """
-    for m in range(n):
-        k = chain[m]
-        status = tree_transforms(
-            jtype[k : k + 1],
-            iq[k : k + 2],
-            placement[k : k + 1],
-            jparam[k : k + 1],
-            T_user[k : k + 1],
-            q,
-            E[k : k + 1],
-            r[k : k + 1],
-        )
-        if status != OK:
-            return status - 8 + 8 * (k + 1)  # pack(code, 0) -> pack(code, k)
-    return OK
-
-
-@njit(**_JIT)
 def frame_workspace(N):
-    """``(chain, E, r, R, p, vel, acc)``: the work arrays of the frame kernels for N bodies.
+    """``(chain, E, r, R, p, vel, acc, s)``: the work arrays of the frame kernels for N bodies.
 
     ``E, r`` are indexed by body; ``R, p`` (world poses), ``vel``, ``acc`` (body twists and
-    accelerations) by position along the chain.
+    accelerations) by position along the chain; ``s`` (48,) holds the small vectors. One
+    float allocation, viewed in blocks.
     """
+    buf = np.empty(36 * N + 48)
     return (
         np.empty(max(N, 1), dtype=np.int64),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
+        view(buf, 0, (N, 3, 3)),
+        view(buf, 9 * N, (N, 3)),
+        view(buf, 12 * N, (N, 3, 3)),
+        view(buf, 21 * N, (N, 3)),
+        view(buf, 24 * N, (N, 6)),
+        view(buf, 30 * N, (N, 6)),
+        buf[36 * N :],
     )
 
 
@@ -167,9 +147,7 @@ def _support(topo, placement, jparam, T_user, q, body, work):
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1), 0
     n = support_chain(topo[:-1, 0], body, chain)
-    status = chain_transforms(
-        topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, chain, n, E, r
-    )
+    status = tree_transforms(topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, E, r)
     if status != OK:
         return status, n
     for m in range(n):  # ^0T_k = ^0T_p(k) ^p(k)T_k, the pose in the parent being (Eᵀ, r)
@@ -195,11 +173,10 @@ def _support(topo, placement, jparam, T_user, q, body, work):
 
 
 @njit(**_JIT)
-def _twists(iv, S, chain, n, E, r, v, vel):
+def _twists(iv, S, chain, n, E, r, v, vel, vJ):
     r"""Body twists along the chain, seed 001 eq. 5: :math:`\mathbf v_k = {}^k\mathbf X_{p(k)}
     \mathbf v_{p(k)} + \boldsymbol\Phi_k\nu_k` (``vel[m]`` for ``chain[m]``).
     """
-    vJ = np.empty(6)
     for m in range(n):
         k = chain[m]
         joint_velocity(S, iv, k, v, vJ)
@@ -212,13 +189,12 @@ def _twists(iv, S, chain, n, E, r, v, vel):
 
 
 @njit(**_JIT)
-def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc):
+def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):
     r"""Body accelerations along the chain (no gravity), seed 001 eq. 7:
     :math:`\mathbf a_k = {}^k\mathbf X_{p(k)}\mathbf a_{p(k)} + \boldsymbol\Phi_k\dot\nu_k +
     \mathring{\boldsymbol\Phi}_k\nu_k + \mathbf v_k\times\boldsymbol\Phi_k\nu_k`
     (Featherstone 2008, eq. 5.7; ``vel`` from :func:`_twists`).
     """
-    vJ = np.empty(6)
     for m in range(n):
         k = chain[m]
         joint_velocity(S, iv, k, v, vJ)
@@ -417,7 +393,7 @@ def frame_velocity(topo, placement, jparam, fsel, Tf, S, T_user, q, v, work, out
         out[:] = 0.0
         return OK
     vel = work[5]
-    _twists(topo[:, 3], S, work[0], n, work[1], work[2], v, vel)
+    _twists(topo[:, 3], S, work[0], n, work[1], work[2], v, vel, work[7][:6])
     express(fsel[1], work[3][n - 1], work[4][n - 1], Tf, vel[n - 1], out)
     return OK
 
@@ -465,14 +441,14 @@ def frame_acceleration(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, 
     if n == 0:
         out[:] = 0.0
         return OK
-    chain, E, r, R, p, vel, acc = work
+    chain, E, r, R, p, vel, acc, s = work
     iv = topo[:, 3]
-    _twists(iv, S, chain, n, E, r, v, vel)
-    _accelerations(topo[:-1, 1], iv, S, S_ring, chain, n, E, r, v, a, vel, acc)
+    _twists(iv, S, chain, n, E, r, v, vel, s[:6])
+    _accelerations(topo[:-1, 1], iv, S, S_ring, chain, n, E, r, v, a, vel, acc, s[:6])
     ref = fsel[1]
     express(ref, R[n - 1], p[n - 1], Tf, acc[n - 1], out)
     if fsel[2] != 0:  # classical: + ω × u of the twist in the same reference
-        t = np.empty(6)
+        t = s[6:12]
         express(ref, R[n - 1], p[n - 1], Tf, vel[n - 1], t)
         out[3] += t[1] * t[5] - t[2] * t[4]
         out[4] += t[2] * t[3] - t[0] * t[5]
@@ -525,11 +501,10 @@ def frame_jacobian(topo, placement, jparam, fsel, Tf, S, T_user, q, work, J):
     J[:, :] = 0.0
     if n == 0:
         return OK
-    chain, _, _, R, p, _, _ = work
+    chain, _, _, R, p, _, _, s = work
     iv = topo[:, 3]
-    R_f, p_f = np.empty((3, 3)), np.empty(3)
+    R_f, p_f, w, col = view(s, 0, (3, 3)), s[9:12], s[12:18], s[18:24]
     _frame_pose(n, R, p, Tf, R_f, p_f)
-    w, col = np.empty(6), np.empty(6)
     ref = fsel[1]
     for m in range(n):
         k = chain[m]
@@ -586,20 +561,20 @@ def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q,
     J_dot[:, :] = 0.0
     if n == 0:
         return OK
-    chain, E, r, R, p, vel, ovel = work  # (acc's rows hold the world twists here)
+    chain, E, r, R, p, vel, ovel, s = work  # (acc's rows hold the world twists here)
     iv, jtype = topo[:, 3], topo[:-1, 1]
-    _twists(iv, S, chain, n, E, r, v, vel)
+    _twists(iv, S, chain, n, E, r, v, vel, s[:6])
     for m in range(n):
         _to_world(R[m], p[m], vel[m], ovel[m])  # ^0v_k = ^0X_k v_k
-    R_f, p_f = np.empty((3, 3)), np.empty(3)
+    R_f, p_f, pdot_f = view(s, 0, (3, 3)), s[9:12], s[12:15]
+    w, wdot, col = s[15:21], s[21:27], s[27:33]
     _frame_pose(n, R, p, Tf, R_f, p_f)
     oi = ovel[n - 1]  # the frame's world twist (body i's)
     omega_f = oi[:3]
-    pdot_f = np.empty(3)  # velocity of the frame's origin: u_O + ω × p_f
+    # the velocity of the frame's origin: u_O + ω × p_f
     pdot_f[0] = oi[3] + oi[1] * p_f[2] - oi[2] * p_f[1]
     pdot_f[1] = oi[4] + oi[2] * p_f[0] - oi[0] * p_f[2]
     pdot_f[2] = oi[5] + oi[0] * p_f[1] - oi[1] * p_f[0]
-    w, wdot, col = np.empty(6), np.empty(6), np.empty(6)
     ref = fsel[1]
     for m in range(n):
         k = chain[m]
