@@ -31,7 +31,7 @@ from test_frames import (
 
 from geomech.errors import DimensionError, ModelError, NonFiniteError, NotOnManifoldError
 from geomech.interop.pinocchio import PinocchioBridge
-from geomech.multibody import MultibodyModel, robots
+from geomech.multibody import Fixed, MultibodyModel, robots
 from geomech.multibody.algorithms.centroidal import (
     center_of_mass,
     center_of_mass_jacobian,
@@ -101,7 +101,15 @@ def test_urdf_robot_centroidal_matches_pinocchio(name, shipped, rng):
 def test_random_tree_centroidal_matches_pinocchio(seed, floating_base, mixed_tree):
     rng = np.random.default_rng(seed)
     model = mixed_tree(20, rng, floating_base=floating_base)
+    # (a body welded to the world counts here, not in Pinocchio: the seeds have none)
+    assert not welded_to_world(model)
     compare_with_pinocchio(model, PinocchioBridge(model), rng)
+
+
+def welded_to_world(model):
+    """Bodies joined to the world by Fixed joints only."""
+    return [i for i in range(model.n_bodies)
+            if all(model.joints[k].nv == 0 for k in model.supports(i))]  # fmt: skip
 
 
 def test_pinocchio_time_variation_reads_a_stale_com_velocity(rng):
@@ -292,3 +300,24 @@ def test_a_massless_model_has_no_centre_of_mass():
                 centroidal_inertia):  # fmt: skip
         with pytest.raises(ModelError, match="positive total mass"):
             fun(model, [0.0, 0.0])
+
+
+def test_a_body_welded_to_the_world_counts(rng):
+    """geomech counts it; Pinocchio (to_pinocchio appends it to 'universe') leaves it out."""
+    G = robots.double_pendulum().graph.copy()
+    T = np.eye(4)
+    T[:3, 3] = [2.0, 0.0, 0.0]
+    G.add_node("table", inertia=robots.random_inertia(rng, 1)[0])
+    G.add_edge("world", "table", joint=Fixed(), placement=T)
+    model = MultibodyModel(G)
+    q = model.random_configuration(rng)
+    T_all = forward_kinematics(model, q)
+    m = model.inertias[:, 5, 5]
+    h = np.stack([model.inertias[:, 2, 4], model.inertias[:, 0, 5], model.inertias[:, 1, 3]], -1)
+    first = np.einsum("bij,bj->bi", T_all[:, :3, :3], h) + m[:, None] * T_all[:, :3, 3]
+    assert rel_err(center_of_mass(model, q), first.sum(0) / m.sum()) < 1e-12
+    bridge = PinocchioBridge(model)
+    pd = bridge.pin_model.createData()
+    c_pin = pin.centerOfMass(bridge.pin_model, pd, bridge.q_to_pin(q))
+    movers = np.arange(model.n_bodies) != model.body_index("table")
+    assert rel_err(c_pin, first[movers].sum(0) / m[movers].sum()) < 1e-12

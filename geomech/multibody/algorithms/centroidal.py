@@ -29,6 +29,8 @@ Robots 35 (2013) 161–176; Featherstone 2008, Table 6.2 (composite inertias); P
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 
 from geomech.errors import ModelError
@@ -43,6 +45,9 @@ from geomech.multibody.kernels.driver import (
     states,
 )
 
+#: total mass of each model (tree) seen, for the check of :func:`_tree`
+_MASS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
 __all__ = [
     "center_of_mass",
     "center_of_mass_jacobian",
@@ -53,17 +58,20 @@ __all__ = [
 
 
 def _tree(model):
-    """``(tree, closed)``, after checking that the model has mass (else no centre of mass)."""
+    """``(tree, closed, mass)``, after checking that the model has mass (else no centre of mass)."""
     closed = bool(getattr(model, "is_closed", False))
     tree = model.spanning_tree if closed else model
-    cm = compiled(tree)  # a named error for anything that is not a model
-    mass = float(np.sum(cm.inertia[:, 5, 5]))
+    try:
+        mass = _MASS[tree]
+    except (KeyError, TypeError):
+        cm = compiled(tree)  # a named error for anything that is not a model
+        mass = _MASS[tree] = float(np.sum(cm.inertia[:, 5, 5]))
     if not mass > 0.0:
         raise ModelError(
             f"Expected a model with a positive total mass, got {mass:g}: its centre of mass "
             "and centroidal momentum are undefined (every body massless?)."
         )
-    return tree, closed
+    return tree, closed, mass
 
 
 def _check(model, closed, q):
@@ -134,6 +142,16 @@ def center_of_mass(model, q) -> np.ndarray:
         If a quaternion in ``q`` is not of unit norm (or, for a closed model, ``q``
         violates the loop constraints).
 
+    Notes
+    -----
+    Every body of the model counts, also a body welded to the world by
+    :class:`~geomech.multibody.joints.Fixed` joints (it stays where it is, and enters the
+    potential energy :math:`-m\mathbf g^\top\mathbf c` like any other);
+    :func:`~geomech.interop.pinocchio.to_pinocchio` appends such a body to Pinocchio's
+    ``universe`` joint, whose inertia Pinocchio leaves out of its centre of mass. A URDF's
+    fixed root link is no body (its inertia is kept apart as the base node's
+    ``base_inertia``): there both agree.
+
     References
     ----------
     Orin, Goswami and Lee 2013; Pinocchio's ``centerOfMass``.
@@ -151,7 +169,7 @@ def center_of_mass(model, q) -> np.ndarray:
     >>> center_of_mass(model, np.zeros((4, 2))).shape
     (4, 3)
     """
-    tree, closed = _tree(model)
+    tree, closed, _ = _tree(model)
     return _com_and_map(tree, _check(model, closed, q), False)[0]
 
 
@@ -192,9 +210,8 @@ def center_of_mass_jacobian(model, q) -> np.ndarray:
            [ 0. ,  0. ],
            [ 0. ,  0. ]])
     """
-    tree, _ = _tree(model)
-    A = centroidal_momentum_matrix(model, q)
-    return A[..., 3:, :] / float(np.sum(compiled(tree).inertia[:, 5, 5]))
+    tree, closed, mass = _tree(model)
+    return _map(model, tree, closed, q)[..., 3:, :] / mass
 
 
 def centroidal_momentum_matrix(model, q) -> np.ndarray:
@@ -244,7 +261,11 @@ def centroidal_momentum_matrix(model, q) -> np.ndarray:
     >>> A.shape, bool(np.allclose(A[3:], 2.0 * center_of_mass_jacobian(model, [0.3, -0.2])))
     ((6, 2), True)
     """
-    tree, closed = _tree(model)
+    tree, closed, _ = _tree(model)
+    return _map(model, tree, closed, q)
+
+
+def _map(model, tree, closed, q):
     q = _check(model, closed, q)
     A = _com_and_map(tree, q, True)[1]
     if closed:
@@ -322,7 +343,7 @@ def centroidal_momentum_matrix_rate(model, q, v) -> np.ndarray:
     >>> bool(np.allclose(A_dot, fd, atol=1e-8))
     True
     """
-    tree, closed = _tree(model)
+    tree, closed, _ = _tree(model)
     if closed:
         q = model.check_configuration(q)
         G, _, G_dot = model.constraint_matrices(q, v, rate=True)
@@ -400,7 +421,7 @@ def centroidal_inertia(model, q) -> np.ndarray:
     >>> np.round(np.diag(centroidal_inertia(robots.double_pendulum(), [0.0, 0.0])), 12)
     array([0.5, 0.5, 0. , 2. , 2. , 2. ])
     """
-    tree, closed = _tree(model)
+    tree, closed, _ = _tree(model)
     q = _check(model, closed, q)
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:

@@ -288,9 +288,9 @@ def frame_names(model) -> list[str]:
 # argument handling
 # ----------------------------------------------------------------------------------------
 def _selector(model, frame, reference="local", classical=False):
-    """``(fsel, Tf)`` for the kernels: ``[body, reference, classical]`` and ``[R_bf | p_bf]``.
+    """``(fsel, fpack)``: the frame's kernel arguments (its compact support, see the kernels).
 
-    Cached per table and arguments (the single-state calls are a few microseconds).
+    Built once per model, frame and options (the single-state calls take microseconds).
     """
     table = frame_table(model)
     key = (type(frame), frame, reference, bool(classical))
@@ -301,10 +301,13 @@ def _selector(model, frame, reference="local", classical=False):
     k = table.index(frame)
     if reference not in REFERENCES:
         raise ModelError(f"Expected `reference` from {list(REFERENCES)}, got {reference!r}.")
-    fsel = np.array([table.bodies[k], REFERENCES[reference], int(bool(classical))], np.int64)
-    fsel.flags.writeable = False
-    table._selectors[key] = out = (fsel, table._Tf[k])
-    return out
+    cm = compiled(model.spanning_tree if getattr(model, "is_closed", False) else model)
+    fsel, fpack = K.support_arrays(
+        cm.topo, cm.placement, cm.jparam, int(table.bodies[k]), table._Tf[k],
+        REFERENCES[reference], classical,
+    )  # fmt: skip
+    table._selectors[key] = (fsel, fpack)
+    return fsel, fpack
 
 
 def _tree(model):
@@ -370,20 +373,20 @@ def frame_placement(model, q, frame) -> np.ndarray:
     >>> frame_placement(model, np.zeros((5, 2)), "tip").shape
     (5, 4, 4)
     """
-    fsel, Tf = _selector(model, frame)
+    fsel, fpack = _selector(model, frame)
     tree, closed = _tree(model)
     if closed:
         q = model.check_configuration(q)
-    return _placement(tree, q, fsel, Tf)
+    return _placement(tree, q, fsel, fpack)
 
 
-def _placement(tree, q, fsel, Tf):
+def _placement(tree, q, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, _ = single
         if is_state(q, nq):
             T = np.empty((4, 4))
-            status = entry(K.frame_placement_one)(topo, packed, fsel, Tf, q, T)
+            status = entry(K.frame_placement_one)(topo, packed, fsel, fpack, q, T)
             if status:
                 raise failure(status, tree, ("q",), (q,), "the frame placement")
             return T
@@ -392,7 +395,7 @@ def _placement(tree, q, fsel, Tf):
     T = np.empty((B, 4, 4))
     call(
         K.frame_placement_batch,
-        (cm.topo, cm.placement, cm.jparam, fsel, Tf),
+        (cm.topo, fsel, fpack),
         (cm.joint_arrays(Q)[2], Q, T),
         batch,
         tree,
@@ -455,21 +458,21 @@ def frame_velocity(model, q, v, frame, reference="local") -> np.ndarray:
     >>> frame_velocity(model, [0.0, 0.0], [1.0, 0.0], "link2", "local_world_aligned")
     array([ 0.,  1.,  0., -1.,  0.,  0.])
     """
-    fsel, Tf = _selector(model, frame, reference)
+    fsel, fpack = _selector(model, frame, reference)
     tree, closed = _tree(model)
     if closed:
         q = model.check_configuration(q)
         v = _rows(model.constraint_matrices(q, v)[0], v)
-    return _velocity(tree, q, v, fsel, Tf)
+    return _velocity(tree, q, v, fsel, fpack)
 
 
-def _velocity(tree, q, v, fsel, Tf):
+def _velocity(tree, q, v, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv):
             out = np.empty(6)
-            status = entry(K.frame_velocity_one)(topo, packed, fsel, Tf, q, v, out)
+            status = entry(K.frame_velocity_one)(topo, packed, fsel, fpack, q, v, out)
             if status:
                 raise failure(status, tree, ("q", "v"), (q, v), "the frame velocity")
             return out
@@ -479,7 +482,7 @@ def _velocity(tree, q, v, fsel, Tf):
     out = np.empty((B, 6))
     call(
         K.frame_velocity_batch,
-        (cm.topo, cm.placement, cm.jparam, fsel, Tf),
+        (cm.topo, fsel, fpack),
         (S, T_user, Q, V, out),
         batch,
         tree,
@@ -556,22 +559,22 @@ def frame_acceleration(model, q, v, a, frame, reference="local", classical=False
     >>> frame_acceleration(model, q, v, a, "link2", "local_world_aligned", classical=True)
     array([0., 0., 0., 0., 0., 1.])
     """
-    fsel, Tf = _selector(model, frame, reference, classical)
+    fsel, fpack = _selector(model, frame, reference, classical)
     tree, closed = _tree(model)
     if closed:
         q = model.check_configuration(q)
         G, g = model.constraint_matrices(q, v)
         v, a = _rows(G, v), _rows(G, a) + g
-    return _acceleration(tree, q, v, a, fsel, Tf)
+    return _acceleration(tree, q, v, a, fsel, fpack)
 
 
-def _acceleration(tree, q, v, a, fsel, Tf):
+def _acceleration(tree, q, v, a, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
             out = np.empty(6)
-            status = entry(K.frame_acceleration_one)(topo, packed, fsel, Tf, q, v, a, out)
+            status = entry(K.frame_acceleration_one)(topo, packed, fsel, fpack, q, v, a, out)
             if status:
                 raise failure(status, tree, ("q", "v", "a"), (q, v, a), "the frame acceleration")
             return out
@@ -581,7 +584,7 @@ def _acceleration(tree, q, v, a, fsel, Tf):
     out = np.empty((B, 6))
     call(
         K.frame_acceleration_batch,
-        (cm.topo, cm.placement, cm.jparam, fsel, Tf),
+        (cm.topo, fsel, fpack),
         (S, S_ring, T_user, Q, V, A, out),
         batch,
         tree,
@@ -637,22 +640,22 @@ def frame_jacobian(model, q, frame, reference="local") -> np.ndarray:
     >>> J.shape, bool(np.allclose(J @ v, frame_velocity(model, q, v, "link2", "world")))
     ((6, 2), True)
     """
-    fsel, Tf = _selector(model, frame, reference)
+    fsel, fpack = _selector(model, frame, reference)
     tree, closed = _tree(model)
     if closed:
         q = model.check_configuration(q)
         G = model.constraint_matrices(q, np.zeros(q.shape[:-1] + (model.nv,)))[0]
-        return _jacobian(tree, q, fsel, Tf) @ G
-    return _jacobian(tree, q, fsel, Tf)
+        return _jacobian(tree, q, fsel, fpack) @ G
+    return _jacobian(tree, q, fsel, fpack)
 
 
-def _jacobian(tree, q, fsel, Tf):
+def _jacobian(tree, q, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
         if is_state(q, nq):
             J = np.empty((6, nv))
-            status = entry(K.frame_jacobian_one)(topo, packed, fsel, Tf, q, J)
+            status = entry(K.frame_jacobian_one)(topo, packed, fsel, fpack, q, J)
             if status:
                 raise failure(status, tree, ("q",), (q,), "the frame Jacobian")
             return J
@@ -662,7 +665,7 @@ def _jacobian(tree, q, fsel, Tf):
     J = np.empty((B, 6, cm.nv))
     call(
         K.frame_jacobian_batch,
-        (cm.topo, cm.placement, cm.jparam, fsel, Tf),
+        (cm.topo, fsel, fpack),
         (S, T_user, Q, J),
         batch,
         tree,
@@ -742,23 +745,26 @@ def frame_jacobian_rate(model, q, v, frame, reference="local") -> np.ndarray:
     >>> bool(np.allclose(Lam_dot - 2 * C_task, -(Lam_dot - 2 * C_task).T, atol=1e-6))
     True
     """
-    fsel, Tf = _selector(model, frame, reference)
+    fsel, fpack = _selector(model, frame, reference)
     tree, closed = _tree(model)
     if closed:
         q = model.check_configuration(q)
         G, _, G_dot = model.constraint_matrices(q, v, rate=True)
-        J_s, J_s_dot = _jacobian(tree, q, fsel, Tf), _jacobian_rate(tree, q, _rows(G, v), fsel, Tf)
+        J_s, J_s_dot = (
+            _jacobian(tree, q, fsel, fpack),
+            _jacobian_rate(tree, q, _rows(G, v), fsel, fpack),
+        )
         return J_s_dot @ G + J_s @ G_dot
-    return _jacobian_rate(tree, q, v, fsel, Tf)
+    return _jacobian_rate(tree, q, v, fsel, fpack)
 
 
-def _jacobian_rate(tree, q, v, fsel, Tf):
+def _jacobian_rate(tree, q, v, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
         if is_state(q, nq) and is_state(v, nv):
             J_dot = np.empty((6, nv))
-            status = entry(K.frame_jacobian_rate_one)(topo, packed, fsel, Tf, q, v, J_dot)
+            status = entry(K.frame_jacobian_rate_one)(topo, packed, fsel, fpack, q, v, J_dot)
             if status:
                 raise failure(status, tree, ("q", "v"), (q, v), "the frame Jacobian rate")
             return J_dot
@@ -768,7 +774,7 @@ def _jacobian_rate(tree, q, v, fsel, Tf):
     J_dot = np.empty((B, 6, cm.nv))
     call(
         K.frame_jacobian_rate_batch,
-        (cm.topo, cm.placement, cm.jparam, fsel, Tf),
+        (cm.topo, fsel, fpack),
         (S, S_ring, T_user, Q, V, J_dot),
         batch,
         tree,

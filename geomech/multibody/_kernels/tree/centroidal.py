@@ -61,6 +61,7 @@ from geomech.multibody.kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody.kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody.kernels.views import view
 
 __all__ = [
     "COM",
@@ -90,21 +91,26 @@ _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 @njit(**_JIT)
 def centroidal_workspace(N, nv):
-    """Work arrays of :func:`centroidal`, then scratch outputs ``(com, A, A_dot, I_G)``."""
-    return (
-        np.empty((N, 3, 3)),  # E   ^iX_p(i)
-        np.empty((N, 3)),  # r
-        np.empty((N, 3, 3)),  # E0  ^iX_0
-        np.empty((N, 3)),  # r0
-        np.empty((N, 10)),  # I_C: composite inertias (parameters), ground coordinates
-        np.empty((N, 10)),  # I_C_dot: their rates
-        np.empty((nv, 6)),  # Phi: ^0Φ columns
-        np.empty((N, 6)),  # ov: ground twists
-        np.empty(3),  # scratch outputs
-        np.empty((6, nv)),
-        np.empty((6, nv)),
-        np.empty((6, 6)),
-    )
+    """Work arrays of :func:`centroidal`, then scratch outputs ``(com, A, A_dot, I_G)``.
+
+    One allocation, viewed in blocks; the last block ``s`` (28,) holds the total inertia's
+    parameters and three 6-vectors.
+    """
+    buf = np.empty(50 * N + 18 * nv + 67)
+    o = 0
+    E, o = view(buf, o, (N, 3, 3)), o + 9 * N  # ^iX_p(i)
+    r, o = view(buf, o, (N, 3)), o + 3 * N
+    E0, o = view(buf, o, (N, 3, 3)), o + 9 * N  # ^iX_0
+    r0, o = view(buf, o, (N, 3)), o + 3 * N
+    I_C, o = view(buf, o, (N, 10)), o + 10 * N  # composite inertias (ground, parameters)
+    I_C_dot, o = view(buf, o, (N, 10)), o + 10 * N  # their rates
+    Phi, o = view(buf, o, (nv, 6)), o + 6 * nv  # ^0Φ columns
+    ov, o = view(buf, o, (N, 6)), o + 6 * N  # ground twists
+    com, o = buf[o : o + 3], o + 3  # scratch outputs
+    A, o = view(buf, o, (6, nv)), o + 6 * nv
+    A_dot, o = view(buf, o, (6, nv)), o + 6 * nv
+    I_G, o = view(buf, o, (6, 6)), o + 36
+    return E, r, E0, r0, I_C, I_C_dot, Phi, ov, com, A, A_dot, I_G, buf[o : o + 28]
 
 
 @njit(**_JIT)
@@ -119,6 +125,7 @@ def centroidal(
     m\mathbf 1)` (world axes, about the centre of mass). Returns a packed status.
     """
     E, r, E0, r0, I_C, I_C_dot, Phi, ov = work[:8]
+    small = work[12]
     parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
     N, nv = parent.shape[0], iv[parent.shape[0]]
     if not all_finite(q) or (mode == MAP_RATE and not all_finite(v)):
@@ -152,8 +159,8 @@ def centroidal(
             inertia_params_rate(I_C[i], ov[i], I_C_dot[i])
 
     # ---- backward pass: composite inertias and the columns of A_O, joint by joint --------
-    total = np.zeros(10)
-    x, y, z = np.empty(6), np.empty(6), np.empty(6)
+    total, x, y, z = small[:10], small[10:16], small[16:22], small[22:28]
+    total[:] = 0.0
     for i in range(N - 1, -1, -1):
         if mode != COM:
             for k in range(iv[i], iv[i + 1]):

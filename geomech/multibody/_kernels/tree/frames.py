@@ -1,13 +1,22 @@
 r"""Frame kinematics kernels: placements, twists, accelerations, Jacobians and their rates.
 
-A frame ``f`` is fixed in body ``i`` (``fsel[0]``; ``-1``: fixed in the world) at the pose
-``Tf = [R_bf | p_bf]`` (3×4) in body ``i``'s frame. Every kernel computes the joint
-transforms (:func:`~geomech.multibody.kernels.kinematics.tree_transforms`, one pass over the
-bodies: restricting it to the support costs more than it saves on the models measured, the
-one-row views cost more than the transforms), then walks the support :math:`\kappa(i)`
-only (the bodies from the root to ``i``, :func:`support_chain`): their world poses and,
-when needed, their twists and accelerations, :math:`O(d)` for depth ``d`` (a Jacobian
-:math:`O(d\,n_v)`).
+A frame ``f`` is fixed in body ``i`` (``-1``: fixed in the world) at the pose ``Tf =
+[R_bf | p_bf]`` (3×4) in body ``i``'s frame. Every kernel evaluates the support
+:math:`\kappa(i)` only, the bodies from the root to ``i`` (Featherstone 2008, §4.1): a
+compact copy of the model's arrays for those bodies is made once per frame
+(:func:`support_arrays`), so that one call of
+:func:`~geomech.multibody.kernels.kinematics.tree_transforms` on the gathered ``q`` gives
+their transforms, then their world poses and, when needed, twists and accelerations follow:
+:math:`O(d)` for depth ``d`` (a Jacobian :math:`O(d\,n_v)`). Only the joints of the
+support are read (a quaternion elsewhere is not checked). The frame's arguments:
+
+``fsel`` (int64)
+    ``[body, reference, classical, n, nq_c, chain (n), jtype (n), iq (n + 1), qidx (nq_c)]``:
+    the support ``chain`` (root first), its joints' type codes, the offsets of their blocks
+    in the gathered configuration ``q_c = q[qidx]``;
+``fpack`` (float64)
+    ``[Tf (12), placement (12 n), jparam (25 n)]``: the frame's pose and the support's rows
+    of the compiled model's ``placement`` and ``jparam``.
 
 The reference ``fsel[1]`` (:data:`LOCAL`, :data:`WORLD`, :data:`LOCAL_WORLD_ALIGNED`) is
 Pinocchio's ``ReferenceFrame``: the frame's own axes and origin; the world's axes and
@@ -32,8 +41,8 @@ along the motion, :math:`\tfrac{\mathrm d}{\mathrm dt}({}^0\mathbf X_k\boldsymbo
 (\mathbf v\times)\boldsymbol\Phi + \mathring{\boldsymbol\Phi}`), with the rates of the
 change of reference (:func:`world_rate_to_reference`).
 
-Arguments: ``topo``, ``placement``, ``jparam`` of the compiled model, then ``fsel``
-(int64 ``[body, reference, classical]``) and ``Tf``, then the per-state arrays. A kernel
+Arguments: ``topo`` of the compiled model, ``fsel`` and ``fpack``, then the per-state
+arrays (``S``, ``S_ring``, ``T_user`` of the compiled model, ``q``, ...). A kernel
 returns a packed status (:mod:`geomech.multibody.kernels.status`); the ``*_batch`` drivers
 return the first failure + 1 and the ``*_one`` entries take the packed model
 (:attr:`~geomech.multibody.kernels.compiled.CompiledModel.packed`).
@@ -67,6 +76,7 @@ __all__ = [
     "WORLD",
     "LOCAL_WORLD_ALIGNED",
     "support_chain",
+    "support_arrays",
     "frame_workspace",
     "express",
     "world_to_reference",
@@ -102,72 +112,140 @@ _INLINE = dict(_JIT, inline="always")
 # ----------------------------------------------------------------------------------------
 # the support of the frame's body: transforms, world poses, twists, accelerations
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
-def support_chain(parent, i, chain):
-    r"""``chain[:n]`` = the support :math:`\kappa(i)` from the root to body ``i``; returns ``n``.
+def support_chain(parent, i):
+    r"""The support :math:`\kappa(i)` of body ``i``, root first (empty for ``i = -1``).
 
-    ``n = 0`` for ``i = -1`` (a frame fixed in the world). Featherstone 2008, §4.1.
+    Featherstone 2008, §4.1.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.tree.frames import support_chain
+    >>> support_chain(np.array([-1, 0, 1, 0]), 3)
+    [0, 3]
     """
-    n = 0
-    k = i
-    while k >= 0:  # walk up: i, p(i), ..., a root body
-        chain[n] = k
-        n += 1
-        k = parent[k]
-    for m in range(n // 2):  # root first
-        chain[m], chain[n - 1 - m] = chain[n - 1 - m], chain[m]
-    return n
+    chain = []
+    k = int(i)
+    while k >= 0:
+        chain.append(k)
+        k = int(parent[k])
+    return chain[::-1]
+
+
+def support_arrays(topo, placement, jparam, body, Tf, reference, classical):
+    """``(fsel, fpack)`` of a frame (module docstring): the compact support, built once.
+
+    ``topo``, ``placement``, ``jparam`` are the compiled model's arrays; ``Tf`` (3, 4).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.tree.frames import WORLD, support_arrays
+    >>> cm = robots.double_pendulum().compiled
+    >>> fsel, fpack = support_arrays(cm.topo, cm.placement, cm.jparam, 1, np.eye(3, 4), WORLD, 0)
+    >>> fsel.tolist()  # body 1, world, spatial; chain [0, 1], revolute; q_c = q[[0, 1]]
+    [1, 1, 0, 2, 2, 0, 1, 1, 1, 0, 1, 2, 0, 1]
+    """
+    chain = support_chain(topo[:-1, 0], body)
+    iq = topo[:, 2]
+    qidx = [j for k in chain for j in range(iq[k], iq[k + 1])]
+    offsets = np.cumsum([0] + [iq[k + 1] - iq[k] for k in chain])
+    head = [body, reference, int(bool(classical)), len(chain), len(qidx)]
+    fsel = np.array(
+        head + chain + [int(topo[k, 1]) for k in chain] + offsets.tolist() + qidx, np.int64
+    )
+    fpack = np.concatenate([np.ravel(Tf), placement[chain].ravel(), jparam[chain].ravel()]).astype(
+        float
+    )
+    return fsel, fpack
+
+
+@njit(**_INLINE)
+def _frame_args(fsel, fpack):
+    """Views of ``(fsel, fpack)``: ``(n, chain, jtype, iq, qidx, Tf, placement, jparam)``."""
+    n, nqc = fsel[3], fsel[4]
+    o = 5
+    chain, o = fsel[o : o + n], o + n
+    jtype, o = fsel[o : o + n], o + n
+    iq, o = fsel[o : o + n + 1], o + n + 1
+    qidx = fsel[o : o + nqc]
+    Tf = view(fpack, 0, (3, 4))
+    placement = view(fpack, 12, (n, 3, 4))
+    jparam = view(fpack, 12 + 12 * n, (n, 25))
+    return n, chain, jtype, iq, qidx, Tf, placement, jparam
 
 
 @njit(**_JIT)
-def frame_workspace(N):
-    """``(chain, E, r, R, p, vel, acc, s)``: the work arrays of the frame kernels for N bodies.
+def frame_workspace(N, nq):
+    r"""``(E, r, R, p, vel, acc, s, q_c, T_c)``: the work arrays of the frame kernels.
 
-    ``E, r`` are indexed by body; ``R, p`` (world poses), ``vel``, ``acc`` (body twists and
-    accelerations) by position along the chain; ``s`` (48,) holds the small vectors. One
-    float allocation, viewed in blocks.
+    By position ``m`` along the support (at most N bodies): ``E, r`` (the Plücker pairs of
+    :math:`{}^k\mathbf X_{p(k)}`), ``R, p`` (world poses), ``vel``, ``acc`` (body twists and
+    accelerations); ``s`` (48,) holds small vectors, ``q_c`` (nq,) the gathered
+    configuration and ``T_c`` (N, 3, 4) the poses of user joints. One allocation.
     """
-    buf = np.empty(36 * N + 48)
+    buf = np.empty(48 * N + nq + 48)
     return (
-        np.empty(max(N, 1), dtype=np.int64),
         view(buf, 0, (N, 3, 3)),
         view(buf, 9 * N, (N, 3)),
         view(buf, 12 * N, (N, 3, 3)),
         view(buf, 21 * N, (N, 3)),
         view(buf, 24 * N, (N, 6)),
         view(buf, 30 * N, (N, 6)),
-        buf[36 * N :],
+        buf[36 * N : 36 * N + 48],
+        buf[36 * N + 48 : 36 * N + 48 + nq],
+        view(buf, 36 * N + 48 + nq, (N, 3, 4)),
     )
 
 
 @njit(**_JIT)
-def _support(topo, placement, jparam, T_user, q, body, work):
-    """The chain of ``body`` with its transforms and world poses: ``(status, n)``."""
-    chain, E, r, R, p = work[0], work[1], work[2], work[3], work[4]
+def _workspace(topo):
+    N = topo.shape[0] - 1
+    return frame_workspace(N, topo[N, 2])
+
+
+@njit(**_JIT)
+def _support(fsel, fpack, T_user, q, work):
+    r"""Transforms and world poses along the support: ``(status, n)``.
+
+    The gathered ``q_c`` and the support's compact arrays go through
+    :func:`~geomech.multibody.kernels.kinematics.tree_transforms` (seed 001 §2.0:
+    :math:`{}^k\mathbf X_{p(k)} = \mathbf X_J(\mathbf q_k)\mathbf X_T(k)`), then
+    :math:`{}^0\mathbf T_k = {}^0\mathbf T_{p(k)}\,{}^{p(k)}\mathbf T_k` root first.
+    """
+    E, r, R, p, q_c, T_c = work[0], work[1], work[2], work[3], work[7], work[8]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1), 0
-    n = support_chain(topo[:-1, 0], body, chain)
-    status = tree_transforms(topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return status, n
-    for m in range(n):  # ^0T_k = ^0T_p(k) ^p(k)T_k, the pose in the parent being (Eᵀ, r)
-        k = chain[m]
+    n, chain, jtype, iq, qidx, _, placement, jparam = _frame_args(fsel, fpack)
+    for j in range(qidx.shape[0]):
+        q_c[j] = q[qidx[j]]
+    for m in range(n):
+        if jtype[m] == USER:  # the user joint's pose of this state
+            for a in range(3):
+                for b in range(4):
+                    T_c[m, a, b] = T_user[chain[m], a, b]
+    status = tree_transforms(jtype, iq, placement, jparam, T_c, q_c, E, r)
+    if status != OK:  # name the body: position m along the support -> body chain[m]
+        m = status // 8 - 1
+        return status + 8 * (chain[m] - m), n
+    for m in range(n):  # the pose in the parent is (Eᵀ, r)
         if m == 0:
             for a in range(3):
-                p[0, a] = r[k, a]
+                p[0, a] = r[0, a]
                 for b in range(3):
-                    R[0, a, b] = E[k, b, a]
+                    R[0, a, b] = E[0, b, a]
         else:
             for a in range(3):
-                s = p[m - 1, a]
+                t = p[m - 1, a]
                 for c in range(3):
-                    s += R[m - 1, a, c] * r[k, c]
-                p[m, a] = s
+                    t += R[m - 1, a, c] * r[m, c]
+                p[m, a] = t
                 for b in range(3):
                     R[m, a, b] = (
-                        R[m - 1, a, 0] * E[k, b, 0]
-                        + R[m - 1, a, 1] * E[k, b, 1]
-                        + R[m - 1, a, 2] * E[k, b, 2]
+                        R[m - 1, a, 0] * E[m, b, 0]
+                        + R[m - 1, a, 1] * E[m, b, 1]
+                        + R[m - 1, a, 2] * E[m, b, 2]
                     )
     return OK, n
 
@@ -175,7 +253,7 @@ def _support(topo, placement, jparam, T_user, q, body, work):
 @njit(**_JIT)
 def _twists(iv, S, chain, n, E, r, v, vel, vJ):
     r"""Body twists along the chain, seed 001 eq. 5: :math:`\mathbf v_k = {}^k\mathbf X_{p(k)}
-    \mathbf v_{p(k)} + \boldsymbol\Phi_k\nu_k` (``vel[m]`` for ``chain[m]``).
+    \mathbf v_{p(k)} + \boldsymbol\Phi_k\nu_k` (``vel[m]``, ``E[m]``, ``r[m]`` for ``chain[m]``).
     """
     for m in range(n):
         k = chain[m]
@@ -183,13 +261,13 @@ def _twists(iv, S, chain, n, E, r, v, vel, vJ):
         if m == 0:  # v_0 = 0
             vel[0, :] = vJ
         else:
-            transform_motion(E[k], r[k], vel[m - 1], vel[m])
+            transform_motion(E[m], r[m], vel[m - 1], vel[m])
             for c in range(6):
                 vel[m, c] += vJ[c]
 
 
 @njit(**_JIT)
-def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):
+def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):  # jtype: compact
     r"""Body accelerations along the chain (no gravity), seed 001 eq. 7:
     :math:`\mathbf a_k = {}^k\mathbf X_{p(k)}\mathbf a_{p(k)} + \boldsymbol\Phi_k\dot\nu_k +
     \mathring{\boldsymbol\Phi}_k\nu_k + \mathbf v_k\times\boldsymbol\Phi_k\nu_k`
@@ -201,12 +279,12 @@ def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):
         if m == 0:  # a_0 = 0 (the kinematic acceleration: no fictitious gravity)
             acc[0, :] = 0.0
         else:
-            transform_motion(E[k], r[k], acc[m - 1], acc[m])
+            transform_motion(E[m], r[m], acc[m - 1], acc[m])
         cross_motion(vel[m], vJ, acc[m])  # + v_k × Φ_k ν_k
         for j in range(iv[k], iv[k + 1]):  # + Φ_k ν̇_k
             for c in range(6):
                 acc[m, c] += S[j, c] * a[j]
-        if jtype[k] == USER:  # + Φ̊_k ν_k (zero for the built-in joints)
+        if jtype[m] == USER:  # + Φ̊_k ν_k (zero for the built-in joints)
             for j in range(iv[k], iv[k + 1]):
                 for c in range(6):
                     acc[m, c] += S_ring[j, c] * v[j]
@@ -341,50 +419,47 @@ def world_rate_to_reference(ref, R_f, p_f, pdot_f, omega_f, w, wdot, out):
 # placements
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def frame_placement(topo, placement, jparam, fsel, Tf, T_user, q, work, T):
+def frame_placement(topo, fsel, fpack, T_user, q, work, T):
     r"""``T`` (4, 4) = :math:`{}^0\mathbf T_f = {}^0\mathbf T_i\,{}^i\mathbf T_f`, composed along
     :math:`\kappa(i)` (Featherstone 2008, §4.1).
     """
-    status, n = _support(topo, placement, jparam, T_user, q, fsel[0], work)
+    status, n = _support(fsel, fpack, T_user, q, work)
     if status != OK:
         return status
-    _frame_pose(n, work[3], work[4], Tf, T[:3, :3], T[:3, 3])
+    _frame_pose(n, work[2], work[3], view(fpack, 0, (3, 4)), T[:3, :3], T[:3, 3])
     T[3, 0], T[3, 1], T[3, 2], T[3, 3] = 0.0, 0.0, 0.0, 1.0
     return OK
 
 
 @njit(**_JIT)
-def frame_placement_batch(topo, placement, jparam, fsel, Tf, T_user, Q, T, status):
+def frame_placement_batch(topo, fsel, fpack, T_user, Q, T, status):
     """:func:`frame_placement` over a batch; first failure + 1."""
-    work = frame_workspace(topo.shape[0] - 1)
+    work = _workspace(topo)
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = frame_placement(
-            topo, placement, jparam, fsel, Tf, at(T_user, b), at(Q, b), work, T[b]
-        )
+        status[b] = frame_placement(topo, fsel, fpack, at(T_user, b), at(Q, b), work, T[b])
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
 
 
 @njit(**_JIT)
-def frame_placement_one(topo, packed, fsel, Tf, q, T):
+def frame_placement_one(topo, packed, fsel, fpack, q, T):
     """:func:`frame_placement` for one state, the model packed (``CompiledModel.packed``)."""
-    placement, jparam, _, _, _, T_user, _ = unpack(topo, packed)
-    work = frame_workspace(topo.shape[0] - 1)
-    return frame_placement(topo, placement, jparam, fsel, Tf, T_user, q, work, T)
+    T_user = unpack(topo, packed)[5]
+    return frame_placement(topo, fsel, fpack, T_user, q, _workspace(topo), T)
 
 
 # ----------------------------------------------------------------------------------------
 # twists and accelerations
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def frame_velocity(topo, placement, jparam, fsel, Tf, S, T_user, q, v, work, out):
+def frame_velocity(topo, fsel, fpack, S, T_user, q, v, work, out):
     r"""``out`` (6,) = the frame's twist in the reference ``fsel[1]``: :func:`express` of the
     body twist :math:`\mathbf v_i` (seed 001 eq. 5 along :math:`\kappa(i)`); zero for a
     frame fixed in the world.
     """
-    status, n = _support(topo, placement, jparam, T_user, q, fsel[0], work)
+    status, n = _support(fsel, fpack, T_user, q, work)
     if status != OK:
         return status
     if not all_finite(v):
@@ -392,37 +467,35 @@ def frame_velocity(topo, placement, jparam, fsel, Tf, S, T_user, q, v, work, out
     if n == 0:
         out[:] = 0.0
         return OK
-    vel = work[5]
-    _twists(topo[:, 3], S, work[0], n, work[1], work[2], v, vel, work[7][:6])
-    express(fsel[1], work[3][n - 1], work[4][n - 1], Tf, vel[n - 1], out)
+    E, r, R, p, vel, _, s = work[:7]
+    _twists(topo[:, 3], S, fsel[5 : 5 + n], n, E, r, v, vel, s[:6])
+    express(fsel[1], R[n - 1], p[n - 1], view(fpack, 0, (3, 4)), vel[n - 1], out)
     return OK
 
 
 @njit(**_JIT)
-def frame_velocity_batch(topo, placement, jparam, fsel, Tf, S, T_user, Q, V, out, status):
+def frame_velocity_batch(topo, fsel, fpack, S, T_user, Q, V, out, status):
     """:func:`frame_velocity` over a batch; first failure + 1."""
-    work = frame_workspace(topo.shape[0] - 1)
+    work = _workspace(topo)
     failed = 0
     for b in range(status.shape[0]):
         status[b] = frame_velocity(
-            topo, placement, jparam, fsel, Tf, at(S, b), at(T_user, b), at(Q, b), at(V, b),
-            work, out[b],
-        )  # fmt: skip
+            topo, fsel, fpack, at(S, b), at(T_user, b), at(Q, b), at(V, b), work, out[b]
+        )
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
 
 
 @njit(**_JIT)
-def frame_velocity_one(topo, packed, fsel, Tf, q, v, out):
+def frame_velocity_one(topo, packed, fsel, fpack, q, v, out):
     """:func:`frame_velocity` for one state, the model packed."""
-    placement, jparam, _, S, _, T_user, _ = unpack(topo, packed)
-    work = frame_workspace(topo.shape[0] - 1)
-    return frame_velocity(topo, placement, jparam, fsel, Tf, S, T_user, q, v, work, out)
+    _, _, _, S, _, T_user, _ = unpack(topo, packed)
+    return frame_velocity(topo, fsel, fpack, S, T_user, q, v, _workspace(topo), out)
 
 
 @njit(**_JIT)
-def frame_acceleration(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, v, a, work, out):
+def frame_acceleration(topo, fsel, fpack, S, S_ring, T_user, q, v, a, work, out):
     r"""``out`` (6,) = the frame's spatial acceleration in the reference ``fsel[1]``.
 
     :func:`express` of the body acceleration :math:`\mathbf a_i` (seed 001 eq. 7 along
@@ -433,7 +506,7 @@ def frame_acceleration(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, 
     ``local_world_aligned`` it is the acceleration of the frame's origin, in local and
     world axes.
     """
-    status, n = _support(topo, placement, jparam, T_user, q, fsel[0], work)
+    status, n = _support(fsel, fpack, T_user, q, work)
     if status != OK:
         return status
     if not (all_finite(v) and all_finite(a)):
@@ -441,10 +514,11 @@ def frame_acceleration(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, 
     if n == 0:
         out[:] = 0.0
         return OK
-    chain, E, r, R, p, vel, acc, s = work
-    iv = topo[:, 3]
+    E, r, R, p, vel, acc, s = work[:7]
+    iv, chain, jtype = topo[:, 3], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
+    Tf = view(fpack, 0, (3, 4))
     _twists(iv, S, chain, n, E, r, v, vel, s[:6])
-    _accelerations(topo[:-1, 1], iv, S, S_ring, chain, n, E, r, v, a, vel, acc, s[:6])
+    _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, s[:6])
     ref = fsel[1]
     express(ref, R[n - 1], p[n - 1], Tf, acc[n - 1], out)
     if fsel[2] != 0:  # classical: + ω × u of the twist in the same reference
@@ -457,16 +531,14 @@ def frame_acceleration(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, 
 
 
 @njit(**_JIT)
-def frame_acceleration_batch(
-    topo, placement, jparam, fsel, Tf, S, S_ring, T_user, Q, V, A, out, status
-):
+def frame_acceleration_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, A, out, status):
     """:func:`frame_acceleration` over a batch; first failure + 1."""
-    work = frame_workspace(topo.shape[0] - 1)
+    work = _workspace(topo)
     failed = 0
     for b in range(status.shape[0]):
         status[b] = frame_acceleration(
-            topo, placement, jparam, fsel, Tf, at(S, b), at(S_ring, b), at(T_user, b),
-            at(Q, b), at(V, b), at(A, b), work, out[b],
+            topo, fsel, fpack, at(S, b), at(S_ring, b), at(T_user, b), at(Q, b), at(V, b),
+            at(A, b), work, out[b],
         )  # fmt: skip
         if status[b] != OK and failed == 0:
             failed = b + 1
@@ -474,20 +546,17 @@ def frame_acceleration_batch(
 
 
 @njit(**_JIT)
-def frame_acceleration_one(topo, packed, fsel, Tf, q, v, a, out):
+def frame_acceleration_one(topo, packed, fsel, fpack, q, v, a, out):
     """:func:`frame_acceleration` for one state, the model packed."""
-    placement, jparam, _, S, S_ring, T_user, _ = unpack(topo, packed)
-    work = frame_workspace(topo.shape[0] - 1)
-    return frame_acceleration(
-        topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, v, a, work, out
-    )
+    _, _, _, S, S_ring, T_user, _ = unpack(topo, packed)
+    return frame_acceleration(topo, fsel, fpack, S, S_ring, T_user, q, v, a, _workspace(topo), out)
 
 
 # ----------------------------------------------------------------------------------------
 # Jacobians and their rates
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def frame_jacobian(topo, placement, jparam, fsel, Tf, S, T_user, q, work, J):
+def frame_jacobian(topo, fsel, fpack, S, T_user, q, work, J):
     r"""``J`` (6, nv) = the frame Jacobian in the reference ``fsel[1]``, :math:`\mathbf x_f =
     \mathbf J\nu` for the frame's twist :math:`\mathbf x_f` in that reference.
 
@@ -495,16 +564,16 @@ def frame_jacobian(topo, placement, jparam, fsel, Tf, S, T_user, q, work, J):
     :math:`{}^0\mathbf X_k\boldsymbol\Phi_k\mathbf e_j` (seed 000 §VI-B, :math:`A =
     \mathbf X\boldsymbol\Phi` row block ``i``, moved to the frame); the other columns are 0.
     """
-    status, n = _support(topo, placement, jparam, T_user, q, fsel[0], work)
+    status, n = _support(fsel, fpack, T_user, q, work)
     if status != OK:
         return status
     J[:, :] = 0.0
     if n == 0:
         return OK
-    chain, _, _, R, p, _, _, s = work
-    iv = topo[:, 3]
+    R, p, s = work[2], work[3], work[6]
+    iv, chain = topo[:, 3], fsel[5 : 5 + n]
     R_f, p_f, w, col = view(s, 0, (3, 3)), s[9:12], s[12:18], s[18:24]
-    _frame_pose(n, R, p, Tf, R_f, p_f)
+    _frame_pose(n, R, p, view(fpack, 0, (3, 4)), R_f, p_f)
     ref = fsel[1]
     for m in range(n):
         k = chain[m]
@@ -517,29 +586,26 @@ def frame_jacobian(topo, placement, jparam, fsel, Tf, S, T_user, q, work, J):
 
 
 @njit(**_JIT)
-def frame_jacobian_batch(topo, placement, jparam, fsel, Tf, S, T_user, Q, J, status):
+def frame_jacobian_batch(topo, fsel, fpack, S, T_user, Q, J, status):
     """:func:`frame_jacobian` over a batch; first failure + 1."""
-    work = frame_workspace(topo.shape[0] - 1)
+    work = _workspace(topo)
     failed = 0
     for b in range(status.shape[0]):
-        status[b] = frame_jacobian(
-            topo, placement, jparam, fsel, Tf, at(S, b), at(T_user, b), at(Q, b), work, J[b]
-        )
+        status[b] = frame_jacobian(topo, fsel, fpack, at(S, b), at(T_user, b), at(Q, b), work, J[b])
         if status[b] != OK and failed == 0:
             failed = b + 1
     return failed
 
 
 @njit(**_JIT)
-def frame_jacobian_one(topo, packed, fsel, Tf, q, J):
+def frame_jacobian_one(topo, packed, fsel, fpack, q, J):
     """:func:`frame_jacobian` for one state, the model packed."""
-    placement, jparam, _, S, _, T_user, _ = unpack(topo, packed)
-    work = frame_workspace(topo.shape[0] - 1)
-    return frame_jacobian(topo, placement, jparam, fsel, Tf, S, T_user, q, work, J)
+    _, _, _, S, _, T_user, _ = unpack(topo, packed)
+    return frame_jacobian(topo, fsel, fpack, S, T_user, q, _workspace(topo), J)
 
 
 @njit(**_JIT)
-def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, v, work, J_dot):
+def frame_jacobian_rate(topo, fsel, fpack, S, S_ring, T_user, q, v, work, J_dot):
     r"""``J_dot`` (6, nv) = the entrywise time derivative of :func:`frame_jacobian` along the flow.
 
     With :math:`{}^0\mathbf v_k` the world twist of body ``k`` (seed 001 eq. 5, then
@@ -553,7 +619,7 @@ def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q,
     spatial acceleration in ``local`` and ``world``, the classical one in
     ``local_world_aligned``).
     """
-    status, n = _support(topo, placement, jparam, T_user, q, fsel[0], work)
+    status, n = _support(fsel, fpack, T_user, q, work)
     if status != OK:
         return status
     if not all_finite(v):
@@ -561,14 +627,14 @@ def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q,
     J_dot[:, :] = 0.0
     if n == 0:
         return OK
-    chain, E, r, R, p, vel, ovel, s = work  # (acc's rows hold the world twists here)
-    iv, jtype = topo[:, 3], topo[:-1, 1]
+    E, r, R, p, vel, ovel, s = work[:7]  # (acc's rows hold the world twists here)
+    iv, chain, jtype = topo[:, 3], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
     _twists(iv, S, chain, n, E, r, v, vel, s[:6])
     for m in range(n):
         _to_world(R[m], p[m], vel[m], ovel[m])  # ^0v_k = ^0X_k v_k
     R_f, p_f, pdot_f = view(s, 0, (3, 3)), s[9:12], s[12:15]
     w, wdot, col = s[15:21], s[21:27], s[27:33]
-    _frame_pose(n, R, p, Tf, R_f, p_f)
+    _frame_pose(n, R, p, view(fpack, 0, (3, 4)), R_f, p_f)
     oi = ovel[n - 1]  # the frame's world twist (body i's)
     omega_f = oi[:3]
     # the velocity of the frame's origin: u_O + ω × p_f
@@ -580,7 +646,7 @@ def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q,
         k = chain[m]
         for j in range(iv[k], iv[k + 1]):
             _to_world(R[m], p[m], S[j], w)  # ^0X_k Φ_k e_j
-            if jtype[k] == USER:  # ^0X_k Φ̊_k e_j
+            if jtype[m] == USER:  # ^0X_k Φ̊_k e_j
                 _to_world(R[m], p[m], S_ring[j], wdot)
             else:
                 wdot[:] = 0.0
@@ -592,16 +658,14 @@ def frame_jacobian_rate(topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q,
 
 
 @njit(**_JIT)
-def frame_jacobian_rate_batch(
-    topo, placement, jparam, fsel, Tf, S, S_ring, T_user, Q, V, J_dot, status
-):
+def frame_jacobian_rate_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, J_dot, status):
     """:func:`frame_jacobian_rate` over a batch; first failure + 1."""
-    work = frame_workspace(topo.shape[0] - 1)
+    work = _workspace(topo)
     failed = 0
     for b in range(status.shape[0]):
         status[b] = frame_jacobian_rate(
-            topo, placement, jparam, fsel, Tf, at(S, b), at(S_ring, b), at(T_user, b),
-            at(Q, b), at(V, b), work, J_dot[b],
+            topo, fsel, fpack, at(S, b), at(S_ring, b), at(T_user, b), at(Q, b), at(V, b), work,
+            J_dot[b],
         )  # fmt: skip
         if status[b] != OK and failed == 0:
             failed = b + 1
@@ -609,10 +673,7 @@ def frame_jacobian_rate_batch(
 
 
 @njit(**_JIT)
-def frame_jacobian_rate_one(topo, packed, fsel, Tf, q, v, J_dot):
+def frame_jacobian_rate_one(topo, packed, fsel, fpack, q, v, J_dot):
     """:func:`frame_jacobian_rate` for one state, the model packed."""
-    placement, jparam, _, S, S_ring, T_user, _ = unpack(topo, packed)
-    work = frame_workspace(topo.shape[0] - 1)
-    return frame_jacobian_rate(
-        topo, placement, jparam, fsel, Tf, S, S_ring, T_user, q, v, work, J_dot
-    )
+    _, _, _, S, S_ring, T_user, _ = unpack(topo, packed)
+    return frame_jacobian_rate(topo, fsel, fpack, S, S_ring, T_user, q, v, _workspace(topo), J_dot)
