@@ -148,7 +148,9 @@ def compare_with_pinocchio(model, bridge, fids, rng, n_states=3):
         for ref in REFS:
             ours[name, "velocity", ref] = frame_velocity(model, q, v, name, ref)
             ours[name, "acceleration", ref] = frame_acceleration(model, q, v, a, name, ref)
-            ours[name, "classical", ref] = frame_acceleration(model, q, v, a, name, ref, True)
+            ours[name, "classical", ref] = frame_acceleration(
+                model, q, v, a, name, ref, classical=True
+            )
             ours[name, "jacobian", ref] = frame_jacobian(model, q, name, ref)
             ours[name, "jacobian rate", ref] = frame_jacobian_rate(model, q, v, name, ref)
     worst = {}
@@ -427,7 +429,7 @@ def test_frames_fixed_in_the_world(rng):
             continue
         assert np.array_equal(frame_placement(model, q, name), frame_table(model).placements[k])
         assert not frame_velocity(model, q, v, name, "world").any()
-        assert not frame_acceleration(model, q, v, a, name, "local", True).any()
+        assert not frame_acceleration(model, q, v, a, name, "local", classical=True).any()
         assert not frame_jacobian(model, q, name).any()
         assert not frame_jacobian_rate(model, q, v, name).any()
 
@@ -447,7 +449,9 @@ def test_hand_derived_pendulum_tip():
     assert np.allclose(J[:, 0], [0, 1, 0, -c, 0, s]) and not J[:, 1].any()
     J_dot = frame_jacobian_rate(model, q, v, "elbow", "local_world_aligned")
     assert np.allclose(J_dot[:, 0], [0, 0, 0, s * w, 0, c * w])
-    acc = frame_acceleration(model, q, v, [0.0, 0.0], "elbow", "local_world_aligned", True)
+    acc = frame_acceleration(
+        model, q, v, [0.0, 0.0], "elbow", "local_world_aligned", classical=True
+    )
     assert np.allclose(acc[3:], [s * w * w, 0.0, c * w * w])  # centripetal: along -p
 
 

@@ -492,7 +492,7 @@ def _velocity(tree, q, v, fsel, fpack):
     return out.reshape(batch + (6,))
 
 
-def frame_acceleration(model, q, v, a, frame, reference="local", classical=False) -> np.ndarray:
+def frame_acceleration(model, q, v, a, frame, reference="local", *, classical=False) -> np.ndarray:
     r"""Spatial (or classical) acceleration of a frame in a reference, angular first.
 
     The spatial acceleration is :math:`\mathbf a_i` of the frame's body (seed 001 eq. 7,

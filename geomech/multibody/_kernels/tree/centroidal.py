@@ -65,6 +65,7 @@ from geomech.multibody.kernels.views import view
 
 __all__ = [
     "COM",
+    "INERTIA",
     "MAP",
     "MAP_RATE",
     "centroidal_workspace",
@@ -79,12 +80,14 @@ __all__ = [
     "centroidal_inertia_one",
 ]
 
-#: what :func:`centroidal` computes: the centre of mass and the centroidal inertia only
+#: what :func:`centroidal` computes: the centre of mass only (first moments, no inertias)
 COM = 0
+#: the centre of mass and the centroidal inertia (no composite inertias)
+INERTIA = 1
 #: ... and the centroidal momentum matrix
-MAP = 1
+MAP = 2
 #: ... and its rate (needs ``v``)
-MAP_RATE = 2
+MAP_RATE = 3
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 
@@ -117,12 +120,15 @@ def centroidal_workspace(N, nv):
 def centroidal(
     topo, placement, jparam, inertia, S, S_ring, T_user, q, v, mode, work, com, A, A_dot, I_G
 ):
-    r"""Centre of mass ``com`` (3,), centroidal inertia ``I_G`` (6, 6) and, by ``mode``,
-    :math:`\mathbf A_G` (6, nv) (``MAP``) and :math:`\dot{\mathbf A}_G` (6, nv) (``MAP_RATE``).
+    r"""Centre of mass ``com`` (3,) and, by ``mode``, the centroidal inertia ``I_G`` (6, 6)
+    (``INERTIA`` and up), :math:`\mathbf A_G` (6, nv) (``MAP``) and :math:`\dot{\mathbf A}_G`
+    (6, nv) (``MAP_RATE``).
 
-    The passes of the module docstring; ``v`` is read only for ``MAP_RATE``. ``I_G`` is the
-    centroidal composite rigid-body inertia :math:`\operatorname{diag}(\bar{\mathbf I}_G,
-    m\mathbf 1)` (world axes, about the centre of mass). Returns a packed status.
+    The passes of the module docstring; ``v`` is read only for ``MAP_RATE``. ``COM`` sums the
+    bodies' first moments :math:`\mathbf R_i\mathbf h_i + m_i\mathbf p_i` only, ``INERTIA``
+    their ground inertias (no composite pass). ``I_G`` is the centroidal composite
+    rigid-body inertia :math:`\operatorname{diag}(\bar{\mathbf I}_G, m\mathbf 1)` (world
+    axes, about the centre of mass). Returns a packed status.
     """
     E, r, E0, r0, I_C, I_C_dot, Phi, ov = work[:8]
     small = work[12]
@@ -133,7 +139,9 @@ def centroidal(
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    rate = mode == MAP_RATE
+    rate, with_map = mode == MAP_RATE, mode >= MAP
+    total, x, y, z = small[:10], small[10:16], small[16:22], small[22:28]
+    total[:] = 0.0
 
     # ---- forward pass: ^iX_0, ^0Φ_i, ^0I_i (and ^0v_i, ^0İ_i) ---------------------------
     for i in range(N):
@@ -145,10 +153,21 @@ def centroidal(
                     E0[i, a, b] = E[i, a, b]
         else:  # ^iX_0 = ^iX_p(i) ^p(i)X_0 (Featherstone 2008, §4.1)
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])
-        for k in range(iv[i], iv[i + 1]):  # ^0Φ_i = ^0X_i Φ_i (= (^iX_0)⁻¹ Φ_i)
-            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        if mode == COM:  # m_i and the first moment R_i h_i + m_i p_i (R_i = E0ᵀ, p_i = r0)
+            m_i, h0, h1, h2 = inertia[i, 5, 5], inertia[i, 2, 4], inertia[i, 0, 5], inertia[i, 1, 3]
+            total[0] += m_i
+            for a in range(3):
+                total[1 + a] += E0[i, 0, a] * h0 + E0[i, 1, a] * h1 + E0[i, 2, a] * h2
+                total[1 + a] += m_i * r0[i, a]
+            continue
         inertia_params(inertia[i], I_C[i])  # CRBA l.5: I^C_i = I_i, here in ground coordinates
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])  # ^0I_i = ^iX_0ᵀ I_i ^iX_0
+        if not with_map:  # the sum of the ground inertias is the total's
+            for a in range(10):
+                total[a] += I_C[i, a]
+            continue
+        for k in range(iv[i], iv[i + 1]):  # ^0Φ_i = ^0X_i Φ_i (= (^iX_0)⁻¹ Φ_i)
+            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
         if rate:
             for a in range(6):  # ^0v_i = ^0v_p(i) + ^0Φ_i ν_i (seed 001 eq. 5, ground coords)
                 ov[i, a] = 0.0 if p < 0 else ov[p, a]
@@ -159,27 +178,24 @@ def centroidal(
             inertia_params_rate(I_C[i], ov[i], I_C_dot[i])
 
     # ---- backward pass: composite inertias and the columns of A_O, joint by joint --------
-    total, x, y, z = small[:10], small[10:16], small[16:22], small[22:28]
-    total[:] = 0.0
-    for i in range(N - 1, -1, -1):
-        if mode != COM:
-            for k in range(iv[i], iv[i + 1]):
-                inertia_params_times(I_C[i], Phi[k], x)  # A_O e_k = I^C_i ^0Φ_i e_k (CRBA l.10)
+    for i in range(N - 1 if with_map else -1, -1, -1):
+        for k in range(iv[i], iv[i + 1]):
+            inertia_params_times(I_C[i], Phi[k], x)  # A_O e_k = I^C_i ^0Φ_i e_k (CRBA l.10)
+            for a in range(6):
+                A[a, k] = x[a]
+            if not rate:
+                continue
+            # d/dt (I^C_i ^0Φ_i) = İ^C_i ^0Φ_i + I^C_i (^0v_i × ^0Φ_i + ^0X_i Φ̊_i), by column
+            y[:] = 0.0
+            cross_motion(ov[i], Phi[k], y)
+            if jtype[i] == USER:  # Φ̊ = 0 for the built-in joints
+                transform_motion_transpose(E0[i], r0[i], S_ring[k], z)
                 for a in range(6):
-                    A[a, k] = x[a]
-                if not rate:
-                    continue
-                # d/dt (I^C_i ^0Φ_i) = İ^C_i ^0Φ_i + I^C_i (^0v_i × ^0Φ_i + ^0X_i Φ̊_i), by column
-                y[:] = 0.0
-                cross_motion(ov[i], Phi[k], y)
-                if jtype[i] == USER:  # Φ̊ = 0 for the built-in joints
-                    transform_motion_transpose(E0[i], r0[i], S_ring[k], z)
-                    for a in range(6):
-                        y[a] += z[a]
-                inertia_params_times(I_C[i], y, z)
-                inertia_params_times(I_C_dot[i], Phi[k], x)
-                for a in range(6):
-                    A_dot[a, k] = x[a] + z[a]
+                    y[a] += z[a]
+            inertia_params_times(I_C[i], y, z)
+            inertia_params_times(I_C_dot[i], Phi[k], x)
+            for a in range(6):
+                A_dot[a, k] = x[a] + z[a]
         p = parent[i]
         # CRBA l.24: I^C_p(i) += I^C_i, a plain sum in ground coordinates (the roots: total)
         for a in range(10):
@@ -195,7 +211,9 @@ def centroidal(
     m = total[0]
     c0, c1, c2 = total[1] / m, total[2] / m, total[3] / m  # c = h / m
     com[0], com[1], com[2] = c0, c1, c2
-    if mode != COM:
+    if mode == COM:
+        return OK
+    if with_map:
         d0 = d1 = d2 = 0.0
         if rate:  # ċ = A_O,u ν / m (the linear momentum over the mass)
             for k in range(nv):
@@ -324,7 +342,7 @@ def centroidal_inertia_batch(topo, placement, jparam, inertia, S, S_ring, T_user
     for b in range(status.shape[0]):
         status[b] = centroidal(
             topo, placement, jparam, inertia, at(S, b), at(S_ring, b), at(T_user, b),
-            at(Q, b), at(Q, b), COM, work, work[8], work[9], work[10], I_G[b],
+            at(Q, b), at(Q, b), INERTIA, work, work[8], work[9], work[10], I_G[b],
         )  # fmt: skip
         if status[b] != OK and failed == 0:
             failed = b + 1
@@ -338,6 +356,6 @@ def centroidal_inertia_one(topo, packed, q, I_G):
     N = topo.shape[0] - 1
     work = centroidal_workspace(N, topo[N, 3])
     return centroidal(
-        topo, placement, jparam, inertia, S, S_ring, T_user, q, q, COM, work, work[8],
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, q, INERTIA, work, work[8],
         work[9], work[10], I_G,
     )  # fmt: skip
