@@ -541,7 +541,7 @@ def frame_acceleration(model, q, v, a, frame, reference="local", *, classical=Fa
 
     References
     ----------
-    Seed 001 eq. 7; Featherstone 2008, eq. 5.7 and §2.11 (spatial vs classical
+    Seed 001 eq. 7; Featherstone 2008, eq. 5.8 and §2.11 (spatial vs classical
     acceleration).
 
     Examples

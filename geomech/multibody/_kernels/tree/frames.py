@@ -53,7 +53,7 @@ Seed 001 eq. 5 (twists), eq. 7 (accelerations), §1.4 (:math:`\dot{\boldsymbol\P
 Remark 4 (:math:`\mathring{\mathbf J}`); seed 000 §VI-B (:math:`A = \mathbf X
 \boldsymbol\Phi`, :math:`\dot{\mathbf X} = \mathbf X(v\times) - (v\times)\mathbf X`);
 Featherstone 2008, §2.9 (Plücker transforms), §4.1 (the support set :math:`\kappa(i)`),
-eq. 5.7 (acceleration recursion); Pinocchio's ``getFrameVelocity``,
+eq. 5.8 (acceleration recursion); Pinocchio's ``getFrameVelocity``,
 ``getFrameAcceleration``, ``getFrameClassicalAcceleration``, ``computeFrameJacobian`` and
 ``getFrameJacobianTimeVariation`` (the meaning of the three references).
 """
@@ -271,7 +271,7 @@ def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):  #
     r"""Body accelerations along the chain (no gravity), seed 001 eq. 7:
     :math:`\mathbf a_k = {}^k\mathbf X_{p(k)}\mathbf a_{p(k)} + \boldsymbol\Phi_k\dot\nu_k +
     \mathring{\boldsymbol\Phi}_k\nu_k + \mathbf v_k\times\boldsymbol\Phi_k\nu_k`
-    (Featherstone 2008, eq. 5.7; ``vel`` from :func:`_twists`).
+    (Featherstone 2008, eq. 5.8; ``vel`` from :func:`_twists`).
     """
     for m in range(n):
         k = chain[m]
