@@ -131,7 +131,7 @@ def _documented_once(app, what, name, obj, skip, options):
         and home.startswith(package.__name__ + ".")
     ):
         return True
-    return skip
+    return None  # no opinion: autodoc's and autosummary's own rules decide
 
 
 def setup(app):

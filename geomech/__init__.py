@@ -29,6 +29,7 @@ from geomech import (
     spatial,
 )
 from geomech.errors import GeomechError
+from geomech.geometry import task_space_coriolis
 from geomech.interop.pinocchio import from_pinocchio, to_pinocchio
 from geomech.multibody import (
     MultibodyModel,
@@ -37,10 +38,20 @@ from geomech.multibody import (
     aba_second_derivatives,
     body_jacobians,
     body_velocities,
+    center_of_mass,
+    center_of_mass_jacobian,
+    centroidal_inertia,
+    centroidal_momentum_matrix,
+    centroidal_momentum_matrix_rate,
     christoffel_symbols,
     coriolis_matrix,
     crba,
     forward_kinematics,
+    frame_acceleration,
+    frame_jacobian,
+    frame_jacobian_rate,
+    frame_placement,
+    frame_velocity,
     gravity_forces,
     inverse_operational_space_inertia,
     kinetic_energy,
@@ -97,6 +108,17 @@ __all__ = [
     "body_velocities",
     "body_jacobians",
     "velocity_map",
+    "frame_placement",
+    "frame_velocity",
+    "frame_acceleration",
+    "frame_jacobian",
+    "frame_jacobian_rate",
+    "center_of_mass",
+    "center_of_mass_jacobian",
+    "centroidal_momentum_matrix",
+    "centroidal_momentum_matrix_rate",
+    "centroidal_inertia",
+    "task_space_coriolis",
     "__version__",
 ]
 

@@ -45,6 +45,8 @@ from geomech.multibody.algorithms.centroidal import (
     centroidal_momentum_matrix,
     centroidal_momentum_matrix_rate,
 )
+from geomech.multibody.algorithms.coriolis import coriolis_matrix
+from geomech.multibody.algorithms.dynamics import aba, crba
 from geomech.multibody.algorithms.frames import (
     frame_acceleration,
     frame_jacobian,
@@ -53,8 +55,6 @@ from geomech.multibody.algorithms.frames import (
     frame_placement,
     frame_velocity,
 )
-from geomech.multibody.coriolis import coriolis_matrix
-from geomech.multibody.dynamics import aba, crba
 
 arm = robots.load("ur5")
 print(arm.n_bodies, "bodies,", len(frame_names(arm)), "frames:", frame_names(arm))

@@ -39,9 +39,9 @@ from geomech.multibody.algorithms.centroidal import (
     centroidal_momentum_matrix,
     centroidal_momentum_matrix_rate,
 )
-from geomech.multibody.dynamics import aba
-from geomech.multibody.kinematics import body_velocities, forward_kinematics
-from geomech.multibody.urdf_plus import example_names, load_example
+from geomech.multibody.algorithms.dynamics import aba
+from geomech.multibody.algorithms.kinematics import body_velocities, forward_kinematics
+from geomech.multibody.io.examples import example_names, load_example
 
 RTOL = 1e-10
 

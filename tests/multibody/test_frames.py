@@ -46,8 +46,8 @@ from geomech.multibody.algorithms.frames import (
     frame_table,
     frame_velocity,
 )
-from geomech.multibody.urdf import load_urdf
-from geomech.multibody.urdf_plus import example_names, load_example
+from geomech.multibody.io.examples import example_names, load_example
+from geomech.multibody.io.urdf import load_urdf
 
 RTOL = 1e-10
 REFS = tuple(REFERENCES)

@@ -39,85 +39,27 @@ N_STATES = 3
 LINKAGES = {lk.name: lk for lk in all_linkages()}
 
 # ---------------------------------------------------------------------------------------
-# the current failures (measured on the code at the branch point; see the report)
+# the current failures (strict: each flips to a failure when it is fixed)
 # ---------------------------------------------------------------------------------------
-_NEWTON = (
-    "ModelError: Expected to find a configuration closing the loops near the reference "
-    "configuration, got none (Expected Newton's method on the loop constraints to converge "
-    "in 50 iterations, got residual {} (a singular or unreachable configuration).); give one "
-    "as graph.graph['reference_configuration']."
-)
-_MARKED = (
-    "ModelError: joint {!r} is marked independent=False but the constraints of its cluster "
-    "do not determine it (given the other dependent joints); mark another joint of the loop "
-    "dependent. (the rank is decided at q = 0, a singular configuration)"
-)
 _SPLIT = (
-    "ModelError: Expected the constraints of the cluster ['crank', 'coupler', 'rocker'] to "
-    "leave 2 independent speeds, got the joints ['coupler_joint'] marked or chosen "
-    "independent, which over-determine it; mark some of them independent=False. (the idle "
-    "spin is one component of the spherical joint's speed; independent speeds are chosen "
-    "joint by joint)"
-)
-_ZERO_DOF = (
-    "IndexError: index 0 is out of bounds for axis 2 with size 0 (ClusterLayout.gather with "
-    "nv = 0, kernels/cluster_compiled.py)"
+    "ModelError: the idle spin of the RSSR coupler is one component of a spherical joint's "
+    "speed; independent speeds are chosen joint by joint (a whole joint is independent or "
+    "dependent), so no split of the cluster leaves exactly its mobility"
 )
 #: ClosedMultibodyModel(graph) raises
-XFAIL_LOAD = {
-    "four_bar_crank_rocker_0": _NEWTON.format("1.04"),
-    "four_bar_double_crank_0": _NEWTON.format("0.443"),
-    "four_bar_double_rocker_0": _NEWTON.format("0.0106"),
-    "four_bar_triple_rocker_0": _NEWTON.format("0.666"),
-    "four_bar_tower_3": _NEWTON.format("1.86"),
-    "triangle": _NEWTON.format("2.26"),
-    "grbda_six_bar": _NEWTON.format("0.3"),
-    "grbda_four_bar": _MARKED.format("joint3"),
-    "grbda_four_bar_floating": _MARKED.format("joint3"),
-    "grbda_planar_leg": _MARKED.format("thigh_to_support"),
-    "grbda_planar_leg_floating": _MARKED.format("thigh_to_support"),
-    "rssr": _SPLIT,
-    "rssr_floating": _SPLIT,
-}
-#: loads, with the wrong number of independent speeds (rank decided at a singular point)
-XFAIL_NV = {
-    "four_bar_change_point_0": "model.nv == 2, true mobility 1: Newton from q = 0 lands on "
-    "the collinear change point and the rank is decided there",
-    "parallelogram": "model.nv == 2, true mobility 1: q = 0 closes at the collinear change "
-    "point and the rank is decided there",
-    "parallelogram_floating": "model.nv == 8, true mobility 7: q = 0 closes at the collinear "
-    "change point and the rank is decided there",
-    "kite": "model.nv == 2, true mobility 1: q = 0 closes at the folded change point and the "
-    "rank is decided there",
-}
+XFAIL_LOAD = {"rssr": _SPLIT, "rssr_floating": _SPLIT}
+#: loads, with the wrong number of independent speeds
+XFAIL_NV: dict = {}
 #: dynamics differ from the reference (beyond the load and nv failures)
 XFAIL_DYNAMICS: dict = {}
 #: a closed singular configuration does not raise SingularityError
-_NO_SINGULARITY = (
-    "DID NOT RAISE SingularityError: constraint_matrices/crba/rnea/aba return a "
-    "least-squares G at a singular configuration (loops._G_hat and the kernel's QR fallback)"
-)
-XFAIL_SINGULAR = {
-    name: _NO_SINGULARITY
-    for name in (
-        "four_bar_change_point_0",
-        "four_bar_change_point_1",
-        "four_bar_rocker_driven",
-        "parallelogram",
-        "parallelogram_floating",
-        "kite",
-    )  # fmt: skip
-}
-#: an open configuration at |q| ~ 1e9 is accepted
-_ACCEPTED = (
-    "DID NOT RAISE NotOnManifoldError: residual 0.1 accepted, the tolerance 1e-9 max(1, "
-    "max|q|) is 1 at |q| = 1e9"
-)
+XFAIL_SINGULAR: dict = {}
+_ACCEPTED = "DID NOT RAISE NotOnManifoldError at |q| ~ 1e9"
 XFAIL_OFF_MANIFOLD: dict = {}
 #: zero-DoF models
-XFAIL_ZERO_DOF = {"welded_pendulum": _ZERO_DOF, "locked_four_bar": _ZERO_DOF}
-#: linkages whose open states at |q| ~ 1e9 are accepted: every one that loads
-_OFF_1E9 = set(LINKAGES) - set(XFAIL_LOAD) - set(XFAIL_ZERO_DOF)
+XFAIL_ZERO_DOF: dict = {}
+#: linkages whose open states at |q| ~ 1e9 are accepted
+_OFF_1E9: set = set()
 #: model.random_configuration gives a state the reference finds open
 XFAIL_RANDOM: dict = {}
 

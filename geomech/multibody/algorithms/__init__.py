@@ -7,6 +7,10 @@ the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.mod
 
 - :mod:`~geomech.multibody.algorithms.dynamics` — RNEA, CRBA, ABA, gravity, kinetic energy;
 - :mod:`~geomech.multibody.algorithms.kinematics` — poses, twists, body Jacobians;
+- :mod:`~geomech.multibody.algorithms.frames` — operational frames: placements, velocities,
+  accelerations, Jacobians and their rates (Pinocchio's three references);
+- :mod:`~geomech.multibody.algorithms.centroidal` — centre of mass, its Jacobian, the centroidal
+  momentum matrix and its rate, the centroidal inertia;
 - :mod:`~geomech.multibody.algorithms.coriolis` — Coriolis matrices from body connections
   (seed 000 Alg. 1, seed 001), Ḣ, Slotine–Li torques;
 - :mod:`~geomech.multibody.algorithms.christoffel` — Christoffel symbols (seed 000 Alg. 2);
@@ -15,6 +19,13 @@ the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.mod
 - :mod:`~geomech.multibody.algorithms.regressor` — the Slotine–Li regressor.
 """
 
+from geomech.multibody.algorithms.centroidal import (
+    center_of_mass,
+    center_of_mass_jacobian,
+    centroidal_inertia,
+    centroidal_momentum_matrix,
+    centroidal_momentum_matrix_rate,
+)
 from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
 from geomech.multibody.algorithms.coriolis import (
     coriolis_matrix,
@@ -34,6 +45,16 @@ from geomech.multibody.algorithms.derivatives import (
     rnea_second_derivatives,
 )
 from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
+from geomech.multibody.algorithms.frames import (
+    FrameTable,
+    frame_acceleration,
+    frame_jacobian,
+    frame_jacobian_rate,
+    frame_names,
+    frame_placement,
+    frame_table,
+    frame_velocity,
+)
 from geomech.multibody.algorithms.kinematics import (
     body_jacobians,
     body_velocities,
@@ -70,4 +91,17 @@ __all__ = [
     "ABASecondDerivatives",
     "BlockSparseTensor",
     "slotine_li_regressor",
+    "FrameTable",
+    "frame_table",
+    "frame_names",
+    "frame_placement",
+    "frame_velocity",
+    "frame_acceleration",
+    "frame_jacobian",
+    "frame_jacobian_rate",
+    "center_of_mass",
+    "center_of_mass_jacobian",
+    "centroidal_momentum_matrix",
+    "centroidal_momentum_matrix_rate",
+    "centroidal_inertia",
 ]

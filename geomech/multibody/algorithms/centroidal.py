@@ -34,8 +34,7 @@ import weakref
 import numpy as np
 
 from geomech.errors import ModelError
-from geomech.multibody._kernels.tree import centroidal as K
-from geomech.multibody.kernels.driver import (
+from geomech.multibody._kernels.driver import (
     call,
     compiled,
     entry,
@@ -44,6 +43,7 @@ from geomech.multibody.kernels.driver import (
     single_state,
     states,
 )
+from geomech.multibody._kernels.tree import centroidal as K
 
 #: total mass of each model (tree) seen, for the check of :func:`_tree`
 _MASS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
@@ -145,7 +145,7 @@ def center_of_mass(model, q) -> np.ndarray:
     Notes
     -----
     Every body of the model counts, also a body welded to the world by
-    :class:`~geomech.multibody.joints.Fixed` joints (it stays where it is, and enters the
+    :class:`~geomech.multibody.model.joints.Fixed` joints (it stays where it is, and enters the
     potential energy :math:`-m\mathbf g^\top\mathbf c` like any other);
     :func:`~geomech.interop.pinocchio.to_pinocchio` appends such a body to Pinocchio's
     ``universe`` joint, whose inertia Pinocchio leaves out of its centre of mass. A URDF's

@@ -3,7 +3,7 @@ r"""Frames of a multibody model: names, world placements, twists, accelerations,
 A *frame* is a named pose fixed in a body (or in the world). A model's frames are read from
 its graph (:func:`frame_table`):
 
-* every link of a URDF: :func:`~geomech.multibody.urdf.load_urdf` merges the links welded by
+* every link of a URDF: :func:`~geomech.multibody.io.urdf.load_urdf` merges the links welded by
   ``fixed`` joints into their parent body and lists them, with their poses in the body
   frame, in the node attribute ``links`` (the body's own link first, at the identity);
   :func:`~geomech.interop.pinocchio.from_pinocchio` lists Pinocchio's ``BODY`` frames there
@@ -24,7 +24,7 @@ The functions take a frame by name or by its index in :func:`frame_names`, and a
 
 Spatial vectors are angular first, ``[ω; v]``, as everywhere in geomech (Pinocchio's are
 linear first). Every function accepts leading batch dimensions on the states; a closed
-model (:class:`~geomech.multibody.loops.ClosedMultibodyModel`) evaluates its spanning tree
+model (:class:`~geomech.multibody.closed.model.ClosedMultibodyModel`) evaluates its spanning tree
 at :math:`\dot q_s = G v` and :math:`\ddot q_s = G\dot v + g`, and its Jacobians are with
 respect to the independent speeds, :math:`\mathbf J = \mathbf J_s G` and
 :math:`\dot{\mathbf J} = \dot{\mathbf J}_s G + \mathbf J_s\dot G`.
@@ -46,8 +46,7 @@ import numpy as np
 
 from geomech._validation import check_placement
 from geomech.errors import ModelError
-from geomech.multibody._kernels.tree import frames as K
-from geomech.multibody.kernels.driver import (
+from geomech.multibody._kernels.driver import (
     call,
     compiled,
     entry,
@@ -56,6 +55,7 @@ from geomech.multibody.kernels.driver import (
     single_state,
     states,
 )
+from geomech.multibody._kernels.tree import frames as K
 
 __all__ = [
     "FRAMES_ATTRIBUTE",

@@ -42,6 +42,15 @@ __all__ = [
 ]
 
 
+def _spanning(model, q, v=None, rate=False):
+    """A closed model's spanning tree, its (checked) ``q`` and the matrices ``G`` (and ``g``,
+    ``Ġ``): the kinematics of a closed model are its spanning tree's at q̇_s = G v (seed 004
+    eq. 3), with Jacobians with respect to the independent speeds, J G.
+    """
+    v = np.zeros(model.nv) if v is None else v
+    return (model.spanning_tree, *model.constraint_matrices(q, v, rate=rate))
+
+
 def _joint_columns(S: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
     """Rows of the compiled joint arrays (B or 1, nv, 6) as stacked columns (..., 6, nv)."""
     cols = np.swapaxes(S, -1, -2)
@@ -113,6 +122,12 @@ def joint_transforms(model, q, v=None):
     >>> X_up.shape, Phi.shape, bool(np.all(Phi_ring == 0))
     ((2, 6, 6), (6, 2), True)
     """
+    if getattr(model, "is_closed", False):  # the spanning tree's joints, at q̇_s = G v
+        if v is None:
+            model.check_configuration(q)
+            return joint_transforms(model.spanning_tree, q)
+        st, G, _ = _spanning(model, q, v)
+        return joint_transforms(st, q, np.einsum("...ij,...j->...i", G, v))
     cm = compiled(model)
     batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
     if v is not None:  # validated before any kernel runs
@@ -175,6 +190,9 @@ def forward_kinematics(model, q) -> np.ndarray:
     >>> T.shape
     (2, 4, 4)
     """
+    if getattr(model, "is_closed", False):  # the spanning tree's poses, q checked closed
+        model.check_configuration(q)
+        return forward_kinematics(model.spanning_tree, q)
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     T = np.empty((B, cm.n_bodies, 4, 4))
@@ -230,6 +248,9 @@ def body_velocities(model, q, v) -> np.ndarray:
     >>> body_velocities(model, model.neutral(), np.zeros(2)).shape
     (2, 6)
     """
+    if getattr(model, "is_closed", False):  # the spanning tree's twists at q̇_s = G v
+        st, G, _ = _spanning(model, q, v)
+        return body_velocities(st, q, np.einsum("...ij,...j->...i", G, v))
     cm = compiled(model)
     batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
     S, _, T_user = cm.joint_arrays(Q)
@@ -285,6 +306,9 @@ def body_jacobians(model, q) -> np.ndarray:
     >>> bool(np.allclose(body_jacobians(model, q) @ v, body_velocities(model, q, v)))
     True
     """
+    if getattr(model, "is_closed", False):  # J_s G: with respect to the independent speeds
+        st, G, _ = _spanning(model, q)
+        return body_jacobians(st, q) @ G[..., None, :, :]
     cm = compiled(model)
     batch, B, (Q,) = states(("q", q, (cm.nq,)))
     S, _, T_user = cm.joint_arrays(Q)
@@ -355,6 +379,13 @@ def velocity_map(model, q, v=None):
     >>> A.shape, A_dot.shape
     ((12, 2), (12, 2))
     """
+    if getattr(model, "is_closed", False):
+        # A = A_s G and, along q̇_s = G v, Ȧ = Ȧ_s G + A_s Ġ (seed 004 eq. 3)
+        st, G, _, G_dot = _spanning(model, q, v, rate=True)
+        if v is None:
+            return velocity_map(st, q) @ G
+        A_s, A_s_dot = velocity_map(st, q, np.einsum("...ij,...j->...i", G, v))
+        return A_s @ G, A_s_dot @ G + A_s @ G_dot
     cm = compiled(model)
     n, nv = cm.n_bodies, cm.nv
     if v is None:

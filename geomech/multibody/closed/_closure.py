@@ -576,15 +576,15 @@ def constraint_matrices(model, q, v, rate: bool = False):
     v = as_array(v, "v", (model.nv,))
     batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
     q, v = np.broadcast_to(q, batch + (model.nq,)), np.broadcast_to(v, batch + (model.nv,))
-    Q = np.ascontiguousarray(q.reshape(-1, model.nq))
-    V = np.ascontiguousarray(v.reshape(-1, model.nv))
+    B = int(np.prod(batch, dtype=int))  # (not -1: a model without DoF has v of size 0)
+    Q = np.ascontiguousarray(q.reshape(B, model.nq))
+    V = np.ascontiguousarray(v.reshape(B, model.nv))
     lay = cluster_layout(model)
     if lay.all_static:  # constant G: only the residuals to check
         model.check_configuration(Q)
     # per cluster, on the compiled-kernel layer (cluster_constraints) or, for clusters
     # with user-defined constraints, by the constraint objects (_matrices_single)
     Gc, gs, Gdc = lay.constraint_arrays(Q, V, rate=True)
-    B = Q.shape[0]
     G = lay.scatter(np.broadcast_to(Gc, (B,) + Gc.shape[1:])).reshape(
         batch + (model._n_s, model.nv)
     )

@@ -23,6 +23,7 @@ from geomech.geometry.system import MechanicalSystem
 from geomech.multibody.algorithms import dynamics
 from geomech.multibody.algorithms.christoffel import christoffel_symbols
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
+from geomech.multibody.algorithms.frames import frame_names
 from geomech.multibody.algorithms.kinematics import forward_kinematics
 from geomech.multibody.model.connection import MultibodyConnection
 from geomech.multibody.model.frame import JointFrame
@@ -357,3 +358,18 @@ class MultibodySystem(MechanicalSystem):
         for i, node in enumerate(self.nodes):
             G.nodes[node]["inertia"] = inertias[i].copy()
         return type(self)(G, gravity=self.gravity.copy())
+
+    @property
+    def frame_names(self) -> list[str]:
+        """Names of the model's frames: every URDF link (links merged by fixed joints
+        included; a closed model's are its spanning tree's) and the user frames of the node
+        attribute ``frames`` (see
+        :func:`~geomech.multibody.algorithms.frames.frame_names`).
+
+        Examples
+        --------
+        >>> from geomech.multibody import robots
+        >>> robots.double_pendulum().frame_names
+        ['world', 'link1', 'link2']
+        """
+        return frame_names(self)

@@ -251,6 +251,34 @@ def _check_tree(graph: nx.DiGraph) -> None:
         )
 
 
+def _graph_from_bodies(parent, joints, inertias, placements, body_names, joint_names, root):
+    """The graph of :meth:`MultibodyModel.from_bodies`: body ``i`` hangs from ``parent[i]``."""
+    N = len(parent)
+    if len(joints) != N or len(inertias) != N:
+        raise ModelError(
+            f"Expected `parent`, `joints` and `inertias` of equal length, got {N}, "
+            f"{len(joints)} and {len(inertias)}."
+        )
+    if placements is not None and len(placements) != N:
+        raise ModelError(f"Expected {N} placements, got {len(placements)}.")
+    body_names = [f"body{i}" for i in range(N)] if body_names is None else list(body_names)
+    if joint_names is None:
+        joint_names = [j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)]
+    G = nx.DiGraph()
+    G.add_node(root)
+    for i in range(N):
+        G.add_node(body_names[i], inertia=inertias[i])
+    for i in range(N):
+        p = parent[i]
+        if not -1 <= p < N:
+            raise ModelError(f"Expected parent[{i}] in [-1, {N - 1}], got {p}.")
+        attrs = {"joint": joints[i], "name": joint_names[i]}
+        if placements is not None:
+            attrs["placement"] = placements[i]
+        G.add_edge(root if p < 0 else body_names[p], body_names[i], **attrs)
+    return G
+
+
 class MultibodyModel(MultibodySystem):
     r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``; a mechanical system.
 
@@ -523,31 +551,7 @@ class MultibodyModel(MultibodySystem):
         >>> m.parent, m.depth, m.body_names
         (array([-1,  0,  0]), 2, ['body0', 'body1', 'body2'])
         """
-        N = len(parent)
-        if len(joints) != N or len(inertias) != N:
-            raise ModelError(
-                f"Expected `parent`, `joints` and `inertias` of equal length, got {N}, "
-                f"{len(joints)} and {len(inertias)}."
-            )
-        if placements is not None and len(placements) != N:
-            raise ModelError(f"Expected {N} placements, got {len(placements)}.")
-        body_names = [f"body{i}" for i in range(N)] if body_names is None else list(body_names)
-        if joint_names is None:
-            joint_names = [
-                j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)
-            ]
-        G = nx.DiGraph()
-        G.add_node(root)
-        for i in range(N):
-            G.add_node(body_names[i], inertia=inertias[i])
-        for i in range(N):
-            p = parent[i]
-            if not -1 <= p < N:
-                raise ModelError(f"Expected parent[{i}] in [-1, {N - 1}], got {p}.")
-            attrs = {"joint": joints[i], "name": joint_names[i]}
-            if placements is not None:
-                attrs["placement"] = placements[i]
-            G.add_edge(root if p < 0 else body_names[p], body_names[i], **attrs)
+        G = _graph_from_bodies(parent, joints, inertias, placements, body_names, joint_names, root)
         return cls(G, gravity=gravity)
 
     # ------------------------------------------------------------------------------------

@@ -243,6 +243,8 @@ class ClusterLayout:
     def gather(self, G):
         """``Gc`` (B, n_s, m_max) from dense ``G`` (B, n_s, nv)."""
         rows, cols, mask = self._gather
+        if G.shape[-1] == 0:  # a model without degrees of freedom: G has no columns
+            return np.zeros((G.shape[0], self.n_s, self.mmax))
         return np.ascontiguousarray(G[:, rows, cols] * mask)
 
     def scatter(self, Gc):

@@ -1,7 +1,7 @@
 r"""Centroidal kernels: centre of mass, centroidal momentum matrix, its rate, centroidal inertia.
 
 One pass pair over the tree, in ground coordinates (the world's axes and origin, as in
-:func:`~geomech.multibody.kernels.dynamics.crba`), after Orin, Goswami and Lee's
+:func:`~geomech.multibody._kernels.tree.dynamics.crba`), after Orin, Goswami and Lee's
 :math:`O(N)` algorithm for the centroidal momentum matrix:
 
 * forward pass: the transforms :math:`{}^i\mathbf X_0`, the motion subspaces
@@ -47,11 +47,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.compiled import unpack
-from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.joints import USER
-from geomech.multibody.kernels.kinematics import all_finite, tree_transforms
-from geomech.multibody.kernels.spatial import (
+from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.joints import USER
+from geomech.multibody._kernels.spatial import (
     compose_transforms,
     cross_motion,
     inertia_params,
@@ -60,8 +58,10 @@ from geomech.multibody.kernels.spatial import (
     inertia_params_transform,
     transform_motion_transpose,
 )
-from geomech.multibody.kernels.status import NON_FINITE_INPUT, OK, pack
-from geomech.multibody.kernels.views import view
+from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.views import view
 
 __all__ = [
     "COM",

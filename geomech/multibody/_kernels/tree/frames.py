@@ -5,7 +5,7 @@ A frame ``f`` is fixed in body ``i`` (``-1``: fixed in the world) at the pose ``
 :math:`\kappa(i)` only, the bodies from the root to ``i`` (Featherstone 2008, §4.1): a
 compact copy of the model's arrays for those bodies is made once per frame
 (:func:`support_arrays`), so that one call of
-:func:`~geomech.multibody.kernels.kinematics.tree_transforms` on the gathered ``q`` gives
+:func:`~geomech.multibody._kernels.tree.kinematics.tree_transforms` on the gathered ``q`` gives
 their transforms, then their world poses and, when needed, twists and accelerations follow:
 :math:`O(d)` for depth ``d`` (a Jacobian :math:`O(d\,n_v)`). Only the joints of the
 support are read (a quaternion elsewhere is not checked). The frame's arguments:
@@ -43,9 +43,9 @@ change of reference (:func:`world_rate_to_reference`).
 
 Arguments: ``topo`` of the compiled model, ``fsel`` and ``fpack``, then the per-state
 arrays (``S``, ``S_ring``, ``T_user`` of the compiled model, ``q``, ...). A kernel
-returns a packed status (:mod:`geomech.multibody.kernels.status`); the ``*_batch`` drivers
+returns a packed status (:mod:`geomech.multibody._kernels.status`); the ``*_batch`` drivers
 return the first failure + 1 and the ``*_one`` entries take the packed model
-(:attr:`~geomech.multibody.kernels.compiled.CompiledModel.packed`).
+(:attr:`~geomech.multibody._kernels.compiled.CompiledModel.packed`).
 
 References
 ----------
@@ -63,13 +63,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody.kernels.compiled import unpack
-from geomech.multibody.kernels.dynamics import at
-from geomech.multibody.kernels.joints import USER
-from geomech.multibody.kernels.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody.kernels.spatial import cross_motion, transform_motion
-from geomech.multibody.kernels.status import NON_FINITE_INPUT, OK, pack
-from geomech.multibody.kernels.views import view
+from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.joints import USER
+from geomech.multibody._kernels.spatial import cross_motion, transform_motion
+from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody._kernels.views import view
 
 __all__ = [
     "LOCAL",
@@ -210,7 +210,7 @@ def _support(fsel, fpack, T_user, q, work):
     r"""Transforms and world poses along the support: ``(status, n)``.
 
     The gathered ``q_c`` and the support's compact arrays go through
-    :func:`~geomech.multibody.kernels.kinematics.tree_transforms` (seed 001 §2.0:
+    :func:`~geomech.multibody._kernels.tree.kinematics.tree_transforms` (seed 001 §2.0:
     :math:`{}^k\mathbf X_{p(k)} = \mathbf X_J(\mathbf q_k)\mathbf X_T(k)`), then
     :math:`{}^0\mathbf T_k = {}^0\mathbf T_{p(k)}\,{}^{p(k)}\mathbf T_k` root first.
     """
