@@ -67,3 +67,21 @@ def test_poses_of_an_open_state_are_refused():
     q = model.random_configuration(rng=0) + 0.1
     with pytest.raises(NotOnManifoldError):
         gm.forward_kinematics(model, q)
+
+
+def test_reference_configuration_keyword():
+    """``reference_configuration=`` seeds the closure search (constructor and load_urdf), and
+    is refused for a tree."""
+    from geomech.errors import URDFError
+    from geomech.multibody import ClosedMultibodyModel
+    from geomech.multibody.io.examples import example_path
+    from geomech.multibody.io.robots import urdf_path
+
+    model = load_example("four_bar")
+    q = model.random_configuration(rng=5)
+    again = ClosedMultibodyModel(model.graph, reference_configuration=q)
+    assert np.allclose(again.neutral(), q, atol=1e-12)
+    loaded = gm.load_urdf(example_path("four_bar"), reference_configuration=q)
+    assert np.allclose(loaded.neutral(), q, atol=1e-12)
+    with pytest.raises(URDFError, match="reference_configuration"):
+        gm.load_urdf(urdf_path("ur5"), reference_configuration=np.zeros(6))

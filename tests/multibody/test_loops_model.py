@@ -187,7 +187,7 @@ def test_constraint_validators():
     with pytest.raises(DimensionError, match="`reference_configuration` to have shape"):
         ClosedMultibodyModel(G)
     G.graph["reference_configuration"] = np.zeros((2, 3))
-    with pytest.raises(ModelError, match=r"reference_configuration'\] to have shape"):
+    with pytest.raises(ModelError, match=r"reference configuration to have shape"):
         ClosedMultibodyModel(G)
     G = four_bar_graph()  # a loop that cannot close: the rocker is too short
     G.edges["coupler", "rocker"]["successor_placement"] = at(-0.1, 0.1)

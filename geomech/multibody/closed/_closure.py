@@ -40,6 +40,16 @@ from geomech.multibody.closed.constraints import (
 from geomech.multibody.model.joints import FreeFlyer, Joint
 
 
+def one_blas_thread():
+    """A context in which numpy's BLAS and LAPACK run on one thread: the closure's linear
+    algebra is small and dense, and a multithreaded BLAS only oversubscribes the cores
+    (issue 24: a 150-loop ladder loaded 20x slower with two BLAS threads on two cores).
+    """
+    from threadpoolctl import threadpool_limits
+
+    return threadpool_limits(1, user_api="blas")
+
+
 def body_of(model, node, label: str) -> int:
     if node == model.root:
         return -1
@@ -278,14 +288,16 @@ def closure_search(model, q0, rng, restarts=8):
     raise error
 
 
-def find_reference(model, graph) -> np.ndarray:
+def find_reference(model, graph, q0=None) -> np.ndarray:
+    """A closed configuration near ``q0`` (default ``graph.graph["reference_configuration"]``,
+    else the neutral one): ``q0`` itself if it closes, else the closure search's.
+    """
     st = model.spanning_tree
-    q0 = graph.graph.get("reference_configuration")
+    q0 = graph.graph.get("reference_configuration") if q0 is None else q0
     q0 = st.neutral() if q0 is None else as_array(q0, "reference_configuration", (st.nq,))
     if q0.ndim != 1:
         raise ModelError(
-            f"Expected graph.graph['reference_configuration'] to have shape ({st.nq},), got "
-            f"{q0.shape}."
+            f"Expected the reference configuration to have shape ({st.nq},), got {q0.shape}."
         )
     T = forward_kinematics(st, q0)
     q_aux = fit_aux(model, T)
@@ -299,6 +311,33 @@ def find_reference(model, graph) -> np.ndarray:
             f"configuration, got none ({exc}); give one as reference_configuration= (or "
             "graph.graph['reference_configuration'])."
         ) from exc
+
+
+class _Span:
+    """The column space of the dependent columns chosen so far, grown one joint at a time:
+    a joint is added when its columns, minus their projection on the span, keep their full
+    rank (one small SVD per joint instead of one of the whole cluster; the threshold is
+    ``RANK_RTOL`` times the cluster Jacobian's norm, as :func:`numerical_rank`'s).
+    """
+
+    def __init__(self, Kc, cols):
+        self.tol = RANK_RTOL * max(1.0, float(np.linalg.norm(Kc, 2)) if Kc.size else 1.0)
+        self.basis = np.zeros((Kc.shape[0], 0))
+        self.rank = 0
+        if cols:
+            s = np.linalg.svd(Kc[:, cols], compute_uv=False)
+            self.rank = int(np.sum(s > self.tol))
+            U = np.linalg.svd(Kc[:, cols], full_matrices=False)[0]
+            self.basis = U[:, : self.rank]
+
+    def extends(self, block) -> bool:
+        R = block - self.basis @ (self.basis.T @ block)
+        U, s, _ = np.linalg.svd(R, full_matrices=False)
+        if not (s.size and s[-1] > self.tol):
+            return False
+        self.basis = np.hstack([self.basis, U])
+        self.rank += block.shape[1]
+        return True
 
 
 def cluster_ranks(model, q) -> np.ndarray:
@@ -318,22 +357,31 @@ def cluster_ranks(model, q) -> np.ndarray:
 def generic_configuration(model, q_ref, samples=3):
     r"""A closed configuration where every cluster's constraint Jacobian has its generic rank.
 
-    The rank of :math:`K` is lower semicontinuous on the closure manifold: it is largest, the
-    generic rank, at almost every closed configuration, and drops at change points and dead
-    centres. The reference ``q_ref`` is kept when no closed configuration found from seeded
-    perturbations of it (``samples`` of them) has a larger rank in any cluster; otherwise the
-    configuration of largest ranks replaces it, so a singular reference (a parallelogram at
-    its change point, a folded kite) never decides the model's structure (issue 24 item 2).
+    The rank of :math:`K` is lower semicontinuous: on the closure manifold it is largest, the
+    generic rank, at almost every configuration and drops at change points and dead
+    centres; at a generic point of the joint space around it, it is at least that large. So
+    if ``q_ref`` has, in every cluster, the rank of a seeded open perturbation of it, it is
+    generic and kept (one Jacobian, no search). Otherwise closed configurations found from
+    ``samples`` seeded perturbations are compared and the one of largest ranks replaces
+    ``q_ref``: a singular reference (a parallelogram at its change point, a folded kite)
+    never decides the model's structure (issue 24 item 2).
     """
     rng = np.random.default_rng(1)
-    best, best_ranks = q_ref, cluster_ranks(model, q_ref)
     st = model.spanning_tree
     free = np.concatenate([c.v_index for c in model.clusters if c.constraints] + [np.zeros(0, int)])
-    for _ in range(samples):
+
+    def perturbed(q, size):
         dv = np.zeros(model._n_s)
-        dv[free] = 0.3 * rng.standard_normal(free.size)
+        dv[free] = size * rng.standard_normal(free.size)
+        return st.integrate(q, dv)
+
+    best_ranks = cluster_ranks(model, q_ref)
+    if np.array_equal(best_ranks, cluster_ranks(model, perturbed(q_ref, 1e-3))):
+        return q_ref
+    best = q_ref
+    for _ in range(samples):
         try:
-            q = closure_search(model, st.integrate(q_ref, dv), rng, restarts=2)
+            q = closure_search(model, perturbed(q_ref, 0.3), rng, restarts=2)
         except SingularityError:
             continue
         ranks = cluster_ranks(model, q)
@@ -378,7 +426,8 @@ def choose_independent(model, tree_graph):
         Kc = K[c.rows]
         target = numerical_rank(Kc[:, np.concatenate([c.v_index, c.aux_index])])
         cols = list(c.aux_index)
-        rank = numerical_rank(Kc[:, cols])
+        span = _Span(Kc, cols)
+        rank = span.rank
         vcol = {b: list(np.arange(st.nv)[st.v_slices[b]]) for b in c.bodies}
         forced = [b for b in c.bodies if marks[b] is False]
         auto = sorted((b for b in c.bodies if marks[b] is None),
@@ -386,10 +435,9 @@ def choose_independent(model, tree_graph):
         for b in forced + auto:
             if rank == target and b not in forced:
                 break
-            new = numerical_rank(Kc[:, cols + vcol[b]])
-            if new == rank + len(vcol[b]):
+            if span.extends(Kc[:, vcol[b]]):  # the joint's columns add their full rank
                 cols += vcol[b]
-                rank = new
+                rank = span.rank
                 dependent.add(b)
             elif b in forced:
                 raise ModelError(

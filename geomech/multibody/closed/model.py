@@ -84,6 +84,7 @@ from geomech.multibody.closed._closure import (
     fit_aux,
     matrices_single,
     newton,
+    one_blas_thread,
     residual_single,
 )
 from geomech.multibody.closed.clusters import (
@@ -127,6 +128,13 @@ class ClosedMultibodyModel(MultibodySystem):
         near which to look for a closed configuration; default the neutral one).
     gravity : array_like, shape (3,), optional
         Default ``[0, 0, -9.81]``.
+    strict : bool, optional
+        As for :class:`MultibodyModel` (physical inertias).
+    reference_configuration : array_like, shape (nq,), optional
+        A spanning-tree ``q`` near which to look for a closed configuration (takes precedence
+        over the graph attribute). The closure search (damped least squares with seeded
+        restarts) starts there; where it lands on a singular configuration, a nearby regular
+        one is used, so the model's structure is decided at a generic configuration.
 
     Attributes
     ----------
@@ -234,7 +242,9 @@ class ClosedMultibodyModel(MultibodySystem):
     depth = _from_tree("depth")
     gravity = _from_tree("gravity")
 
-    def __init__(self, graph, *, gravity=None, strict: bool | None = None):
+    def __init__(
+        self, graph, *, gravity=None, strict: bool | None = None, reference_configuration=None
+    ):
         if not isinstance(graph, nx.DiGraph) or graph.is_multigraph():
             raise ModelError(
                 f"Expected `graph` to be a networkx.DiGraph, got {type(graph).__name__}."
@@ -243,10 +253,11 @@ class ClosedMultibodyModel(MultibodySystem):
         self.graph = graph
         self.spanning_tree = MultibodyModel(tree_graph, gravity=gravity, strict=strict)
         self._n_s = self.spanning_tree.nv
-        build_constraints(self, graph, loop_edges, coupling_edges)
-        build_clusters(self)
-        self._q_ref = find_reference(self, graph)
-        choose_independent(self, tree_graph)
+        with one_blas_thread():
+            build_constraints(self, graph, loop_edges, coupling_edges)
+            build_clusters(self)
+            self._q_ref = find_reference(self, graph, reference_configuration)
+            choose_independent(self, tree_graph)
         self.cluster_graph = cluster_graph(self)
         # the MechanicalSystem part: the joint frame of the independent speeds; the fast
         # overrides (mass matrix, Alg. 1, Alg. 2, gravity, forward dynamics) are the cluster
@@ -533,10 +544,11 @@ class ClosedMultibodyModel(MultibodySystem):
         out = np.array(q, dtype=float, copy=True)
         free = np.concatenate([np.arange(self._n_s)[self.spanning_tree.v_slices[b]]
                                for b in self._dependent] + [np.zeros(0, int)])  # fmt: skip
-        for idx in np.ndindex(q.shape[:-1]):
-            qi = out[idx]
-            T = forward_kinematics(self.spanning_tree, qi)
-            out[idx] = newton(self, qi.copy(), fit_aux(self, T), free)[0]
+        with one_blas_thread():
+            for idx in np.ndindex(q.shape[:-1]):
+                qi = out[idx]
+                T = forward_kinematics(self.spanning_tree, qi)
+                out[idx] = newton(self, qi.copy(), fit_aux(self, T), free)[0]
         return out
 
     def neutral(self) -> np.ndarray:
@@ -586,7 +598,8 @@ class ClosedMultibodyModel(MultibodySystem):
         >>> q.shape, bool(np.abs(model.constraint_residual(q)).max() < 1e-12)
         ((2, 5), True)
         """
-        return closed_random_configuration(self, rng, size)
+        with one_blas_thread():
+            return closed_random_configuration(self, rng, size)
 
     def integrate(self, q, v, dt=1.0) -> np.ndarray:
         r"""Move along the closed manifold with independent speeds ``v`` for time ``dt``.

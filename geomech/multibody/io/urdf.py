@@ -598,6 +598,7 @@ def load_urdf(
     *,
     strict: bool = True,
     limits: URDFLimits | None = None,
+    reference_configuration=None,
 ) -> MultibodyModel:
     """Build a :class:`MultibodyModel` from a URDF file or string.
 
@@ -623,6 +624,9 @@ def load_urdf(
     limits : URDFLimits, optional
         Resource and value limits (default ``URDFLimits()``): file size, number of links
         and joints, XML nesting depth, magnitude of numbers, smallest positive mass.
+    reference_configuration : array_like, shape (nq,), optional
+        For a URDF+ file with closures: a spanning-tree configuration where the closure
+        search starts (:class:`~geomech.multibody.ClosedMultibodyModel`); refused for a tree.
 
     Returns
     -------
@@ -696,14 +700,14 @@ def load_urdf(
         raise URDFError(f"Expected `limits` to be a URDFLimits, got {type(limits).__name__}.")
     doc = _parse_xml(path_or_string, limits)
     try:
-        return _build_model(doc, floating_base, strict, limits)
+        return _build_model(doc, floating_base, strict, limits, reference_configuration)
     except URDFError:
         raise
     except GeomechError as exc:  # a check of the model layer: still the file's fault
         raise URDFError(f"The URDF does not make a valid model: {exc}") from exc
 
 
-def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDFLimits):
+def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDFLimits, q_ref=None):
     """The model of a parsed document (see :func:`load_urdf`)."""
     robot_name = doc.robot.get("name", "robot")
     if not doc.links:
@@ -875,8 +879,14 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
     # URDF+: <loop>, <coupling> and the joints' `independent` marks
     _add_closures(G, doc, body_of, pose_in_body, limits)
     # a URDF+ file with loops, couplings or constraints makes a closed model
-    kind = ClosedMultibodyModel if declares_closures(G) else MultibodyModel
-    return kind(G, strict=strict)
+    if declares_closures(G):
+        return ClosedMultibodyModel(G, strict=strict, reference_configuration=q_ref)
+    if q_ref is not None:
+        raise URDFError(
+            "Expected `reference_configuration` only for a URDF+ file with loops, couplings "
+            "or constraints (it seeds their closure search), got a kinematic tree."
+        )
+    return MultibodyModel(G, strict=strict)
 
 
 # ----------------------------------------------------------------------------------------
