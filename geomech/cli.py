@@ -345,6 +345,10 @@ def _inspect_model(model, seed: int, connection_names: list[str]) -> dict:
         _check("T = 1/2 v^T H v", lambda: _rel(
             kinetic_energy(model, q, v), 0.5 * np.einsum("...i,...ij,...j->...", v, H(), v))),
     ]  # fmt: skip
+    if model.is_closed:  # the states the checks ran on close the loops (issue 24 item 9)
+        checks.insert(0, _check("phi(q) = 0 (loops closed)",
+                                lambda: float(np.max(np.abs(model.constraint_residual(q)),
+                                                     initial=0.0))))  # fmt: skip
     result["checks"] = checks
     try:
         with np.errstate(all="ignore"):
@@ -440,6 +444,11 @@ def _legend(result: dict) -> list[str]:
     conn = result.get("connections") or {}
     rows = conn.get("rows") or []
     entries = list(_LEGEND_MODEL)
+    if any(c["name"].startswith("phi(q)") for c in result["checks"]):
+        entries.append(
+            ("phi(q)", ["residual of the loop constraints (q is the spanning tree's; v, a, tau "
+                        "are the independent ones)"])
+        )  # fmt: skip
     if rows:
         entries += _LEGEND_CONNECTIONS
     lines = ["legend:", *_legend_lines(entries)]
