@@ -71,12 +71,12 @@ _KINDS = {Revolute: "revolute", Prismatic: "prismatic", Helical: "helical", Fixe
 
 
 def _exact(x: float):
-    """A float as a sympy fraction: the simplest within 1e-15, else its shortest decimal."""
+    """A float as a sympy fraction: the simplest within 1e-15 relative, else its shortest decimal."""
     x = float(x)
     if x == int(x):
         return sp.Integer(int(x))
     r = sp.Rational(x).limit_denominator(10**6)
-    if abs(float(r) - x) <= 1e-15 * max(1.0, abs(x)):
+    if abs(float(r) - x) <= 1e-15 * abs(x):
         return r
     return sp.Rational(repr(x))  # the shortest decimal that reads back as x
 
@@ -99,8 +99,7 @@ def _inertia(I) -> sp.Matrix:
     Sh = 0.5 * (I[:3, 3:] - I[3:, :3])  # S(h), averaged with -S(h)ᵀ
     h = 0.5 * np.array([Sh[2, 1] - Sh[1, 2], Sh[0, 2] - Sh[2, 0], Sh[1, 0] - Sh[0, 1]])
     S = skew([_exact(x) for x in h])
-    Ibar = _matrix(0.5 * (I[:3, :3] + I[:3, :3].T))
-    Ibar = (Ibar + Ibar.T) / 2
+    Ibar = _matrix(0.5 * (I[:3, :3] + I[:3, :3].T))  # exactly symmetric in floats already
     return sp.Matrix.vstack(
         sp.Matrix.hstack(Ibar, S), sp.Matrix.hstack(S.T, _exact(I[5, 5]) * sp.eye(3))
     )
@@ -495,6 +494,7 @@ class SymbolicModel:
         if isinstance(conn, AffineConnectionBody):  # constant coefficients Γ_ajb = C(E_j)_ab
             G = np.asarray(conn.coefficients(m.inertias[i]))  # checks that its metric is I_i
             return [_matrix(G[:, a, :]) for a in range(6)]
+        conn._check(m.inertias[i], f"body {body!r}")  # the strategy's own hook (may refuse)
         w = sp.symbols("w1:7", real=True)
         I_obj = np.array(self._inertias[i].tolist(), dtype=object)
         w_obj = np.array(w, dtype=object)

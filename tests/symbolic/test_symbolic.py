@@ -10,8 +10,10 @@ References used (independent of geomech.symbolic):
   is the Levi-Civita connection of H), checked symbolically.
 """
 
+import runpy
 import subprocess
 import sys
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
@@ -402,3 +404,24 @@ def test_package_without_sympy_raises_a_named_error():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "named:" in out.stdout and "geomech[symbolic]" in out.stdout
+
+
+def test_tutorial_12_runs_and_shows_what_it_claims(monkeypatch, capsys):
+    plt = pytest.importorskip("matplotlib.pyplot")
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    plt.switch_backend("Agg")
+    path = Path(__file__).resolve().parents[2] / "tutorials"
+    try:
+        ns = runpy.run_path(str(path / "12_equations_by_hand_and_by_machine.py"))
+    finally:
+        plt.close("all")
+    out = capsys.readouterr().out
+    assert "H, C, g by hand == by machine: True True True" in out
+    assert "C(velocity-cross) == C(levi-civita): True" in out
+    for line in out.splitlines():
+        if "max |symbolic - numeric|" in line:
+            assert float(line.split("=")[-1]) < TOL
+    table = {line.split()[0]: line.split()[1:] for line in out.splitlines() if line.strip()}
+    for connection, flags in PROPERTIES.items():
+        assert table[connection] == [str(flag) for flag in flags]
+    assert max(row[-1] for row in ns["rows"]) < TOL
