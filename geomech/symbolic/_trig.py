@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from sympy import QQ, QQ_I, Add, Mul, cos, factor_terms, ring, sin
 from sympy import I as _i
+from sympy.polys.rings import PolyElement
 
 from geomech.errors import ParameterError
 
@@ -63,6 +64,7 @@ class TrigRing:
     # ---- the normal form
     def reduce(self, p):
         """Cancel :math:`z_k w_k = 1` in every monomial."""
+        p = p if isinstance(p, PolyElement) else self.R(p)  # a number from an empty sum
         n, out = self.n, {}
         for monom, c in p.items():
             m = list(monom)

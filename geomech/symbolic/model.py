@@ -562,7 +562,7 @@ class SymbolicModel:
         [-v2*sin(q2), 0]])
         """
         G, u = self._gamma(connection), self._P.u
-        C = sum((G[:, j, :] * u[j] for j in range(self.n)), 0 * G[:, 0, :])
+        C = sum((G[:, j, :] * u[j] for j in range(self.n)), np.zeros((self.n, self.n), object))
         return self._sympy(C)  # seed 000 eq. (10): C_ik = Γ_ijk v^j
 
     def potential_energy(self) -> sp.Expr:
@@ -614,7 +614,8 @@ class SymbolicModel:
         [                981*sin(q1 + q2)/100]])
         """
         V = self._V()
-        return self._result("g", lambda: self._sympy([[self._P.diff(V, k)] for k in range(self.n)]))
+        g = np.array([self._P.diff(V, k) for k in range(self.n)] or [], dtype=object)
+        return self._result("g", lambda: self._sympy(g.reshape(self.n, 1)))
 
     def kinetic_energy(self) -> sp.Expr:
         r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i = \tfrac12\mathbf v^\top\mathbf H\mathbf v`.

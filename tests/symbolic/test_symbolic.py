@@ -182,6 +182,16 @@ def test_random_trees_of_every_joint_type_equal_the_kernels(seed, rng):
         np.testing.assert_allclose(
             evaluate(sm, C, q, v), gm.coriolis_matrix(model, q, v, connection), rtol=0, atol=TOL
         )
+        assert abs(evaluate(sm, sm.potential_energy(), q) - model.potential_energy(q)) < TOL
+
+
+def test_a_model_without_degrees_of_freedom():
+    model = MultibodyModel.from_bodies([-1], [Fixed()], random_inertia(5, 1), [_pose([0, 0, 1])])
+    sm = SymbolicModel(model)
+    assert sm.mass_matrix().shape == (0, 0) and sm.coriolis_matrix("cartan-plus").shape == (0, 0)
+    assert sm.gravity_forces().shape == (0, 1) and sm.christoffel_symbols().shape == (0, 0, 0)
+    assert sm.kinetic_energy() == 0
+    assert abs(float(sm.potential_energy()) - model.potential_energy(np.zeros(0))) < TOL
 
 
 def test_random_trees_cover_every_joint_type():
