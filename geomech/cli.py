@@ -105,6 +105,12 @@ class _Parser(argparse.ArgumentParser):
                 raise _OutputError(_output_error(exc), self.prog) from None
 
 
+class _ClosedStream(OSError):
+    """A write to a closed standard output (an OSError, handled where every OSError of an
+    output is: one line, exit status 2).
+    """
+
+
 class _ClosedStdout:
     """``sys.stdout`` when the process started without one (``geomech ... >&-``).
 
@@ -114,10 +120,10 @@ class _ClosedStdout:
     """
 
     def write(self, text: str) -> int:
-        raise OSError(errno.EBADF, "standard output is closed")
+        raise _ClosedStream(errno.EBADF, "standard output is closed")
 
     def flush(self) -> None:
-        raise OSError(errno.EBADF, "standard output is closed")
+        raise _ClosedStream(errno.EBADF, "standard output is closed")
 
 
 def _did_you_mean(name: str, candidates) -> str:

@@ -36,7 +36,7 @@ seed 001's Table 2: what symbolic mechanics costs, against numeric evaluation.
 # -----------------------------------------------
 # Point masses :math:`m_1, m_2` on massless links :math:`l_1, l_2`, joints about :math:`y`,
 # hanging along :math:`-z` at :math:`\mathbf q = 0` (the built-in
-# :func:`~geomech.multibody.robots.double_pendulum`). The positions of the masses, their
+# :func:`~geomech.multibody.io.robots.double_pendulum`). The positions of the masses, their
 # velocities by the chain rule, :math:`T = \tfrac12\sum m_k|\dot{\mathbf p}_k|^2` and
 # :math:`V = -\sum m_k\mathbf g_0\cdot\mathbf p_k`:
 import tempfile
@@ -144,7 +144,7 @@ for name, expr, numeric in (
 # Two connections side by side
 # ----------------------------
 # A Coriolis matrix is the choice of an affine connection (seed 000 eq. 10). geomech builds a
-# robot's from one connection per body (:mod:`geomech.multibody.body_connections`) through
+# robot's from one connection per body (:mod:`geomech.multibody.connections.body`) through
 # :math:`\bar C = A^\top C A + A^\top H\dot A` (seed 000 eq. 17). For the double pendulum the
 # Levi-Civita choice (Christoffel consistent) and ``velocity-cross`` (seed 001 eq. 9,
 # Pinocchio's former choice) coincide: with two degrees of freedom there is only one skew,
@@ -175,7 +175,7 @@ for i in range(scara.n):
 # exactly for the six named body connections on the SCARA:
 H_dot = scara.mass_matrix_derivative()
 print(f"{'connection':<16} {'Hdot - 2C skew':>15} {'C qdot = C* qdot':>17}")
-for connection in gm.multibody.body_connections.NAMED_BODY_CONNECTIONS:
+for connection in gm.multibody.NAMED_BODY_CONNECTIONS:
     Cc = scara.coriolis_matrix(connection)
     N = H_dot - 2 * Cc
     skew = sp.expand(N + N.T) == sp.zeros(scara.n)

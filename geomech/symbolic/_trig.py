@@ -117,7 +117,9 @@ class TrigRing:
         return Add(*terms)
 
     def from_expr(self, e):
-        """A sympy polynomial in ``cos(q_k)``, ``sin(q_k)``, ``q_k``, ``v_k`` and ``I`` (no reduction)."""
+        """A sympy polynomial in ``cos(q_k)``, ``sin(q_k)``, ``q_k``, ``v_k`` and ``I`` (no
+        reduction).
+        """
         if self._table is None:
             table = {_i: self.R(QQ_I(0, 1))}
             for k in range(self.n):

@@ -44,7 +44,7 @@ from collections.abc import Mapping
 import numpy as np
 
 from geomech.errors import ConnectionSpecError, ModelError
-from geomech.multibody.body_connections import (
+from geomech.multibody.connections.body import (
     AffineConnectionBody,
     BoltzmannHamelBody,
     CallableBody,
@@ -53,8 +53,8 @@ from geomech.multibody.body_connections import (
     VelocityCrossBody,
     body_connection,
 )
-from geomech.multibody.joints import Fixed, Helical, Prismatic, Revolute
-from geomech.multibody.model import MultibodyModel
+from geomech.multibody.model.joints import Fixed, Helical, Prismatic, Revolute
+from geomech.multibody.model.tree import MultibodyModel
 from geomech.symbolic._sympy import sympy as sp
 from geomech.symbolic._trig import TrigRing
 from geomech.symbolic.spatial import NAMED_BODY_CORIOLIS, joint_pose, plucker_from_pose, skew
@@ -71,7 +71,9 @@ _KINDS = {Revolute: "revolute", Prismatic: "prismatic", Helical: "helical", Fixe
 
 
 def _exact(x: float):
-    """A float as a sympy fraction: the simplest within 1e-15 relative, else its shortest decimal."""
+    """A float as a sympy fraction: the simplest within 1e-15 relative, else the shortest
+    decimal.
+    """
     x = float(x)
     if x == int(x):
         return sp.Integer(int(x))
@@ -110,7 +112,8 @@ def _kind(joint) -> str:
 
 
 class SymbolicModel:
-    r"""Symbolic :math:`\mathbf H`, :math:`\mathbf C`, :math:`\Gamma`, :math:`\mathbf g` and :math:`T` of a small tree.
+    r"""Symbolic :math:`\mathbf H`, :math:`\mathbf C`, :math:`\Gamma`, :math:`\mathbf g` and
+    :math:`T` of a small tree.
 
     .. math:: \mathbf H = \sum_i \mathbf J_i^\top\mathbf I_i\mathbf J_i,\qquad
               \Gamma_{ijk} = \tfrac12\Big(\frac{\partial H_{ij}}{\partial q_k}
@@ -121,10 +124,10 @@ class SymbolicModel:
     ----------
     model : MultibodyModel
         A fixed-base tree with at most :data:`MAX_DOF` speeds whose joints are
-        :class:`~geomech.multibody.joints.Revolute`,
-        :class:`~geomech.multibody.joints.Prismatic`,
-        :class:`~geomech.multibody.joints.Helical` or
-        :class:`~geomech.multibody.joints.Fixed`.
+        :class:`~geomech.multibody.model.joints.Revolute`,
+        :class:`~geomech.multibody.model.joints.Prismatic`,
+        :class:`~geomech.multibody.model.joints.Helical` or
+        :class:`~geomech.multibody.model.joints.Fixed`.
 
     Attributes
     ----------
@@ -295,7 +298,8 @@ class SymbolicModel:
         )
 
     def body_jacobians(self) -> list[sp.Matrix]:
-        r"""Body Jacobians :math:`\mathbf J_i`, :math:`\mathbf v_i = \mathbf J_i\mathbf v` (body coordinates).
+        r"""Body Jacobians :math:`\mathbf J_i`, :math:`\mathbf v_i = \mathbf J_i\mathbf v` (body
+        coordinates).
 
         Returns
         -------
@@ -317,7 +321,8 @@ class SymbolicModel:
         return self._result("J", lambda: [self._sympy(J) for J in self._J])
 
     def mass_matrix(self) -> sp.Matrix:
-        r"""Mass matrix :math:`\mathbf H(\mathbf q) = \sum_i \mathbf J_i^\top\mathbf I_i\mathbf J_i`.
+        r"""Mass matrix :math:`\mathbf H(\mathbf q) = \sum_i \mathbf J_i^\top\mathbf I_i\mathbf
+        J_i`.
 
         Returns
         -------
@@ -369,7 +374,8 @@ class SymbolicModel:
         For ``"levi-civita"`` on every body, the coordinate formula (seed 001 eq. 4)
 
         .. math:: \Gamma_{ijk} = \tfrac12\Big(\frac{\partial H_{ij}}{\partial q_k}
-                  + \frac{\partial H_{ik}}{\partial q_j} - \frac{\partial H_{jk}}{\partial q_i}\Big);
+                  + \frac{\partial H_{ik}}{\partial q_j} - \frac{\partial H_{jk}}{\partial
+                  q_i}\Big);
 
         for any other choice, the transformation law (seed 000 eq. 17) body by body,
 
@@ -378,7 +384,7 @@ class SymbolicModel:
                   \mathbf J_b\mathbf e_j)\,\mathbf J_b\Big)\Big]_{ik}
 
         with :math:`\mathbf C_b(\mathbf I, \mathbf v)` the body Coriolis matrix of body
-        :math:`b`'s connection (:mod:`geomech.multibody.body_connections`).
+        :math:`b`'s connection (:mod:`geomech.multibody.connections.body`).
 
         Parameters
         ----------
@@ -392,8 +398,8 @@ class SymbolicModel:
         Returns
         -------
         sympy.Array, shape (n, n, n)
-            ``Gamma[i, j, k]`` = :math:`\Gamma_{ijk}` (DESIGN §3: first index lowered, second
-            the direction), in :attr:`q`.
+            ``Gamma[i, j, k]`` = :math:`\Gamma_{ijk}` (:ref:`conventions-connections`: first
+            index lowered, second the direction), in :attr:`q`.
 
         Raises
         ------
@@ -443,7 +449,8 @@ class SymbolicModel:
         return G
 
     def _transformation_law(self, factors) -> np.ndarray:
-        # seed 000 eq. (17): C̄ = Σ_b J_bᵀ (C_b(v_b) J_b + I_b J̇_b), v_b = J_b v, J̇_b = Σ_j ∂_j J_b v^j
+        # seed 000 eq. (17): C̄ = Σ_b J_bᵀ (C_b(v_b) J_b + I_b J̇_b), v_b = J_b v, J̇_b = Σ_j ∂_j
+        # J_b v^j
         n, P = self.n, self._P
         G = np.full((n, n, n), P.R.zero, dtype=object)  # G[i, j, k]
         for J, I, F in zip(self._J, self._inertias, factors, strict=True):
@@ -566,7 +573,8 @@ class SymbolicModel:
         return self._sympy(C)  # seed 000 eq. (10): C_ik = Γ_ijk v^j
 
     def potential_energy(self) -> sp.Expr:
-        r"""Gravitational potential energy :math:`V(\mathbf q) = -\sum_i \mathbf g_0^\top(m_i\mathbf p_i + \mathbf R_i\mathbf h_i)`.
+        r"""Gravitational potential energy :math:`V(\mathbf q) = -\sum_i \mathbf g_0^\top(m_i\mathbf
+        p_i + \mathbf R_i\mathbf h_i)`.
 
         :math:`({}^0\mathbf R_i, {}^0\mathbf p_i)` is the world pose of body :math:`i`,
         :math:`\mathbf h_i = m_i\mathbf c_i` its first mass moment in body coordinates (from
@@ -618,7 +626,8 @@ class SymbolicModel:
         return self._result("g", lambda: self._sympy(g.reshape(self.n, 1)))
 
     def kinetic_energy(self) -> sp.Expr:
-        r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i = \tfrac12\mathbf v^\top\mathbf H\mathbf v`.
+        r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i =
+        \tfrac12\mathbf v^\top\mathbf H\mathbf v`.
 
         Returns
         -------

@@ -3,10 +3,11 @@ r"""Spatial vector algebra on sympy matrices (Featherstone's conventions, angula
 The symbolic twins of :mod:`geomech.spatial` that :class:`~geomech.symbolic.SymbolicModel`
 needs: cross-product operators, Plücker transforms of joint poses, the joint poses of the
 1-DoF joints, and the body Coriolis matrices :math:`\mathbf C(\mathbf I, \mathbf v)` of the
-named body connections (:mod:`geomech.multibody.body_connections`), all written from the
+named body connections (:mod:`geomech.multibody.connections.body`), all written from the
 formulas, not from the numeric code, so that each side is the other's oracle.
 
-Conventions (DESIGN §3): twists :math:`[\boldsymbol\omega; \boldsymbol v]`, wrenches
+Conventions (:ref:`conventions-spatial-vectors`): twists :math:`[\boldsymbol\omega; \boldsymbol v]`,
+wrenches
 :math:`[\boldsymbol n; \boldsymbol f]`; :math:`{}^j\mathbf X_i` maps motion coordinates in
 frame :math:`i` to frame :math:`j`; spatial inertias are about the body-frame origin.
 
@@ -47,7 +48,8 @@ __all__ = [
 
 
 def skew(p) -> sp.Matrix:
-    r"""The cross-product matrix :math:`\mathbf S(\mathbf p)`, :math:`\mathbf S(\mathbf p)\mathbf x = \mathbf p\times\mathbf x`.
+    r"""The cross-product matrix :math:`\mathbf S(\mathbf p)`, :math:`\mathbf S(\mathbf p)\mathbf x
+    = \mathbf p\times\mathbf x`.
 
     Parameters
     ----------
@@ -73,7 +75,8 @@ def _blocks(a, b, c, d) -> sp.Matrix:
 
 
 def crm(v) -> sp.Matrix:
-    r"""Motion cross product :math:`(\mathbf v\times) = \begin{bmatrix}\mathbf S(\boldsymbol\omega) & 0\\ \mathbf S(\boldsymbol v) & \mathbf S(\boldsymbol\omega)\end{bmatrix}`.
+    r"""Motion cross product :math:`(\mathbf v\times) = \begin{bmatrix}\mathbf S(\boldsymbol\omega)
+    & 0\\ \mathbf S(\boldsymbol v) & \mathbf S(\boldsymbol\omega)\end{bmatrix}`.
 
     Parameters
     ----------
@@ -132,7 +135,8 @@ def crf(v) -> sp.Matrix:
 
 
 def crbar(f) -> sp.Matrix:
-    r"""The swapped force cross product :math:`(\mathbf f\bar\times^*)`, :math:`(\mathbf f\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f`.
+    r"""The swapped force cross product :math:`(\mathbf f\bar\times^*)`, :math:`(\mathbf
+    f\bar\times^*)\mathbf v = (\mathbf v\times^*)\mathbf f`.
 
     .. math:: (\mathbf f\bar\times^*) = \begin{bmatrix}-\mathbf S(\boldsymbol n) &
               -\mathbf S(\boldsymbol f)\\ -\mathbf S(\boldsymbol f) & 0\end{bmatrix}
@@ -164,7 +168,8 @@ def crbar(f) -> sp.Matrix:
 
 
 def plucker_from_pose(R, p) -> sp.Matrix:
-    r"""Featherstone's :math:`{}^c\mathbf X_p` of a frame :math:`c` with pose :math:`(\mathbf R, \mathbf p)` in frame :math:`p`.
+    r"""Featherstone's :math:`{}^c\mathbf X_p` of a frame :math:`c` with pose :math:`(\mathbf R,
+    \mathbf p)` in frame :math:`p`.
 
     .. math:: {}^c\mathbf X_p = \begin{bmatrix}\mathbf R^\top & 0\\ -\mathbf R^\top
               \mathbf S(\mathbf p) & \mathbf R^\top\end{bmatrix}
@@ -286,7 +291,7 @@ def joint_pose(kind: str, axis, q, pitch=0) -> tuple[sp.Matrix, sp.Matrix]:
 
 
 # ----------------------------------------------------------------------------------------
-# body connections (the table of geomech.multibody.body_connections, in sympy)
+# body connections (the table of geomech.multibody.connections.body, in sympy)
 # ----------------------------------------------------------------------------------------
 def _levi_civita(I, v):
     # seed 000 eq. (18): C = 1/2 [I (v x) + (v x*) I + (I v) xbar*]
@@ -326,11 +331,10 @@ def body_coriolis(name: str, I, v) -> sp.Matrix:
     ===================  =====================================================================
     name                 :math:`\mathbf C(\mathbf I, \mathbf v)`
     ===================  =====================================================================
-    levi-civita          :math:`\tfrac12[\mathbf I(\mathbf v\times) + (\mathbf v\times^*)\mathbf I + (\mathbf I\mathbf v)\bar\times^*]`
-    cartan-minus         :math:`0`
-    cartan-zero          :math:`\tfrac12\mathbf I(\mathbf v\times)`
-    cartan-plus          :math:`\mathbf I(\mathbf v\times)`
-    velocity-cross       :math:`(\mathbf v\times^*)\mathbf I + \mathbf I(\mathbf v\times)`
+    levi-civita          :math:`\tfrac12[\mathbf I(\mathbf v\times) + (\mathbf v\times^*)\mathbf I +
+    (\mathbf I\mathbf v)\bar\times^*]` cartan-minus         :math:`0` cartan-zero
+    :math:`\tfrac12\mathbf I(\mathbf v\times)` cartan-plus          :math:`\mathbf I(\mathbf
+    v\times)` velocity-cross       :math:`(\mathbf v\times^*)\mathbf I + \mathbf I(\mathbf v\times)`
     boltzmann-hamel      :math:`(\mathbf I\mathbf v)\bar\times^*`
     ===================  =====================================================================
 

@@ -27,14 +27,14 @@ from geomech.geometry import LeviCivitaConnection  # noqa: E402
 from geomech.geometry.examples import rigid_body_se3  # noqa: E402
 from geomech.lie import SO3  # noqa: E402
 from geomech.multibody import MultibodyModel, robots  # noqa: E402
-from geomech.multibody.body_connections import (  # noqa: E402
+from geomech.multibody.algorithms.kinematics import body_jacobians, forward_kinematics  # noqa: E402
+from geomech.multibody.connections.body import (  # noqa: E402
     NAMED_BODY_CONNECTIONS,
     AffineConnectionBody,
     BodyConnection,
 )
-from geomech.multibody.joints import Fixed, Helical, Prismatic, Revolute, Spherical  # noqa: E402
-from geomech.multibody.kinematics import body_jacobians, forward_kinematics  # noqa: E402
-from geomech.multibody.robots import random_inertia  # noqa: E402
+from geomech.multibody.io.robots import random_inertia  # noqa: E402
+from geomech.multibody.model.joints import Fixed, Helical, Prismatic, Revolute, Spherical  # noqa: E402
 from geomech.spatial import crf as crf_numeric  # noqa: E402
 from geomech.spatial import crm as crm_numeric  # noqa: E402
 from geomech.symbolic import MAX_DOF, SymbolicModel  # noqa: E402
@@ -374,7 +374,7 @@ def test_refuses_large_floating_spherical_and_closed_models():
     ball = MultibodyModel.from_bodies([-1], [Spherical()], random_inertia(0, 1))
     with pytest.raises(ModelError, match="Spherical"):
         SymbolicModel(ball)
-    from geomech.multibody.closures import four_bar
+    from geomech.multibody.closed.closures import four_bar
 
     with pytest.raises(ModelError, match="no kinematic loops"):
         SymbolicModel(four_bar())
