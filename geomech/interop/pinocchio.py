@@ -67,10 +67,36 @@ layout and dynamics, except that bodies welded by ``Fixed`` joints come back mer
 their parents (their inertia included; their frames are kept in the node attribute
 ``links``).
 
+Closed models
+-------------
+:func:`to_pinocchio` exports trees only (a closed model raises :class:`ModelError`, never a
+silently unconstrained model); :func:`to_pinocchio_closed` exports a closed model as its
+spanning tree (:func:`to_pinocchio` of ``model.spanning_tree``) plus a list of Pinocchio
+``RigidConstraintModel`` objects for ``pinocchio.constraintDynamics``. A loop joint between
+the loop frames :math:`F_P` (on the predecessor) and :math:`F_S` (on the successor) becomes:
+
+==================  ==============================================================  =========
+geomech loop joint  Pinocchio constraints (``ReferenceFrame.LOCAL``)                rows
+==================  ==============================================================  =========
+``Revolute(a)``     two ``CONTACT_3D``: the origins of F_P and F_S, and the points  6, rank 5
+                    ``a`` of both frames (two points of the axis)
+``Spherical``       one ``CONTACT_3D``: the origins of F_P and F_S                  3
+``Fixed``           one ``CONTACT_6D``: F_P and F_S                                 6
+``FreeFlyer``       none (the loop constrains nothing)                              0
+==================  ==============================================================  =========
+
+Pinocchio's Python API offers point (3D) and frame (6D) contacts only, with no mask of
+rows, so the other loop joints (prismatic, helical, planar, Schönflies), the couplings
+(gears and belts; Pinocchio's mimic joints express a single-joint gear, but
+``pinocchio.aba`` and ``pinocchio.constraintDynamics`` refuse models holding them) and the
+implicit constraints raise :class:`ModelError` naming each constraint that cannot be
+expressed.
+
 References
 ----------
 Anchors §1 (Pinocchio's conventions); J. Carpentier et al., "The Pinocchio C++ library",
-SII 2019; R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, §2 (spatial vectors).
+SII 2019; R. Featherstone, *Rigid Body Dynamics Algorithms*, 2008, §2 (spatial vectors);
+seed 004 §1.1-1.2 (loop joints, the explicit form :math:`\ddot q_s = G\dot v + g`).
 """
 
 from __future__ import annotations
@@ -78,6 +104,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import networkx as nx
 import numpy as np
@@ -89,6 +116,9 @@ from geomech.multibody.model.tree import MultibodyModel
 __all__ = [
     "PinocchioBridge",
     "to_pinocchio",
+    "to_pinocchio_closed",
+    "PinocchioClosedModel",
+    "PROXIMAL_SETTINGS",
     "from_pinocchio",
     "load_mjcf",
     "SPEED_PERMUTATIONS",
@@ -344,8 +374,10 @@ def to_pinocchio(model: MultibodyModel):
     Raises
     ------
     ModelError
-        If ``model`` is not a :class:`MultibodyModel`, a joint has no Pinocchio counterpart
-        (a user-defined joint class) or a name is Pinocchio's reserved ``"universe"``.
+        If ``model`` is a closed model (export it with :func:`to_pinocchio_closed`, which
+        adds its constraints), is not a :class:`MultibodyModel`, a joint has no Pinocchio
+        counterpart (a user-defined joint class) or a name is Pinocchio's reserved
+        ``"universe"``.
     OptionalDependencyError
         If Pinocchio is not installed.
 
@@ -363,13 +395,22 @@ def to_pinocchio(model: MultibodyModel):
     >>> bool(np.allclose(bridge.crba(q), crba(model, q), rtol=0, atol=1e-12))
     True
     """
-    pin = _pin()
     if getattr(model, "is_closed", False):
         raise ModelError(
-            "to_pinocchio exports kinematic trees: the loop constraints of a closed model have "
-            "no Pinocchio counterpart here yet; export model.spanning_tree and add the "
-            "constraints on the Pinocchio side (never a silently unconstrained model)."
+            "to_pinocchio exports kinematic trees; a closed model's loop constraints would be "
+            "lost (never a silently unconstrained model): export it with "
+            "to_pinocchio_closed(model), which returns the spanning tree and its Pinocchio "
+            "constraint models."
         )
+    return _tree_to_pin(model)[0]
+
+
+def _tree_to_pin(model: MultibodyModel):
+    """``(pinocchio.Model, frame_of)`` of a tree.
+
+    ``frame_of[i] = (joint id, 4×4 pose of body i in that joint's frame, BODY frame id)``.
+    """
+    pin = _pin()
     if not isinstance(model, MultibodyModel):
         raise ModelError(f"Expected a geomech MultibodyModel, got {type(model).__name__}.")
     if "universe" in model.joint_names:
@@ -396,7 +437,191 @@ def to_pinocchio(model: MultibodyModel):
         jfid = pm.addJointFrame(jid, parent_frame)
         fid = pm.addBodyFrame(model.body_names[i], jid, pin.SE3.Identity(), jfid)
         frame_of.append((jid, np.eye(4), fid))
-    return pm
+    return pm, frame_of
+
+
+class PinocchioClosedModel(NamedTuple):
+    """A closed model in Pinocchio: its spanning tree and the constraints closing its loops.
+
+    Returned by :func:`to_pinocchio_closed`; unpacks as ``pin_model, constraint_models``.
+
+    Attributes
+    ----------
+    model : pinocchio.Model
+        The spanning tree, as :func:`to_pinocchio` builds it (pair it with the geomech
+        spanning tree by :class:`PinocchioBridge` ``(model.spanning_tree, model)``).
+    constraint_models : pinocchio.StdVec_RigidConstraintModel
+        The loop constraints (module docstring, "Closed models"), for
+        ``pinocchio.initConstraintDynamics`` and ``pinocchio.constraintDynamics``; each is
+        named after its loop joint (``"<loop>"``, or ``"<loop>:0"`` and ``"<loop>:1"`` for
+        the two points of a revolute loop joint).
+    """
+
+    model: Any
+    constraint_models: Any
+
+
+#: Default ``pinocchio.ProximalSettings(accuracy, mu, max_iter)`` of
+#: :meth:`PinocchioBridge.constraint_dynamics`: a revolute loop's two point contacts (and
+#: planar loops) give redundant rows, which need the proximal regularisation ``mu > 0``
+#: (Pinocchio's default ``mu = 0`` returns NaN on them).
+PROXIMAL_SETTINGS = (1e-12, 1e-8, 100)
+
+
+def to_pinocchio_closed(model) -> PinocchioClosedModel:
+    r"""A closed model as Pinocchio's spanning tree plus its loop constraints.
+
+    The spanning tree is :func:`to_pinocchio` ``(model.spanning_tree)``; each loop joint
+    between the loop frames :math:`F_P` (predecessor) and :math:`F_S` (successor) becomes
+    ``pinocchio.RigidConstraintModel`` objects between the two bodies' Pinocchio joints, in
+    ``ReferenceFrame.LOCAL`` (module docstring, "Closed models"): points :math:`p` of the
+    loop frames held together,
+
+    .. math:: {}^0T_{F_P}\,p = {}^0T_{F_S}\,p,\qquad
+              p \in \{0, a\}\ \text{(revolute about } a),\quad p = 0\ \text{(spherical)},
+
+    or the two frames held together, :math:`{}^0T_{F_P} = {}^0T_{F_S}` (fixed). Then
+    ``pinocchio.constraintDynamics`` (no Baumgarte terms) reproduces geomech's forward
+    dynamics: at a closed configuration :math:`q` with independent speeds :math:`v`, for any
+    spanning-tree torques :math:`\tau_s`,
+
+    .. math:: \ddot q_s = G\,\mathrm{aba}(q, v, G^\top\tau_s) + g,\qquad
+              \dot q_s = G\,v,\qquad (G, g) = \text{model.constraint\_matrices}(q, v),
+
+    in geomech's spanning-tree layout (:class:`PinocchioBridge` converts).
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel or MultibodyModel
+        A tree gives its :func:`to_pinocchio` model and no constraints.
+
+    Returns
+    -------
+    PinocchioClosedModel
+        ``(model, constraint_models)``: a ``pinocchio.Model`` and a
+        ``pinocchio.StdVec_RigidConstraintModel``.
+
+    Raises
+    ------
+    ModelError
+        If a constraint has no Pinocchio rigid-constraint counterpart: a prismatic, helical,
+        planar or Schönflies loop joint (Pinocchio's Python API has point and frame contacts
+        only), a coupling (gear or belt) or an implicit constraint. The message names every
+        such constraint. Also as :func:`to_pinocchio` for the spanning tree.
+    OptionalDependencyError
+        If Pinocchio is not installed.
+
+    References
+    ----------
+    Seed 004 §1.1-1.2 (loop joints; :math:`\ddot q_s = G\dot v + g`); URDF+ ``<loop>``;
+    Pinocchio's ``RigidConstraintModel`` and ``constraintDynamics`` (anchors §1).
+
+    Examples
+    --------
+    The shipped four-bar: one revolute loop joint, two point contacts on its axis.
+
+    >>> import numpy as np
+    >>> import pinocchio as pin
+    >>> from geomech import aba
+    >>> from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio_closed
+    >>> from geomech.multibody.io.examples import load_example
+    >>> model = load_example("four_bar")
+    >>> pm, constraints = to_pinocchio_closed(model)
+    >>> [(c.name, c.type.name) for c in constraints]
+    [('C:0', 'CONTACT_3D'), ('C:1', 'CONTACT_3D')]
+
+    Pinocchio's constraint dynamics against geomech's ``aba`` at a random closed state:
+
+    >>> bridge = PinocchioBridge(model.spanning_tree, pm)
+    >>> q, v = model.random_configuration(rng=0), np.array([1.5])
+    >>> tau_s = np.array([2.0, 0.0, -1.0])  # spanning-tree torques
+    >>> G, g = model.constraint_matrices(q, v)
+    >>> data, datas = pm.createData(), [c.createData() for c in constraints]
+    >>> datas = pin.StdVec_RigidConstraintData(datas)
+    >>> pin.initConstraintDynamics(pm, data, constraints, datas)
+    >>> a_pin = pin.constraintDynamics(pm, data, bridge.q_to_pin(q), bridge.v_to_pin(G @ v),
+    ...                                bridge.v_to_pin(tau_s), constraints, datas,
+    ...                                pin.ProximalSettings(1e-12, 1e-8, 100))
+    >>> a_s = G @ aba(model, q, v, G.T @ tau_s) + g
+    >>> bool(np.allclose(bridge.v_from_pin(a_pin), a_s, rtol=1e-9, atol=1e-9))
+    True
+
+    Couplings are not rigid constraints:
+
+    >>> to_pinocchio_closed(load_example("geared_chain"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    geomech.errors.ModelError: to_pinocchio_closed: ... the couplings 'transmission_1', ...
+    """
+    pin = _pin()
+    if not getattr(model, "is_closed", False):
+        return PinocchioClosedModel(_tree_to_pin(model)[0], pin.StdVec_RigidConstraintModel())
+    refused = _refusals(model.constraints)
+    if refused:
+        raise ModelError(
+            "to_pinocchio_closed: Pinocchio's rigid constraints (point and frame contacts) "
+            "cannot express " + "; ".join(refused) + "."
+        )
+    pm, frame_of = _tree_to_pin(model.spanning_tree)
+
+    def anchor(body: int, T) -> tuple[int, np.ndarray]:
+        """Pinocchio joint and placement of a loop frame (pose ``T`` in ``body``)."""
+        if body < 0:
+            return 0, np.asarray(T, float)
+        jid, M, _ = frame_of[body]
+        return jid, M @ T
+
+    out = pin.StdVec_RigidConstraintModel()
+    for con in model.constraints:
+        joint = con.joint
+        j1, M1 = anchor(con.pred, con.Tp)
+        j2, M2 = anchor(con.succ, con.Ts @ np.linalg.inv(joint.pose(joint.neutral())))
+        if isinstance(joint, gj.FreeFlyer):  # six loop speeds: nothing is constrained
+            continue
+        if isinstance(joint, gj.Fixed):
+            contacts = [(pin.ContactType.CONTACT_6D, con.name, np.eye(4))]
+        elif isinstance(joint, gj.Spherical):
+            contacts = [(pin.ContactType.CONTACT_3D, con.name, np.eye(4))]
+        else:  # revolute: the origins, and the points a of both frames
+            offset = np.eye(4)
+            offset[:3, 3] = joint.axis
+            contacts = [(pin.ContactType.CONTACT_3D, f"{con.name}:{k}", D)
+                        for k, D in enumerate((np.eye(4), offset))]  # fmt: skip
+        for ctype, name, D in contacts:
+            cm = pin.RigidConstraintModel(ctype, pm, j1, se3_to_pin(M1 @ D), j2,
+                                          se3_to_pin(M2 @ D), pin.ReferenceFrame.LOCAL)  # fmt: skip
+            cm.name = name
+            out.append(cm)
+    return PinocchioClosedModel(pm, out)
+
+
+#: Loop joints with a Pinocchio rigid-constraint counterpart (module docstring).
+_LOOP_JOINTS = (gj.Revolute, gj.Spherical, gj.Fixed, gj.FreeFlyer)
+
+
+def _refusals(constraints) -> list[str]:
+    """What Pinocchio's rigid constraints cannot express, one phrase per kind (none: [])."""
+    groups: dict[str, list[str]] = {}
+    for con in constraints:
+        kind = getattr(con, "kind", None)
+        if kind == "loop":
+            if isinstance(con.joint, _LOOP_JOINTS):
+                continue
+            key = f"{type(con.joint).__name__} loop joints"
+        else:
+            key = {"coupling": "couplings", "implicit": "implicit constraints"}.get(
+                kind, f"constraints of kind {kind!r}"
+            )
+        groups.setdefault(key, []).append(repr(str(getattr(con, "name", con))))
+    masked = "a contact with a mask of rows, which Pinocchio's Python API does not offer"
+    why = {
+        "couplings": "joint-space gear and belt ratios; Pinocchio's mimic joints express a "
+        "single-joint gear, but its aba and constraintDynamics refuse mimic joints",
+        "implicit constraints": "user-defined phi(q) = 0",
+    }
+    return [
+        f"the {key} {', '.join(names)} ({why.get(key, masked)})" for key, names in groups.items()
+    ]
 
 
 # ----------------------------------------------------------------------------------------
@@ -1077,6 +1302,58 @@ class PinocchioBridge:
         array([1., 0.])
         """
         return self._run_dynamics("aba", q, v, tau, f_ext)
+
+    def constraint_dynamics(self, q, v, tau, constraint_models, settings=None) -> np.ndarray:
+        r"""Pinocchio's ``constraintDynamics``, in geomech's layout: accelerations (nv,).
+
+        The accelerations of the tree under the constraints ``constraint_models`` (e.g. the
+        loops of :func:`to_pinocchio_closed`), with the acceleration constraint
+        :math:`J\ddot q + \dot J\dot q = 0` (no Baumgarte terms): on a closed model's
+        spanning tree, at a closed ``q`` and consistent speeds ``v = G v_ind``, this is
+        :math:`G\,\mathrm{aba}(q, v_{ind}, G^\top\tau) + g`.
+
+        Parameters
+        ----------
+        q : array_like, shape (nq,)
+        v, tau : array_like, shape (nv,)
+            Tree speeds and generalised forces.
+        constraint_models : pinocchio.StdVec_RigidConstraintModel
+            Built on :attr:`pin_model`.
+        settings : pinocchio.ProximalSettings, optional
+            Default ``ProximalSettings(*PROXIMAL_SETTINGS)`` (accuracy 1e-12, ``mu`` 1e-8,
+            100 iterations): redundant constraint rows need ``mu > 0``.
+
+        Returns
+        -------
+        ndarray, shape (nv,)
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from geomech import aba
+        >>> from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio_closed
+        >>> from geomech.multibody.io.examples import load_example
+        >>> model = load_example("six_bar")
+        >>> pm, constraints = to_pinocchio_closed(model)
+        >>> bridge = PinocchioBridge(model.spanning_tree, pm)
+        >>> q, v = model.random_configuration(rng=1), np.array([0.5])
+        >>> tau_s = np.linspace(-1.0, 1.0, model.spanning_tree.nv)
+        >>> G, g = model.constraint_matrices(q, v)
+        >>> a_s = bridge.constraint_dynamics(q, G @ v, tau_s, constraints)
+        >>> bool(np.allclose(a_s, G @ aba(model, q, v, G.T @ tau_s) + g, rtol=1e-9, atol=1e-9))
+        True
+        """
+        pin = _pin()
+        if not isinstance(constraint_models, pin.StdVec_RigidConstraintModel):
+            constraint_models = pin.StdVec_RigidConstraintModel(list(constraint_models))
+        datas = pin.StdVec_RigidConstraintData([c.createData() for c in constraint_models])
+        if settings is None:
+            settings = pin.ProximalSettings(*PROXIMAL_SETTINGS)
+        pin.initConstraintDynamics(self.pin_model, self.pin_data, constraint_models, datas)
+        a = pin.constraintDynamics(self.pin_model, self.pin_data, self.q_to_pin(q),
+                                   self.v_to_pin(v), self.v_to_pin(tau), constraint_models,
+                                   datas, settings)  # fmt: skip
+        return self.v_from_pin(a)
 
     def crba(self, q) -> np.ndarray:
         """Pinocchio's CRBA (both triangles filled), in geomech's ordering.
