@@ -455,6 +455,14 @@ class PinocchioClosedModel(NamedTuple):
         ``pinocchio.initConstraintDynamics`` and ``pinocchio.constraintDynamics``; each is
         named after its loop joint (``"<loop>"``, or ``"<loop>:0"`` and ``"<loop>:1"`` for
         the two points of a revolute loop joint).
+
+    Examples
+    --------
+    >>> from geomech.interop.pinocchio import to_pinocchio_closed
+    >>> from geomech.multibody.io.examples import load_example
+    >>> out = to_pinocchio_closed(load_example("six_bar"))
+    >>> out.model.nv, len(out.constraint_models), out.constraint_models[0].type.name
+    (5, 4, 'CONTACT_3D')
     """
 
     model: Any
