@@ -583,7 +583,7 @@ def to_pinocchio_closed(model) -> PinocchioClosedModel:
     for con in model.constraints:
         joint = con.joint
         j1, M1 = anchor(con.pred, con.Tp)
-        j2, M2 = anchor(con.succ, con.Ts @ np.linalg.inv(joint.pose(joint.neutral())))
+        j2, M2 = anchor(con.succ, con.Ts)
         if isinstance(joint, gj.FreeFlyer):  # six loop speeds: nothing is constrained
             continue
         if isinstance(joint, gj.Fixed):
