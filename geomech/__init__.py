@@ -30,7 +30,7 @@ from geomech import (
 )
 from geomech.errors import GeomechError
 from geomech.geometry import task_space_coriolis
-from geomech.interop.pinocchio import from_pinocchio, to_pinocchio
+from geomech.interop.pinocchio import from_pinocchio, to_pinocchio, to_pinocchio_closed
 from geomech.multibody import (
     MultibodyModel,
     aba,
@@ -74,6 +74,7 @@ __all__ = [
     "errors",
     "interop",
     "to_pinocchio",
+    "to_pinocchio_closed",
     "from_pinocchio",
     "geometry",
     "lie",

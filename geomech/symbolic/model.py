@@ -9,7 +9,7 @@ the quantities of the equations of motion
 
 by the textbook route, independently of the recursive algorithms:
 
-1. joint poses and Plücker transforms in sympy (:mod:`geomech.symbolic.spatial`), forward
+1. joint poses and Plücker transforms in sympy (:mod:`geomech.symbolic._spatial`), forward
    kinematics body by body;
 2. body Jacobians :math:`\mathbf J_i` (body twists :math:`\mathbf v_i = \mathbf J_i
    \dot{\mathbf q}`) by :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} +
@@ -55,16 +55,16 @@ from geomech.multibody.connections.body import (
 )
 from geomech.multibody.model.joints import Fixed, Helical, Prismatic, Revolute
 from geomech.multibody.model.tree import MultibodyModel
+from geomech.symbolic._spatial import NAMED_BODY_CORIOLIS, joint_pose, plucker_from_pose, skew
 from geomech.symbolic._sympy import sympy as sp
 from geomech.symbolic._trig import TrigRing
-from geomech.symbolic.spatial import NAMED_BODY_CORIOLIS, joint_pose, plucker_from_pose, skew
 
 __all__ = ["MAX_DOF", "SymbolicModel"]
 
 #: Largest number of speeds :class:`SymbolicModel` accepts.
 MAX_DOF = 6
 
-#: The built-in body connections, whose formulas :mod:`geomech.symbolic.spatial` writes out.
+#: The built-in body connections, whose formulas :mod:`geomech.symbolic._spatial` writes out.
 _NAMED = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody)
 
 _KINDS = {Revolute: "revolute", Prismatic: "prismatic", Helical: "helical", Fixed: "fixed"}

@@ -38,7 +38,7 @@ from geomech.multibody.model.joints import Fixed, Helical, Prismatic, Revolute, 
 from geomech.spatial import crf as crf_numeric  # noqa: E402
 from geomech.spatial import crm as crm_numeric  # noqa: E402
 from geomech.symbolic import MAX_DOF, SymbolicModel  # noqa: E402
-from geomech.symbolic.spatial import crbar, crf, crm  # noqa: E402
+from geomech.symbolic._spatial import crbar, crf, crm  # noqa: E402
 
 TOL = 1e-10
 #: seed 000 Table (body_connections): metric compatible, Riemannian geodesics

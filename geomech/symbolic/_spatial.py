@@ -22,7 +22,7 @@ seed 000 eqs. (18), (21) (body connections); Featherstone 2008, §2.
 Examples
 --------
 >>> import sympy as sp
->>> from geomech.symbolic.spatial import crf, crm
+>>> from geomech.symbolic._spatial import crf, crm
 >>> v = sp.Matrix(sp.symbols("w1:4 u1:4", real=True))
 >>> crf(v) == -crm(v).T
 True
@@ -62,7 +62,7 @@ def skew(p) -> sp.Matrix:
     Examples
     --------
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import skew
+    >>> from geomech.symbolic._spatial import skew
     >>> skew([1, 2, 3]) * sp.Matrix([4, 5, 6]) == sp.Matrix([1, 2, 3]).cross(sp.Matrix([4, 5, 6]))
     True
     """
@@ -93,7 +93,7 @@ def crm(v) -> sp.Matrix:
 
     Examples
     --------
-    >>> from geomech.symbolic.spatial import crm
+    >>> from geomech.symbolic._spatial import crm
     >>> crm([0, 0, 1, 0, 0, 0])[:3, :3]
     Matrix([
     [0, -1, 0],
@@ -122,7 +122,7 @@ def crf(v) -> sp.Matrix:
 
     Examples
     --------
-    >>> from geomech.symbolic.spatial import crf
+    >>> from geomech.symbolic._spatial import crf
     >>> crf([0, 0, 0, 1, 0, 0])[:3, 3:]
     Matrix([
     [0, 0,  0],
@@ -157,7 +157,7 @@ def crbar(f) -> sp.Matrix:
     Examples
     --------
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import crbar, crf
+    >>> from geomech.symbolic._spatial import crbar, crf
     >>> f, v = sp.Matrix(sp.symbols("f:6")), sp.Matrix(sp.symbols("v:6"))
     >>> sp.expand(crbar(f) * v - crf(v) * f) == sp.zeros(6, 1)
     True
@@ -192,7 +192,7 @@ def plucker_from_pose(R, p) -> sp.Matrix:
     Examples
     --------
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import plucker_from_pose
+    >>> from geomech.symbolic._spatial import plucker_from_pose
     >>> X = plucker_from_pose(sp.eye(3), sp.Matrix([1, 0, 0]))
     >>> list(X * sp.Matrix([0, 0, 1, 0, 0, 0]))  # a spin about z: the point x = 1 moves along y
     [0, 0, 1, 0, 1, 0]
@@ -220,7 +220,7 @@ def axis_rotation(axis, angle) -> sp.Matrix:
     Examples
     --------
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import axis_rotation
+    >>> from geomech.symbolic._spatial import axis_rotation
     >>> t = sp.Symbol("t")
     >>> axis_rotation([0, 0, 1], t)
     Matrix([
@@ -271,7 +271,7 @@ def joint_pose(kind: str, axis, q, pitch=0) -> tuple[sp.Matrix, sp.Matrix]:
     Examples
     --------
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import joint_pose
+    >>> from geomech.symbolic._spatial import joint_pose
     >>> R, p = joint_pose("helical", [0, 0, 1], sp.pi, pitch=sp.Rational(1, 2))
     >>> list(p)
     [0, 0, pi/2]
@@ -365,7 +365,7 @@ def body_coriolis(name: str, I, v) -> sp.Matrix:
     The Levi-Civita matrix is skew and gives the Newton–Euler bias force:
 
     >>> import sympy as sp
-    >>> from geomech.symbolic.spatial import body_coriolis, crf
+    >>> from geomech.symbolic._spatial import body_coriolis, crf
     >>> m, x = sp.symbols("m x", positive=True)
     >>> I = sp.diag(1, 2, 3, m, m, m)
     >>> v = sp.Matrix(sp.symbols("w1:4 u1:4", real=True))
