@@ -64,7 +64,7 @@ def test_frames_are_the_body_axes():
 def test_every_shipped_model_draws(name):
     model = robots.load(name)
     q = model.random_configuration(0)
-    ax = draw_robot(model, q)
+    ax = draw_robot(model, q, frames=True)  # triads on every body, however many
     origins = forward_kinematics(model, q)[:, :3, 3]
     lo = np.array([ax.get_xlim()[0], ax.get_ylim()[0], ax.get_zlim()[0]])
     hi = np.array([ax.get_xlim()[1], ax.get_ylim()[1], ax.get_zlim()[1]])

@@ -55,7 +55,8 @@ def test_the_environment_variable_and_the_script_name(tmp_path):
     assert proc.stdout == f"1 figure saved in {out_dir}: my_plot_1.png\n"
     assert (out_dir / "my_plot_1.png").is_file()
     del env[FIGURES_ENV]
-    subprocess.run([sys.executable, str(script)], env={**os.environ, **env},
+    inherited = {k: v for k, v in os.environ.items() if k != FIGURES_ENV}  # conftest sets it
+    subprocess.run([sys.executable, str(script)], env={**inherited, **env},
                    check=True, timeout=120, capture_output=True)  # fmt: skip
     assert (tmp_path / "my_plot_1.png").is_file()  # next to the script
 
