@@ -13,8 +13,9 @@ The layer under :mod:`geomech.multibody`'s public functions:
 - :mod:`~.driver` — validation, batching (a single call is a batch of one) and opt-in
   threads for large batches (:func:`set_num_threads`).
 
-Every kernel is compiled with ``cache=True`` (a new process loads the machine code from
-``__pycache__`` instead of compiling again) and ``nogil=True``.
+Every kernel is compiled with the options of :mod:`~.jit` (``cache=True``: a new process
+loads the machine code from ``__pycache__`` instead of compiling again; ``nogil=True``),
+which also holds the two helpers of the batch drivers.
 """
 
 from geomech.multibody._kernels.driver import get_num_threads, set_num_threads

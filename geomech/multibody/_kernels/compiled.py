@@ -37,6 +37,7 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels import joints as codes
+from geomech.multibody._kernels.jit import JIT
 from geomech.multibody._kernels.views import view
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
@@ -204,7 +205,7 @@ class CompiledModel:
         return self._arrays
 
 
-@njit(cache=True, nogil=True)
+@njit(**JIT)
 def unpack(topo, packed):
     """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of
     :attr:`CompiledModel.packed`.

@@ -16,6 +16,7 @@ from numba.extending import intrinsic
 from numba.np.arrayobj import make_array, populate_array
 
 from geomech.errors import DimensionError
+from geomech.multibody._kernels.jit import INLINE
 
 __all__ = ["view"]
 
@@ -62,7 +63,7 @@ def _c_view(typingctx, buf, start, shape):
     return result(buf, types.intp, shape), codegen
 
 
-@njit(cache=True, nogil=True, inline="always")
+@njit(**INLINE)
 def view(buf, start, shape):
     """``buf[start: start + prod(shape)].reshape(shape)`` without numba's reshape call.
 

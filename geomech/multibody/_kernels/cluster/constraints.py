@@ -66,10 +66,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at
 from geomech.multibody._kernels.joints import HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import OK, SINGULAR, pack
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 
 __all__ = [
@@ -83,7 +83,6 @@ __all__ = [
     "cluster_constraints_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 #: cluster mode: its G, g and Ġ are computed by :func:`cluster_constraints`
 KERNEL = 1
@@ -100,7 +99,7 @@ _SINGULAR_RTOL = 1e-10
 # ----------------------------------------------------------------------------------------
 # small dense least squares: Householder QR (LAPACK's dgeqr2 / dormqr, unblocked)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def householder_qr(A, m, n, tau):
     r"""Householder QR of ``A[:m, :n]`` in place (:math:`m \ge n`): ``R`` on and above the
     diagonal, the reflectors :math:`H_j = \mathbf 1 - \tau_j v_jv_j^\top` (:math:`v_j[j] = 1`)
@@ -138,7 +137,7 @@ def householder_qr(A, m, n, tau):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def qr_solve(A, m, n, tau, B, nb, X):
     r"""Least-squares solution ``X[:n, :nb]`` of :math:`A X = B` from :func:`householder_qr`:
     :math:`X = R^{-1}(Q^\top B)_{1..n}` (``B[:m, :nb]`` is overwritten by :math:`Q^\top B`).
@@ -163,7 +162,7 @@ def qr_solve(A, m, n, tau, B, nb, X):
 # ----------------------------------------------------------------------------------------
 # helpers on poses and motion vectors
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _compose(E1, r1, E2, r2, E, r):
     r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`."""
     for a in range(3):
@@ -172,7 +171,7 @@ def _compose(E1, r1, E2, r2, E, r):
             E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _frame_pose(inside, Eo, ro, Eloc, rloc, R, p):
     r"""Pose ``(R, p)`` in the output body's frame of a loop frame on a body with
     :math:`{}^i\mathbf X_{\Lambda} = (E_o, r_o)` (identity when the body is outside the
@@ -190,7 +189,7 @@ def _frame_pose(inside, Eo, ro, Eloc, rloc, R, p):
             p[a] = rloc[a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _axis_angle(R, ax):
     r"""Angle of the rotation about the unit axis ``ax`` closest to ``R``:
     :math:`\sin\theta = \mathbf a\cdot\mathrm{vee}(\tfrac12(R - R^\top))`,
@@ -207,7 +206,7 @@ def _axis_angle(R, ax):
     return np.arctan2(s, c)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _loop_residual(code, ax, pitch, EX, pM, W, K):
     r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
     :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (module docstring); ``W``, ``K`` (3, 3)
@@ -249,7 +248,7 @@ def _loop_residual(code, ax, pitch, EX, pM, W, K):
     return res
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
     r""":math:`{}^{F_S}\mathbf X_{F_P} = (E_X, r_X)` of a loop: :math:`E_X = R_M^\top`,
     :math:`r_X = p_M` with :math:`M = T_{F_P}^{-1}T_{F_S}` (poses in the output body's frame).
@@ -269,7 +268,7 @@ def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
         rX[a] = x
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def make_work(N, nc, na, nr, nD, m):
     """Work arrays of :func:`cluster_constraints` for at most ``nc`` spanning and ``na``
     auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
@@ -309,7 +308,7 @@ def make_work(N, nc, na, nr, nD, m):
 # ----------------------------------------------------------------------------------------
 # one state
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_constraints(
     topo,
     placement,
@@ -566,7 +565,7 @@ def cluster_constraints(
     return OK, res
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_constraints_batch(
     topo,
     placement,

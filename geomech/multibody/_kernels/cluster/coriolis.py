@@ -60,6 +60,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     congruence,
@@ -77,7 +78,6 @@ from geomech.multibody._kernels.spatial import (
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
 from geomech.multibody._kernels.tree.coriolis import add_composite, body_factor
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 
 __all__ = [
@@ -89,10 +89,8 @@ __all__ = [
     "cluster_christoffel_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, status):
     r"""Tree transforms and :math:`{}^i\mathbf X_0` of every body; False on a failure."""
     parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
@@ -110,7 +108,7 @@ def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, stat
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _move_up(cbody, cclus, k, F, nrow):
     """Alg. 1 l.15 in ground coordinates: rows ``F[i, :nrow]`` of cluster ``k``'s bodies added
     into their output bodies' rows (those of the parent cluster, zeroed first).
@@ -129,7 +127,7 @@ def _move_up(cbody, cclus, k, F, nrow):
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 1, cluster form
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_workspace(N, n_s, mmax):
     """The work arrays of :func:`cluster_coriolis_work`."""
     return (
@@ -158,7 +156,7 @@ def cluster_coriolis_workspace(N, n_s, mmax):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_work(
     topo,
     placement,
@@ -329,7 +327,7 @@ def cluster_coriolis_work(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis(
     topo,
     placement,
@@ -373,7 +371,7 @@ def cluster_coriolis(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_batch(
     topo,
     placement,
@@ -398,7 +396,6 @@ def cluster_coriolis_batch(
     first failure + 1.
     """
     work = cluster_coriolis_workspace(topo.shape[0] - 1, S.shape[1], Gc.shape[2])
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_coriolis_work(
             topo,
@@ -420,15 +417,13 @@ def cluster_coriolis_batch(
             C[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 2, cluster form
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y):
     r"""Alg. 2 l.1–4 of the cluster joints, in ground coordinates: ``Psi[i, c]`` (column ``c``
     of :math:`\mathsf\Phi_k` at body ``i``) and ``Dk[i, e m + c]`` :math:`=
@@ -486,7 +481,7 @@ def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, 
                         Dk[i, e * m + c, a] = u[a] - y[a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _move_up_params(cbody, cclus, k, P, h, n):
     """Alg. 2 l.28 in ground coordinates: the pages ``(P, h)`` of cluster ``k``'s bodies added
     into their output bodies' (zeroed first): a congruence by a selection keeps the stack
@@ -506,7 +501,7 @@ def _move_up_params(cbody, cclus, k, P, h, n):
                 h[o, c, a] += h[i, c, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_christoffel(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, q, Gamma
 ):
@@ -633,14 +628,13 @@ def cluster_christoffel(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_christoffel_batch(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, Q, Gamma, status
 ):
     """:func:`cluster_christoffel` over a batch (per-state arrays with one row are shared);
     first failure + 1.
     """
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_christoffel(
             topo,
@@ -658,6 +652,4 @@ def cluster_christoffel_batch(
             at(Q, b),
             Gamma[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -58,6 +58,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.linalg import cholesky_inverse
 from geomech.multibody._kernels.spatial import (
     congruence_sym,
@@ -74,7 +75,6 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 
 __all__ = [
@@ -87,11 +87,10 @@ __all__ = [
     "c_efpa_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 _SINGULAR_RTOL = 1e-12
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _compose(E1, r1, E2, r2, E, r):
     r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`: :math:`E = E_1E_2`,
     :math:`r = r_2 + E_2^\top r_1`.
@@ -102,18 +101,10 @@ def _compose(E1, r1, E2, r2, E, r):
             E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
 
 
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
-
-
 # ----------------------------------------------------------------------------------------
 # shared kinematics pass (Alg. 1 lines 1–19)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_kinematics(
     topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
 ):
@@ -177,7 +168,7 @@ def cluster_kinematics(
 # ----------------------------------------------------------------------------------------
 # C-RNEA (Sec. VI)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_rnea(
     topo,
     placement,
@@ -272,7 +263,7 @@ def c_rnea(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_rnea_batch(
     topo,
     placement,
@@ -316,13 +307,13 @@ def c_rnea_batch(
             at(F_ext, b),
             TAU[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # articulated-cluster helpers
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
     r"""``out += Xᵢᵀ M Xⱼ`` for a general 6×6 ``M`` (a block of eq. 32's
     :math:`{}^{\lambda}\mathsf X^*_k\,\mathsf I^a\,{}^k\mathsf X_{\lambda}`); ``W`` 6×6 and
@@ -338,7 +329,7 @@ def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
             out[a, b] += col[1, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
     :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
@@ -384,7 +375,7 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     return cholesky_inverse(Dk, m, scale, Dinv, L)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _to_parent_inertia(
     IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col, W3, P, XU, XUD, slots
 ):
@@ -465,7 +456,7 @@ def _to_parent_inertia(
             nzp[sa, sb] = True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _init_inertia(inertia, cbody, cclus, IA, nzb):
     """l.20: I^A_k = I_k = block(I_i) for every cluster; ``nzb`` marks its diagonal blocks."""
     IA[:] = 0.0
@@ -485,7 +476,7 @@ def _init_inertia(inertia, cbody, cclus, IA, nzb):
 # ----------------------------------------------------------------------------------------
 # C-ABA (Algorithm 1)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_aba(
     topo,
     placement,
@@ -536,7 +527,7 @@ def c_aba(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _aba_work(topo, cclus, mmax, n_s):
     """The work arrays of :func:`c_aba`, allocated once per call (batch)."""
     N = topo.shape[0] - 1
@@ -575,7 +566,7 @@ def _aba_work(topo, cclus, mmax, n_s):
     )
 
 
-@njit(inline="always", **_JIT)
+@njit(**INLINE)
 def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
     """``out = D_k⁻¹ (u_k − U_kᵀ x)`` over the bodies of cluster k (``tmp``: m-vector work)."""
     for c in range(m):
@@ -592,7 +583,7 @@ def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
         out[c] = y
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _c_aba(
     topo,
     placement,
@@ -758,7 +749,7 @@ def _c_aba(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_aba_batch(
     topo,
     placement,
@@ -804,13 +795,13 @@ def c_aba_batch(
             A[b],
             *w,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # C-EFPA (Sec. VIII)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_efpa(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee, omega
 ):
@@ -991,7 +982,7 @@ def c_efpa(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_efpa_batch(
     topo,
     placement,
@@ -1027,4 +1018,4 @@ def c_efpa_batch(
             ee,
             OMEGA[b],
         )
-    return _first_failure(status)
+    return first_failure(status)

@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     cross_force,
@@ -35,7 +36,6 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
@@ -50,10 +50,8 @@ __all__ = [
     "structure_constants_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_workspace(N, nv):
     """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
     return (
@@ -74,7 +72,7 @@ def christoffel_workspace(N, nv):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
     r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
 
@@ -177,7 +175,7 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
     """:func:`christoffel_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
@@ -195,14 +193,13 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
     """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first
     failure + 1.
     """
     N = topo.shape[0] - 1
     work = christoffel_workspace(N, topo[N, 3])
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = christoffel_work(
             topo,
@@ -216,15 +213,13 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
             Gamma[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # structure constants of the joint frame
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def structure_constants(topo, S, D, q, s):
     r"""``s[a, b, l]`` = :math:`s^\ell_{ab}` of each joint's speeds, block diagonal, for one state.
 
@@ -276,12 +271,9 @@ def structure_constants(topo, S, D, q, s):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def structure_constants_batch(topo, S, D, Q, s, status):
     """:func:`structure_constants` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = structure_constants(topo, at(S, b), at(D, b), at(Q, b), s[b])
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
@@ -45,7 +46,6 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     joint_velocity,
@@ -70,12 +70,8 @@ __all__ = [
     "slotine_li_torques_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
-_FMA = dict(_JIT, fastmath={"contract"})
 
-
-@njit(inline="always", **_JIT)
+@njit(**INLINE)
 def add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p):
     """Seed 000 Alg. 1 l.20-21: body ``j``'s composite quantities into ``p``'s (ground
     coordinates: plain sums; ``P_C``, ``h_C`` for Levi-Civita, else ``B_C``).
@@ -93,7 +89,7 @@ def add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p):
                 B_C[p, a, b] += B_C[j, a, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_factor(Bt, v, out):
     r"""``out = B(v) = Σ_j v^j Bt[j]`` (a body's :math:`\mathbf C - \mathbf I(\mathbf v\times)`)."""
     for a in range(6):
@@ -106,7 +102,7 @@ def body_factor(Bt, v, out):
                 out[a, b] += vj * Bt[j, a, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _factor_times(Bt, levi_civita, I, v, w, out, t, u):  # noqa: E741
     r"""``out = B(v) w`` of a body (``t``, ``u``: 6-vector work arrays).
 
@@ -136,7 +132,7 @@ def _factor_times(Bt, levi_civita, I, v, w, out, t, u):  # noqa: E741
             out[a] += vj * s
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _factor_transpose_times(Bt, levi_civita, I, v, u, out, t, z):  # noqa: E741
     r"""``out = B(v)ᵀ u`` of a body; Levi-Civita: :math:`\tfrac12[(\mathbf v\times^*)\mathbf I
     \mathbf u - \mathbf I(\mathbf v\times\mathbf u) - (\mathbf u\times^*)\mathbf I\mathbf v]`.
@@ -165,7 +161,7 @@ def _factor_transpose_times(Bt, levi_civita, I, v, u, out, t, z):  # noqa: E741
                 out[b] += Bt[j, a, b] * c
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _twists(parent, iv, S, E, r, v, vel, vJ):
     """Seed 001 eq. 5: ``vel[i] = X_up[i] vel[p(i)] + Φ_i ν_i``."""
     for i in range(parent.shape[0]):
@@ -182,7 +178,7 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 1
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_workspace(N, nv):
     """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one
     buffer.
@@ -221,7 +217,7 @@ def coriolis_workspace(N, nv):
     )
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def coriolis_work(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
 ):
@@ -345,7 +341,7 @@ def coriolis_work(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C):
     """:func:`coriolis_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
@@ -366,7 +362,7 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):
@@ -375,7 +371,6 @@ def coriolis_batch(
     """
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, 3])
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
             topo,
@@ -392,26 +387,23 @@ def coriolis_batch(
             C[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def mass_matrix_derivative_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, H_dot, status
 ):
     r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, 3])
-    failed = 0
     n = H_dot.shape[1]
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
@@ -430,8 +422,6 @@ def mass_matrix_derivative_batch(
             work,
         )
         if status[b] != OK:
-            if failed == 0:
-                failed = b + 1
             continue
         Hb = H_dot[b]
         for i in range(n):
@@ -439,13 +429,13 @@ def mass_matrix_derivative_batch(
                 s = Hb[i, k] + Hb[k, i]
                 Hb[i, k] = s
                 Hb[k, i] = s
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # C̄ᵀ w
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_transpose_product(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, w, tau
 ):
@@ -490,12 +480,11 @@ def coriolis_transpose_product(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_transpose_product_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, W, TAU, status
 ):
     """:func:`coriolis_transpose_product` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = coriolis_transpose_product(
             topo,
@@ -512,15 +501,13 @@ def coriolis_transpose_product_batch(
             at(W, b),
             TAU[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # Slotine-Li torques (the modified RNEA)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha):
     r"""Forward pass of the modified RNEA: twists ``vel`` of ν, ``w`` of ν_r and ``alpha``.
 
@@ -557,7 +544,7 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
         cross_motion(vel[i], wJ, alpha[i])  # + (v_i ×) Φ_i ν_r,i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def reference_state(
     topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r, vel, w, alpha
 ):
@@ -582,7 +569,7 @@ def reference_state(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_torques(
     topo,
     placement,
@@ -636,7 +623,7 @@ def slotine_li_torques(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_torques_batch(
     topo,
     placement,
@@ -656,7 +643,6 @@ def slotine_li_torques_batch(
     status,
 ):
     """:func:`slotine_li_torques` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_torques(
             topo,
@@ -675,6 +661,4 @@ def slotine_li_torques_batch(
             at(G, b),
             TAU[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

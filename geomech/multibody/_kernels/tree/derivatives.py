@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     cross_motion,
@@ -77,8 +78,6 @@ __all__ = [
     "aba_derivatives_batch",
     "aba_second_derivatives_batch",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # ----------------------------------------------------------------------------------------
@@ -141,7 +140,7 @@ def sparse_layout(parent, iv):
     return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
 
 
-@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@njit(**INLINE)
 def slot(base, m, a, x, y, z):
     """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
     n = m - a
@@ -155,7 +154,7 @@ def slot(base, m, a, x, y, z):
 # ----------------------------------------------------------------------------------------
 # work arrays (allocated once per batch call)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def workspace(N, nv):
     """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
 
@@ -186,7 +185,7 @@ def workspace(N, nv):
 # ----------------------------------------------------------------------------------------
 # forward pass (Alg. 1 l.1-11), in the ground frame
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
     r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
 
@@ -272,7 +271,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _accumulate(parent, i, IC, BC, fC):
     """Alg. 1 l.75-77: I^C_λ += I^C_i, B^C_λ += B^C_i, f^C_λ += f^C_i (ground frame: plain sums)."""
     p = parent[i]
@@ -287,7 +286,7 @@ def _accumulate(parent, i, IC, BC, fC):
 # ----------------------------------------------------------------------------------------
 # first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1, w2, tmp):
     """The four 6-vectors of DoF p that eqs. 7-8 dot with the ancestors' columns.
 
@@ -306,7 +305,7 @@ def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1
     matvec6_add(B_C, s_p, 1.0, w2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def first_order(topo, ws, dq, dv, M):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
@@ -355,7 +354,7 @@ def first_order(topo, ws, dq, dv, M):
 # ----------------------------------------------------------------------------------------
 # second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
 
@@ -524,26 +523,13 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
 # ----------------------------------------------------------------------------------------
 # batch drivers
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
-
-
-@njit(**_JIT)
-def _at(x, b):
-    return x[b] if x.shape[0] > 1 else x[0]
-
-
-@njit(**_JIT)
+@njit(**JIT)
 def _zero(x):
     for k in range(x.size):
         x.flat[k] = 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_derivatives_batch(
     topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
 ):
@@ -563,11 +549,11 @@ def rnea_derivatives_batch(
             inertia,
             S,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(A, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
         )
         if st == OK:
@@ -575,10 +561,10 @@ def rnea_derivatives_batch(
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_second_derivatives_batch(
     topo,
     placement,
@@ -613,11 +599,11 @@ def rnea_second_derivatives_batch(
             inertia,
             S,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(A, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
         )
         if st == OK:
@@ -625,10 +611,10 @@ def rnea_second_derivatives_batch(
             if not all_finite(T[b]):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def dof_parents(topo):
     """The expanded parent array of the DoFs (Featherstone 2008, §6.5).
 
@@ -650,7 +636,7 @@ def dof_parents(topo):
     return lam
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _ltl(M, L, lam, iv):
     r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
     Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
@@ -690,7 +676,7 @@ def _ltl(M, L, lam, iv):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _ltl_solve(L, lam, X):
     r"""``X ← M⁻¹ X`` in place for :math:`\mathbf M = \mathbf L^\top\mathbf L` (Featherstone 2008,
     Table 6.4), row by row: each step is an axpy on a contiguous row of ``X`` (n, m).
@@ -718,7 +704,7 @@ def _ltl_solve(L, lam, X):
             X[i, c] *= d
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
     """``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``: one solve of [∂τ/∂q | ∂τ/∂ν | 1]."""
     n = dq.shape[0]
@@ -736,7 +722,7 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
             Minv[i, c] = X[i, 2 * n + c]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _aba_first(
     topo,
     placement,
@@ -782,7 +768,7 @@ def _aba_first(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_derivatives_batch(
     topo,
     placement,
@@ -817,11 +803,11 @@ def aba_derivatives_batch(
             S,
             S_ring,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(TAU, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
             lam,
             QDD[b],
@@ -834,10 +820,10 @@ def aba_derivatives_batch(
             DQ[b],
             DV[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_second_derivatives_batch(
     topo,
     placement,
@@ -880,11 +866,11 @@ def aba_second_derivatives_batch(
             S,
             S_ring,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(TAU, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
             QDD[b],
         )
         if st == OK:
@@ -896,11 +882,11 @@ def aba_second_derivatives_batch(
                 inertia,
                 S,
                 T_user,
-                _at(Q, b),
-                _at(V, b),
+                at(Q, b),
+                at(V, b),
                 QDD[b],
-                _at(A0, b),
-                _at(F_ext, b),
+                at(A0, b),
+                at(F_ext, b),
                 ws,
             )
         if st == OK:
@@ -915,4 +901,4 @@ def aba_second_derivatives_batch(
             if not (all_finite(T[b]) and all_finite(mi)):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)

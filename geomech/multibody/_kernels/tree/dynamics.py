@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.linalg import (
     SINGULAR_RTOL,
@@ -70,24 +71,13 @@ __all__ = [
     "aba_workspace",
     "kinetic_energy",
     "kinetic_energy_batch",
-    "at",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
-_FMA = dict(_JIT, fastmath={"contract"})
-
-
-@njit(**_JIT)
-def at(x, b):
-    """Row ``b`` of a per-state array, or its only row when it is shared by the batch."""
-    return x[b] if x.shape[0] > 1 else x[0]
 
 
 # ----------------------------------------------------------------------------------------
 # RNEA
 # ----------------------------------------------------------------------------------------
-@njit(**_FMA)
+@njit(**FMA)
 def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
     r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
 
@@ -149,7 +139,7 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
 ):
@@ -170,10 +160,10 @@ def rnea_batch(
             at(F_ext, b),
             TAU[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_one(topo, packed, q, v, a, tau):
     """:func:`rnea` for one state without external forces, the model packed
     (``CompiledModel.packed``).
@@ -196,20 +186,14 @@ def rnea_one(topo, packed, q, v, a, tau):
     )
 
 
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
-
-
 # ----------------------------------------------------------------------------------------
 # CRBA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def crba_workspace(N, nv):
-    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one buffer."""
+    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one
+    buffer.
+    """
     buf = np.empty(34 * N + 12 * nv)
     E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
     E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
@@ -219,7 +203,7 @@ def crba_workspace(N, nv):
     return E, r, E0, r0, I_C, Phi, F
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
@@ -288,7 +272,7 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     """:func:`crba_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
@@ -297,7 +281,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
     """:func:`crba_work` over a batch; first failure + 1."""
     N = topo.shape[0] - 1
@@ -315,10 +299,10 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
             H[b],
             work,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba_one(topo, packed, q, H):
     """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
@@ -328,7 +312,7 @@ def crba_one(topo, packed, q, H):
 # ----------------------------------------------------------------------------------------
 # ABA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
@@ -374,7 +358,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_workspace(N, nv):
     """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
     buf = np.empty(78 * N + 19 * nv + 28)
@@ -391,7 +375,7 @@ def aba_workspace(N, nv):
     return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
@@ -515,7 +499,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
     ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
@@ -536,10 +520,10 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
             A[b],
             ws,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed
     (``CompiledModel.packed``).
@@ -565,7 +549,7 @@ def aba_one(topo, packed, q, v, tau, a):
 # ----------------------------------------------------------------------------------------
 # kinetic energy
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, out):
     r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in
     ``out[0]``.
@@ -597,7 +581,7 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, OUT, status):
     """:func:`kinetic_energy` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
@@ -613,4 +597,4 @@ def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q,
             at(V, b),
             OUT[b],
         )
-    return _first_failure(status)
+    return first_failure(status)

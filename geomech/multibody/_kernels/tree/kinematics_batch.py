@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     body_jacobians,
@@ -37,10 +37,8 @@ __all__ = [
     "velocity_map_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _transforms(topo, placement, jparam, T_user, q):
     """``(status, E, r)``: the tree transforms of one state, after the finiteness check."""
     N = topo.shape[0] - 1
@@ -50,7 +48,7 @@ def _transforms(topo, placement, jparam, T_user, q):
     return tree_transforms(topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, E, r), E, r
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_transforms(topo, placement, jparam, T_user, q, X_up):
     r"""``X_up[i]`` (6×6) = :math:`{}^i\mathbf X_{p(i)} = [[\mathbf E, 0], [-\mathbf E\,\mathbf
     r\times, \mathbf E]]`.
@@ -72,34 +70,29 @@ def joint_transforms(topo, placement, jparam, T_user, q, X_up):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_transforms_batch(topo, placement, jparam, T_user, Q, X_up, status):
     """:func:`joint_transforms` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = joint_transforms(topo, placement, jparam, at(T_user, b), at(Q, b), X_up[b])
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def forward_kinematics_batch(topo, placement, jparam, T_user, Q, T, status):
-    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch; first failure + 1."""
-    failed = 0
+    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch; first failure
+    + 1.
+    """
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
             world_poses(topo[:-1, 0], E, r, T[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_velocities_batch(topo, placement, jparam, S, T_user, Q, V, vel, status):
     r"""Body twists (seed 001 eq. 5), (N, 6) per state, over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         v = at(V, b)
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
@@ -107,12 +100,10 @@ def body_velocities_batch(topo, placement, jparam, S, T_user, Q, V, vel, status)
             status[b] = pack(NON_FINITE_INPUT, -1)
         if status[b] == OK:
             body_velocities(topo[:-1, 0], topo[:, 3], at(S, b), E, r, v, vel[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _jacobians(parent, iv, S, E, r, work, J):
     """Body Jacobians in the public layout ``J[i, :, k]`` (N, 6, nv); ``work`` (N, nv, 6)."""
     body_jacobians(parent, iv, S, E, r, work)
@@ -122,21 +113,18 @@ def _jacobians(parent, iv, S, E, r, work, J):
                 J[i, a, k] = work[i, k, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_jacobians_batch(topo, placement, jparam, S, T_user, Q, J, status):
     r"""Body Jacobians :math:`\mathbf J_i` (N, 6, nv) per state, over a batch; first failure + 1."""
-    failed = 0
     work = np.empty((J.shape[1], J.shape[3], 6))
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
             _jacobians(topo[:-1, 0], topo[:, 3], at(S, b), E, r, work, J[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
     r""":math:`A = \mathbf X\boldsymbol\Phi` and :math:`\dot A = \mathbf K - (v\times)A` per body,
     (N, 6, nv) each.
@@ -174,10 +162,9 @@ def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def velocity_map_batch(topo, placement, jparam, S, S_ring, T_user, Q, V, A, A_dot, status):
     """:func:`velocity_map` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = velocity_map(
             topo,
@@ -191,6 +178,4 @@ def velocity_map_batch(topo, placement, jparam, S, S_ring, T_user, Q, V, A, A_do
             A[b],
             A_dot[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     dot6,
@@ -32,15 +33,12 @@ from geomech.multibody._kernels.spatial import (
 )
 from geomech.multibody._kernels.status import NON_FINITE_RESULT, OK, pack
 from geomech.multibody._kernels.tree.coriolis import reference_state
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_regressor(
     topo,
     placement,
@@ -118,7 +116,7 @@ def slotine_li_regressor(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_regressor_batch(
     topo,
     placement,
@@ -138,7 +136,6 @@ def slotine_li_regressor_batch(
     status,
 ):
     """:func:`slotine_li_regressor` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_regressor(
             topo,
@@ -157,6 +154,4 @@ def slotine_li_regressor_batch(
             at(G, b),
             Y[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
