@@ -1,7 +1,8 @@
 r"""Joint models for the compiled kernels: type codes, joint poses, ``q ⊕ v`` and ``q₁ ⊖ q₀``.
 
-Each built-in joint class has a type code; a joint's constant parameters lead its row of
-the compiled model's ``jparam``: ``param[:4] = [a_x, a_y, a_z, h]`` (unit axis and pitch).
+Each built-in joint class has a type code; a joint's constant parameters are its row of
+the compiled model's ``jparam``: unit axis ``param[AXIS:AXIS + 3]`` and pitch
+``param[PITCH]`` (:mod:`~geomech.multibody._kernels.tables`).
 The functions here act on one joint of one state (``q`` and ``v`` are that joint's slices)
 and mirror the methods of :mod:`geomech.multibody.model.joints`, which stay the reference
 they are tested against:
@@ -39,6 +40,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR_DIFFERENCE,
     pack,
 )
+from geomech.multibody._kernels.tables import AXIS, IQ, IV, JTYPE, PITCH
 
 __all__ = [
     "FIXED",
@@ -76,10 +78,9 @@ def _sinc(x):
 
 
 @njit(**INLINE)
-def _axis_rotation(a, theta):
-    """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â."""
+def _axis_rotation(x, y, z, theta):
+    """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â, a = (x, y, z)."""
     s, c = math.sin(theta), 1.0 - math.cos(theta)
-    x, y, z = a[0], a[1], a[2]
     return (
         (1.0 - c * (y * y + z * z), -s * z + c * x * y, s * y + c * x * z),
         (s * z + c * x * y, 1.0 - c * (x * x + z * z), -s * x + c * y * z),
@@ -117,13 +118,14 @@ def joint_pose(code, param, q):
     them with the placement without a round trip through memory (:func:`.tree_transforms`).
     """
     zero = (0.0, 0.0, 0.0)
-    if code == REVOLUTE:
-        return True, _axis_rotation(param, q[0]), zero
-    if code == PRISMATIC:
-        return True, _IDENTITY, (q[0] * param[0], q[0] * param[1], q[0] * param[2])
-    if code == HELICAL:
-        d = param[3] * q[0]
-        return True, _axis_rotation(param, q[0]), (d * param[0], d * param[1], d * param[2])
+    if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
+        x, y, z = param[AXIS], param[AXIS + 1], param[AXIS + 2]
+        if code == REVOLUTE:
+            return True, _axis_rotation(x, y, z, q[0]), zero
+        if code == PRISMATIC:
+            return True, _IDENTITY, (q[0] * x, q[0] * y, q[0] * z)
+        d = param[PITCH] * q[0]
+        return True, _axis_rotation(x, y, z, q[0]), (d * x, d * y, d * z)
     if code == SPHERICAL:
         ok, R = _quat_rotation(q[0], q[1], q[2], q[3])
         return ok, R, zero
@@ -306,8 +308,8 @@ def integrate(topo, q, v, dt, out):
     """``out = q ⊕ v dt`` joint by joint for one state; USER joints are left to their hooks."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        code = topo[i, JTYPE]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         if code != USER and code != FIXED:
             joint_integrate(code, q[iq0:iq1], v[iv0:iv1], dt, out[iq0:iq1])
     for x in out:
@@ -335,8 +337,8 @@ def difference(topo, q0, q1, out):
     """``out = q1 ⊖ q0`` joint by joint for one state; USER joints are left to their hooks."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        code = topo[i, JTYPE]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         if code == USER or code == FIXED:
             continue
         a, b = q0[iq0:iq1], q1[iq0:iq1]

@@ -66,16 +66,50 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.cluster.tables import (
+    CLUSTER,
+    CP_CLUSTER,
+    CP_END,
+    CP_FIRST,
+    CP_ROW,
+    CPE_Q,
+    CPE_SPEED,
+    END_LOOP,
+    FIRST_BODY,
+    FIRST_LOOP,
+    FIRST_Y,
+    FP_E,
+    FP_R,
+    FS_E,
+    FS_R,
+    KCOL_OFFSET,
+    KERNEL,
+    LOOP_AUX,
+    LOOP_AXIS,
+    LOOP_JTYPE,
+    LOOP_NV,
+    LOOP_PHI,
+    LOOP_PITCH,
+    LOOP_PRED,
+    LOOP_ROW,
+    LOOP_SUCC,
+    MODE,
+    N_AUX,
+    N_DEP,
+    N_ROWS,
+    N_SPAN,
+    OUTPUT,
+    SPAN_OFFSET,
+    STACK,
+)
 from geomech.multibody._kernels.jit import JIT, at
 from geomech.multibody._kernels.joints import HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import OK, SINGULAR, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 
 __all__ = [
-    "KERNEL",
-    "LOOP_INT",
-    "LOOP_FLOAT",
     "householder_qr",
     "qr_solve",
     "make_work",
@@ -83,16 +117,6 @@ __all__ = [
     "cluster_constraints_batch",
 ]
 
-
-#: cluster mode: its G, g and Ġ are computed by :func:`cluster_constraints`
-KERNEL = 1
-#: columns of the per-loop integer table ``lpi``: cluster, predecessor, successor (−1 for
-#: the base), first row in the cluster, first auxiliary column, loop joint's nv, type code
-LOOP_INT = 7
-#: columns of the per-loop float table ``lpf``: ``(E, r)`` of :math:`{}^{F_P}\mathbf X_P`
-#: (9 + 3), of :math:`{}^{F_S}\mathbf X_S` (9 + 3), :math:`\boldsymbol\Phi_L` (6 × 6, row
-#: major, the first ``nv`` columns used), the joint's axis (3) and pitch (1)
-LOOP_FLOAT = 64
 _SINGULAR_RTOL = 1e-10
 
 
@@ -253,10 +277,10 @@ def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
     r""":math:`{}^{F_S}\mathbf X_{F_P} = (E_X, r_X)` of a loop: :math:`E_X = R_M^\top`,
     :math:`r_X = p_M` with :math:`M = T_{F_P}^{-1}T_{F_S}` (poses in the output body's frame).
     """
-    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], f[0:9].reshape((3, 3)), f[9:12], Rp, pp)
-    _frame_pose(
-        sin_, Eo[max(succ, 0)], ro[max(succ, 0)], f[12:21].reshape((3, 3)), f[21:24], Rs, ps
-    )
+    Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+    Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], Ep, rp, Rp, pp)
+    _frame_pose(sin_, Eo[max(succ, 0)], ro[max(succ, 0)], Es, rs, Rs, ps)
     for a in range(3):
         x = 0.0
         for b in range(3):
@@ -338,14 +362,14 @@ def cluster_constraints(
     r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
     returns ``(status, residual)``.
 
-    ``kc`` (N_C, 9) per cluster: mode (:data:`KERNEL` or not), spanning columns
-    :math:`n_c`, auxiliary columns, rows, dependent columns :math:`n_D`, offset in ``kcol``
-    (the :math:`m` independent then the :math:`n_D` dependent local columns), first and
-    last loop in ``lpi``/``lpf``, offset in ``span`` (the spanning speed of each local
-    column). ``loc`` (n_s) is the local column of each spanning speed. ``cpi`` (n_cp, 4)
-    per coupling: cluster, local row, first and last entry in ``cpe`` (spanning speed and
-    ``q`` index) and ``cpc`` (coefficients). Clusters not in :data:`KERNEL` mode keep the
-    rows of ``G0`` and :math:`g = \dot G = 0`. Status ``SINGULAR`` (first body of the
+    The tables ``kc`` (per cluster), ``lpi``, ``lpf`` (per loop joint), ``cpi``, ``cpe``
+    (per coupling) and their columns are listed in
+    :mod:`~geomech.multibody._kernels.cluster.tables`; ``kcol`` holds, from
+    ``kc[k, KCOL_OFFSET]`` on, the :math:`m` independent then the :math:`n_D` dependent
+    local columns of cluster ``k``, ``span`` from ``kc[k, SPAN_OFFSET]`` on the spanning
+    speed of each local column, ``loc`` (n_s) the local column of each spanning speed and
+    ``cpc`` the couplings' coefficients. Clusters not in ``KERNEL`` mode keep the rows of
+    ``G0`` and :math:`g = \dot G = 0`. Status ``SINGULAR`` (first body of the
     cluster) when some :math:`K_D` is rank deficient; a non-finite ``q`` or ``v`` returns
     ``G0`` and residual 0 (the caller's kernel reports it).
     """
@@ -378,7 +402,7 @@ def cluster_constraints(
         Kd,
         Xv,
     ) = work
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     Gc[:, :] = G0
     gs[:] = 0.0
     Gdc[:, :] = 0.0
@@ -387,13 +411,13 @@ def cluster_constraints(
     res = 0.0
     for c in range(cpi.shape[0]):  # couplings: r Σ q_pred − Σ q_succ
         x = 0.0
-        for e in range(cpi[c, 2], cpi[c, 3]):
-            x += cpc[e] * q[cpe[e, 1]]
+        for e in range(cpi[c, CP_FIRST], cpi[c, CP_END]):
+            x += cpc[e] * q[cpe[e, CPE_Q]]
         res = max(res, abs(x))
     NC = cclus.shape[0] - 1
     anykernel = False
     for k in range(NC):
-        if kc[k, 0] == KERNEL:
+        if kc[k, MODE] == KERNEL:
             anykernel = True
     if not anykernel:
         return OK, res
@@ -401,25 +425,18 @@ def cluster_constraints(
     if status != OK:
         return OK, res  # the caller's kernel reports it
     for k in range(NC):
-        if kc[k, 0] != KERNEL:
+        if kc[k, MODE] != KERNEL:
             continue
-        nc, na, nr, nD, ko, l0, l1, so = (
-            kc[k, 1],
-            kc[k, 2],
-            kc[k, 3],
-            kc[k, 4],
-            kc[k, 5],
-            kc[k, 6],
-            kc[k, 7],
-            kc[k, 8],
-        )
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        nc, na, nr, nD = kc[k, N_SPAN], kc[k, N_AUX], kc[k, N_ROWS], kc[k, N_DEP]
+        ko, so = kc[k, KCOL_OFFSET], kc[k, SPAN_OFFSET]
+        l0, l1 = kc[k, FIRST_LOOP], kc[k, END_LOOP]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         # ---- 1. in-cluster poses ^iX_Λ(i) (Alg. 1 l.9–10) and Jacobians over the cluster's
         #         speeds, J_i = ^iX_λ(i) J_λ(i) + S̄_i (eq. 32, the output bodies held fixed)
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
-            if p != cbody[i, 2]:
+            if p != cbody[i, OUTPUT]:
                 _compose(E[i], r[i], Eo[p], ro[p], Eo[i], ro[i])
                 for c in range(nc):
                     transform_motion(E[i], r[i], Jc[p, c], Jc[i, c])
@@ -433,21 +450,16 @@ def cluster_constraints(
         # ---- 2. K = [^{FS}X_S J_S − ^{FS}X_{FP} ^{FP}X_P J_P, −Φ_L] (eq. 2), residuals ----
         K[:nr, : nc + na] = 0.0
         for lp in range(l0, l1):
-            pred, succ, row0, a0, nva, code = (
-                lpi[lp, 1],
-                lpi[lp, 2],
-                lpi[lp, 3],
-                lpi[lp, 4],
-                lpi[lp, 5],
-                lpi[lp, 6],
-            )
+            pred, succ, code = lpi[lp, LOOP_PRED], lpi[lp, LOOP_SUCC], lpi[lp, LOOP_JTYPE]
+            row0, a0, nva = lpi[lp, LOOP_ROW], lpi[lp, LOOP_AUX], lpi[lp, LOOP_NV]
             f = lpf[lp]
-            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
-            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
-            pin = pred >= 0 and cbody[pred, 0] == k
-            sin_ = succ >= 0 and cbody[succ, 0] == k
+            Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+            Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+            pin = pred >= 0 and cbody[pred, CLUSTER] == k
+            sin_ = succ >= 0 and cbody[succ, CLUSTER] == k
             _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
-            res = max(res, _loop_residual(code, f[60:63], f[63], Xm, rX, W, W2))
+            ax = f[LOOP_AXIS : LOOP_AXIS + 3]
+            res = max(res, _loop_residual(code, ax, f[LOOP_PITCH], Xm, rX, W, W2))
             for c in range(nc):
                 if sin_:
                     transform_motion(Es, rs, Jc[succ, c], m6)
@@ -462,12 +474,12 @@ def cluster_constraints(
                     K[row0 + e, c] = m6[e]
             for d in range(nva):
                 for e in range(6):
-                    K[row0 + e, nc + a0 + d] = -f[24 + 6 * e + d]
+                    K[row0 + e, nc + a0 + d] = -f[LOOP_PHI + 6 * e + d]
         for cp in range(cpi.shape[0]):  # couplings of the cluster: constant rows
-            if cpi[cp, 0] != k:
+            if cpi[cp, CP_CLUSTER] != k:
                 continue
-            for e in range(cpi[cp, 2], cpi[cp, 3]):
-                K[cpi[cp, 1], loc[cpe[e, 0]]] += cpc[e]
+            for e in range(cpi[cp, CP_FIRST], cpi[cp, CP_END]):
+                K[cpi[cp, CP_ROW], loc[cpe[e, CPE_SPEED]]] += cpc[e]
         # ---- 3. G_Y = 1, G_D = −K_D⁺ K_Y (seed 004 §1.2), Householder QR of K_D ----
         for t in range(nD):
             for i in range(nr):
@@ -476,7 +488,7 @@ def cluster_constraints(
             for i in range(nr):
                 B[i, c] = -K[i, kcol[ko + c]]
         if not householder_qr(AD, nr, nD, tau):
-            return pack(SINGULAR, cbody[cclus[k, 1], 3]), res
+            return pack(SINGULAR, cbody[cclus[k, FIRST_BODY], STACK]), res
         qr_solve(AD, nr, nD, tau, B, m, X)
         Gk[: nc + na, :m] = 0.0
         for c in range(m):
@@ -491,14 +503,14 @@ def cluster_constraints(
                 x += Gk[t, c] * v[yidx[y0 + c]]
             w[t] = x  # q̇_𝒥k = G_k ẏ_k
         # ---- 4. J̇_i = ^iX_λ J̇_λ − v_J,i × (^iX_λ J_λ) (d/dt ^iX_λ = −(S_i q̇_i)× ^iX_λ) ----
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
             n6[:] = 0.0  # v_J,i = S_i q̇_i
             for j in range(iv[i], iv[i + 1]):
                 for e in range(6):
                     n6[e] += S[j, e] * w[loc[j]]
-            if p != cbody[i, 2]:
+            if p != cbody[i, OUTPUT]:
                 for c in range(nc):
                     transform_motion(E[i], r[i], Jd[p, c], Jd[i, c])
                     transform_motion(E[i], r[i], Jc[p, c], m6)
@@ -510,12 +522,12 @@ def cluster_constraints(
         # ---- 5. K̇ (Φ̇_L = 0, couplings constant), K_D Ġ_D = −K̇ Ĝ, g = Ġ ẏ (eq. 3) ----
         B[:nr, :m] = 0.0
         for lp in range(l0, l1):
-            pred, succ, row0 = lpi[lp, 1], lpi[lp, 2], lpi[lp, 3]
+            pred, succ, row0 = lpi[lp, LOOP_PRED], lpi[lp, LOOP_SUCC], lpi[lp, LOOP_ROW]
             f = lpf[lp]
-            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
-            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
-            pin = pred >= 0 and cbody[pred, 0] == k
-            sin_ = succ >= 0 and cbody[succ, 0] == k
+            Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+            Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+            pin = pred >= 0 and cbody[pred, CLUSTER] == k
+            sin_ = succ >= 0 and cbody[succ, CLUSTER] == k
             _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
             vFP[:] = 0.0  # v_FP = ^{FP}X_P J_P q̇, v_FS = ^{FS}X_S J_S q̇ (in-cluster)
             vFS[:] = 0.0
@@ -597,7 +609,8 @@ def cluster_constraints_batch(
     """:func:`cluster_constraints` over a batch (work arrays allocated once); ``sizes`` holds
     the work sizes ``(nc, na, nr, nD, m)``.
     """
-    work = make_work(cbody.shape[0], sizes[0], sizes[1], sizes[2], sizes[3], sizes[4])
+    nc, na, nr, nD, m = sizes
+    work = make_work(cbody.shape[0], nc, na, nr, nD, m)
     for b in range(status.shape[0]):
         st, rr = cluster_constraints(
             topo,

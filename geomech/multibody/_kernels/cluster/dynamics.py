@@ -24,8 +24,8 @@ transform densely (trap 9):
   is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
   motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
 - articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
-  flat work array (offsets in ``cclus[:, 3]``), with a mask of their nonzero 6×6 blocks
-  (``nzb``, offsets ``cclus[:, 3] // 36``): :math:`\mathsf I_k` is block diagonal and a
+  flat work array (offsets in ``cclus[:, IA_OFFSET]``), with a mask of their nonzero 6×6 blocks
+  (``nzb``, offsets ``cclus[:, IA_OFFSET] // 36``): :math:`\mathsf I_k` is block diagonal and a
   child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
   blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
   columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
@@ -58,6 +58,16 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.cluster.tables import (
+    CLUSTER,
+    FIRST_BODY,
+    FIRST_Y,
+    IA_OFFSET,
+    OUTPUT,
+    PARENT_CLUSTER,
+    SLOT,
+    STACK,
+)
 from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.linalg import cholesky_inverse
 from geomech.multibody._kernels.spatial import (
@@ -75,6 +85,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 
 __all__ = [
@@ -113,14 +124,15 @@ def cluster_kinematics(
 
     ``E, r`` hold the tree transforms :math:`{}^i\mathbf X_{\lambda(i)}` (Alg. 1 l.6).
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     NC = cclus.shape[0] - 1
     vJ = np.empty(6)
     for k in range(NC):  # l.3: clusters in regular order
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.4: bodies in regular order
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        # l.4: bodies in regular order
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             p = parent[i]
             inside = p != o  # the parent is in the cluster
             # l.9–10: ^iX_Λ(i), one block of ^kX_λ(k); in-cluster products of ^ΛX_λ
@@ -195,7 +207,7 @@ def c_rnea(
     ``a0 = [0; −g]``; ``f_ext`` (N, 6) body wrenches in body coordinates (or no rows).
     Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (
@@ -224,10 +236,10 @@ def c_rnea(
         topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
     )
     for k in range(NC):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             # eq. 33: a_k = ^kX_λ(k) a_λ(k) + S_k ÿ_k + c_k (a_0 = −a_g)
             transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
@@ -246,18 +258,18 @@ def c_rnea(
 
     # ---- backward pass: cluster joint forces ---------------------------------------------
     for k in range(NC - 1, -1, -1):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for c in range(m):  # eq. 31: τ_k = S_kᵀ f_k
             s = 0.0
-            for t in range(cclus[k, 1], cclus[k + 1, 1]):
-                i = cbody[t, 3]
+            for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                i = cbody[t, STACK]
                 for e in range(6):
                     s += Sk[i, c, e] * f[i, e]
             tau[yidx[y0 + c]] = s
-        if cclus[k, 0] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
-            for t in range(cclus[k, 1], cclus[k + 1, 1]):
-                i = cbody[t, 3]
-                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, 2]], True)
+        if cclus[k, PARENT_CLUSTER] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
+            for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                i = cbody[t, STACK]
+                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, OUTPUT]], True)
     if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -340,14 +352,14 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     nonzero block instead of :math:`(6n)^2 m`.
     """
     for s in range(n):  # l.26: U_k = I^A_k S_k (6n × m), block row by block row
-        i = cbody[b0 + s, 3]
+        i = cbody[b0 + s, STACK]
         for c in range(m):
             for e in range(6):
                 U[i, c, e] = 0.0
         for s2 in range(n):
             if not nzk[s, s2]:
                 continue
-            j = cbody[b0 + s2, 3]
+            j = cbody[b0 + s2, STACK]
             for c in range(m):
                 for e in range(6):
                     x = 0.0
@@ -358,7 +370,7 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
         for d in range(m):
             x = 0.0
             for s in range(n):
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for e in range(6):
                     x += Sk[i, c, e] * U[i, d, e]
             Dk[c, d] = x
@@ -392,14 +404,15 @@ def _to_parent_inertia(
     :math:`\mathsf U\mathsf D^{-1}\mathsf U^\top`. ``nzb`` marks the parent's new nonzero
     blocks.
     """
-    o0 = cbody[cbody[b0, 3], 2]
-    kp = cbody[o0, 0]
-    npar = cclus[kp + 1, 1] - cclus[kp, 1]
-    IAp = IA[cclus[kp, 3] : cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
-    nzp = nzb[cclus[kp, 3] // 36 : cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
+    o0 = cbody[cbody[b0, STACK], OUTPUT]
+    kp = cbody[o0, CLUSTER]
+    npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
+    ia = cclus[kp, IA_OFFSET]  # the parent cluster's articulated inertia and its block mask
+    IAp = IA[ia : ia + 36 * npar * npar].reshape((6 * npar, 6 * npar))
+    nzp = nzb[ia // 36 : ia // 36 + npar * npar].reshape((npar, npar))
     for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
-        i = cbody[b0 + s, 3]
-        si = cbody[cbody[i, 2], 1]
+        i = cbody[b0 + s, STACK]
+        si = cbody[cbody[i, OUTPUT], SLOT]
         congruence_sym(
             Eo[i],
             ro[i],
@@ -410,8 +423,8 @@ def _to_parent_inertia(
         for s2 in range(s + 1, n):
             if not nzk[s, s2]:
                 continue
-            j = cbody[b0 + s2, 3]
-            sj = cbody[cbody[j, 2], 1]
+            j = cbody[b0 + s2, STACK]
+            sj = cbody[cbody[j, OUTPUT], SLOT]
             P[:, :] = 0.0
             _congruence_pair(
                 Eo[i], ro[i], IAk[6 * s : 6 * s + 6, 6 * s2 : 6 * s2 + 6], Eo[j], ro[j], W, col, P
@@ -425,8 +438,8 @@ def _to_parent_inertia(
         return
     nsl = 0  # Ū = ^λX*_k U_k, one (m × 6) block per distinct output body
     for s in range(n):
-        i = cbody[b0 + s, 3]
-        si = cbody[cbody[i, 2], 1]
+        i = cbody[b0 + s, STACK]
+        si = cbody[cbody[i, OUTPUT], SLOT]
         t = 0
         while t < nsl and slots[t] != si:
             t += 1
@@ -462,12 +475,12 @@ def _init_inertia(inertia, cbody, cclus, IA, nzb):
     IA[:] = 0.0
     nzb[:] = False
     for k in range(cclus.shape[0] - 1):
-        n = cclus[k + 1, 1] - cclus[k, 1]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        n = cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         for s in range(n):
             nzk[s, s] = True
-            i = cbody[cclus[k, 1] + s, 3]
+            i = cbody[cclus[k, FIRST_BODY] + s, STACK]
             for e in range(6):
                 for e2 in range(6):
                     IAk[6 * s + e, 6 * s + e2] = inertia[i, e, e2]
@@ -534,7 +547,7 @@ def _aba_work(topo, cclus, mmax, n_s):
     NC = cclus.shape[0] - 1
     lmax = 1
     for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
+        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
     return (
         np.empty((N, 3, 3)),
         np.empty((N, 3)),
@@ -547,8 +560,8 @@ def _aba_work(topo, cclus, mmax, n_s):
         np.empty((N, 6)),
         np.empty((N, mmax, 6)),
         np.empty((N, mmax, 6)),
-        np.empty(cclus[NC, 3]),
-        np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
+        np.empty(cclus[NC, IA_OFFSET]),
+        np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_),
         np.empty((NC, mmax, mmax)),
         np.empty((mmax, mmax)),
         np.empty((mmax, mmax)),
@@ -572,7 +585,7 @@ def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
     for c in range(m):
         y = u_k[c]
         for s in range(n):
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for e in range(6):
                 y -= U[i, c, e] * x[i, e]
         tmp[c] = y
@@ -632,7 +645,7 @@ def _c_aba(
     P,
 ):
     """:func:`c_aba` with its work arrays."""
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (
@@ -663,27 +676,27 @@ def _c_aba(
 
     # ---- backward pass (l.24–35) ---------------------------------------------------------
     for k in range(NC - 1, -1, -1):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         if m > 0:
             if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
-                return pack(SINGULAR, cbody[b0, 3])
+                return pack(SINGULAR, cbody[b0, STACK])
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
                 x = tau[yidx[y0 + c]]
                 for s in range(n):
-                    i = cbody[b0 + s, 3]
+                    i = cbody[b0 + s, STACK]
                     for e in range(6):
                         x -= Sk[i, c, e] * p_A[i, e]
                 u[k, c] = x
-        if cclus[k, 0] < 0:  # l.29
+        if cclus[k, PARENT_CLUSTER] < 0:  # l.29
             continue
         # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
         #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
         _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, ck, w6[1], w6[0])
         for s in range(n):
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for e in range(6):
                 x = p_A[i, e]
                 for c in range(m):
@@ -692,7 +705,7 @@ def _c_aba(
             for s2 in range(n):  # I^A_k c_k over the nonzero blocks
                 if not nzk[s, s2]:
                     continue
-                j = cbody[b0 + s2, 3]
+                j = cbody[b0 + s2, STACK]
                 for e in range(6):
                     x = 0.0
                     for e2 in range(6):
@@ -722,16 +735,16 @@ def _c_aba(
             slots,
         )
         for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
-            i = cbody[b0 + s, 3]
-            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
+            i = cbody[b0 + s, STACK]
+            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, OUTPUT]], True)
 
     # ---- forward pass #2 (l.37–43) ---------------------------------------------------------
     for k in range(NC):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for s in range(n):  # l.40: a' = ^kX_λ(k) a_λ(k) + c_k (a_0 = −a_g, l.38)
-            i = cbody[b0 + s, 3]
-            o = cbody[i, 2]
+            i = cbody[b0 + s, STACK]
+            o = cbody[i, OUTPUT]
             transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
                 acc[i, e] += ck[i, e]
@@ -739,7 +752,7 @@ def _c_aba(
         for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
             a[yidx[y0 + c]] = w6[0, c]
         for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for c in range(m):
                 x = a[yidx[y0 + c]]
                 for e in range(6):
@@ -812,7 +825,7 @@ def c_efpa(
     = \mathbf 1`); twists and wrenches in body coordinates. Zero velocity, torque and gravity
     (trap 10). Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     ne = ee.shape[0]
@@ -825,14 +838,14 @@ def c_efpa(
     mmax = Gc.shape[1]
     lmax = 1
     for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
+        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
     Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
     qd = np.empty(S.shape[0])
     vel, ck = np.empty((N, 6)), np.empty((N, 6))
     Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
-    IA = np.empty(cclus[NC, 3])
+    IA = np.empty(cclus[NC, IA_OFFSET])
     Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
-    nzb = np.empty(cclus[NC, 3] // 36, dtype=np.bool_)
+    nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)
     XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
     slots = np.empty(lmax, dtype=np.int64)
     W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
@@ -842,10 +855,10 @@ def c_efpa(
     chiL = np.empty((lmax, 6, 6))
     sup = np.zeros((ne, NC), dtype=np.bool_)  # k ∈ supports of e: e ∈ ES(C_k)
     for e in range(ne):
-        k = cbody[ee[e], 0]
+        k = cbody[ee[e], CLUSTER]
         while k >= 0:
             sup[e, k] = True
-            k = cclus[k, 0]
+            k = cclus[k, PARENT_CLUSTER]
         for d in range(6):  # ^eχ_λ(e) = ^eX_λ(e) = 1 (the end-effector is the body frame)
             chi[e, ee[e], d, d] = 1.0
     zero_v, zero_g = np.zeros(yidx.shape[0]), np.zeros(S.shape[0])
@@ -858,13 +871,13 @@ def c_efpa(
 
     # ---- backward pass: articulated inertias and force propagators -----------------------
     for k in range(NC - 1, -1, -1):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        m = cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
-            return pack(SINGULAR, cbody[b0, 3])
-        if cclus[k, 0] < 0:
+            return pack(SINGULAR, cbody[b0, STACK])
+        if cclus[k, PARENT_CLUSTER] < 0:
             continue
         # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
         _to_parent_inertia(
@@ -896,7 +909,7 @@ def c_efpa(
                 for c in range(m):
                     x = 0.0
                     for s in range(n):
-                        i = cbody[b0 + s, 3]
+                        i = cbody[b0 + s, STACK]
                         for g in range(6):
                             x += chi[e, i, d, g] * Sk[i, c, g]
                     chiS[d, c] = x
@@ -907,7 +920,7 @@ def c_efpa(
                         x += chiS[d, c2] * Dinv[k, c2, c]
                     Z[c, d] = x
             for s in range(n):  # χL = χ − (χ S D⁻¹) Uᵀ
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for d in range(6):
                     for g in range(6):
                         x = chi[e, i, d, g]
@@ -915,21 +928,21 @@ def c_efpa(
                             x -= Z[c, d] * U[i, c, g]
                         chiL[s, d, g] = x
             for s in range(n):  # times ^kX_λ(k): block i lands at Λ(i), rows as forces
-                i = cbody[b0 + s, 3]
-                o = cbody[i, 2]
+                i = cbody[b0 + s, STACK]
+                o = cbody[i, OUTPUT]
                 for d in range(6):
                     force_to_parent(Eo[i], ro[i], chiL[s, d], chi[e, o, d], True)
 
     # ---- forward pass: Ω⁻¹_ke (eq. 67) -------------------------------------------------------
     for k in range(NC):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        m = cclus[k + 1, 2] - cclus[k, 2]
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for e in range(ne):
             if not sup[e, k]:
                 continue
             for s in range(n):  # Y = ^kX_λ(k) Ω⁻¹_λ(k)e (Ω⁻¹_0e = 0), column by column
-                i = cbody[b0 + s, 3]
-                o = cbody[i, 2]
+                i = cbody[b0 + s, STACK]
+                o = cbody[i, OUTPUT]
                 for d in range(6):
                     if o < 0:
                         Y[s, :, d] = 0.0
@@ -943,7 +956,7 @@ def c_efpa(
                 for d in range(6):
                     x = 0.0
                     for s in range(n):
-                        i = cbody[b0 + s, 3]
+                        i = cbody[b0 + s, STACK]
                         for g in range(6):
                             x += Sk[i, c, g] * chi[e, i, d, g] - U[i, c, g] * Y[s, g, d]
                     Z[c, d] = x
@@ -954,7 +967,7 @@ def c_efpa(
                         x += Dinv[k, c, c2] * Z[c2, d]
                     chiS[d, c] = x
             for s in range(n):  # Ω⁻¹_ke = Y + S_k D⁻¹ (S_kᵀ χᵀ − U_kᵀ Y) = L_k Y + S D⁻¹ Sᵀ χᵀ
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for g in range(6):
                     for d in range(6):
                         x = Y[s, g, d]
@@ -965,14 +978,14 @@ def c_efpa(
     # ---- assembly: Ω_e1e2 = ^e1χ_k Ω⁻¹_ke2 at the deepest cluster k supporting both ----------
     for e1 in range(ne):
         for e2 in range(e1, ne):
-            k = cbody[ee[e1], 0]
+            k = cbody[ee[e1], CLUSTER]
             while not sup[e2, k]:
-                k = cclus[k, 0]
+                k = cclus[k, PARENT_CLUSTER]
             for d in range(6):
                 for g in range(6):
                     x = 0.0
-                    for s in range(cclus[k, 1], cclus[k + 1, 1]):
-                        i = cbody[s, 3]
+                    for s in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                        i = cbody[s, STACK]
                         for h in range(6):
                             x += chi[e1, i, d, h] * Oinv[e2, i, h, g]
                     omega[6 * e1 + d, 6 * e2 + g] = x

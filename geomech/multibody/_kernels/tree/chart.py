@@ -36,6 +36,7 @@ from geomech.multibody._kernels.joints import (
     SPHERICAL,
     _so3_left_jacobian_apply,
 )
+from geomech.multibody._kernels.tables import IV, JTYPE
 
 __all__ = [
     "HANDLED",
@@ -127,8 +128,8 @@ def chart_rate(topo, delta, v, out):
     """``out = δ̇`` joint by joint for one state (module docstring), joints of :data:`HANDLED`."""
     N = topo.shape[0] - 1
     for i in range(N):
-        iv0, iv1 = topo[i, 3], topo[i + 1, 3]
-        right_jacobian_inverse_apply(topo[i, 1], delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
+        iv0, iv1 = topo[i, IV], topo[i + 1, IV]
+        right_jacobian_inverse_apply(topo[i, JTYPE], delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
 
 
 @njit(**JIT)

@@ -36,6 +36,7 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
@@ -87,7 +88,7 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
     writes of lines 15–17, as printed.
     """
     E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y = work
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
@@ -189,7 +190,7 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
         T_user,
         q,
         Gamma,
-        christoffel_workspace(N, topo[N, 3]),
+        christoffel_workspace(N, topo[N, IV]),
     )
 
 
@@ -199,7 +200,7 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
     failure + 1.
     """
     N = topo.shape[0] - 1
-    work = christoffel_workspace(N, topo[N, 3])
+    work = christoffel_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = christoffel_work(
             topo,
@@ -229,7 +230,7 @@ def structure_constants(topo, S, D, q, s):
     bracket lies in the span of :math:`\boldsymbol\Phi`), by a Cholesky solve of the normal
     equations (digest §1.1).
     """
-    iv = topo[:, 3]
+    iv = topo[:, IV]
     N = topo.shape[0] - 1
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)

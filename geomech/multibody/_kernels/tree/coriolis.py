@@ -46,6 +46,7 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     joint_velocity,
@@ -243,7 +244,8 @@ def coriolis_work(
     of :math:`\boldsymbol\Phi_i`.
     """
     E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y = work
-    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
+    parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
+    iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
@@ -358,7 +360,7 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
         q,
         v,
         C,
-        coriolis_workspace(N, topo[N, 3]),
+        coriolis_workspace(N, topo[N, IV]),
     )
 
 
@@ -370,7 +372,7 @@ def coriolis_batch(
     + 1.
     """
     N = topo.shape[0] - 1
-    work = coriolis_workspace(N, topo[N, 3])
+    work = coriolis_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
             topo,
@@ -403,7 +405,7 @@ def mass_matrix_derivative_batch(
 ):
     r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
     N = topo.shape[0] - 1
-    work = coriolis_workspace(N, topo[N, 3])
+    work = coriolis_workspace(N, topo[N, IV])
     n = H_dot.shape[1]
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
@@ -446,7 +448,7 @@ def coriolis_transpose_product(
     \dot{\boldsymbol\Phi}_i^\top\sum_{k\succeq i}{}^k\mathbf X_i^\top\mathbf I_k\mathbf u_k`
     (the transposed blocks of seed 000 Alg. 1 l.18).
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(w)):
         return pack(NON_FINITE_INPUT, -1)
@@ -553,7 +555,7 @@ def reference_state(
     The common start of the Slotine–Li torques and regressor: checks that the state is finite,
     places the bodies (``tree_transforms``) and runs the forward pass of the modified RNEA.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     if not (
         all_finite(q)
         and all_finite(v)
@@ -594,7 +596,7 @@ def slotine_li_torques(
     :math:`\boldsymbol\tau_i = \boldsymbol\Phi_i^\top\mathbf f_i`, :math:`\mathbf f_{p(i)}
     \mathrel{+}= {}^i\mathbf X_{p(i)}^\top\mathbf f_i` (seed 000 eqs. 13, 20).
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))

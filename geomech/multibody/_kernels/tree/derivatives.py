@@ -53,6 +53,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.tree.tensor import (
@@ -196,7 +197,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     :math:`{}^i\mathbf X_0^\top` (seed 002 trap 9).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
@@ -326,7 +327,7 @@ def first_order(topo, ws, dq, dv, M):
     caller zeroes them).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     with_M = M.shape[0] > 0
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
@@ -368,7 +369,7 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (
         W6[0],
@@ -538,7 +539,7 @@ def rnea_derivatives_batch(
     ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
     written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
@@ -588,7 +589,7 @@ def rnea_second_derivatives_batch(
 
     ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
     dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
@@ -622,7 +623,7 @@ def dof_parents(topo):
     joint, else the last DoF of the nearest ancestor joint that has DoFs), −1 for none;
     ``lam[k] < k``.
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     lam = np.empty(iv[N], dtype=np.int64)
     for i in range(N):
@@ -759,7 +760,7 @@ def _aba_first(
     _zero(dv)
     _zero(M)
     first_order(topo, ws, dq, dv, M)
-    st = _ltl(M, L, lam, topo[:, 3])
+    st = _ltl(M, L, lam, topo[:, IV])
     if st != OK:
         return st
     _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
@@ -789,7 +790,7 @@ def aba_derivatives_batch(
     status,
 ):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     X = np.empty((nv, 3 * nv))
@@ -853,7 +854,7 @@ def aba_second_derivatives_batch(
     Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L);
     ``DQ``, ``DV`` and ``T`` must come zeroed.
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
     M, L = np.empty((nv, nv)), np.empty((nv, nv))
     lam = dof_parents(topo)
@@ -891,7 +892,7 @@ def aba_second_derivatives_batch(
             )
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
-            st = _ltl(M, L, lam, topo[:, 3])
+            st = _ltl(M, L, lam, topo[:, IV])
         if st == OK:
             mi = MINV[b]
             for x in range(nv):

@@ -53,6 +53,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody._kernels.views import view
 
@@ -84,7 +85,7 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     ``a0 = [0; −g]`` is the acceleration of the world that emulates gravity; ``f_ext``
     (N, 6) holds external body wrenches, or has no rows for none. Returns a packed status.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
@@ -219,7 +220,8 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     The full symmetric matrix is written. Returns a packed status.
     """
     E, r, E0, r0, I_C, Phi, F = work
-    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
+    parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
+    iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
@@ -277,7 +279,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     """:func:`crba_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
     return crba_work(
-        topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, 3])
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, IV])
     )
 
 
@@ -285,7 +287,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
     """:func:`crba_work` over a batch; first failure + 1."""
     N = topo.shape[0] - 1
-    work = crba_workspace(N, topo[N, 3])
+    work = crba_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = crba_work(
             topo,
@@ -354,7 +356,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         a0,
         f_ext,
         a,
-        aba_workspace(N, topo[N, 3]),
+        aba_workspace(N, topo[N, IV]),
     )
 
 
@@ -379,7 +381,7 @@ def aba_workspace(N, nv):
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
@@ -502,7 +504,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
 @njit(**JIT)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
-    ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
+    ws = aba_workspace(topo.shape[0] - 1, topo[-1, IV])
     for b in range(status.shape[0]):
         status[b] = _aba(
             topo,
@@ -554,7 +556,7 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
     r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in
     ``out[0]``.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)

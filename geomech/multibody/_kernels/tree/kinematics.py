@@ -33,6 +33,7 @@ from geomech.multibody._kernels.joints import (
 )
 from geomech.multibody._kernels.spatial import compose_pose, transform_motion
 from geomech.multibody._kernels.status import NOT_ON_MANIFOLD, OK, pack
+from geomech.multibody._kernels.tables import E_SIN, E_VERS, PITCH, R_AXIS
 
 __all__ = [
     "tree_transforms",
@@ -131,14 +132,14 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
             k = 1.0 - cos_theta
             for a in range(3):  # seed 001 §2.0: ^iX_p(i) = X_J(q_i) X_T(i), Rodrigues folded in
                 for b in range(3):
-                    E[i, a, b] = P[b, a] + s * c[4 + 3 * a + b] + k * c[13 + 3 * a + b]
-                r[i, a] = P[a, 3] + c[3] * theta * c[22 + a]  # pitch 0 for revolute
+                    E[i, a, b] = P[b, a] + s * c[E_SIN + 3 * a + b] + k * c[E_VERS + 3 * a + b]
+                r[i, a] = P[a, 3] + c[PITCH] * theta * c[R_AXIS + a]  # pitch 0 for revolute
         elif code == PRISMATIC or code == FIXED:
             d = q[iq[i]] if code == PRISMATIC else 0.0
             for a in range(3):
                 for b in range(3):
                     E[i, a, b] = P[b, a]
-                r[i, a] = P[a, 3] + d * c[22 + a]
+                r[i, a] = P[a, 3] + d * c[R_AXIS + a]
         else:  # the joint pose (R_J, p_J), composed with the placement
             if code == USER:
                 U = T_user[i]

@@ -21,6 +21,7 @@ from numba import njit
 from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     body_jacobians,
@@ -45,7 +46,7 @@ def _transforms(topo, placement, jparam, T_user, q):
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1), E, r
-    return tree_transforms(topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, E, r), E, r
+    return tree_transforms(topo[:-1, JTYPE], topo[:, IQ], placement, jparam, T_user, q, E, r), E, r
 
 
 @njit(**JIT)
@@ -86,7 +87,7 @@ def forward_kinematics_batch(topo, placement, jparam, T_user, Q, T, status):
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
-            world_poses(topo[:-1, 0], E, r, T[b])
+            world_poses(topo[:-1, PARENT], E, r, T[b])
     return first_failure(status)
 
 
@@ -99,7 +100,7 @@ def body_velocities_batch(topo, placement, jparam, S, T_user, Q, V, vel, status)
         if status[b] == OK and not all_finite(v):
             status[b] = pack(NON_FINITE_INPUT, -1)
         if status[b] == OK:
-            body_velocities(topo[:-1, 0], topo[:, 3], at(S, b), E, r, v, vel[b])
+            body_velocities(topo[:-1, PARENT], topo[:, IV], at(S, b), E, r, v, vel[b])
     return first_failure(status)
 
 
@@ -120,7 +121,7 @@ def body_jacobians_batch(topo, placement, jparam, S, T_user, Q, J, status):
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
-            _jacobians(topo[:-1, 0], topo[:, 3], at(S, b), E, r, work, J[b])
+            _jacobians(topo[:-1, PARENT], topo[:, IV], at(S, b), E, r, work, J[b])
     return first_failure(status)
 
 
@@ -139,7 +140,7 @@ def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
         return status
     if not all_finite(v):
         return pack(NON_FINITE_INPUT, -1)
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N, nv = parent.shape[0], iv[parent.shape[0]]
     J, K, vel = np.empty((N, nv, 6)), np.zeros((N, nv, 6)), np.empty((N, 6))
     vJ = np.empty(6)

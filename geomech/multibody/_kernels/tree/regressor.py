@@ -32,6 +32,7 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tables import IV, PARENT
 from geomech.multibody._kernels.tree.coriolis import reference_state
 from geomech.multibody._kernels.tree.kinematics import all_finite
 
@@ -65,7 +66,7 @@ def slotine_li_regressor(
     taken in ground coordinates, where moving :math:`\mathbf F_i` up the support costs
     nothing.
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))

@@ -41,6 +41,7 @@ from geomech.multibody._kernels.joints import (
     _so3_left_jacobian_apply,
     joint_difference,
 )
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE
 from geomech.multibody._kernels.tree.chart import _cross, right_jacobian_inverse_apply
 
 __all__ = ["HANDLED", "tracking_error", "tracking_error_batch"]
@@ -127,7 +128,7 @@ def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     """``(e, T v_d, d/dt(T v_d), ė)`` joint by joint for one state, joints of :data:`HANDLED`."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
+        code = topo[i, JTYPE]
         if not (
             code == REVOLUTE
             or code == PRISMATIC
@@ -136,7 +137,7 @@ def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
             or code == FREE_FLYER
         ):
             continue
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         _joint_tracking(
             code,
             q[iq0:iq1],
