@@ -56,7 +56,7 @@ from geomech.multibody._kernels.tables import (
     R_AXIS,
     TOPO_COLUMNS,
 )
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import carve
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
 
@@ -226,7 +226,7 @@ class CompiledModel:
 @njit(**JIT)
 def unpack(topo, packed):
     """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of
-    :attr:`CompiledModel.packed`.
+    :attr:`CompiledModel.packed` (the arrays laid end to end, in this order).
 
     Examples
     --------
@@ -234,7 +234,7 @@ def unpack(topo, packed):
     >>> from geomech.multibody import robots
     >>> from geomech.multibody._kernels.compiled import unpack
     >>> cm = robots.double_pendulum().compiled
-    >>> views = unpack.py_func(cm.topo, cm.packed)  # (for kernels: shown without compiling)
+    >>> views = unpack.py_func(cm.topo, cm.packed)  # the Python version of the kernel
     >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
     ...           cm.a0[0])
     >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
@@ -242,10 +242,16 @@ def unpack(topo, packed):
     """
     N = topo.shape[0] - 1
     nv = topo[N, IV]
-    placement, o = view(packed, 0, (N, 3, 4)), 12 * N
-    jparam, o = view(packed, o, (N, JPARAM_COLUMNS)), o + JPARAM_COLUMNS * N
-    inertia, o = view(packed, o, (N, 6, 6)), o + 36 * N
-    S, o = view(packed, o, (nv, 6)), o + 6 * nv
-    S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
-    T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
-    return placement, jparam, inertia, S, S_ring, T_user, packed[o : o + 6]
+    return carve(
+        packed,
+        0,
+        (
+            (N, 3, 4),  # placement
+            (N, JPARAM_COLUMNS),  # jparam
+            (N, 6, 6),  # inertia
+            (nv, 6),  # S
+            (nv, 6),  # S_ring
+            (N, 3, 4),  # T_user
+            (6,),  # a0
+        ),
+    )

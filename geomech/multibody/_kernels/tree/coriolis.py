@@ -52,7 +52,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     joint_velocity,
     tree_transforms,
 )
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "add_composite",
@@ -184,37 +184,27 @@ def coriolis_workspace(N, nv):
     """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one
     buffer.
     """
-    buf = np.empty(92 * N + 30 * nv + 84)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    vel = view(buf, 24 * N, (N, 6))  # body twists, ground coordinates
-    I_C, P_C = view(buf, 30 * N, (N, 10)), view(buf, 40 * N, (N, 10))  # ten parameters
-    h_C, B_C = view(buf, 50 * N, (N, 6)), view(buf, 56 * N, (N, 6, 6))  # B_C: any connection
-    o = 92 * N
-    Phi, Phi_dot = view(buf, o, (nv, 6)), view(buf, o + 6 * nv, (nv, 6))  # columns (rows), ground
-    F1, F2 = view(buf, o + 12 * nv, (6, nv)), view(buf, o + 18 * nv, (6, nv))  # f1, f2, f3 of
-    F3 = view(buf, o + 24 * nv, (6, nv))  # every joint, as columns
-    o += 30 * nv
-    W, B_i = view(buf, o, (6, 6)), view(buf, o + 36, (6, 6))
-    return (
-        E,
-        r,
-        E0,
-        r0,
-        vel,
-        Phi,
-        Phi_dot,
-        I_C,
-        P_C,
-        h_C,
-        B_C,
-        F1,
-        F2,
-        F3,
-        W,
-        B_i,
-        buf[o + 72 : o + 78],
-        buf[o + 78 : o + 84],
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 6),  # vel: body twists, ground coordinates
+            (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
+            (nv, 6),
+            (N, 10),  # I_C, P_C: ten parameters
+            (N, 10),
+            (N, 6),  # h_C
+            (N, 6, 6),  # B_C: any connection
+            (6, nv),  # F1, F2, F3: f1, f2, f3 of every joint, as columns
+            (6, nv),
+            (6, nv),
+            (6, 6),  # W, B_i
+            (6, 6),
+            (6,),  # x, y
+            (6,),
+        )
     )
 
 
@@ -452,13 +442,12 @@ def coriolis_transpose_product(
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(w)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r, vel, u, g1, g2, vJ, Phi_dot, t, z = workspace(
+        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,), (6,))
+    )
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, u, vJ = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
-    g1, g2, Phi_dot = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
-    t, z = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists of v and w, B_iᵀ u_i and I_i u_i ----------------------------
     _twists(parent, iv, S, E, r, v, vel, vJ)
@@ -520,11 +509,9 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
     (Niemeyer–Slotine; seed 001 §1.4).
     """
     a0 = np.zeros(6)
-    for k in range(3):
-        a0[3 + k] = -gravity[
-            k
-        ]  # the world accelerates upwards: gravity as a fictitious acceleration
-    vJ, wJ = np.empty(6), np.empty(6)
+    for k in range(3):  # the world accelerates upwards: gravity as a fictitious acceleration
+        a0[3 + k] = -gravity[k]
+    vJ, wJ = workspace(((6,), (6,)))
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
         joint_velocity(S, iv, i, v_ref, wJ)
@@ -598,9 +585,9 @@ def slotine_li_torques(
     """
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    h, t, z = np.empty(6), np.empty(6), np.empty(6)
+    E, r, vel, w, alpha, f, h, t, z = workspace(
+        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,))
+    )
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
     status = reference_state(

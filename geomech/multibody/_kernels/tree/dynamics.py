@@ -55,7 +55,7 @@ from geomech.multibody._kernels.status import (
 )
 from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import view, workspace
 
 __all__ = [
     "rnea",
@@ -91,10 +91,16 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
         all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(30 * N + 6)  # one allocation for the work arrays
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
-    vJ = buf[30 * N : 30 * N + 6]
+    E, r, vel, acc, f, vJ = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 6),  # vel, acc, f: twists, accelerations, body forces
+            (N, 6),
+            (N, 6),
+            (6,),  # vJ: Φ_i ν_i
+        )
+    )
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -182,7 +188,7 @@ def rnea_one(topo, packed, q, v, a, tau):
         v,
         a,
         a0,
-        packed[:0].reshape((0, 6)),
+        view(packed, 0, (0, 6)),  # no external forces
         tau,
     )
 
@@ -192,16 +198,20 @@ def rnea_one(topo, packed, q, v, a, tau):
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
 def crba_workspace(N, nv):
-    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, cut from one
-    buffer.
+    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, from one
+    allocation: ``(E, r, E0, r0, I_C, Phi, F)``.
     """
-    buf = np.empty(34 * N + 12 * nv)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    I_C = view(buf, 24 * N, (N, 10))  # composite inertias, ten parameters
-    Phi = view(buf, 34 * N, (nv, 6))  # Φ columns (rows), ground coordinates
-    F = view(buf, 34 * N + 6 * nv, (6, nv))  # the F2 columns of all joints
-    return E, r, E0, r0, I_C, Phi, F
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 10),  # I_C: composite inertias, ten parameters
+            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+            (6, nv),  # F: the F2 columns of all joints
+        )
+    )
 
 
 @njit(**FMA)
@@ -362,19 +372,28 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
 
 @njit(**JIT)
 def aba_workspace(N, nv):
-    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
-    buf = np.empty(78 * N + 19 * nv + 28)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
-    I_A = view(buf, 42 * N, (N, 6, 6))  # articulated inertias (upper triangles)
-    o = 78 * N
-    Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
-    Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
-    L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
-    o += 19 * nv
-    vJ, h, x, I10 = buf[o : o + 6], buf[o + 6 : o + 12], buf[o + 12 : o + 18], buf[o + 18 :]
-    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
+    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation:
+    ``(E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10)``.
+    """
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 6),  # vel, c, p_A: twists, velocity products, bias forces
+            (N, 6),
+            (N, 6),
+            (N, 6, 6),  # I_A: articulated inertias (upper triangles)
+            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+            (nv, 7),  # Z: rows [Z_i | z_i]
+            (nv, 6),  # L: rows iv_i.. of joint i: L_i
+            (6,),  # vJ, h, x: 6-vectors
+            (6,),
+            (6,),
+            (10,),  # I10: an inertia, ten parameters
+        )
+    )
 
 
 @njit(**FMA)
@@ -543,7 +562,7 @@ def aba_one(topo, packed, q, v, tau, a):
         v,
         tau,
         a0,
-        packed[:0].reshape((0, 6)),
+        view(packed, 0, (0, 6)),  # no external forces
         a,
     )
 
@@ -560,11 +579,10 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r, vel, vJ, h = workspace(((N, 3, 3), (N, 3), (N, 6), (6,), (6,)))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, vJ, h = np.empty((N, 6)), np.empty(6), np.empty(6)
     T = 0.0
     for i in range(N):
         joint_velocity(S, iv, i, v, vJ)
