@@ -8,7 +8,10 @@ The layer under :mod:`geomech.multibody`'s public functions:
 - :mod:`~.joints` — joint type codes, poses, ``q ⊕ v`` and ``q₁ ⊖ q₀``;
 - :mod:`~.kinematics`, :mod:`~.dynamics` — tree transforms, twists, Jacobians; RNEA, CRBA,
   ABA, kinetic energy;
-- :mod:`~.views` — C-contiguous views of one work allocation (without numba's reshape call);
+- :mod:`~.tables` (and ``cluster/tables.py``) — the named columns of the compiled tables
+  (``topo[i, PARENT]``, ``cbody[t, STACK]``);
+- :mod:`~.views` — a kernel's work arrays as consecutive views of one allocation, declared as
+  a tuple of shapes (:func:`~.views.workspace`, without numba's reshape call);
 - :mod:`~.status` — status codes, which :mod:`~.driver` turns into named errors;
 - :mod:`~.driver` — validation, batching (a single call is a batch of one) and opt-in
   threads for large batches (:func:`set_num_threads`).
