@@ -4,9 +4,9 @@ Built once per model (:attr:`MultibodyModel.compiled`, cached) in time and memor
 the number of bodies:
 
 ``topo`` (N + 1, 5) int64
-    Columns ``parent`` (−1 for the base), ``jtype`` (:mod:`~geomech.multibody._kernels.joints`
-    type code), ``iq`` and ``iv`` (offsets of each joint's block of ``q`` and ``v``; row N
-    holds ``nq`` and ``nv``) and ``iv_end`` (the end of body i's subtree in ``v``: bodies
+    Columns ``PARENT`` (−1 for the base), ``JTYPE`` (:mod:`~geomech.multibody._kernels.joints`
+    type code), ``IQ`` and ``IV`` (offsets of each joint's block of ``q`` and ``v``; row N
+    holds ``nq`` and ``nv``) and ``IV_END`` (the end of body i's subtree in ``v``: bodies
     are numbered depth-first, so the joints of the subtree of i own ``v[iv[i]:iv_end[i]]``;
     row N holds ``nv``).
 ``placement`` (N, 3, 4)
@@ -26,6 +26,10 @@ the number of bodies:
     hooks (``_pose``, ``_motion_subspace``, ``_motion_subspace_rate``): the two-stage path
     through which the same kernels serve every joint.
 
+The columns of ``topo`` and ``jparam`` are named in :mod:`~geomech.multibody._kernels.tables`
+(``topo[i, PARENT]``, ``jparam[i, PITCH]``); the arrays of one state are packed in
+:attr:`CompiledModel.packed` (:func:`unpack`).
+
 References
 ----------
 Seed 001 §1.2 (tree encoding); Featherstone 2008, §4.1–4.2.
@@ -37,7 +41,22 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels import joints as codes
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.jit import JIT
+from geomech.multibody._kernels.tables import (
+    AXIS,
+    E_SIN,
+    E_VERS,
+    IQ,
+    IV,
+    IV_END,
+    JPARAM_COLUMNS,
+    JTYPE,
+    PARENT,
+    PITCH,
+    R_AXIS,
+    TOPO_COLUMNS,
+)
+from geomech.multibody._kernels.views import carve
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
 
@@ -69,41 +88,41 @@ class CompiledModel:
     --------
     >>> from geomech.multibody import robots
     >>> cm = robots.double_pendulum().compiled
-    >>> cm.topo.tolist()   # parent, type code, iq, iv, iv_end
+    >>> cm.topo.tolist()   # PARENT, JTYPE, IQ, IV, IV_END
     [[-1, 1, 0, 0, 2], [0, 1, 1, 1, 2], [-1, -1, 2, 2, 2]]
     """
 
     def __init__(self, model):
         N, nv = model.n_bodies, model.nv
-        topo = np.full((N + 1, 5), -1, dtype=np.int64)
-        topo[:N, 0] = model.parent
-        topo[:N, 1] = [joint_code(j) for j in model.joints]
-        topo[:N, 2] = [s.start for s in model.q_slices]
-        topo[:N, 3] = [s.start for s in model.v_slices]
-        topo[N, 2], topo[N, 3] = model.nq, nv
+        topo = np.full((N + 1, TOPO_COLUMNS), -1, dtype=np.int64)
+        topo[:N, PARENT] = model.parent
+        topo[:N, JTYPE] = [joint_code(j) for j in model.joints]
+        topo[:N, IQ] = [s.start for s in model.q_slices]
+        topo[:N, IV] = [s.start for s in model.v_slices]
+        topo[N, IQ], topo[N, IV] = model.nq, nv
         last = np.arange(N)  # the last body of each subtree (the numbering is depth-first)
         for i in range(N - 1, -1, -1):
             if model.parent[i] >= 0:
                 last[model.parent[i]] = max(last[model.parent[i]], last[i])
-        topo[:N, 4] = topo[last + 1, 3]
-        topo[N, 4] = nv
+        topo[:N, IV_END] = topo[last + 1, IV]
+        topo[N, IV_END] = nv
         self.topo = topo
         self.placement = model.placements[:, :3, :].copy()
-        self.jparam = np.zeros((N, 25))
+        self.jparam = np.zeros((N, JPARAM_COLUMNS))
         self.S = np.zeros((1, nv, 6))
         self.user = []  # (body index, joint) of user-defined joints
         for i, joint in enumerate(model.joints):
             axis = getattr(joint, "axis", None)
-            if axis is not None and topo[i, 1] != codes.USER:
+            if axis is not None and topo[i, JTYPE] != codes.USER:
                 a = np.asarray(axis, dtype=float)
                 K = np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
                 RtT = model.placements[i, :3, :3].T
-                self.jparam[i, :3] = a
-                self.jparam[i, 3] = getattr(joint, "pitch", 0.0)
-                self.jparam[i, 4:13] = (-K @ RtT).ravel()
-                self.jparam[i, 13:22] = (K @ K @ RtT).ravel()
-                self.jparam[i, 22:25] = model.placements[i, :3, :3] @ a
-            if topo[i, 1] == codes.USER:
+                self.jparam[i, AXIS : AXIS + 3] = a
+                self.jparam[i, PITCH] = getattr(joint, "pitch", 0.0)
+                self.jparam[i, E_SIN : E_SIN + 9] = (-K @ RtT).ravel()
+                self.jparam[i, E_VERS : E_VERS + 9] = (K @ K @ RtT).ravel()
+                self.jparam[i, R_AXIS : R_AXIS + 3] = model.placements[i, :3, :3] @ a
+            if topo[i, JTYPE] == codes.USER:
                 self.user.append((i, joint))
             elif joint.nv:
                 self.S[0, model.v_slices[i]] = joint._Phi().T
@@ -204,10 +223,10 @@ class CompiledModel:
         return self._arrays
 
 
-@njit(cache=True, nogil=True)
+@njit(**JIT)
 def unpack(topo, packed):
     """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of
-    :attr:`CompiledModel.packed`.
+    :attr:`CompiledModel.packed` (the arrays laid end to end, in this order).
 
     Examples
     --------
@@ -215,18 +234,24 @@ def unpack(topo, packed):
     >>> from geomech.multibody import robots
     >>> from geomech.multibody._kernels.compiled import unpack
     >>> cm = robots.double_pendulum().compiled
-    >>> views = unpack.py_func(cm.topo, cm.packed)  # (for kernels: shown without compiling)
+    >>> views = unpack.py_func(cm.topo, cm.packed)  # the Python version of the kernel
     >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
     ...           cm.a0[0])
     >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
     True
     """
     N = topo.shape[0] - 1
-    nv = topo[N, 3]
-    placement, o = view(packed, 0, (N, 3, 4)), 12 * N
-    jparam, o = view(packed, o, (N, 25)), o + 25 * N
-    inertia, o = view(packed, o, (N, 6, 6)), o + 36 * N
-    S, o = view(packed, o, (nv, 6)), o + 6 * nv
-    S_ring, o = view(packed, o, (nv, 6)), o + 6 * nv
-    T_user, o = view(packed, o, (N, 3, 4)), o + 12 * N
-    return placement, jparam, inertia, S, S_ring, T_user, packed[o : o + 6]
+    nv = topo[N, IV]
+    return carve(
+        packed,
+        0,
+        (
+            (N, 3, 4),  # placement
+            (N, JPARAM_COLUMNS),  # jparam
+            (N, 6, 6),  # inertia
+            (nv, 6),  # S
+            (nv, 6),  # S_ring
+            (N, 3, 4),  # T_user
+            (6,),  # a0
+        ),
+    )

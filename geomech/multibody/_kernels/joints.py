@@ -1,10 +1,11 @@
 r"""Joint models for the compiled kernels: type codes, joint poses, ``q ⊕ v`` and ``q₁ ⊖ q₀``.
 
-Each built-in joint class has a type code; a joint's constant parameters lead its row of
-the compiled model's ``jparam``: ``param[:4] = [a_x, a_y, a_z, h]`` (unit axis and pitch). The
-functions here act on one joint of one state (``q`` and ``v`` are that joint's slices) and
-mirror the methods of :mod:`geomech.multibody.model.joints`, which stay the reference they are
-tested against:
+Each built-in joint class has a type code; a joint's constant parameters are its row of
+the compiled model's ``jparam``: unit axis ``param[AXIS:AXIS + 3]`` and pitch
+``param[PITCH]`` (:mod:`~geomech.multibody._kernels.tables`).
+The functions here act on one joint of one state (``q`` and ``v`` are that joint's slices)
+and mirror the methods of :mod:`geomech.multibody.model.joints`, which stay the reference
+they are tested against:
 
 - ``FIXED`` (nq = nv = 0): the identity;
 - ``REVOLUTE`` (1/1): :math:`(\exp(\theta\hat{\mathbf a}), 0)`, by Rodrigues;
@@ -31,6 +32,7 @@ import math
 
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.status import (
     NON_FINITE_RESULT,
     NOT_ON_MANIFOLD,
@@ -38,6 +40,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR_DIFFERENCE,
     pack,
 )
+from geomech.multibody._kernels.tables import AXIS, IQ, IV, JTYPE, PITCH
 
 __all__ = [
     "FIXED",
@@ -63,12 +66,10 @@ FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, PLANAR, SCHOENFLIES, FREE_FLYER,
 #: tolerance on the deviation of a quaternion's norm from 1 (geomech._validation.MANIFOLD_TOL)
 UNIT_TOL = 1e-6
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-_INLINE = dict(_JIT, inline="always")
 _IDENTITY = ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0))
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _sinc(x):
     """sin(x)/x with its Taylor series near 0."""
     if abs(x) < 1e-4:
@@ -76,11 +77,10 @@ def _sinc(x):
     return math.sin(x) / x
 
 
-@njit(**_INLINE)
-def _axis_rotation(a, theta):
-    """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â."""
+@njit(**INLINE)
+def _axis_rotation(x, y, z, theta):
+    """Rodrigues: the rows of R = 1 + sin θ K + (1 − cos θ) K², K = â, a = (x, y, z)."""
     s, c = math.sin(theta), 1.0 - math.cos(theta)
-    x, y, z = a[0], a[1], a[2]
     return (
         (1.0 - c * (y * y + z * z), -s * z + c * x * y, s * y + c * x * z),
         (s * z + c * x * y, 1.0 - c * (x * x + z * z), -s * x + c * y * z),
@@ -88,14 +88,14 @@ def _axis_rotation(a, theta):
     )
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def _rot_z(theta):
     """The rows of the rotation by θ about z."""
     s, c = math.sin(theta), math.cos(theta)
     return (c, -s, 0.0), (s, c, 0.0), (0.0, 0.0, 1.0)
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def _quat_rotation(qx, qy, qz, qw):
     """Whether the quaternion (x, y, z, w) is of unit norm, and the rows of its rotation.
 
@@ -110,7 +110,7 @@ def _quat_rotation(qx, qy, qz, qw):
     )
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def joint_pose(code, param, q):
     """Pose of the child frame in the joint frame: ``(ok, R, p)``, ``R`` as a tuple of rows.
 
@@ -118,13 +118,14 @@ def joint_pose(code, param, q):
     them with the placement without a round trip through memory (:func:`.tree_transforms`).
     """
     zero = (0.0, 0.0, 0.0)
-    if code == REVOLUTE:
-        return True, _axis_rotation(param, q[0]), zero
-    if code == PRISMATIC:
-        return True, _IDENTITY, (q[0] * param[0], q[0] * param[1], q[0] * param[2])
-    if code == HELICAL:
-        d = param[3] * q[0]
-        return True, _axis_rotation(param, q[0]), (d * param[0], d * param[1], d * param[2])
+    if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
+        x, y, z = param[AXIS], param[AXIS + 1], param[AXIS + 2]
+        if code == REVOLUTE:
+            return True, _axis_rotation(x, y, z, q[0]), zero
+        if code == PRISMATIC:
+            return True, _IDENTITY, (q[0] * x, q[0] * y, q[0] * z)
+        d = param[PITCH] * q[0]
+        return True, _axis_rotation(x, y, z, q[0]), (d * x, d * y, d * z)
     if code == SPHERICAL:
         ok, R = _quat_rotation(q[0], q[1], q[2], q[3])
         return ok, R, zero
@@ -141,7 +142,7 @@ def joint_pose(code, param, q):
 # ----------------------------------------------------------------------------------------
 # q ⊕ v and q1 ⊖ q0 (joint by joint; the joints' _integrate / _difference in numbers)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _quat_times_exp(q, w0, w1, w2, out):
     """Out = q ⊗ exp(ω/2) normalised (Spherical._integrate)."""
     th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
@@ -156,7 +157,7 @@ def _quat_times_exp(q, w0, w1, w2, out):
     out[0], out[1], out[2], out[3] = ox / n, oy / n, oz / n, ow / n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _quat_log_between(q0, q1, out):
     """Out = log(q0⁻¹ ⊗ q1) as a rotation vector, angle in [0, π] (quat_log)."""
     x, y, z, w = -q0[0], -q0[1], -q0[2], q0[3]
@@ -171,7 +172,7 @@ def _quat_log_between(q0, q1, out):
     out[0], out[1], out[2] = k * dx, k * dy, k * dz
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _planar_step(theta0, w, vx, vy):
     """Displacement R(θ0) V(ω) v of the SE(2) step exp([ω; v]) (joints._planar_step)."""
     s = _sinc(0.5 * w)
@@ -179,7 +180,7 @@ def _planar_step(theta0, w, vx, vy):
     return s * (c * vx - sn * vy), s * (sn * vx + c * vy)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _planar_difference(dtheta, theta0, dx, dy):
     """Body (v_x, v_y) of the SE(2) difference; (nan, nan) where sinc(Δθ/2) vanishes."""
     s = _sinc(0.5 * dtheta)
@@ -190,7 +191,7 @@ def _planar_difference(dtheta, theta0, dx, dy):
     return (c * dx - sn * dy) / s, (sn * dx + c * dy) / s
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
     """Out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
     th2 = w0 * w0 + w1 * w1 + w2 * w2
@@ -224,7 +225,7 @@ def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
         )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_integrate(code, q, v, dt, out):
     """Out = q ⊕ v dt for one joint (Joint._integrate); USER joints are not handled here."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
@@ -258,7 +259,7 @@ def joint_integrate(code, q, v, dt, out):
         _quat_times_exp(q[3:7], w0, w1, w2, out[3:7])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_difference(code, q0, q1, out):
     """Out = q1 ⊖ q0 for one joint (Joint._difference); False where it is singular."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
@@ -296,19 +297,19 @@ def joint_difference(code, q0, q1, out):
 # ----------------------------------------------------------------------------------------
 # the whole configuration, joint by joint (MultibodyModel.integrate / difference)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _quaternion_ok(q):
     n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
     return abs(n - 1.0) <= UNIT_TOL
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def integrate(topo, q, v, dt, out):
     """``out = q ⊕ v dt`` joint by joint for one state; USER joints are left to their hooks."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        code = topo[i, JTYPE]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         if code != USER and code != FIXED:
             joint_integrate(code, q[iq0:iq1], v[iv0:iv1], dt, out[iq0:iq1])
     for x in out:
@@ -317,30 +318,27 @@ def integrate(topo, q, v, dt, out):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def integrate_batch(topo, Q, V, DT, OUT, status):
     """:func:`integrate` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
         status[b] = integrate(
             topo,
-            Q[b if Q.shape[0] > 1 else 0],
-            V[b if V.shape[0] > 1 else 0],
-            DT[b if DT.shape[0] > 1 else 0],
+            at(Q, b),
+            at(V, b),
+            at(DT, b),
             OUT[b],
         )
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def difference(topo, q0, q1, out):
     """``out = q1 ⊖ q0`` joint by joint for one state; USER joints are left to their hooks."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        code = topo[i, JTYPE]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         if code == USER or code == FIXED:
             continue
         a, b = q0[iq0:iq1], q1[iq0:iq1]
@@ -353,14 +351,9 @@ def difference(topo, q0, q1, out):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def difference_batch(topo, Q0, Q1, OUT, status):
     """:func:`difference` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
-        status[b] = difference(
-            topo, Q0[b if Q0.shape[0] > 1 else 0], Q1[b if Q1.shape[0] > 1 else 0], OUT[b]
-        )
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
+        status[b] = difference(topo, at(Q0, b), at(Q1, b), OUT[b])
+    return first_failure(status)

@@ -15,6 +15,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT
+
 __all__ = ["cholesky", "cholesky_inverse", "SINGULAR_RTOL"]
 
 #: A block counts as singular when a pivot of its Cholesky factorisation is at most this
@@ -22,7 +24,7 @@ __all__ = ["cholesky", "cholesky_inverse", "SINGULAR_RTOL"]
 SINGULAR_RTOL = 1e-12
 
 
-@njit(cache=True, nogil=True, error_model="numpy", inline="always")
+@njit(**INLINE)
 def cholesky(D, d, scale, L):
     """``L`` lower triangular with ``L Lᵀ = D`` (d×d SPD, its lower triangle read); False when a
     pivot ≤ rtol·scale.
@@ -51,7 +53,7 @@ def cholesky(D, d, scale, L):
     return True
 
 
-@njit(cache=True, nogil=True, error_model="numpy")
+@njit(**JIT)
 def cholesky_inverse(D, d, scale, Dinv, L):
     """``Dinv`` = the inverse of the SPD d×d block ``D`` by Cholesky; False when a pivot ≤
     rtol·scale.

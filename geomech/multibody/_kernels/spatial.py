@@ -30,6 +30,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE
+
 __all__ = [
     "cross_motion",
     "cross_force",
@@ -56,10 +58,8 @@ __all__ = [
     "sym_matvec6",
 ]
 
-_JIT = dict(cache=True, nogil=True, inline="always", error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**INLINE)
 def cross_motion(v, m, out):
     r""":math:`(\mathbf v\times)\mathbf m = [\boldsymbol\omega\times\mathbf m_\omega;\;
     \boldsymbol\omega\times\mathbf m_v + \mathbf v_v\times\mathbf m_\omega]` (added to ``out``).
@@ -73,7 +73,7 @@ def cross_motion(v, m, out):
     out[5] += w0 * m[4] - w1 * m[3] + u0 * m[1] - u1 * m[0]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def cross_force(v, f, out):
     r""":math:`(\mathbf v\times^*)\mathbf f = [\boldsymbol\omega\times\mathbf n +
     \mathbf v_v\times\mathbf f;\; \boldsymbol\omega\times\mathbf f]` (added to ``out``).
@@ -87,7 +87,7 @@ def cross_force(v, f, out):
     out[5] += w0 * f[4] - w1 * f[3]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def transform_motion(E, r, m, out):
     r"""``out = X m``: :math:`[\mathbf E\boldsymbol\omega;\ \mathbf E(\mathbf v - \mathbf r
     \times\boldsymbol\omega)]` (``out`` may not alias ``m``).
@@ -100,7 +100,7 @@ def transform_motion(E, r, m, out):
         out[k + 3] = E[k, 0] * t0 + E[k, 1] * t1 + E[k, 2] * t2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def transform_motion_transpose(E, r, m, out):
     r"""``out = X⁻¹ m`` for a motion vector in frame i: :math:`[\mathbf E^\top\boldsymbol\omega;\
     \mathbf E^\top\mathbf v + \mathbf r\times\mathbf E^\top\boldsymbol\omega]`.
@@ -120,7 +120,7 @@ def transform_motion_transpose(E, r, m, out):
     out[5] = u2 + r0 * w1 - r1 * w0
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def force_to_parent(E, r, f, out, accumulate):
     r"""``out (+)= Xᵀ f`` (a wrench of frame i moved to frame p(i)):
     :math:`[\mathbf E^\top\mathbf n + \mathbf r\times\mathbf E^\top\mathbf f;\ \mathbf E^\top\mathbf
@@ -148,13 +148,13 @@ def force_to_parent(E, r, f, out, accumulate):
         out[0], out[1], out[2], out[3], out[4], out[5] = n0, n1, n2, g0, g1, g2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def transform_force_transpose(E, r, f, out):
     """``out += Xᵀ f`` (:func:`force_to_parent` accumulating)."""
     force_to_parent(E, r, f, out, True)
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def matvec6(M, x, out):
     """``out = M x`` for a 6×6 ``M``."""
     x0, x1, x2, x3, x4, x5 = x[0], x[1], x[2], x[3], x[4], x[5]  # in registers across the stores
@@ -164,7 +164,7 @@ def matvec6(M, x, out):
         )
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def matTvec6(M, x, out):
     """``out = Mᵀ x`` for a 6×6 ``M``."""
     for k in range(6):
@@ -174,7 +174,7 @@ def matTvec6(M, x, out):
         out[k] = s
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_times(I, v, out):  # noqa: E741
     r"""``out = I v`` for a matrix of spatial-inertia form (body and composite inertias).
 
@@ -194,7 +194,7 @@ def inertia_times(I, v, out):  # noqa: E741
     out[5] = m * u2 - (h0 * w1 - h1 * w0)
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def body_force(I, v, a, out):  # noqa: E741
     r"""``out = I a + v ×* I v``: the force a rigid body needs for the twist ``v`` and the
     acceleration ``a`` (seed 001 eq. 12; Featherstone 2008, eq. 5.9), ``I`` of
@@ -241,7 +241,7 @@ def body_force(I, v, a, out):  # noqa: E741
     out[5] = m * c2 - (h0 * b1 - h1 * b0) + (w0 * p1 - w1 * p0)
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_congruence(E, r, I, out):  # noqa: E741
     r"""``out += Xᵀ I X`` for a matrix of spatial-inertia form (cheap parallel-axis form).
 
@@ -292,7 +292,7 @@ def inertia_congruence(E, r, I, out):  # noqa: E741
     out[5, 5] += m
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def congruence(E, r, M, W, out):
     r"""``out += Xᵀ M X`` for a 6×6 ``M`` (a body operator of frame i moved to frame p(i)).
 
@@ -334,7 +334,7 @@ def congruence(E, r, M, W, out):
         out[5, j] += y2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def congruence_sym(E, r, M, W, out):
     r"""``out += Xᵀ M X`` for a symmetric 6×6 ``M`` (articulated inertias), upper triangle first.
 
@@ -393,7 +393,7 @@ def congruence_sym(E, r, M, W, out):
                     out[3 + j, 3 + i] += D[i, j]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
     """``(R_out, p_out) = (Ra, pa) ∘ (Rb, pb)``: ``R = Ra Rb``, ``p = pa + Ra pb``."""
     for i in range(3):
@@ -402,13 +402,13 @@ def compose_pose(Ra, pa, Rb, pb, R_out, p_out):
             R_out[i, j] = Ra[i, 0] * Rb[0, j] + Ra[i, 1] * Rb[1, j] + Ra[i, 2] * Rb[2, j]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def dot6(a, b):
     """``aᵀ b`` of two 6-vectors (a motion vector paired with a force, or any two)."""
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def compose_transforms(E1, r1, E2, r2, E_out, r_out):
     r"""``(E_out, r_out)`` = the Plücker pair of :math:`\mathbf X_1\mathbf X_2`: ``E = E1 E2``, ``r
     = r2 + E2ᵀ r1``.
@@ -445,7 +445,7 @@ def compose_transforms(E1, r1, E2, r2, E_out, r_out):
 # Table A.1). Rates of inertias (m = 0) have the same form.
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_params(M, p):
     """``p`` (10,) = the parameters of a 6×6 matrix of rigid-body-inertia form ``M``."""
     p[0] = M[5, 5]
@@ -454,7 +454,7 @@ def inertia_params(M, p):
     p[7], p[8], p[9] = M[0, 2], M[1, 2], M[2, 2]
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_params_transform(E, r, p, out):
     r"""``out`` = the parameters of :math:`\mathbf X^\top\mathbf I(p)\mathbf X` for ``X = (E, r)``.
 
@@ -498,7 +498,7 @@ def inertia_params_transform(E, r, p, out):
     out[9] = a22 + d - 2.0 * r2 * y2 - m * r2 * r2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_params_times(p, x, out):
     r"""``out = I(p) x``: :math:`[\bar{\mathbf I}\boldsymbol\omega + \mathbf h\times\mathbf u;\
     m\mathbf u - \mathbf h\times\boldsymbol\omega]` for ``x = [ω; u]``.
@@ -516,7 +516,7 @@ def inertia_params_times(p, x, out):
     out[0], out[1], out[2] = n0, n1, n2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_params_rate(p, v, out):
     r"""``out`` = the parameters of :math:`(\mathbf v\times^*)\mathbf I - \mathbf I(\mathbf
     v\times)`.
@@ -553,7 +553,7 @@ def inertia_params_rate(p, v, out):
     out[9] = 2.0 * a22 - 2.0 * h2 * u2 + uh2
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def inertia_params_matrix(p, out):
     r"""``out`` (6, 6) = the matrix :math:`[[\bar{\mathbf I}, \mathbf h\times], [(\mathbf h
     \times)^\top, m\mathbf 1]]` of the parameters ``p`` (the inverse of :func:`inertia_params`).
@@ -573,7 +573,7 @@ def inertia_params_matrix(p, out):
     out[5, 3], out[5, 4], out[5, 5] = 0.0, 0.0, m
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def trace_about(M, c):
     r"""The trace of a symmetric 6×6 force-from-motion matrix ``M`` (an articulated inertia)
     re-expressed about the point ``c`` (same axes): invariant under rotations of the frame.
@@ -598,7 +598,7 @@ def trace_about(M, c):
     return tr_A + 2.0 * tr_BP + (1.0 + c0 * c0 + c1 * c1 + c2 * c2) * tr_C - cCc
 
 
-@njit(**_JIT)
+@njit(**INLINE)
 def sym_matvec6(M, x, out):
     """``out = M x`` for a symmetric 6×6 ``M`` of which only the upper triangle is read.
 

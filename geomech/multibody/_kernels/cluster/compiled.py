@@ -4,17 +4,22 @@ Seed 004's algorithms run on the cluster connectivity tree (C-CT) and need, besi
 spanning tree's arrays (:mod:`~geomech.multibody._kernels.compiled`):
 
 ``cbody`` (N, 4) int64
-    Per body ``i``: its cluster, its slot in the cluster (position in regular order), its
-    output body :math:`\Lambda(i)` (nearest ancestor outside the cluster, −1 for the base)
-    and, in row ``t``, the ``t``-th body in cluster order (clusters in regular order, each
-    cluster's bodies in regular order: the stack order of seed 004 eq. 11).
+    Per body ``i``: its cluster (column ``CLUSTER``), its slot in the cluster (``SLOT``:
+    position in regular order), its output body :math:`\Lambda(i)` (``OUTPUT``: nearest
+    ancestor outside the cluster, −1 for the base) and, in row ``t``, the ``t``-th body in
+    cluster order (``STACK``: clusters in regular order, each cluster's bodies in regular
+    order, the stack order of seed 004 eq. 11).
 ``cclus`` (N_C + 1, 4) int64
-    Per cluster ``k``: parent cluster :math:`\lambda(k)` (−1 for the base), offset of its
-    bodies in cluster order, offset of its independent speeds in ``yidx`` and offset of its
-    articulated inertia (a dense :math:`6n_b\times 6n_b` block) in a flat work array; row
-    :math:`N_C` holds the totals.
+    Per cluster ``k``: parent cluster :math:`\lambda(k)` (``PARENT_CLUSTER``, −1 for the
+    base), offset of its bodies in cluster order (``FIRST_BODY``), offset of its independent
+    speeds in ``yidx`` (``FIRST_Y``) and offset of its articulated inertia (a dense
+    :math:`6n_b\times 6n_b` block) in a flat work array (``IA_OFFSET``); row :math:`N_C`
+    holds the totals.
 ``yidx`` (nv,) int64
     The positions in ``v`` of each cluster's independent speeds :math:`\dot y_k`.
+
+The column names are those of :mod:`~geomech.multibody._kernels.cluster.tables`, which also
+lists the tables of the constraint kernel (``kc``, ``lpi``, ``lpf``, ``cpi``, ``cpe``).
 
 The constraint data are per state: ``Gc`` (n_s, m_max) holds, in row ``j`` (a spanning-tree
 speed of a body of cluster ``k``), the entries of :math:`G_k` over the cluster's independent
@@ -49,6 +54,30 @@ import numpy as np
 
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.cluster import constraints as CC
+from geomech.multibody._kernels.cluster.tables import (
+    CBODY_COLUMNS,
+    CCLUS_COLUMNS,
+    CLUSTER,
+    CP_CLUSTER,
+    CP_COLUMNS,
+    CP_ROW,
+    CPE_COLUMNS,
+    FIRST_Y,
+    FP_E,
+    FP_R,
+    FS_E,
+    FS_R,
+    KC_COLUMNS,
+    KERNEL,
+    LOOP_AXIS,
+    LOOP_FLOAT,
+    LOOP_INT,
+    LOOP_PHI,
+    LOOP_PITCH,
+    OUTPUT,
+    SLOT,
+    STACK,
+)
 from geomech.multibody._kernels.compiled import joint_code
 
 __all__ = ["ClusterLayout", "cluster_layout"]
@@ -87,16 +116,16 @@ class ClusterLayout:
                       for i in range(N)]  # fmt: skip
             del cluster_of
         NC = len(groups)
-        cbody = np.zeros((N, 4), dtype=np.int64)
-        cclus = np.zeros((NC + 1, 4), dtype=np.int64)
+        cbody = np.zeros((N, CBODY_COLUMNS), dtype=np.int64)
+        cclus = np.zeros((NC + 1, CCLUS_COLUMNS), dtype=np.int64)
         yidx, t, ny, nia = [], 0, 0, 0
         self.mmax = self.lmax = 1
         static = []
         for k, (bodies, parent, out, y, constrained, coupling_only) in enumerate(groups):
-            cclus[k] = (parent, t, ny, nia)
+            cclus[k] = (parent, t, ny, nia)  # PARENT_CLUSTER, FIRST_BODY, FIRST_Y, IA_OFFSET
             for s, (b, o) in enumerate(zip(bodies, out, strict=True)):
-                cbody[b, 0], cbody[b, 1], cbody[b, 2] = k, s, o
-                cbody[t, 3] = b
+                cbody[b, CLUSTER], cbody[b, SLOT], cbody[b, OUTPUT] = k, s, o
+                cbody[t, STACK] = b
                 t += 1
             yidx.extend(int(j) for j in y)
             ny += len(y)
@@ -113,7 +142,7 @@ class ClusterLayout:
         cols = np.zeros((n_s, self.mmax), dtype=np.int64)
         mask = np.zeros((n_s, self.mmax))
         for k, (bodies, *_rest) in enumerate(groups):
-            y = self.yidx[cclus[k, 2] : cclus[k + 1, 2]]
+            y = self.yidx[cclus[k, FIRST_Y] : cclus[k + 1, FIRST_Y]]
             for b in bodies:
                 for j in range(st.v_slices[b].start, st.v_slices[b].stop):
                     rows[j, : y.size], cols[j, : y.size], mask[j, : y.size] = j, y, 1.0
@@ -160,12 +189,12 @@ class ClusterLayout:
 
     def _build_kernel_tables(self, model, G0):
         NC, n_s = self.n_clusters, self.n_s
-        kc = np.zeros((NC, 9), dtype=np.int64)
+        kc = np.zeros((NC, KC_COLUMNS), dtype=np.int64)
         kcol, span, lpi, lpf = [], [], [], []
         loc = np.zeros(n_s, dtype=np.int64)
         cpi, cpe, cpc = [], [], []
         python_rows = []
-        sizes = np.zeros(5, dtype=np.int64)
+        sizes = np.zeros(5, dtype=np.int64)  # the largest (n_c, n_aux, n_rows, n_D, m)
         for k, c in enumerate(model.clusters):
             cols = np.asarray(c.v_index, dtype=np.int64)
             for t, j in enumerate(cols):
@@ -174,9 +203,9 @@ class ClusterLayout:
                 if con.kind == "coupling":  # residual of every coupling; K rows if kernel
                     e0 = len(cpe)
                     for j, iq, coef in zip(con.v_index, con.q_index, con._q_row, strict=True):
-                        cpe.append((int(j), int(iq)))
+                        cpe.append((int(j), int(iq)))  # CPE_SPEED, CPE_Q
                         cpc.append(float(coef))
-                    cpi.append([k, -1, e0, len(cpe)])
+                    cpi.append([k, -1, e0, len(cpe)])  # CP_CLUSTER, CP_ROW, CP_FIRST, CP_END
             if not c.constraints or all(con.kind == "coupling" for con in c.constraints):
                 continue
             if not self._kernel_mode(model, c):
@@ -190,27 +219,30 @@ class ClusterLayout:
                 if con.kind == "loop":
                     nva = con.nv_aux
                     D.extend(nc + na + d for d in range(nva))
+                    # LOOP_CLUSTER, LOOP_PRED, LOOP_SUCC, LOOP_ROW, LOOP_AUX, LOOP_NV, LOOP_JTYPE
                     lpi.append([k, con.pred, con.succ, row, na, nva, joint_code(con.joint)])
-                    f = np.zeros(CC.LOOP_FLOAT)
-                    f[0:9], f[9:12] = con.Tp[:3, :3].T.ravel(), con.Tp[:3, 3]
-                    f[12:21], f[21:24] = con.Ts[:3, :3].T.ravel(), con.Ts[:3, 3]
+                    f = np.zeros(LOOP_FLOAT)
+                    f[FP_E : FP_E + 9], f[FP_R : FP_R + 3] = con.Tp[:3, :3].T.ravel(), con.Tp[:3, 3]
+                    f[FS_E : FS_E + 9], f[FS_R : FS_R + 3] = con.Ts[:3, :3].T.ravel(), con.Ts[:3, 3]
                     Phi = np.zeros((6, 6))
                     Phi[:, :nva] = con.joint._Phi()
-                    f[24:60] = Phi.ravel()
-                    f[60:63] = getattr(con.joint, "axis", np.zeros(3))
-                    f[63] = getattr(con.joint, "pitch", 0.0)
+                    f[LOOP_PHI : LOOP_PHI + 36] = Phi.ravel()
+                    f[LOOP_AXIS : LOOP_AXIS + 3] = getattr(con.joint, "axis", np.zeros(3))
+                    f[LOOP_PITCH] = getattr(con.joint, "pitch", 0.0)
                     lpf.append(f)
                     row += 6
                     na += nva
                 else:
-                    cpi[[i for i, x in enumerate(cpi) if x[0] == k and x[1] < 0][0]][1] = row
+                    mine = [x for x in cpi if x[CP_CLUSTER] == k and x[CP_ROW] < 0]
+                    mine[0][CP_ROW] = row
                     row += 1
             m = len(Y)
             if row < len(D):  # fewer rows than unknowns: leave it to the Python objects
                 python_rows.extend(int(j) for j in cols)
                 del lpi[l0:], lpf[l0:]
                 continue
-            kc[k] = (CC.KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span))
+            # MODE, N_SPAN, N_AUX, N_ROWS, N_DEP, KCOL_OFFSET, FIRST_LOOP, END_LOOP, SPAN_OFFSET
+            kc[k] = (KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span))
             kcol.extend(Y + D)
             span.extend(int(j) for j in cols)
             sizes = np.maximum(sizes, [nc, na, row, len(D), m])
@@ -222,10 +254,10 @@ class ClusterLayout:
             np.asarray(kcol, dtype=i64),
             np.asarray(span, dtype=i64),
             loc,
-            np.asarray(lpi, dtype=i64).reshape(-1, CC.LOOP_INT),
-            np.asarray(lpf, dtype=float).reshape(-1, CC.LOOP_FLOAT),
-            np.asarray(cpi, dtype=i64).reshape(-1, 4),
-            np.asarray(cpe, dtype=i64).reshape(-1, 2),
+            np.asarray(lpi, dtype=i64).reshape(-1, LOOP_INT),
+            np.asarray(lpf, dtype=float).reshape(-1, LOOP_FLOAT),
+            np.asarray(cpi, dtype=i64).reshape(-1, CP_COLUMNS),
+            np.asarray(cpe, dtype=i64).reshape(-1, CPE_COLUMNS),
             np.asarray(cpc, dtype=float),
             np.ascontiguousarray(G0),
             sizes,

@@ -66,16 +66,51 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.cluster.tables import (
+    CLUSTER,
+    CP_CLUSTER,
+    CP_END,
+    CP_FIRST,
+    CP_ROW,
+    CPE_Q,
+    CPE_SPEED,
+    END_LOOP,
+    FIRST_BODY,
+    FIRST_LOOP,
+    FIRST_Y,
+    FP_E,
+    FP_R,
+    FS_E,
+    FS_R,
+    KCOL_OFFSET,
+    KERNEL,
+    LOOP_AUX,
+    LOOP_AXIS,
+    LOOP_JTYPE,
+    LOOP_NV,
+    LOOP_PHI,
+    LOOP_PITCH,
+    LOOP_PRED,
+    LOOP_ROW,
+    LOOP_SUCC,
+    MODE,
+    N_AUX,
+    N_DEP,
+    N_ROWS,
+    N_SPAN,
+    OUTPUT,
+    SPAN_OFFSET,
+    STACK,
+)
+from geomech.multibody._kernels.jit import JIT, at
 from geomech.multibody._kernels.joints import HELICAL, PRISMATIC, REVOLUTE, SPHERICAL
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import OK, SINGULAR, pack
-from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
-    "KERNEL",
-    "LOOP_INT",
-    "LOOP_FLOAT",
     "householder_qr",
     "qr_solve",
     "make_work",
@@ -83,24 +118,13 @@ __all__ = [
     "cluster_constraints_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-
-#: cluster mode: its G, g and Ġ are computed by :func:`cluster_constraints`
-KERNEL = 1
-#: columns of the per-loop integer table ``lpi``: cluster, predecessor, successor (−1 for
-#: the base), first row in the cluster, first auxiliary column, loop joint's nv, type code
-LOOP_INT = 7
-#: columns of the per-loop float table ``lpf``: ``(E, r)`` of :math:`{}^{F_P}\mathbf X_P`
-#: (9 + 3), of :math:`{}^{F_S}\mathbf X_S` (9 + 3), :math:`\boldsymbol\Phi_L` (6 × 6, row
-#: major, the first ``nv`` columns used), the joint's axis (3) and pitch (1)
-LOOP_FLOAT = 64
 _SINGULAR_RTOL = 1e-10
 
 
 # ----------------------------------------------------------------------------------------
 # small dense least squares: Householder QR (LAPACK's dgeqr2 / dormqr, unblocked)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def householder_qr(A, m, n, tau):
     r"""Householder QR of ``A[:m, :n]`` in place (:math:`m \ge n`): ``R`` on and above the
     diagonal, the reflectors :math:`H_j = \mathbf 1 - \tau_j v_jv_j^\top` (:math:`v_j[j] = 1`)
@@ -138,7 +162,7 @@ def householder_qr(A, m, n, tau):
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def qr_solve(A, m, n, tau, B, nb, X):
     r"""Least-squares solution ``X[:n, :nb]`` of :math:`A X = B` from :func:`householder_qr`:
     :math:`X = R^{-1}(Q^\top B)_{1..n}` (``B[:m, :nb]`` is overwritten by :math:`Q^\top B`).
@@ -163,7 +187,7 @@ def qr_solve(A, m, n, tau, B, nb, X):
 # ----------------------------------------------------------------------------------------
 # helpers on poses and motion vectors
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _compose(E1, r1, E2, r2, E, r):
     r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`."""
     for a in range(3):
@@ -172,7 +196,7 @@ def _compose(E1, r1, E2, r2, E, r):
             E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _frame_pose(inside, Eo, ro, Eloc, rloc, R, p):
     r"""Pose ``(R, p)`` in the output body's frame of a loop frame on a body with
     :math:`{}^i\mathbf X_{\Lambda} = (E_o, r_o)` (identity when the body is outside the
@@ -190,7 +214,7 @@ def _frame_pose(inside, Eo, ro, Eloc, rloc, R, p):
             p[a] = rloc[a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _axis_angle(R, ax):
     r"""Angle of the rotation about the unit axis ``ax`` closest to ``R``:
     :math:`\sin\theta = \mathbf a\cdot\mathrm{vee}(\tfrac12(R - R^\top))`,
@@ -207,7 +231,7 @@ def _axis_angle(R, ax):
     return np.arctan2(s, c)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _loop_residual(code, ax, pitch, EX, pM, W, K):
     r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
     :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (module docstring); ``W``, ``K`` (3, 3)
@@ -249,15 +273,15 @@ def _loop_residual(code, ax, pitch, EX, pM, W, K):
     return res
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
     r""":math:`{}^{F_S}\mathbf X_{F_P} = (E_X, r_X)` of a loop: :math:`E_X = R_M^\top`,
     :math:`r_X = p_M` with :math:`M = T_{F_P}^{-1}T_{F_S}` (poses in the output body's frame).
     """
-    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], f[0:9].reshape((3, 3)), f[9:12], Rp, pp)
-    _frame_pose(
-        sin_, Eo[max(succ, 0)], ro[max(succ, 0)], f[12:21].reshape((3, 3)), f[21:24], Rs, ps
-    )
+    Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+    Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+    _frame_pose(pin, Eo[max(pred, 0)], ro[max(pred, 0)], Ep, rp, Rp, pp)
+    _frame_pose(sin_, Eo[max(succ, 0)], ro[max(succ, 0)], Es, rs, Rs, ps)
     for a in range(3):
         x = 0.0
         for b in range(3):
@@ -269,47 +293,52 @@ def _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX):
         rX[a] = x
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def make_work(N, nc, na, nr, nD, m):
     """Work arrays of :func:`cluster_constraints` for at most ``nc`` spanning and ``na``
     auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
     """
     nc, na, nr, nD, m = max(nc, 1), max(na, 1), max(nr, 1), max(nD, 1), max(m, 1)
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.zeros((N, nc, 6)),
-        np.zeros((N, nc, 6)),
-        np.empty((nr, nc + na)),
-        np.empty((nr, nD)),
-        np.empty(nD),
-        np.empty((nr, m)),
-        np.empty((nD, m)),
-        np.empty((nc + na, m)),
-        np.empty(nc),
-        np.empty((3, 3)),
-        np.empty((3, 3)),
-        np.empty((3, 3)),
-        np.empty(3),
-        np.empty((3, 3)),
-        np.empty(3),
-        np.empty((3, 3)),
-        np.empty(3),
-        np.empty(6),
-        np.empty(6),
-        np.empty(6),
-        np.empty(6),
-        np.empty(6),
-        np.empty(6),
+    work = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
+            (N, 3),
+            (N, nc, 6),  # Jc, Jd: in-cluster Jacobians and their rates
+            (N, nc, 6),
+            (nr, nc + na),  # K
+            (nr, nD),  # AD: K_D, then its QR
+            (nD,),  # tau: the reflectors' factors
+            (nr, m),  # B
+            (nD, m),  # X
+            (nc + na, m),  # Gk
+            (nc,),  # w: q̇ of the cluster
+            (3, 3),  # W, W2, Rp, pp, Rs, ps, Xm, rX
+            (3, 3),
+            (3, 3),
+            (3,),
+            (3, 3),
+            (3,),
+            (3, 3),
+            (3,),
+            (6,),  # m6, n6, vFP, vFS, Kd, Xv
+            (6,),
+            (6,),
+            (6,),
+            (6,),
+            (6,),
+        )
     )
+    work[4][:] = 0.0  # Jc and Jd start at zero
+    work[5][:] = 0.0
+    return work
 
 
 # ----------------------------------------------------------------------------------------
 # one state
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_constraints(
     topo,
     placement,
@@ -339,14 +368,14 @@ def cluster_constraints(
     r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
     returns ``(status, residual)``.
 
-    ``kc`` (N_C, 9) per cluster: mode (:data:`KERNEL` or not), spanning columns
-    :math:`n_c`, auxiliary columns, rows, dependent columns :math:`n_D`, offset in ``kcol``
-    (the :math:`m` independent then the :math:`n_D` dependent local columns), first and
-    last loop in ``lpi``/``lpf``, offset in ``span`` (the spanning speed of each local
-    column). ``loc`` (n_s) is the local column of each spanning speed. ``cpi`` (n_cp, 4)
-    per coupling: cluster, local row, first and last entry in ``cpe`` (spanning speed and
-    ``q`` index) and ``cpc`` (coefficients). Clusters not in :data:`KERNEL` mode keep the
-    rows of ``G0`` and :math:`g = \dot G = 0`. Status ``SINGULAR`` (first body of the
+    The tables ``kc`` (per cluster), ``lpi``, ``lpf`` (per loop joint), ``cpi``, ``cpe``
+    (per coupling) and their columns are listed in
+    :mod:`~geomech.multibody._kernels.cluster.tables`; ``kcol`` holds, from
+    ``kc[k, KCOL_OFFSET]`` on, the :math:`m` independent then the :math:`n_D` dependent
+    local columns of cluster ``k``, ``span`` from ``kc[k, SPAN_OFFSET]`` on the spanning
+    speed of each local column, ``loc`` (n_s) the local column of each spanning speed and
+    ``cpc`` the couplings' coefficients. Clusters not in ``KERNEL`` mode keep the rows of
+    ``G0`` and :math:`g = \dot G = 0`. Status ``SINGULAR`` (first body of the
     cluster) when some :math:`K_D` is rank deficient; a non-finite ``q`` or ``v`` returns
     ``G0`` and residual 0 (the caller's kernel reports it).
     """
@@ -379,7 +408,7 @@ def cluster_constraints(
         Kd,
         Xv,
     ) = work
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     Gc[:, :] = G0
     gs[:] = 0.0
     Gdc[:, :] = 0.0
@@ -388,13 +417,13 @@ def cluster_constraints(
     res = 0.0
     for c in range(cpi.shape[0]):  # couplings: r Σ q_pred − Σ q_succ
         x = 0.0
-        for e in range(cpi[c, 2], cpi[c, 3]):
-            x += cpc[e] * q[cpe[e, 1]]
+        for e in range(cpi[c, CP_FIRST], cpi[c, CP_END]):
+            x += cpc[e] * q[cpe[e, CPE_Q]]
         res = max(res, abs(x))
     NC = cclus.shape[0] - 1
     anykernel = False
     for k in range(NC):
-        if kc[k, 0] == KERNEL:
+        if kc[k, MODE] == KERNEL:
             anykernel = True
     if not anykernel:
         return OK, res
@@ -402,25 +431,18 @@ def cluster_constraints(
     if status != OK:
         return OK, res  # the caller's kernel reports it
     for k in range(NC):
-        if kc[k, 0] != KERNEL:
+        if kc[k, MODE] != KERNEL:
             continue
-        nc, na, nr, nD, ko, l0, l1, so = (
-            kc[k, 1],
-            kc[k, 2],
-            kc[k, 3],
-            kc[k, 4],
-            kc[k, 5],
-            kc[k, 6],
-            kc[k, 7],
-            kc[k, 8],
-        )
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        nc, na, nr, nD = kc[k, N_SPAN], kc[k, N_AUX], kc[k, N_ROWS], kc[k, N_DEP]
+        ko, so = kc[k, KCOL_OFFSET], kc[k, SPAN_OFFSET]
+        l0, l1 = kc[k, FIRST_LOOP], kc[k, END_LOOP]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         # ---- 1. in-cluster poses ^iX_Λ(i) (Alg. 1 l.9–10) and Jacobians over the cluster's
         #         speeds, J_i = ^iX_λ(i) J_λ(i) + S̄_i (eq. 32, the output bodies held fixed)
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
-            if p != cbody[i, 2]:
+            if p != cbody[i, OUTPUT]:
                 _compose(E[i], r[i], Eo[p], ro[p], Eo[i], ro[i])
                 for c in range(nc):
                     transform_motion(E[i], r[i], Jc[p, c], Jc[i, c])
@@ -434,21 +456,16 @@ def cluster_constraints(
         # ---- 2. K = [^{FS}X_S J_S − ^{FS}X_{FP} ^{FP}X_P J_P, −Φ_L] (eq. 2), residuals ----
         K[:nr, : nc + na] = 0.0
         for lp in range(l0, l1):
-            pred, succ, row0, a0, nva, code = (
-                lpi[lp, 1],
-                lpi[lp, 2],
-                lpi[lp, 3],
-                lpi[lp, 4],
-                lpi[lp, 5],
-                lpi[lp, 6],
-            )
+            pred, succ, code = lpi[lp, LOOP_PRED], lpi[lp, LOOP_SUCC], lpi[lp, LOOP_JTYPE]
+            row0, a0, nva = lpi[lp, LOOP_ROW], lpi[lp, LOOP_AUX], lpi[lp, LOOP_NV]
             f = lpf[lp]
-            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
-            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
-            pin = pred >= 0 and cbody[pred, 0] == k
-            sin_ = succ >= 0 and cbody[succ, 0] == k
+            Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+            Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+            pin = pred >= 0 and cbody[pred, CLUSTER] == k
+            sin_ = succ >= 0 and cbody[succ, CLUSTER] == k
             _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
-            res = max(res, _loop_residual(code, f[60:63], f[63], Xm, rX, W, W2))
+            ax = f[LOOP_AXIS : LOOP_AXIS + 3]
+            res = max(res, _loop_residual(code, ax, f[LOOP_PITCH], Xm, rX, W, W2))
             for c in range(nc):
                 if sin_:
                     transform_motion(Es, rs, Jc[succ, c], m6)
@@ -463,12 +480,12 @@ def cluster_constraints(
                     K[row0 + e, c] = m6[e]
             for d in range(nva):
                 for e in range(6):
-                    K[row0 + e, nc + a0 + d] = -f[24 + 6 * e + d]
+                    K[row0 + e, nc + a0 + d] = -f[LOOP_PHI + 6 * e + d]
         for cp in range(cpi.shape[0]):  # couplings of the cluster: constant rows
-            if cpi[cp, 0] != k:
+            if cpi[cp, CP_CLUSTER] != k:
                 continue
-            for e in range(cpi[cp, 2], cpi[cp, 3]):
-                K[cpi[cp, 1], loc[cpe[e, 0]]] += cpc[e]
+            for e in range(cpi[cp, CP_FIRST], cpi[cp, CP_END]):
+                K[cpi[cp, CP_ROW], loc[cpe[e, CPE_SPEED]]] += cpc[e]
         # ---- 3. G_Y = 1, G_D = −K_D⁺ K_Y (seed 004 §1.2), Householder QR of K_D ----
         for t in range(nD):
             for i in range(nr):
@@ -477,7 +494,7 @@ def cluster_constraints(
             for i in range(nr):
                 B[i, c] = -K[i, kcol[ko + c]]
         if not householder_qr(AD, nr, nD, tau):
-            return pack(SINGULAR, cbody[cclus[k, 1], 3]), res
+            return pack(SINGULAR, cbody[cclus[k, FIRST_BODY], STACK]), res
         qr_solve(AD, nr, nD, tau, B, m, X)
         Gk[: nc + na, :m] = 0.0
         for c in range(m):
@@ -492,14 +509,14 @@ def cluster_constraints(
                 x += Gk[t, c] * v[yidx[y0 + c]]
             w[t] = x  # q̇_𝒥k = G_k ẏ_k
         # ---- 4. J̇_i = ^iX_λ J̇_λ − v_J,i × (^iX_λ J_λ) (d/dt ^iX_λ = −(S_i q̇_i)× ^iX_λ) ----
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
             n6[:] = 0.0  # v_J,i = S_i q̇_i
             for j in range(iv[i], iv[i + 1]):
                 for e in range(6):
                     n6[e] += S[j, e] * w[loc[j]]
-            if p != cbody[i, 2]:
+            if p != cbody[i, OUTPUT]:
                 for c in range(nc):
                     transform_motion(E[i], r[i], Jd[p, c], Jd[i, c])
                     transform_motion(E[i], r[i], Jc[p, c], m6)
@@ -511,12 +528,12 @@ def cluster_constraints(
         # ---- 5. K̇ (Φ̇_L = 0, couplings constant), K_D Ġ_D = −K̇ Ĝ, g = Ġ ẏ (eq. 3) ----
         B[:nr, :m] = 0.0
         for lp in range(l0, l1):
-            pred, succ, row0 = lpi[lp, 1], lpi[lp, 2], lpi[lp, 3]
+            pred, succ, row0 = lpi[lp, LOOP_PRED], lpi[lp, LOOP_SUCC], lpi[lp, LOOP_ROW]
             f = lpf[lp]
-            Ep, rp = f[0:9].reshape((3, 3)), f[9:12]
-            Es, rs = f[12:21].reshape((3, 3)), f[21:24]
-            pin = pred >= 0 and cbody[pred, 0] == k
-            sin_ = succ >= 0 and cbody[succ, 0] == k
+            Ep, rp = f[FP_E : FP_E + 9].reshape((3, 3)), f[FP_R : FP_R + 3]
+            Es, rs = f[FS_E : FS_E + 9].reshape((3, 3)), f[FS_R : FS_R + 3]
+            pin = pred >= 0 and cbody[pred, CLUSTER] == k
+            sin_ = succ >= 0 and cbody[succ, CLUSTER] == k
             _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
             vFP[:] = 0.0  # v_FP = ^{FP}X_P J_P q̇, v_FS = ^{FS}X_S J_S q̇ (in-cluster)
             vFS[:] = 0.0
@@ -566,7 +583,7 @@ def cluster_constraints(
     return OK, res
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_constraints_batch(
     topo,
     placement,
@@ -598,7 +615,8 @@ def cluster_constraints_batch(
     """:func:`cluster_constraints` over a batch (work arrays allocated once); ``sizes`` holds
     the work sizes ``(nc, na, nr, nD, m)``.
     """
-    work = make_work(cbody.shape[0], sizes[0], sizes[1], sizes[2], sizes[3], sizes[4])
+    nc, na, nr, nD, m = sizes
+    work = make_work(cbody.shape[0], nc, na, nr, nD, m)
     for b in range(status.shape[0]):
         st, rr = cluster_constraints(
             topo,

@@ -60,6 +60,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.cluster.tables import (
+    FIRST_BODY,
+    FIRST_Y,
+    OUTPUT,
+    PARENT_CLUSTER,
+    STACK,
+)
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     congruence,
@@ -76,9 +84,10 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.coriolis import add_composite, body_factor
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "cluster_coriolis_workspace",
@@ -89,13 +98,11 @@ __all__ = [
     "cluster_christoffel_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, status):
     r"""Tree transforms and :math:`{}^i\mathbf X_0` of every body; False on a failure."""
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     st = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     status[0] = st
     if st != OK:
@@ -110,17 +117,17 @@ def _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, stat
     return True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _move_up(cbody, cclus, k, F, nrow):
     """Alg. 1 l.15 in ground coordinates: rows ``F[i, :nrow]`` of cluster ``k``'s bodies added
     into their output bodies' rows (those of the parent cluster, zeroed first).
     """
-    kp = cclus[k, 0]
-    for t in range(cclus[kp, 1], cclus[kp + 1, 1]):
-        F[cbody[t, 3], :nrow, :] = 0.0
-    for t in range(cclus[k, 1], cclus[k + 1, 1]):
-        i = cbody[t, 3]
-        o = cbody[i, 2]
+    kp = cclus[k, PARENT_CLUSTER]
+    for t in range(cclus[kp, FIRST_BODY], cclus[kp + 1, FIRST_BODY]):
+        F[cbody[t, STACK], :nrow, :] = 0.0
+    for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+        i = cbody[t, STACK]
+        o = cbody[i, OUTPUT]
         for c in range(nrow):
             for a in range(6):
                 F[o, c, a] += F[i, c, a]
@@ -129,36 +136,40 @@ def _move_up(cbody, cclus, k, F, nrow):
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 1, cluster form
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_workspace(N, n_s, mmax):
-    """The work arrays of :func:`cluster_coriolis_work`."""
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty(n_s),
-        np.empty((N, 6)),  # qd = G v, twists (ground coordinates)
-        np.empty((n_s, 6)),
-        np.empty((n_s, 6)),  # Phi, Phi_dot of the spanning joints
-        np.empty((N, mmax, 6)),
-        np.empty((N, mmax, 6)),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
-        np.empty((N, 10)),
-        np.empty((N, 10)),
-        np.empty((N, 6)),  # I_C, P_C, h_C
-        np.empty((N, 6, 6)),  # B_C (any connection)
-        np.empty((N, mmax, 6)),
-        np.empty((N, mmax, 6)),
-        np.empty((N, mmax, 6)),  # f1 f2 f3
-        np.empty((6, 6)),
-        np.empty((6, 6)),
-        np.empty(6),
-        np.empty(6),
-        np.empty(1, dtype=np.int64),
+    """The work arrays of :func:`cluster_coriolis_work`: the float ones from one allocation,
+    then the status of the kinematics (one integer).
+    """
+    floats = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (n_s,),  # qd = G v
+            (N, 6),  # vel: twists (ground coordinates)
+            (n_s, 6),  # Phi, Phi_dot of the spanning joints
+            (n_s, 6),
+            (N, mmax, 6),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
+            (N, mmax, 6),
+            (N, 10),  # I_C, P_C, h_C
+            (N, 10),
+            (N, 6),
+            (N, 6, 6),  # B_C (any connection)
+            (N, mmax, 6),  # f1 f2 f3
+            (N, mmax, 6),
+            (N, mmax, 6),
+            (6, 6),  # W, B_i
+            (6, 6),
+            (6,),  # x, y
+            (6,),
+        )
     )
+    return floats + (np.empty(1, dtype=np.int64),)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_work(
     topo,
     placement,
@@ -215,7 +226,7 @@ def cluster_coriolis_work(
         y,
         st,
     ) = work
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     NC = cclus.shape[0] - 1
     if not (all_finite(q) and all_finite(v) and all_finite(Gc) and all_finite(Gdc)):
         return pack(NON_FINITE_INPUT, -1)
@@ -224,11 +235,11 @@ def cluster_coriolis_work(
 
     # ---- forward pass (l.1-7): twists, joint axes and rates, inertias and factors --------
     for k in range(NC):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
-            inside = p >= 0 and p != cbody[i, 2]  # the parent is in the cluster
+            inside = p >= 0 and p != cbody[i, OUTPUT]  # the parent is in the cluster
             for j in range(iv[i], iv[i + 1]):  # q̇_𝒥k = G_k ẏ_k (seed 004 eq. 3)
                 s = 0.0
                 for c in range(m):
@@ -277,9 +288,9 @@ def cluster_coriolis_work(
     # ---- backward pass (l.8-22) over the clusters ------------------------------------------
     C[:, :] = 0.0
     for k in range(NC - 1, -1, -1):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             for c in range(m):
                 inertia_params_times(I_C[i], Psi_dot[i, c], F1[i, c])  # l.9: f1 = I^C Φ̇ + B^C Φ
                 inertia_params_times(I_C[i], Psi[i, c], F2[i, c])  # l.10: f2 = I^C Φ
@@ -298,29 +309,30 @@ def cluster_coriolis_work(
         for a in range(m):  # l.12: C_kk = Φ_kᵀ f1 (a sum over the cluster's bodies)
             for c in range(m):
                 s = 0.0
-                for t in range(cclus[k, 1], cclus[k + 1, 1]):
-                    s += dot6(Psi[cbody[t, 3], a], F1[cbody[t, 3], c])
+                for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                    s += dot6(Psi[cbody[t, STACK], a], F1[cbody[t, STACK], c])
                 C[yidx[y0 + a], yidx[y0 + c]] = s
         h = k
-        while cclus[h, 0] >= 0 and m > 0:  # l.14
+        while cclus[h, PARENT_CLUSTER] >= 0 and m > 0:  # l.14
             _move_up(cbody, cclus, h, F1, m)  # l.15: f = ^hX_λ(h)ᵀ f, rows to output bodies
             _move_up(cbody, cclus, h, F2, m)
             _move_up(cbody, cclus, h, F3, m)
-            h = cclus[h, 0]  # l.16
-            z0, n = cclus[h, 2], cclus[h + 1, 2] - cclus[h, 2]
+            h = cclus[h, PARENT_CLUSTER]  # l.16
+            z0, n = cclus[h, FIRST_Y], cclus[h + 1, FIRST_Y] - cclus[h, FIRST_Y]
             for a in range(n):
                 for c in range(m):
                     s1 = 0.0
                     s2 = 0.0
-                    for t in range(cclus[h, 1], cclus[h + 1, 1]):
-                        i = cbody[t, 3]
+                    for t in range(cclus[h, FIRST_BODY], cclus[h + 1, FIRST_BODY]):
+                        i = cbody[t, STACK]
                         s1 += dot6(Psi[i, a], F1[i, c])
                         s2 += dot6(Psi_dot[i, a], F2[i, c]) + dot6(Psi[i, a], F3[i, c])
                     C[yidx[z0 + a], yidx[y0 + c]] = s1  # l.17: C_hk = Φ_hᵀ f1
                     C[yidx[y0 + c], yidx[z0 + a]] = s2  # l.18: C_kh = (Φ̇_hᵀ f2 + Φ_hᵀ f3)ᵀ
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.20-21 (guarded at the base)
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+        # l.20-21 (guarded at the base)
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             if o < 0:
                 continue
             add_composite(I_C, P_C, h_C, B_C, levi_civita, i, o)
@@ -329,7 +341,7 @@ def cluster_coriolis_work(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis(
     topo,
     placement,
@@ -373,7 +385,7 @@ def cluster_coriolis(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_coriolis_batch(
     topo,
     placement,
@@ -398,7 +410,6 @@ def cluster_coriolis_batch(
     first failure + 1.
     """
     work = cluster_coriolis_workspace(topo.shape[0] - 1, S.shape[1], Gc.shape[2])
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_coriolis_work(
             topo,
@@ -420,15 +431,13 @@ def cluster_coriolis_batch(
             C[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 2, cluster form
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y):
     r"""Alg. 2 l.1–4 of the cluster joints, in ground coordinates: ``Psi[i, c]`` (column ``c``
     of :math:`\mathsf\Phi_k` at body ``i``) and ``Dk[i, e m + c]`` :math:`=
@@ -442,14 +451,14 @@ def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, 
     :math:`(\mathsf v_k\times)\mathsf\Phi_k` part (Alg. 1 l.4), leaving
     :math:`\partial\mathring{\mathsf\Phi}_k/\partial\dot y_k` (Alg. 2 l.3, eq. 26).
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     NC = cclus.shape[0] - 1
     for k in range(NC):
-        m = cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             p = parent[i]
-            inside = p >= 0 and p != cbody[i, 2]
+            inside = p >= 0 and p != cbody[i, OUTPUT]
             for j in range(iv[i], iv[i + 1]):  # the spanning joints' Φ_j and D_j, ground
                 transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
                 for b in range(iv[i + 1] - iv[i]):
@@ -486,19 +495,19 @@ def _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, 
                         Dk[i, e * m + c, a] = u[a] - y[a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _move_up_params(cbody, cclus, k, P, h, n):
     """Alg. 2 l.28 in ground coordinates: the pages ``(P, h)`` of cluster ``k``'s bodies added
     into their output bodies' (zeroed first): a congruence by a selection keeps the stack
     block diagonal, and eq. 21 is linear in the inertia.
     """
-    kp = cclus[k, 0]
-    for t in range(cclus[kp, 1], cclus[kp + 1, 1]):
-        P[cbody[t, 3], :n, :] = 0.0
-        h[cbody[t, 3], :n, :] = 0.0
-    for t in range(cclus[k, 1], cclus[k + 1, 1]):
-        i = cbody[t, 3]
-        o = cbody[i, 2]
+    kp = cclus[k, PARENT_CLUSTER]
+    for t in range(cclus[kp, FIRST_BODY], cclus[kp + 1, FIRST_BODY]):
+        P[cbody[t, STACK], :n, :] = 0.0
+        h[cbody[t, STACK], :n, :] = 0.0
+    for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+        i = cbody[t, STACK]
+        o = cbody[i, OUTPUT]
         for c in range(n):
             for a in range(10):
                 P[o, c, a] += P[i, c, a]
@@ -506,7 +515,7 @@ def _move_up_params(cbody, cclus, k, P, h, n):
                 h[o, c, a] += h[i, c, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_christoffel(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, q, Gamma
 ):
@@ -527,18 +536,30 @@ def cluster_christoffel(
     mmax = Gc.shape[1]
     if not (all_finite(q) and all_finite(Gc) and all_finite(GDc)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r, E0, r0 = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r, E0, r0, Phi, Dt, Psi, Dk, U, I_C, P, h, F1, F2, F3, x, y = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (n_s, 6),  # Phi, Dt: spanning joints, ground coordinates
+            (n_s, 6, 6),
+            (N, mmax, 6),  # Psi
+            (N, mmax * mmax, 6),  # Dk, U
+            (N, mmax * mmax, 6),
+            (N, 10),  # I_C
+            (N, mmax, 10),  # P, h
+            (N, mmax, 6),
+            (N, mmax * mmax, 6),  # F1, F2, F3
+            (N, mmax * mmax, 6),
+            (N, mmax * mmax, 6),
+            (6,),  # x, y
+            (6,),
+        )
+    )
     st = np.empty(1, dtype=np.int64)
     if not _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, st):
         return st[0]
-    Phi, Dt = np.empty((n_s, 6)), np.empty((n_s, 6, 6))
-    Psi = np.empty((N, mmax, 6))
-    Dk, U = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
-    I_C = np.empty((N, 10))
-    P, h = np.empty((N, mmax, 10)), np.empty((N, mmax, 6))
-    F1, F2 = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
-    F3 = np.empty((N, mmax * mmax, 6))
-    x, y = np.empty(6), np.empty(6)
 
     # ---- l.1-4: cluster subspaces, rate derivatives and inertias in ground coordinates ----
     _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y)
@@ -549,9 +570,9 @@ def cluster_christoffel(
 
     # ---- backward pass over k (l.5-32) ---------------------------------------------------
     for k in range(NC - 1, -1, -1):
-        ok, dk = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
+        ok, dk = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
             for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
                 inertia_params_rate(I_C[i], Psi[i, c], P[i, c])
                 inertia_params_times(I_C[i], Psi[i, c], h[i, c])
@@ -559,9 +580,10 @@ def cluster_christoffel(
                     inertia_params_times(I_C[i], Dk[i, b * dk + c], F3[i, b * dk + c])
         j = k
         while dk > 0:  # l.10
-            oj, dj = cclus[j, 2], cclus[j + 1, 2] - cclus[j, 2]
-            for t in range(cclus[j, 1], cclus[j + 1, 1]):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j
-                bi = cbody[t, 3]
+            oj, dj = cclus[j, FIRST_Y], cclus[j + 1, FIRST_Y] - cclus[j, FIRST_Y]
+            # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j
+            for t in range(cclus[j, FIRST_BODY], cclus[j + 1, FIRST_BODY]):
+                bi = cbody[t, STACK]
                 for b in range(dj):
                     for c in range(dk):
                         inertia_params_times(P[bi, c], Psi[bi, b], x)
@@ -572,15 +594,15 @@ def cluster_christoffel(
                             F2[bi, b * dk + c, a] = 0.5 * (x[a] - y[a])
             i = j
             while dj > 0:  # l.13
-                oi, di = cclus[i, 2], cclus[i + 1, 2] - cclus[i, 2]
-                b0, b1 = cclus[i, 1], cclus[i + 1, 1]
+                oi, di = cclus[i, FIRST_Y], cclus[i + 1, FIRST_Y] - cclus[i, FIRST_Y]
+                b0, b1 = cclus[i, FIRST_BODY], cclus[i + 1, FIRST_BODY]
                 for a in range(di):
                     for b in range(dj):
                         for c in range(dk):
                             A1 = 0.0
                             A2 = 0.0
                             for t in range(b0, b1):  # l.14, summed over the bodies of i
-                                bi = cbody[t, 3]
+                                bi = cbody[t, STACK]
                                 A1 += dot6(Psi[bi, a], F1[bi, b * dk + c])
                                 A2 += dot6(Psi[bi, a], F2[bi, b * dk + c])
                             ia, jb, kc = yidx[oi + a], yidx[oj + b], yidx[ok + c]
@@ -596,7 +618,7 @@ def cluster_christoffel(
                             for b in range(di):
                                 s = 0.0
                                 for t in range(b0, b1):
-                                    bi = cbody[t, 3]
+                                    bi = cbody[t, STACK]
                                     s += dot6(h[bi, c], Dk[bi, a * di + b]) - dot6(
                                         Psi[bi, a], F2[bi, b * dk + c]
                                     )
@@ -607,24 +629,25 @@ def cluster_christoffel(
                             for c in range(dk):
                                 s = 0.0
                                 for t in range(b0, b1):
-                                    bi = cbody[t, 3]
+                                    bi = cbody[t, STACK]
                                     s += dot6(Psi[bi, a], F1[bi, b * dk + c])
                                     s += dot6(Psi[bi, a], F3[bi, b * dk + c])
                                 Gamma[yidx[oi + a], yidx[ok + b], yidx[ok + c]] = s
-                if cclus[i, 0] < 0:
+                if cclus[i, PARENT_CLUSTER] < 0:
                     break
                 if j == k:  # l.23: F3 = ^iX_p(i)ᵀ F3
                     _move_up(cbody, cclus, i, F3, dk * dk)
                 _move_up(cbody, cclus, i, F1, dj * dk)  # l.25
                 _move_up(cbody, cclus, i, F2, dj * dk)
-                i = cclus[i, 0]  # l.26
-            if cclus[j, 0] < 0:
+                i = cclus[i, PARENT_CLUSTER]  # l.26
+            if cclus[j, PARENT_CLUSTER] < 0:
                 break
             _move_up_params(cbody, cclus, j, P, h, dk)  # l.28: Bt, f4 to the parent cluster
-            j = cclus[j, 0]  # l.29
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.31 (guarded at the base)
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+            j = cclus[j, PARENT_CLUSTER]  # l.29
+        # l.31 (guarded at the base)
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             if o >= 0:
                 for a in range(10):
                     I_C[o, a] += I_C[i, a]
@@ -633,14 +656,13 @@ def cluster_christoffel(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_christoffel_batch(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, D, T_user, Gc, GDc, Q, Gamma, status
 ):
     """:func:`cluster_christoffel` over a batch (per-state arrays with one row are shared);
     first failure + 1.
     """
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = cluster_christoffel(
             topo,
@@ -658,6 +680,4 @@ def cluster_christoffel_batch(
             at(Q, b),
             Gamma[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -24,8 +24,8 @@ transform densely (trap 9):
   is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
   motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
 - articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
-  flat work array (offsets in ``cclus[:, 3]``), with a mask of their nonzero 6×6 blocks
-  (``nzb``, offsets ``cclus[:, 3] // 36``): :math:`\mathsf I_k` is block diagonal and a
+  flat work array (offsets in ``cclus[:, IA_OFFSET]``), with a mask of their nonzero 6×6 blocks
+  (``nzb``, offsets ``cclus[:, IA_OFFSET] // 36``): :math:`\mathsf I_k` is block diagonal and a
   child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
   blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
   columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
@@ -58,6 +58,17 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.cluster.tables import (
+    CLUSTER,
+    FIRST_BODY,
+    FIRST_Y,
+    IA_OFFSET,
+    OUTPUT,
+    PARENT_CLUSTER,
+    SLOT,
+    STACK,
+)
+from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.linalg import cholesky_inverse
 from geomech.multibody._kernels.spatial import (
     congruence_sym,
@@ -74,8 +85,9 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "cluster_kinematics",
@@ -87,11 +99,10 @@ __all__ = [
     "c_efpa_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 _SINGULAR_RTOL = 1e-12
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _compose(E1, r1, E2, r2, E, r):
     r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`: :math:`E = E_1E_2`,
     :math:`r = r_2 + E_2^\top r_1`.
@@ -102,18 +113,10 @@ def _compose(E1, r1, E2, r2, E, r):
             E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
 
 
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
-
-
 # ----------------------------------------------------------------------------------------
 # shared kinematics pass (Alg. 1 lines 1–19)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def cluster_kinematics(
     topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
 ):
@@ -122,14 +125,15 @@ def cluster_kinematics(
 
     ``E, r`` hold the tree transforms :math:`{}^i\mathbf X_{\lambda(i)}` (Alg. 1 l.6).
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     NC = cclus.shape[0] - 1
     vJ = np.empty(6)
     for k in range(NC):  # l.3: clusters in regular order
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):  # l.4: bodies in regular order
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        # l.4: bodies in regular order
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             p = parent[i]
             inside = p != o  # the parent is in the cluster
             # l.9–10: ^iX_Λ(i), one block of ^kX_λ(k); in-cluster products of ^ΛX_λ
@@ -177,7 +181,7 @@ def cluster_kinematics(
 # ----------------------------------------------------------------------------------------
 # C-RNEA (Sec. VI)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_rnea(
     topo,
     placement,
@@ -204,7 +208,7 @@ def c_rnea(
     ``a0 = [0; −g]``; ``f_ext`` (N, 6) body wrenches in body coordinates (or no rows).
     Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (
@@ -217,26 +221,35 @@ def c_rnea(
         and all_finite(gs)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    mmax = Gc.shape[1]
+    E, r, Eo, ro, qd, vel, acc, f, ck, Sk, h = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
+            (N, 3),
+            (S.shape[0],),  # qd: spanning speeds
+            (N, 6),  # vel, acc, f, ck: rows of body i of v_k, a_k, f_k, c_k
+            (N, 6),
+            (N, 6),
+            (N, 6),
+            (N, mmax, 6),  # Sk: rows of body i of S_k
+            (6,),
+        )
+    )
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    mmax = Gc.shape[1]
-    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
-    qd = np.empty(S.shape[0])
-    vel, acc, f, ck = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    Sk = np.empty((N, mmax, 6))
-    h = np.empty(6)
 
     # ---- forward pass: kinematics (§2.0), accelerations and net forces -----------------
     cluster_kinematics(
         topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
     )
     for k in range(NC):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        for t in range(cclus[k, 1], cclus[k + 1, 1]):
-            i = cbody[t, 3]
-            o = cbody[i, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+            i = cbody[t, STACK]
+            o = cbody[i, OUTPUT]
             # eq. 33: a_k = ^kX_λ(k) a_λ(k) + S_k ÿ_k + c_k (a_0 = −a_g)
             transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
@@ -255,24 +268,24 @@ def c_rnea(
 
     # ---- backward pass: cluster joint forces ---------------------------------------------
     for k in range(NC - 1, -1, -1):
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for c in range(m):  # eq. 31: τ_k = S_kᵀ f_k
             s = 0.0
-            for t in range(cclus[k, 1], cclus[k + 1, 1]):
-                i = cbody[t, 3]
+            for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                i = cbody[t, STACK]
                 for e in range(6):
                     s += Sk[i, c, e] * f[i, e]
             tau[yidx[y0 + c]] = s
-        if cclus[k, 0] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
-            for t in range(cclus[k, 1], cclus[k + 1, 1]):
-                i = cbody[t, 3]
-                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, 2]], True)
+        if cclus[k, PARENT_CLUSTER] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
+            for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                i = cbody[t, STACK]
+                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, OUTPUT]], True)
     if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_rnea_batch(
     topo,
     placement,
@@ -316,13 +329,13 @@ def c_rnea_batch(
             at(F_ext, b),
             TAU[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # articulated-cluster helpers
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
     r"""``out += Xᵢᵀ M Xⱼ`` for a general 6×6 ``M`` (a block of eq. 32's
     :math:`{}^{\lambda}\mathsf X^*_k\,\mathsf I^a\,{}^k\mathsf X_{\lambda}`); ``W`` 6×6 and
@@ -338,7 +351,7 @@ def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
             out[a, b] += col[1, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
     :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
@@ -349,14 +362,14 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     nonzero block instead of :math:`(6n)^2 m`.
     """
     for s in range(n):  # l.26: U_k = I^A_k S_k (6n × m), block row by block row
-        i = cbody[b0 + s, 3]
+        i = cbody[b0 + s, STACK]
         for c in range(m):
             for e in range(6):
                 U[i, c, e] = 0.0
         for s2 in range(n):
             if not nzk[s, s2]:
                 continue
-            j = cbody[b0 + s2, 3]
+            j = cbody[b0 + s2, STACK]
             for c in range(m):
                 for e in range(6):
                     x = 0.0
@@ -367,7 +380,7 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
         for d in range(m):
             x = 0.0
             for s in range(n):
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for e in range(6):
                     x += Sk[i, c, e] * U[i, d, e]
             Dk[c, d] = x
@@ -384,7 +397,7 @@ def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
     return cholesky_inverse(Dk, m, scale, Dinv, L)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _to_parent_inertia(
     IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col, W3, P, XU, XUD, slots
 ):
@@ -401,14 +414,15 @@ def _to_parent_inertia(
     :math:`\mathsf U\mathsf D^{-1}\mathsf U^\top`. ``nzb`` marks the parent's new nonzero
     blocks.
     """
-    o0 = cbody[cbody[b0, 3], 2]
-    kp = cbody[o0, 0]
-    npar = cclus[kp + 1, 1] - cclus[kp, 1]
-    IAp = IA[cclus[kp, 3] : cclus[kp, 3] + 36 * npar * npar].reshape((6 * npar, 6 * npar))
-    nzp = nzb[cclus[kp, 3] // 36 : cclus[kp, 3] // 36 + npar * npar].reshape((npar, npar))
+    o0 = cbody[cbody[b0, STACK], OUTPUT]
+    kp = cbody[o0, CLUSTER]
+    npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
+    ia = cclus[kp, IA_OFFSET]  # the parent cluster's articulated inertia and its block mask
+    IAp = IA[ia : ia + 36 * npar * npar].reshape((6 * npar, 6 * npar))
+    nzp = nzb[ia // 36 : ia // 36 + npar * npar].reshape((npar, npar))
     for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
-        i = cbody[b0 + s, 3]
-        si = cbody[cbody[i, 2], 1]
+        i = cbody[b0 + s, STACK]
+        si = cbody[cbody[i, OUTPUT], SLOT]
         congruence_sym(
             Eo[i],
             ro[i],
@@ -419,8 +433,8 @@ def _to_parent_inertia(
         for s2 in range(s + 1, n):
             if not nzk[s, s2]:
                 continue
-            j = cbody[b0 + s2, 3]
-            sj = cbody[cbody[j, 2], 1]
+            j = cbody[b0 + s2, STACK]
+            sj = cbody[cbody[j, OUTPUT], SLOT]
             P[:, :] = 0.0
             _congruence_pair(
                 Eo[i], ro[i], IAk[6 * s : 6 * s + 6, 6 * s2 : 6 * s2 + 6], Eo[j], ro[j], W, col, P
@@ -434,8 +448,8 @@ def _to_parent_inertia(
         return
     nsl = 0  # Ū = ^λX*_k U_k, one (m × 6) block per distinct output body
     for s in range(n):
-        i = cbody[b0 + s, 3]
-        si = cbody[cbody[i, 2], 1]
+        i = cbody[b0 + s, STACK]
+        si = cbody[cbody[i, OUTPUT], SLOT]
         t = 0
         while t < nsl and slots[t] != si:
             t += 1
@@ -465,18 +479,18 @@ def _to_parent_inertia(
             nzp[sa, sb] = True
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _init_inertia(inertia, cbody, cclus, IA, nzb):
     """l.20: I^A_k = I_k = block(I_i) for every cluster; ``nzb`` marks its diagonal blocks."""
     IA[:] = 0.0
     nzb[:] = False
     for k in range(cclus.shape[0] - 1):
-        n = cclus[k + 1, 1] - cclus[k, 1]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        n = cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         for s in range(n):
             nzk[s, s] = True
-            i = cbody[cclus[k, 1] + s, 3]
+            i = cbody[cclus[k, FIRST_BODY] + s, STACK]
             for e in range(6):
                 for e2 in range(6):
                     IAk[6 * s + e, 6 * s + e2] = inertia[i, e, e2]
@@ -485,7 +499,7 @@ def _init_inertia(inertia, cbody, cclus, IA, nzb):
 # ----------------------------------------------------------------------------------------
 # C-ABA (Algorithm 1)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_aba(
     topo,
     placement,
@@ -536,52 +550,57 @@ def c_aba(
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _aba_work(topo, cclus, mmax, n_s):
     """The work arrays of :func:`c_aba`, allocated once per call (batch)."""
     N = topo.shape[0] - 1
     NC = cclus.shape[0] - 1
     lmax = 1
     for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty(n_s),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, mmax, 6)),
-        np.empty((N, mmax, 6)),
-        np.empty(cclus[NC, 3]),
-        np.empty(cclus[NC, 3] // 36, dtype=np.bool_),
-        np.empty((NC, mmax, mmax)),
-        np.empty((mmax, mmax)),
-        np.empty((mmax, mmax)),
-        np.empty((NC, mmax)),
-        np.empty((lmax, mmax, 6)),
-        np.empty((lmax, mmax, 6)),
-        np.empty(lmax, dtype=np.int64),
-        np.empty((lmax, 6)),
-        np.empty((2, mmax)),
-        np.empty(6),
-        np.empty((6, 6)),
-        np.empty((2, 6)),
-        np.empty((4, 3, 3)),
-        np.empty((6, 6)),
-    )
+        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
+    (E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, Dinv, Dk, L, u, XU, XUD, p_a, w6, h, W, col,
+     W3, P) = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
+            (N, 3),
+            (n_s,),  # qd: spanning speeds
+            (N, 6),  # vel, ck, p_A, acc: rows of body i of v_k, c_k, p^A_k, a_k
+            (N, 6),
+            (N, 6),
+            (N, 6),
+            (N, mmax, 6),  # Sk, U: rows of body i of S_k and U_k
+            (N, mmax, 6),
+            (cclus[NC, IA_OFFSET],),  # IA: the articulated inertias, one flat array
+            (NC, mmax, mmax),  # Dinv: D_k⁻¹ per cluster
+            (mmax, mmax),  # Dk, L
+            (mmax, mmax),
+            (NC, mmax),  # u: u_k per cluster
+            (lmax, mmax, 6),  # XU, XUD
+            (lmax, mmax, 6),
+            (lmax, 6),  # p_a
+            (2, mmax),  # w6
+            (6,),  # h
+            (6, 6),  # W, col, W3, P
+            (2, 6),
+            (4, 3, 3),
+            (6, 6),
+        )
+    )  # fmt: skip
+    nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)  # nonzero blocks of IA
+    slots = np.empty(lmax, dtype=np.int64)
+    return (E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, nzb, Dinv, Dk, L, u, XU, XUD, slots,
+            p_a, w6, h, W, col, W3, P)  # fmt: skip
 
 
-@njit(inline="always", **_JIT)
+@njit(**INLINE)
 def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
     """``out = D_k⁻¹ (u_k − U_kᵀ x)`` over the bodies of cluster k (``tmp``: m-vector work)."""
     for c in range(m):
         y = u_k[c]
         for s in range(n):
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for e in range(6):
                 y -= U[i, c, e] * x[i, e]
         tmp[c] = y
@@ -592,7 +611,7 @@ def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
         out[c] = y
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _c_aba(
     topo,
     placement,
@@ -641,7 +660,7 @@ def _c_aba(
     P,
 ):
     """:func:`c_aba` with its work arrays."""
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     if not (
@@ -672,27 +691,27 @@ def _c_aba(
 
     # ---- backward pass (l.24–35) ---------------------------------------------------------
     for k in range(NC - 1, -1, -1):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         if m > 0:
             if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
-                return pack(SINGULAR, cbody[b0, 3])
+                return pack(SINGULAR, cbody[b0, STACK])
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
                 x = tau[yidx[y0 + c]]
                 for s in range(n):
-                    i = cbody[b0 + s, 3]
+                    i = cbody[b0 + s, STACK]
                     for e in range(6):
                         x -= Sk[i, c, e] * p_A[i, e]
                 u[k, c] = x
-        if cclus[k, 0] < 0:  # l.29
+        if cclus[k, PARENT_CLUSTER] < 0:  # l.29
             continue
         # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
         #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
         _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, ck, w6[1], w6[0])
         for s in range(n):
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for e in range(6):
                 x = p_A[i, e]
                 for c in range(m):
@@ -701,7 +720,7 @@ def _c_aba(
             for s2 in range(n):  # I^A_k c_k over the nonzero blocks
                 if not nzk[s, s2]:
                     continue
-                j = cbody[b0 + s2, 3]
+                j = cbody[b0 + s2, STACK]
                 for e in range(6):
                     x = 0.0
                     for e2 in range(6):
@@ -731,16 +750,16 @@ def _c_aba(
             slots,
         )
         for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
-            i = cbody[b0 + s, 3]
-            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, 2]], True)
+            i = cbody[b0 + s, STACK]
+            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, OUTPUT]], True)
 
     # ---- forward pass #2 (l.37–43) ---------------------------------------------------------
     for k in range(NC):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        y0, m = cclus[k, 2], cclus[k + 1, 2] - cclus[k, 2]
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for s in range(n):  # l.40: a' = ^kX_λ(k) a_λ(k) + c_k (a_0 = −a_g, l.38)
-            i = cbody[b0 + s, 3]
-            o = cbody[i, 2]
+            i = cbody[b0 + s, STACK]
+            o = cbody[i, OUTPUT]
             transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
                 acc[i, e] += ck[i, e]
@@ -748,7 +767,7 @@ def _c_aba(
         for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
             a[yidx[y0 + c]] = w6[0, c]
         for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
-            i = cbody[b0 + s, 3]
+            i = cbody[b0 + s, STACK]
             for c in range(m):
                 x = a[yidx[y0 + c]]
                 for e in range(6):
@@ -758,7 +777,7 @@ def _c_aba(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_aba_batch(
     topo,
     placement,
@@ -804,13 +823,13 @@ def c_aba_batch(
             A[b],
             *w,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # C-EFPA (Sec. VIII)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def c_efpa(
     topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee, omega
 ):
@@ -821,40 +840,57 @@ def c_efpa(
     = \mathbf 1`); twists and wrenches in body coordinates. Zero velocity, torque and gravity
     (trap 10). Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, 0], topo[:-1, 1], topo[:, 2]
+    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
     N = parent.shape[0]
     NC = cclus.shape[0] - 1
     ne = ee.shape[0]
     if not (all_finite(q) and all_finite(Gc)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return status
     mmax = Gc.shape[1]
     lmax = 1
     for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, 1] - cclus[k, 1])
-    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
-    qd = np.empty(S.shape[0])
-    vel, ck = np.empty((N, 6)), np.empty((N, 6))
-    Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
-    IA = np.empty(cclus[NC, 3])
-    Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
-    nzb = np.empty(cclus[NC, 3] // 36, dtype=np.bool_)
-    XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
+        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
+    (E, r, Eo, ro, qd, vel, ck, Sk, U, IA, Dinv, Dk, L, XU, XUD, W, col, W3, P, chiS, Z, Y,
+     chiL) = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
+            (N, 3),
+            (S.shape[0],),  # qd: spanning speeds
+            (N, 6),  # vel, ck
+            (N, 6),
+            (N, mmax, 6),  # Sk, U
+            (N, mmax, 6),
+            (cclus[NC, IA_OFFSET],),  # IA: the articulated inertias, one flat array
+            (NC, mmax, mmax),  # Dinv, Dk, L
+            (mmax, mmax),
+            (mmax, mmax),
+            (lmax, mmax, 6),  # XU, XUD
+            (lmax, mmax, 6),
+            (6, 6),  # W, col, W3, P
+            (2, 6),
+            (4, 3, 3),
+            (6, 6),
+            (6, mmax),  # chiS, Z, Y, chiL
+            (mmax, 6),
+            (lmax, 6, 6),
+            (lmax, 6, 6),
+        )
+    )  # fmt: skip
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)
     slots = np.empty(lmax, dtype=np.int64)
-    W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
     chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
     Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
-    chiS, Z, Y = np.empty((6, mmax)), np.empty((mmax, 6)), np.empty((lmax, 6, 6))
-    chiL = np.empty((lmax, 6, 6))
     sup = np.zeros((ne, NC), dtype=np.bool_)  # k ∈ supports of e: e ∈ ES(C_k)
     for e in range(ne):
-        k = cbody[ee[e], 0]
+        k = cbody[ee[e], CLUSTER]
         while k >= 0:
             sup[e, k] = True
-            k = cclus[k, 0]
+            k = cclus[k, PARENT_CLUSTER]
         for d in range(6):  # ^eχ_λ(e) = ^eX_λ(e) = 1 (the end-effector is the body frame)
             chi[e, ee[e], d, d] = 1.0
     zero_v, zero_g = np.zeros(yidx.shape[0]), np.zeros(S.shape[0])
@@ -867,13 +903,13 @@ def c_efpa(
 
     # ---- backward pass: articulated inertias and force propagators -----------------------
     for k in range(NC - 1, -1, -1):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        m = cclus[k + 1, 2] - cclus[k, 2]
-        IAk = IA[cclus[k, 3] : cclus[k, 3] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, 3] // 36 : cclus[k, 3] // 36 + n * n].reshape((n, n))
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
+        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
         if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
-            return pack(SINGULAR, cbody[b0, 3])
-        if cclus[k, 0] < 0:
+            return pack(SINGULAR, cbody[b0, STACK])
+        if cclus[k, PARENT_CLUSTER] < 0:
             continue
         # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
         _to_parent_inertia(
@@ -905,7 +941,7 @@ def c_efpa(
                 for c in range(m):
                     x = 0.0
                     for s in range(n):
-                        i = cbody[b0 + s, 3]
+                        i = cbody[b0 + s, STACK]
                         for g in range(6):
                             x += chi[e, i, d, g] * Sk[i, c, g]
                     chiS[d, c] = x
@@ -916,7 +952,7 @@ def c_efpa(
                         x += chiS[d, c2] * Dinv[k, c2, c]
                     Z[c, d] = x
             for s in range(n):  # χL = χ − (χ S D⁻¹) Uᵀ
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for d in range(6):
                     for g in range(6):
                         x = chi[e, i, d, g]
@@ -924,21 +960,21 @@ def c_efpa(
                             x -= Z[c, d] * U[i, c, g]
                         chiL[s, d, g] = x
             for s in range(n):  # times ^kX_λ(k): block i lands at Λ(i), rows as forces
-                i = cbody[b0 + s, 3]
-                o = cbody[i, 2]
+                i = cbody[b0 + s, STACK]
+                o = cbody[i, OUTPUT]
                 for d in range(6):
                     force_to_parent(Eo[i], ro[i], chiL[s, d], chi[e, o, d], True)
 
     # ---- forward pass: Ω⁻¹_ke (eq. 67) -------------------------------------------------------
     for k in range(NC):
-        b0, n = cclus[k, 1], cclus[k + 1, 1] - cclus[k, 1]
-        m = cclus[k + 1, 2] - cclus[k, 2]
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for e in range(ne):
             if not sup[e, k]:
                 continue
             for s in range(n):  # Y = ^kX_λ(k) Ω⁻¹_λ(k)e (Ω⁻¹_0e = 0), column by column
-                i = cbody[b0 + s, 3]
-                o = cbody[i, 2]
+                i = cbody[b0 + s, STACK]
+                o = cbody[i, OUTPUT]
                 for d in range(6):
                     if o < 0:
                         Y[s, :, d] = 0.0
@@ -952,7 +988,7 @@ def c_efpa(
                 for d in range(6):
                     x = 0.0
                     for s in range(n):
-                        i = cbody[b0 + s, 3]
+                        i = cbody[b0 + s, STACK]
                         for g in range(6):
                             x += Sk[i, c, g] * chi[e, i, d, g] - U[i, c, g] * Y[s, g, d]
                     Z[c, d] = x
@@ -963,7 +999,7 @@ def c_efpa(
                         x += Dinv[k, c, c2] * Z[c2, d]
                     chiS[d, c] = x
             for s in range(n):  # Ω⁻¹_ke = Y + S_k D⁻¹ (S_kᵀ χᵀ − U_kᵀ Y) = L_k Y + S D⁻¹ Sᵀ χᵀ
-                i = cbody[b0 + s, 3]
+                i = cbody[b0 + s, STACK]
                 for g in range(6):
                     for d in range(6):
                         x = Y[s, g, d]
@@ -974,14 +1010,14 @@ def c_efpa(
     # ---- assembly: Ω_e1e2 = ^e1χ_k Ω⁻¹_ke2 at the deepest cluster k supporting both ----------
     for e1 in range(ne):
         for e2 in range(e1, ne):
-            k = cbody[ee[e1], 0]
+            k = cbody[ee[e1], CLUSTER]
             while not sup[e2, k]:
-                k = cclus[k, 0]
+                k = cclus[k, PARENT_CLUSTER]
             for d in range(6):
                 for g in range(6):
                     x = 0.0
-                    for s in range(cclus[k, 1], cclus[k + 1, 1]):
-                        i = cbody[s, 3]
+                    for s in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
+                        i = cbody[s, STACK]
                         for h in range(6):
                             x += chi[e1, i, d, h] * Oinv[e2, i, h, g]
                     omega[6 * e1 + d, 6 * e2 + g] = x
@@ -991,7 +1027,7 @@ def c_efpa(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def c_efpa_batch(
     topo,
     placement,
@@ -1027,4 +1063,4 @@ def c_efpa_batch(
             ee,
             OMEGA[b],
         )
-    return _first_failure(status)
+    return first_failure(status)

@@ -48,6 +48,7 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import JIT
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
@@ -59,6 +60,7 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.views import view
@@ -89,10 +91,8 @@ MAP = 2
 #: ... and its rate (needs ``v``)
 MAP_RATE = 3
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_workspace(N, nv):
     """Work arrays of :func:`centroidal`, then scratch outputs ``(com, A, A_dot, I_G)``.
 
@@ -116,7 +116,7 @@ def centroidal_workspace(N, nv):
     return E, r, E0, r0, I_C, I_C_dot, Phi, ov, com, A, A_dot, I_G, buf[o : o + 28]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal(
     topo, placement, jparam, inertia, S, S_ring, T_user, q, v, mode, work, com, A, A_dot, I_G
 ):
@@ -132,7 +132,7 @@ def centroidal(
     """
     E, r, E0, r0, I_C, I_C_dot, Phi, ov = work[:8]
     small = work[12]
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N, nv = parent.shape[0], iv[parent.shape[0]]
     if not all_finite(q) or (mode == MAP_RATE and not all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
@@ -247,11 +247,11 @@ def centroidal(
 # ----------------------------------------------------------------------------------------
 # entry points: one per public function, batch and single state
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def center_of_mass_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, com, status):
     """Centres of mass (B, 3); first failure + 1."""
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     failed = 0
     for b in range(status.shape[0]):
         status[b] = centroidal(
@@ -263,23 +263,23 @@ def center_of_mass_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q,
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def center_of_mass_one(topo, packed, q, com):
     """The centre of mass (3,) of one state, the model packed."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     return centroidal(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, q, COM, work, com, work[9],
         work[10], work[11],
     )  # fmt: skip
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_map_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, com, A, status):
     r"""Centres of mass (B, 3) and :math:`\mathbf A_G` (B, 6, nv); first failure + 1."""
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     failed = 0
     for b in range(status.shape[0]):
         status[b] = centroidal(
@@ -291,25 +291,25 @@ def centroidal_map_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q,
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_map_one(topo, packed, q, com, A):
     r""":math:`\mathbf A_G` (6, nv) and the centre of mass of one state, the model packed."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     return centroidal(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, q, MAP, work, com, A,
         work[10], work[11],
     )  # fmt: skip
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_map_rate_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A_dot, status
 ):
     r""":math:`\dot{\mathbf A}_G` (B, 6, nv); first failure + 1."""
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     failed = 0
     for b in range(status.shape[0]):
         status[b] = centroidal(
@@ -321,23 +321,23 @@ def centroidal_map_rate_batch(
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_map_rate_one(topo, packed, q, v, A_dot):
     r""":math:`\dot{\mathbf A}_G` (6, nv) of one state, the model packed."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     return centroidal(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, v, MAP_RATE, work, work[8],
         work[9], A_dot, work[11],
     )  # fmt: skip
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_inertia_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, I_G, status):
     """Centroidal composite rigid-body inertias (B, 6, 6); first failure + 1."""
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     failed = 0
     for b in range(status.shape[0]):
         status[b] = centroidal(
@@ -349,12 +349,12 @@ def centroidal_inertia_batch(topo, placement, jparam, inertia, S, S_ring, T_user
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def centroidal_inertia_one(topo, packed, q, I_G):
     """The centroidal composite rigid-body inertia (6, 6) of one state, the model packed."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     N = topo.shape[0] - 1
-    work = centroidal_workspace(N, topo[N, 3])
+    work = centroidal_workspace(N, topo[N, IV])
     return centroidal(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, q, INERTIA, work, work[8],
         work[9], work[10], I_G,

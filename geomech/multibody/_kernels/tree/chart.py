@@ -26,6 +26,7 @@ import math
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT
 from geomech.multibody._kernels.joints import (
     FIXED,
     FREE_FLYER,
@@ -35,6 +36,7 @@ from geomech.multibody._kernels.joints import (
     SPHERICAL,
     _so3_left_jacobian_apply,
 )
+from geomech.multibody._kernels.tables import IV, JTYPE
 
 __all__ = [
     "HANDLED",
@@ -47,15 +49,13 @@ __all__ = [
 #: joint type codes whose chart rate the kernel computes
 HANDLED = (FIXED, REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _cross(a0, a1, a2, b0, b1, b2):
     return a1 * b2 - a2 * b1, a2 * b0 - a0 * b2, a0 * b1 - a1 * b0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _se3_coefficients(th):
     """``(c1, c2, c3)`` of Q (lie._coefficients), by their series for θ < 1.
 
@@ -79,7 +79,7 @@ def _se3_coefficients(th):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     """Q(ω, ρ) u, Q = ½P + c1 (WP + PW + WPW) + c2 (W²P + PW² − 3 WPW) + c3 (WPW² + W²PW)
     with W = ω̂, P = ρ̂ (geomech.lie.se3._q_block), by cross products.
@@ -106,7 +106,7 @@ def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     return out
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def right_jacobian_inverse_apply(code, d, x, out):
     """Out = J_r(d)⁻¹ x = J_l(−d)⁻¹ x for one spherical or free-flyer joint (else out = x)."""
     if code == SPHERICAL or code == FREE_FLYER:
@@ -123,23 +123,23 @@ def right_jacobian_inverse_apply(code, d, x, out):
             out[k] = x[k]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def chart_rate(topo, delta, v, out):
     """``out = δ̇`` joint by joint for one state (module docstring), joints of :data:`HANDLED`."""
     N = topo.shape[0] - 1
     for i in range(N):
-        iv0, iv1 = topo[i, 3], topo[i + 1, 3]
-        right_jacobian_inverse_apply(topo[i, 1], delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
+        iv0, iv1 = topo[i, IV], topo[i + 1, IV]
+        right_jacobian_inverse_apply(topo[i, JTYPE], delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def chart_rate_batch(topo, Delta, V, OUT):
     """:func:`chart_rate` over a batch (rows of equal-length 2-D arrays)."""
     for k in range(OUT.shape[0]):
         chart_rate(topo, Delta[k], V[k], OUT[k])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_chart_rate_batch(code, Delta, V, OUT):
     """:func:`right_jacobian_inverse_apply` of one joint over rows: the joint's own chart rate
     (``Spherical._chart_rate``, ``FreeFlyer._chart_rate``), the same code as :func:`chart_rate`.

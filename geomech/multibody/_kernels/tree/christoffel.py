@@ -23,6 +23,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     cross_force,
@@ -35,11 +36,12 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
 )
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "christoffel_workspace",
@@ -50,31 +52,33 @@ __all__ = [
     "structure_constants_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_workspace(N, nv):
-    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),  # E, r: ^iX_p(i)
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),  # E0, r0: ^iX_0
-        np.empty((nv, 6)),
-        np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
-        np.empty((N, 10)),  # I_C (ten parameters)
-        np.empty((6, 10)),
-        np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
-        np.empty((36, 6)),
-        np.empty((36, 6)),
-        np.empty((36, 6)),  # F1, F2, F3
-        np.empty(6),
-        np.empty(6),
+    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds, from one
+    allocation.
+    """
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (nv, 6),  # Phi, D: ground coordinates
+            (nv, 6, 6),
+            (N, 10),  # I_C (ten parameters)
+            (6, 10),  # the pages of Bt as (P, h); h = f4
+            (6, 6),
+            (36, 6),  # F1, F2, F3
+            (36, 6),
+            (36, 6),
+            (6,),
+            (6,),
+        )
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
     r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
 
@@ -89,7 +93,7 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
     writes of lines 15–17, as printed.
     """
     E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y = work
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
@@ -177,7 +181,7 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
     """:func:`christoffel_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
@@ -191,18 +195,17 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
         T_user,
         q,
         Gamma,
-        christoffel_workspace(N, topo[N, 3]),
+        christoffel_workspace(N, topo[N, IV]),
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
     """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first
     failure + 1.
     """
     N = topo.shape[0] - 1
-    work = christoffel_workspace(N, topo[N, 3])
-    failed = 0
+    work = christoffel_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = christoffel_work(
             topo,
@@ -216,15 +219,13 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
             Gamma[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # structure constants of the joint frame
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def structure_constants(topo, S, D, q, s):
     r"""``s[a, b, l]`` = :math:`s^\ell_{ab}` of each joint's speeds, block diagonal, for one state.
 
@@ -234,12 +235,11 @@ def structure_constants(topo, S, D, q, s):
     bracket lies in the span of :math:`\boldsymbol\Phi`), by a Cholesky solve of the normal
     equations (digest §1.1).
     """
-    iv = topo[:, 3]
+    iv = topo[:, IV]
     N = topo.shape[0] - 1
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    L = np.empty((6, 6))
-    w, y = np.empty(6), np.empty(6)
+    L, w, y = workspace(((6, 6), (6,), (6,)))
     s[:, :, :] = 0.0
     for i in range(N):
         o, d = iv[i], iv[i + 1] - iv[i]
@@ -276,12 +276,9 @@ def structure_constants(topo, S, D, q, s):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def structure_constants_batch(topo, S, D, Q, s, status):
     """:func:`structure_constants` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = structure_constants(topo, at(S, b), at(D, b), at(Q, b), s[b])
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -27,6 +27,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
@@ -45,13 +46,13 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     joint_velocity,
     tree_transforms,
 )
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "add_composite",
@@ -70,12 +71,8 @@ __all__ = [
     "slotine_li_torques_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
-_FMA = dict(_JIT, fastmath={"contract"})
 
-
-@njit(inline="always", **_JIT)
+@njit(**INLINE)
 def add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p):
     """Seed 000 Alg. 1 l.20-21: body ``j``'s composite quantities into ``p``'s (ground
     coordinates: plain sums; ``P_C``, ``h_C`` for Levi-Civita, else ``B_C``).
@@ -93,7 +90,7 @@ def add_composite(I_C, P_C, h_C, B_C, levi_civita, j, p):
                 B_C[p, a, b] += B_C[j, a, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_factor(Bt, v, out):
     r"""``out = B(v) = Σ_j v^j Bt[j]`` (a body's :math:`\mathbf C - \mathbf I(\mathbf v\times)`)."""
     for a in range(6):
@@ -106,7 +103,7 @@ def body_factor(Bt, v, out):
                 out[a, b] += vj * Bt[j, a, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _factor_times(Bt, levi_civita, I, v, w, out, t, u):  # noqa: E741
     r"""``out = B(v) w`` of a body (``t``, ``u``: 6-vector work arrays).
 
@@ -136,7 +133,7 @@ def _factor_times(Bt, levi_civita, I, v, w, out, t, u):  # noqa: E741
             out[a] += vj * s
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _factor_transpose_times(Bt, levi_civita, I, v, u, out, t, z):  # noqa: E741
     r"""``out = B(v)ᵀ u`` of a body; Levi-Civita: :math:`\tfrac12[(\mathbf v\times^*)\mathbf I
     \mathbf u - \mathbf I(\mathbf v\times\mathbf u) - (\mathbf u\times^*)\mathbf I\mathbf v]`.
@@ -165,7 +162,7 @@ def _factor_transpose_times(Bt, levi_civita, I, v, u, out, t, z):  # noqa: E741
                 out[b] += Bt[j, a, b] * c
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _twists(parent, iv, S, E, r, v, vel, vJ):
     """Seed 001 eq. 5: ``vel[i] = X_up[i] vel[p(i)] + Φ_i ν_i``."""
     for i in range(parent.shape[0]):
@@ -182,46 +179,36 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 1
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_workspace(N, nv):
     """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one
     buffer.
     """
-    buf = np.empty(92 * N + 30 * nv + 84)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    vel = view(buf, 24 * N, (N, 6))  # body twists, ground coordinates
-    I_C, P_C = view(buf, 30 * N, (N, 10)), view(buf, 40 * N, (N, 10))  # ten parameters
-    h_C, B_C = view(buf, 50 * N, (N, 6)), view(buf, 56 * N, (N, 6, 6))  # B_C: any connection
-    o = 92 * N
-    Phi, Phi_dot = view(buf, o, (nv, 6)), view(buf, o + 6 * nv, (nv, 6))  # columns (rows), ground
-    F1, F2 = view(buf, o + 12 * nv, (6, nv)), view(buf, o + 18 * nv, (6, nv))  # f1, f2, f3 of
-    F3 = view(buf, o + 24 * nv, (6, nv))  # every joint, as columns
-    o += 30 * nv
-    W, B_i = view(buf, o, (6, 6)), view(buf, o + 36, (6, 6))
-    return (
-        E,
-        r,
-        E0,
-        r0,
-        vel,
-        Phi,
-        Phi_dot,
-        I_C,
-        P_C,
-        h_C,
-        B_C,
-        F1,
-        F2,
-        F3,
-        W,
-        B_i,
-        buf[o + 72 : o + 78],
-        buf[o + 78 : o + 84],
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 6),  # vel: body twists, ground coordinates
+            (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
+            (nv, 6),
+            (N, 10),  # I_C, P_C: ten parameters
+            (N, 10),
+            (N, 6),  # h_C
+            (N, 6, 6),  # B_C: any connection
+            (6, nv),  # F1, F2, F3: f1, f2, f3 of every joint, as columns
+            (6, nv),
+            (6, nv),
+            (6, 6),  # W, B_i
+            (6, 6),
+            (6,),  # x, y
+            (6,),
+        )
     )
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def coriolis_work(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
 ):
@@ -247,7 +234,8 @@ def coriolis_work(
     of :math:`\boldsymbol\Phi_i`.
     """
     E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y = work
-    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
+    parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
+    iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
@@ -345,7 +333,7 @@ def coriolis_work(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C):
     """:func:`coriolis_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
@@ -362,11 +350,11 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
         q,
         v,
         C,
-        coriolis_workspace(N, topo[N, 3]),
+        coriolis_workspace(N, topo[N, IV]),
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):
@@ -374,8 +362,7 @@ def coriolis_batch(
     + 1.
     """
     N = topo.shape[0] - 1
-    work = coriolis_workspace(N, topo[N, 3])
-    failed = 0
+    work = coriolis_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
             topo,
@@ -392,26 +379,23 @@ def coriolis_batch(
             C[b],
             work,
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def mass_matrix_derivative_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, H_dot, status
 ):
     r""":math:`\dot H = \bar C^\star + \bar C^{\star\top}` (seed 000 Prop. IV.1) over a batch."""
     N = topo.shape[0] - 1
-    work = coriolis_workspace(N, topo[N, 3])
-    failed = 0
+    work = coriolis_workspace(N, topo[N, IV])
     n = H_dot.shape[1]
     for b in range(status.shape[0]):
         status[b] = coriolis_work(
@@ -430,8 +414,6 @@ def mass_matrix_derivative_batch(
             work,
         )
         if status[b] != OK:
-            if failed == 0:
-                failed = b + 1
             continue
         Hb = H_dot[b]
         for i in range(n):
@@ -439,13 +421,13 @@ def mass_matrix_derivative_batch(
                 s = Hb[i, k] + Hb[k, i]
                 Hb[i, k] = s
                 Hb[k, i] = s
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # C̄ᵀ w
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_transpose_product(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, w, tau
 ):
@@ -456,17 +438,16 @@ def coriolis_transpose_product(
     \dot{\boldsymbol\Phi}_i^\top\sum_{k\succeq i}{}^k\mathbf X_i^\top\mathbf I_k\mathbf u_k`
     (the transposed blocks of seed 000 Alg. 1 l.18).
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(w)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r, vel, u, g1, g2, vJ, Phi_dot, t, z = workspace(
+        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,), (6,))
+    )
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, u, vJ = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
-    g1, g2, Phi_dot = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
-    t, z = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists of v and w, B_iᵀ u_i and I_i u_i ----------------------------
     _twists(parent, iv, S, E, r, v, vel, vJ)
@@ -490,12 +471,11 @@ def coriolis_transpose_product(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_transpose_product_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, W, TAU, status
 ):
     """:func:`coriolis_transpose_product` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = coriolis_transpose_product(
             topo,
@@ -512,15 +492,13 @@ def coriolis_transpose_product_batch(
             at(W, b),
             TAU[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
 # ----------------------------------------------------------------------------------------
 # Slotine-Li torques (the modified RNEA)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha):
     r"""Forward pass of the modified RNEA: twists ``vel`` of ν, ``w`` of ν_r and ``alpha``.
 
@@ -531,11 +509,9 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
     (Niemeyer–Slotine; seed 001 §1.4).
     """
     a0 = np.zeros(6)
-    for k in range(3):
-        a0[3 + k] = -gravity[
-            k
-        ]  # the world accelerates upwards: gravity as a fictitious acceleration
-    vJ, wJ = np.empty(6), np.empty(6)
+    for k in range(3):  # the world accelerates upwards: gravity as a fictitious acceleration
+        a0[3 + k] = -gravity[k]
+    vJ, wJ = workspace(((6,), (6,)))
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
         joint_velocity(S, iv, i, v_ref, wJ)
@@ -557,7 +533,7 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
         cross_motion(vel[i], wJ, alpha[i])  # + (v_i ×) Φ_i ν_r,i
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def reference_state(
     topo, placement, jparam, S, S_ring, T_user, q, v, v_ref, a_ref, gravity, E, r, vel, w, alpha
 ):
@@ -566,7 +542,7 @@ def reference_state(
     The common start of the Slotine–Li torques and regressor: checks that the state is finite,
     places the bodies (``tree_transforms``) and runs the forward pass of the modified RNEA.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     if not (
         all_finite(q)
         and all_finite(v)
@@ -582,7 +558,7 @@ def reference_state(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_torques(
     topo,
     placement,
@@ -607,11 +583,11 @@ def slotine_li_torques(
     :math:`\boldsymbol\tau_i = \boldsymbol\Phi_i^\top\mathbf f_i`, :math:`\mathbf f_{p(i)}
     \mathrel{+}= {}^i\mathbf X_{p(i)}^\top\mathbf f_i` (seed 000 eqs. 13, 20).
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    h, t, z = np.empty(6), np.empty(6), np.empty(6)
+    E, r, vel, w, alpha, f, h, t, z = workspace(
+        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,))
+    )
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
     status = reference_state(
@@ -636,7 +612,7 @@ def slotine_li_torques(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_torques_batch(
     topo,
     placement,
@@ -656,7 +632,6 @@ def slotine_li_torques_batch(
     status,
 ):
     """:func:`slotine_li_torques` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_torques(
             topo,
@@ -675,6 +650,4 @@ def slotine_li_torques_batch(
             at(G, b),
             TAU[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

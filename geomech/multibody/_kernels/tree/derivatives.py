@@ -36,6 +36,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     cross_motion,
@@ -52,6 +53,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.tree.tensor import (
@@ -62,9 +64,10 @@ from geomech.multibody._kernels.tree.tensor import (
     matTvec6_add,
     matvec6_add,
 )
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
-    "workspace",
+    "derivatives_workspace",
     "forward_pass",
     "first_order",
     "second_order",
@@ -77,8 +80,6 @@ __all__ = [
     "aba_derivatives_batch",
     "aba_second_derivatives_batch",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 # ----------------------------------------------------------------------------------------
@@ -141,7 +142,7 @@ def sparse_layout(parent, iv):
     return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
 
 
-@njit(cache=True, nogil=True, inline="always", error_model="numpy")
+@njit(**INLINE)
 def slot(base, m, a, x, y, z):
     """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
     n = m - a
@@ -155,38 +156,40 @@ def slot(base, m, a, x, y, z):
 # ----------------------------------------------------------------------------------------
 # work arrays (allocated once per batch call)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
-def workspace(N, nv):
-    """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
+@njit(**JIT)
+def derivatives_workspace(N, nv):
+    """The work arrays of :func:`forward_pass` and the backward passes, from one allocation.
 
     ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid)``: ``W6``
     (16, 6, 6) and ``V6`` (18, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
     ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
     """
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((nv, 6)),
-        np.empty((nv, 6)),
-        np.empty((nv, 6)),
-        np.empty((nv, 6)),
-        np.empty((N, 6, 6)),
-        np.empty((N, 6, 6)),
-        np.empty((N, 6)),
-        np.empty((16, 6, 6)),
-        np.empty((18, 6)),
-        np.empty((nv, 6)),
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 6),  # vel, acc
+            (N, 6),
+            (nv, 6),  # Sg, Psid, Psidd, Sd
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (N, 6, 6),  # IC, BC
+            (N, 6, 6),
+            (N, 6),  # fC
+            (16, 6, 6),  # W6
+            (18, 6),  # V6
+            (nv, 6),  # SdPsid
+        )
     )
 
 
 # ----------------------------------------------------------------------------------------
 # forward pass (Alg. 1 l.1-11), in the ground frame
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
     r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
 
@@ -197,7 +200,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     :math:`{}^i\mathbf X_0^\top` (seed 002 trap 9).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
@@ -272,7 +275,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _accumulate(parent, i, IC, BC, fC):
     """Alg. 1 l.75-77: I^C_λ += I^C_i, B^C_λ += B^C_i, f^C_λ += f^C_i (ground frame: plain sums)."""
     p = parent[i]
@@ -287,7 +290,7 @@ def _accumulate(parent, i, IC, BC, fC):
 # ----------------------------------------------------------------------------------------
 # first order: IDSVA FO (seed 002 eqs. 7-8, ref. [14])
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1, w2, tmp):
     """The four 6-vectors of DoF p that eqs. 7-8 dot with the ancestors' columns.
 
@@ -306,7 +309,7 @@ def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1
     matvec6_add(B_C, s_p, 1.0, w2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def first_order(topo, ws, dq, dv, M):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
@@ -327,7 +330,7 @@ def first_order(topo, ws, dq, dv, M):
     caller zeroes them).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     with_M = M.shape[0] > 0
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
@@ -355,7 +358,7 @@ def first_order(topo, ws, dq, dv, M):
 # ----------------------------------------------------------------------------------------
 # second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
 
@@ -369,7 +372,7 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
     receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (
         W6[0],
@@ -524,26 +527,13 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
 # ----------------------------------------------------------------------------------------
 # batch drivers
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
-
-
-@njit(**_JIT)
-def _at(x, b):
-    return x[b] if x.shape[0] > 1 else x[0]
-
-
-@njit(**_JIT)
+@njit(**JIT)
 def _zero(x):
     for k in range(x.size):
         x.flat[k] = 0.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_derivatives_batch(
     topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
 ):
@@ -552,8 +542,8 @@ def rnea_derivatives_batch(
     ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
     written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
-    ws = workspace(N, nv)
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = derivatives_workspace(N, nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
         st = forward_pass(
@@ -563,11 +553,11 @@ def rnea_derivatives_batch(
             inertia,
             S,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(A, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
         )
         if st == OK:
@@ -575,10 +565,10 @@ def rnea_derivatives_batch(
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_second_derivatives_batch(
     topo,
     placement,
@@ -602,9 +592,9 @@ def rnea_second_derivatives_batch(
 
     ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
-    ws = workspace(N, nv)
-    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = derivatives_workspace(N, nv)
+    dq, dv, M = workspace(((nv, nv), (nv, nv), (nv, nv)))
     for b in range(status.shape[0]):
         st = forward_pass(
             topo,
@@ -613,11 +603,11 @@ def rnea_second_derivatives_batch(
             inertia,
             S,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(A, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
         )
         if st == OK:
@@ -625,10 +615,10 @@ def rnea_second_derivatives_batch(
             if not all_finite(T[b]):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def dof_parents(topo):
     """The expanded parent array of the DoFs (Featherstone 2008, §6.5).
 
@@ -636,7 +626,7 @@ def dof_parents(topo):
     joint, else the last DoF of the nearest ancestor joint that has DoFs), −1 for none;
     ``lam[k] < k``.
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     lam = np.empty(iv[N], dtype=np.int64)
     for i in range(N):
@@ -650,7 +640,7 @@ def dof_parents(topo):
     return lam
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _ltl(M, L, lam, iv):
     r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
     Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
@@ -690,7 +680,7 @@ def _ltl(M, L, lam, iv):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _ltl_solve(L, lam, X):
     r"""``X ← M⁻¹ X`` in place for :math:`\mathbf M = \mathbf L^\top\mathbf L` (Featherstone 2008,
     Table 6.4), row by row: each step is an axpy on a contiguous row of ``X`` (n, m).
@@ -718,7 +708,7 @@ def _ltl_solve(L, lam, X):
             X[i, c] *= d
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
     """``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``: one solve of [∂τ/∂q | ∂τ/∂ν | 1]."""
     n = dq.shape[0]
@@ -736,7 +726,7 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
             Minv[i, c] = X[i, 2 * n + c]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _aba_first(
     topo,
     placement,
@@ -773,7 +763,7 @@ def _aba_first(
     _zero(dv)
     _zero(M)
     first_order(topo, ws, dq, dv, M)
-    st = _ltl(M, L, lam, topo[:, 3])
+    st = _ltl(M, L, lam, topo[:, IV])
     if st != OK:
         return st
     _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
@@ -782,7 +772,7 @@ def _aba_first(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_derivatives_batch(
     topo,
     placement,
@@ -803,10 +793,9 @@ def aba_derivatives_batch(
     status,
 ):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
-    ws = workspace(N, nv)
-    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
-    X = np.empty((nv, 3 * nv))
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = derivatives_workspace(N, nv)
+    dq, dv, M, L, X = workspace(((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv)))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -817,11 +806,11 @@ def aba_derivatives_batch(
             S,
             S_ring,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(TAU, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
             ws,
             lam,
             QDD[b],
@@ -834,10 +823,10 @@ def aba_derivatives_batch(
             DQ[b],
             DV[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_second_derivatives_batch(
     topo,
     placement,
@@ -867,9 +856,9 @@ def aba_second_derivatives_batch(
     Fills ``QDD``, ``DQ``, ``DV`` (∂τ, not ∂q̈), ``MINV`` and the second-order ``T`` (B, 4, L);
     ``DQ``, ``DV`` and ``T`` must come zeroed.
     """
-    N, nv = topo.shape[0] - 1, topo[-1, 3]
-    ws = workspace(N, nv)
-    M, L = np.empty((nv, nv)), np.empty((nv, nv))
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = derivatives_workspace(N, nv)
+    M, L = workspace(((nv, nv), (nv, nv)))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         st = aba(
@@ -880,11 +869,11 @@ def aba_second_derivatives_batch(
             S,
             S_ring,
             T_user,
-            _at(Q, b),
-            _at(V, b),
-            _at(TAU, b),
-            _at(A0, b),
-            _at(F_ext, b),
+            at(Q, b),
+            at(V, b),
+            at(TAU, b),
+            at(A0, b),
+            at(F_ext, b),
             QDD[b],
         )
         if st == OK:
@@ -896,16 +885,16 @@ def aba_second_derivatives_batch(
                 inertia,
                 S,
                 T_user,
-                _at(Q, b),
-                _at(V, b),
+                at(Q, b),
+                at(V, b),
                 QDD[b],
-                _at(A0, b),
-                _at(F_ext, b),
+                at(A0, b),
+                at(F_ext, b),
                 ws,
             )
         if st == OK:
             second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
-            st = _ltl(M, L, lam, topo[:, 3])
+            st = _ltl(M, L, lam, topo[:, IV])
         if st == OK:
             mi = MINV[b]
             for x in range(nv):
@@ -915,4 +904,4 @@ def aba_second_derivatives_batch(
             if not (all_finite(T[b]) and all_finite(mi)):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
-    return _first_failure(status)
+    return first_failure(status)

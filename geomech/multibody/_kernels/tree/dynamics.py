@@ -23,6 +23,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.linalg import (
     SINGULAR_RTOL,
@@ -52,8 +53,9 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
+from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import view, workspace
 
 __all__ = [
     "rnea",
@@ -70,40 +72,35 @@ __all__ = [
     "aba_workspace",
     "kinetic_energy",
     "kinetic_energy_batch",
-    "at",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
-_FMA = dict(_JIT, fastmath={"contract"})
-
-
-@njit(**_JIT)
-def at(x, b):
-    """Row ``b`` of a per-state array, or its only row when it is shared by the batch."""
-    return x[b] if x.shape[0] > 1 else x[0]
 
 
 # ----------------------------------------------------------------------------------------
 # RNEA
 # ----------------------------------------------------------------------------------------
-@njit(**_FMA)
+@njit(**FMA)
 def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
     r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
 
     ``a0 = [0; −g]`` is the acceleration of the world that emulates gravity; ``f_ext``
     (N, 6) holds external body wrenches, or has no rows for none. Returns a packed status.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    buf = np.empty(30 * N + 6)  # one allocation for the work arrays
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    vel, acc, f = view(buf, 12 * N, (N, 6)), view(buf, 18 * N, (N, 6)), view(buf, 24 * N, (N, 6))
-    vJ = buf[30 * N : 30 * N + 6]
+    E, r, vel, acc, f, vJ = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 6),  # vel, acc, f: twists, accelerations, body forces
+            (N, 6),
+            (N, 6),
+            (6,),  # vJ: Φ_i ν_i
+        )
+    )
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
@@ -149,7 +146,7 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
 ):
@@ -170,10 +167,10 @@ def rnea_batch(
             at(F_ext, b),
             TAU[b],
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def rnea_one(topo, packed, q, v, a, tau):
     """:func:`rnea` for one state without external forces, the model packed
     (``CompiledModel.packed``).
@@ -191,37 +188,33 @@ def rnea_one(topo, packed, q, v, a, tau):
         v,
         a,
         a0,
-        packed[:0].reshape((0, 6)),
+        view(packed, 0, (0, 6)),  # no external forces
         tau,
     )
-
-
-@njit(**_JIT)
-def _first_failure(status):
-    for b in range(status.shape[0]):
-        if status[b] != OK:
-            return b + 1
-    return 0
 
 
 # ----------------------------------------------------------------------------------------
 # CRBA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def crba_workspace(N, nv):
-    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds,
-    cut from one buffer.
+    """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, from one
+    allocation: ``(E, r, E0, r0, I_C, Phi, F)``.
     """
-    buf = np.empty(34 * N + 12 * nv)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    I_C = view(buf, 24 * N, (N, 10))  # composite inertias, ten parameters
-    Phi = view(buf, 34 * N, (nv, 6))  # Φ columns (rows), ground coordinates
-    F = view(buf, 34 * N + 6 * nv, (6, nv))  # the F2 columns of all joints
-    return E, r, E0, r0, I_C, Phi, F
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 10),  # I_C: composite inertias, ten parameters
+            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+            (6, nv),  # F: the F2 columns of all joints
+        )
+    )
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
 
@@ -237,7 +230,8 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     The full symmetric matrix is written. Returns a packed status.
     """
     E, r, E0, r0, I_C, Phi, F = work
-    parent, jtype, iq, iv, iv_end = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3], topo[:, 4]
+    parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
+    iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
@@ -290,20 +284,20 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     """:func:`crba_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
     return crba_work(
-        topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, 3])
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, IV])
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
     """:func:`crba_work` over a batch; first failure + 1."""
     N = topo.shape[0] - 1
-    work = crba_workspace(N, topo[N, 3])
+    work = crba_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
         status[b] = crba_work(
             topo,
@@ -317,10 +311,10 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
             H[b],
             work,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crba_one(topo, packed, q, H):
     """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
@@ -330,7 +324,7 @@ def crba_one(topo, packed, q, H):
 # ----------------------------------------------------------------------------------------
 # ABA
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
@@ -372,32 +366,41 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
         a0,
         f_ext,
         a,
-        aba_workspace(N, topo[N, 3]),
+        aba_workspace(N, topo[N, IV]),
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_workspace(N, nv):
-    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation."""
-    buf = np.empty(78 * N + 19 * nv + 28)
-    E, r = view(buf, 0, (N, 3, 3)), view(buf, 9 * N, (N, 3))  # ^iX_p(i)
-    E0, r0 = view(buf, 12 * N, (N, 3, 3)), view(buf, 21 * N, (N, 3))  # ^iX_0
-    vel, c, p_A = view(buf, 24 * N, (N, 6)), view(buf, 30 * N, (N, 6)), view(buf, 36 * N, (N, 6))
-    I_A = view(buf, 42 * N, (N, 6, 6))  # articulated inertias (upper triangles)
-    o = 78 * N
-    Phi = view(buf, o, (nv, 6))  # Φ columns (rows), ground coordinates
-    Z = view(buf, o + 6 * nv, (nv, 7))  # rows [Z_i | z_i]
-    L = view(buf, o + 13 * nv, (nv, 6))  # rows iv_i.. of joint i: L_i
-    o += 19 * nv
-    vJ, h, x, I10 = buf[o : o + 6], buf[o + 6 : o + 12], buf[o + 12 : o + 18], buf[o + 18 :]
-    return E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10
+    """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation:
+    ``(E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10)``.
+    """
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (N, 6),  # vel, c, p_A: twists, velocity products, bias forces
+            (N, 6),
+            (N, 6),
+            (N, 6, 6),  # I_A: articulated inertias (upper triangles)
+            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+            (nv, 7),  # Z: rows [Z_i | z_i]
+            (nv, 6),  # L: rows iv_i.. of joint i: L_i
+            (6,),  # vJ, h, x: 6-vectors
+            (6,),
+            (6,),
+            (10,),  # I10: an inertia, ten parameters
+        )
+    )
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
     """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
         all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
@@ -517,10 +520,10 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
-    ws = aba_workspace(topo.shape[0] - 1, topo[-1, 3])
+    ws = aba_workspace(topo.shape[0] - 1, topo[-1, IV])
     for b in range(status.shape[0]):
         status[b] = _aba(
             topo,
@@ -538,10 +541,10 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
             A[b],
             ws,
         )
-    return _first_failure(status)
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed
     (``CompiledModel.packed``).
@@ -559,7 +562,7 @@ def aba_one(topo, packed, q, v, tau, a):
         v,
         tau,
         a0,
-        packed[:0].reshape((0, 6)),
+        view(packed, 0, (0, 6)),  # no external forces
         a,
     )
 
@@ -567,20 +570,19 @@ def aba_one(topo, packed, q, v, tau, a):
 # ----------------------------------------------------------------------------------------
 # kinetic energy
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, out):
     r""":math:`T = \tfrac12\sum_i\mathbf v_i^\top\mathbf I_i\mathbf v_i` for one state, in
     ``out[0]``.
     """
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r, vel, vJ, h = workspace(((N, 3, 3), (N, 3), (N, 6), (6,), (6,)))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    vel, vJ, h = np.empty((N, 6)), np.empty(6), np.empty(6)
     T = 0.0
     for i in range(N):
         joint_velocity(S, iv, i, v, vJ)
@@ -599,7 +601,7 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, OUT, status):
     """:func:`kinetic_energy` over a batch; first failure + 1."""
     for b in range(status.shape[0]):
@@ -615,4 +617,4 @@ def kinetic_energy_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q,
             at(V, b),
             OUT[b],
         )
-    return _first_failure(status)
+    return first_failure(status)

@@ -64,9 +64,11 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import INLINE, JIT
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody._kernels.views import view
@@ -104,9 +106,6 @@ LOCAL = 0
 WORLD = 1
 #: the world's axes at the frame's origin (Pinocchio's ``LOCAL_WORLD_ALIGNED``)
 LOCAL_WORLD_ALIGNED = 2
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-_INLINE = dict(_JIT, inline="always")
 
 
 # ----------------------------------------------------------------------------------------
@@ -147,13 +146,13 @@ def support_arrays(topo, placement, jparam, body, Tf, reference, classical):
     >>> fsel.tolist()  # body 1, world, spatial; chain [0, 1], revolute; q_c = q[[0, 1]]
     [1, 1, 0, 2, 2, 0, 1, 1, 1, 0, 1, 2, 0, 1]
     """
-    chain = support_chain(topo[:-1, 0], body)
-    iq = topo[:, 2]
+    chain = support_chain(topo[:-1, PARENT], body)
+    iq = topo[:, IQ]
     qidx = [j for k in chain for j in range(iq[k], iq[k + 1])]
     offsets = np.cumsum([0] + [iq[k + 1] - iq[k] for k in chain])
     head = [body, reference, int(bool(classical)), len(chain), len(qidx)]
     fsel = np.array(
-        head + chain + [int(topo[k, 1]) for k in chain] + offsets.tolist() + qidx, np.int64
+        head + chain + [int(topo[k, JTYPE]) for k in chain] + offsets.tolist() + qidx, np.int64
     )
     fpack = np.concatenate([np.ravel(Tf), placement[chain].ravel(), jparam[chain].ravel()]).astype(
         float
@@ -161,7 +160,7 @@ def support_arrays(topo, placement, jparam, body, Tf, reference, classical):
     return fsel, fpack
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def _frame_args(fsel, fpack):
     """Views of ``(fsel, fpack)``: ``(n, chain, jtype, iq, qidx, Tf, placement, jparam)``."""
     n, nqc = fsel[3], fsel[4]
@@ -176,7 +175,7 @@ def _frame_args(fsel, fpack):
     return n, chain, jtype, iq, qidx, Tf, placement, jparam
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_workspace(N, nq):
     r"""``(E, r, R, p, vel, acc, s, q_c, T_c)``: the work arrays of the frame kernels.
 
@@ -199,13 +198,13 @@ def frame_workspace(N, nq):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _workspace(topo):
     N = topo.shape[0] - 1
-    return frame_workspace(N, topo[N, 2])
+    return frame_workspace(N, topo[N, IQ])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _support(fsel, fpack, T_user, q, work):
     r"""Transforms and world poses along the support: ``(status, n)``.
 
@@ -250,7 +249,7 @@ def _support(fsel, fpack, T_user, q, work):
     return OK, n
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _twists(iv, S, chain, n, E, r, v, vel, vJ):
     r"""Body twists along the chain, seed 001 eq. 5: :math:`\mathbf v_k = {}^k\mathbf X_{p(k)}
     \mathbf v_{p(k)} + \boldsymbol\Phi_k\nu_k` (``vel[m]``, ``E[m]``, ``r[m]`` for ``chain[m]``).
@@ -266,7 +265,7 @@ def _twists(iv, S, chain, n, E, r, v, vel, vJ):
                 vel[m, c] += vJ[c]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):  # jtype: compact
     r"""Body accelerations along the chain (no gravity), seed 001 eq. 7:
     :math:`\mathbf a_k = {}^k\mathbf X_{p(k)}\mathbf a_{p(k)} + \boldsymbol\Phi_k\dot\nu_k +
@@ -290,7 +289,7 @@ def _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, vJ):  #
                     acc[m, c] += S_ring[j, c] * v[j]
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def _to_world(R, p, x, out):
     r"""``out`` = :math:`{}^0\mathbf X_k\mathbf x = [\mathbf R\boldsymbol\omega;\ \mathbf R
     \mathbf u + \mathbf p\times\mathbf R\boldsymbol\omega]` (``(R, p)``: the world pose of k).
@@ -307,7 +306,7 @@ def _to_world(R, p, x, out):
     out[5] = u2 + p[0] * w1 - p[1] * w0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _frame_pose(n, R, p, Tf, R_f, p_f):
     r"""The frame's world pose :math:`{}^0\mathbf T_f = {}^0\mathbf T_i\,{}^i\mathbf T_f`.
 
@@ -325,7 +324,7 @@ def _frame_pose(n, R, p, Tf, R_f, p_f):
             R_f[a, b] = Ri[a, 0] * Tf[0, b] + Ri[a, 1] * Tf[1, b] + Ri[a, 2] * Tf[2, b]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def express(ref, R_i, p_i, Tf, x, out):
     r"""``out`` = the motion vector ``x`` of body ``i`` (body coordinates) in the reference ``ref``.
 
@@ -350,7 +349,7 @@ def express(ref, R_i, p_i, Tf, x, out):
             out[3 + a] = R_i[a, 0] * c0 + R_i[a, 1] * c1 + R_i[a, 2] * c2
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def world_to_reference(ref, R_f, p_f, w, out):
     r"""``out`` = a world motion vector ``w = [ω; u_O]`` (at the world origin) in the reference.
 
@@ -374,7 +373,7 @@ def world_to_reference(ref, R_f, p_f, w, out):
         out[3 + a] = R_f[0, a] * u0 + R_f[1, a] * u1 + R_f[2, a] * u2
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def world_rate_to_reference(ref, R_f, p_f, pdot_f, omega_f, w, wdot, out):
     r"""``out`` = the time derivative of :func:`world_to_reference` of ``w`` (rate ``wdot``).
 
@@ -418,7 +417,7 @@ def world_rate_to_reference(ref, R_f, p_f, pdot_f, omega_f, w, wdot, out):
 # ----------------------------------------------------------------------------------------
 # placements
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def frame_placement(topo, fsel, fpack, T_user, q, work, T):
     r"""``T`` (4, 4) = :math:`{}^0\mathbf T_f = {}^0\mathbf T_i\,{}^i\mathbf T_f`, composed along
     :math:`\kappa(i)` (Featherstone 2008, §4.1).
@@ -431,7 +430,7 @@ def frame_placement(topo, fsel, fpack, T_user, q, work, T):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_placement_batch(topo, fsel, fpack, T_user, Q, T, status):
     """:func:`frame_placement` over a batch; first failure + 1."""
     work = _workspace(topo)
@@ -443,7 +442,7 @@ def frame_placement_batch(topo, fsel, fpack, T_user, Q, T, status):
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_placement_one(topo, packed, fsel, fpack, q, T):
     """:func:`frame_placement` for one state, the model packed (``CompiledModel.packed``)."""
     T_user = unpack(topo, packed)[5]
@@ -453,7 +452,7 @@ def frame_placement_one(topo, packed, fsel, fpack, q, T):
 # ----------------------------------------------------------------------------------------
 # twists and accelerations
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def frame_velocity(topo, fsel, fpack, S, T_user, q, v, work, out):
     r"""``out`` (6,) = the frame's twist in the reference ``fsel[1]``: :func:`express` of the
     body twist :math:`\mathbf v_i` (seed 001 eq. 5 along :math:`\kappa(i)`); zero for a
@@ -468,12 +467,12 @@ def frame_velocity(topo, fsel, fpack, S, T_user, q, v, work, out):
         out[:] = 0.0
         return OK
     E, r, R, p, vel, _, s = work[:7]
-    _twists(topo[:, 3], S, fsel[5 : 5 + n], n, E, r, v, vel, s[:6])
+    _twists(topo[:, IV], S, fsel[5 : 5 + n], n, E, r, v, vel, s[:6])
     express(fsel[1], R[n - 1], p[n - 1], view(fpack, 0, (3, 4)), vel[n - 1], out)
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_velocity_batch(topo, fsel, fpack, S, T_user, Q, V, out, status):
     """:func:`frame_velocity` over a batch; first failure + 1."""
     work = _workspace(topo)
@@ -487,14 +486,14 @@ def frame_velocity_batch(topo, fsel, fpack, S, T_user, Q, V, out, status):
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_velocity_one(topo, packed, fsel, fpack, q, v, out):
     """:func:`frame_velocity` for one state, the model packed."""
     _, _, _, S, _, T_user, _ = unpack(topo, packed)
     return frame_velocity(topo, fsel, fpack, S, T_user, q, v, _workspace(topo), out)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_acceleration(topo, fsel, fpack, S, S_ring, T_user, q, v, a, work, out):
     r"""``out`` (6,) = the frame's spatial acceleration in the reference ``fsel[1]``.
 
@@ -515,7 +514,7 @@ def frame_acceleration(topo, fsel, fpack, S, S_ring, T_user, q, v, a, work, out)
         out[:] = 0.0
         return OK
     E, r, R, p, vel, acc, s = work[:7]
-    iv, chain, jtype = topo[:, 3], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
+    iv, chain, jtype = topo[:, IV], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
     Tf = view(fpack, 0, (3, 4))
     _twists(iv, S, chain, n, E, r, v, vel, s[:6])
     _accelerations(jtype, iv, S, S_ring, chain, n, E, r, v, a, vel, acc, s[:6])
@@ -530,7 +529,7 @@ def frame_acceleration(topo, fsel, fpack, S, S_ring, T_user, q, v, a, work, out)
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_acceleration_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, A, out, status):
     """:func:`frame_acceleration` over a batch; first failure + 1."""
     work = _workspace(topo)
@@ -545,7 +544,7 @@ def frame_acceleration_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, A, out,
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_acceleration_one(topo, packed, fsel, fpack, q, v, a, out):
     """:func:`frame_acceleration` for one state, the model packed."""
     _, _, _, S, S_ring, T_user, _ = unpack(topo, packed)
@@ -555,7 +554,7 @@ def frame_acceleration_one(topo, packed, fsel, fpack, q, v, a, out):
 # ----------------------------------------------------------------------------------------
 # Jacobians and their rates
 # ----------------------------------------------------------------------------------------
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian(topo, fsel, fpack, S, T_user, q, work, J):
     r"""``J`` (6, nv) = the frame Jacobian in the reference ``fsel[1]``, :math:`\mathbf x_f =
     \mathbf J\nu` for the frame's twist :math:`\mathbf x_f` in that reference.
@@ -571,7 +570,7 @@ def frame_jacobian(topo, fsel, fpack, S, T_user, q, work, J):
     if n == 0:
         return OK
     R, p, s = work[2], work[3], work[6]
-    iv, chain = topo[:, 3], fsel[5 : 5 + n]
+    iv, chain = topo[:, IV], fsel[5 : 5 + n]
     R_f, p_f, w, col = view(s, 0, (3, 3)), s[9:12], s[12:18], s[18:24]
     _frame_pose(n, R, p, view(fpack, 0, (3, 4)), R_f, p_f)
     ref = fsel[1]
@@ -585,7 +584,7 @@ def frame_jacobian(topo, fsel, fpack, S, T_user, q, work, J):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian_batch(topo, fsel, fpack, S, T_user, Q, J, status):
     """:func:`frame_jacobian` over a batch; first failure + 1."""
     work = _workspace(topo)
@@ -597,14 +596,14 @@ def frame_jacobian_batch(topo, fsel, fpack, S, T_user, Q, J, status):
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian_one(topo, packed, fsel, fpack, q, J):
     """:func:`frame_jacobian` for one state, the model packed."""
     _, _, _, S, _, T_user, _ = unpack(topo, packed)
     return frame_jacobian(topo, fsel, fpack, S, T_user, q, _workspace(topo), J)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian_rate(topo, fsel, fpack, S, S_ring, T_user, q, v, work, J_dot):
     r"""``J_dot`` (6, nv) = the entrywise time derivative of :func:`frame_jacobian` along the flow.
 
@@ -628,7 +627,7 @@ def frame_jacobian_rate(topo, fsel, fpack, S, S_ring, T_user, q, v, work, J_dot)
     if n == 0:
         return OK
     E, r, R, p, vel, ovel, s = work[:7]  # (acc's rows hold the world twists here)
-    iv, chain, jtype = topo[:, 3], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
+    iv, chain, jtype = topo[:, IV], fsel[5 : 5 + n], fsel[5 + n : 5 + 2 * n]
     _twists(iv, S, chain, n, E, r, v, vel, s[:6])
     for m in range(n):
         _to_world(R[m], p[m], vel[m], ovel[m])  # ^0v_k = ^0X_k v_k
@@ -657,7 +656,7 @@ def frame_jacobian_rate(topo, fsel, fpack, S, S_ring, T_user, q, v, work, J_dot)
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian_rate_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, J_dot, status):
     """:func:`frame_jacobian_rate` over a batch; first failure + 1."""
     work = _workspace(topo)
@@ -672,7 +671,7 @@ def frame_jacobian_rate_batch(topo, fsel, fpack, S, S_ring, T_user, Q, V, J_dot,
     return failed
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def frame_jacobian_rate_one(topo, packed, fsel, fpack, q, v, J_dot):
     """:func:`frame_jacobian_rate` for one state, the model packed."""
     _, _, _, S, S_ring, T_user, _ = unpack(topo, packed)

@@ -22,6 +22,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from geomech.multibody._kernels.jit import FMA, INLINE, JIT
 from geomech.multibody._kernels.joints import (
     FIXED,
     HELICAL,
@@ -32,6 +33,7 @@ from geomech.multibody._kernels.joints import (
 )
 from geomech.multibody._kernels.spatial import compose_pose, transform_motion
 from geomech.multibody._kernels.status import NOT_ON_MANIFOLD, OK, pack
+from geomech.multibody._kernels.tables import E_SIN, E_VERS, PITCH, R_AXIS
 
 __all__ = [
     "tree_transforms",
@@ -41,11 +43,6 @@ __all__ = [
     "body_jacobians",
     "all_finite",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-_INLINE = dict(_JIT, inline="always")
-#: + fused multiply-adds (``contract`` only: no reassociation, NaN and inf semantics kept)
-_FMA = dict(_JIT, fastmath={"contract"})
 
 
 def _has_sincos() -> bool:
@@ -96,7 +93,7 @@ def _sincos(typingctx, x):
     return sig, codegen
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def all_finite(x):
     """True when every entry of ``x`` (any shape) is finite.
 
@@ -112,7 +109,7 @@ def all_finite(x):
     return not bad
 
 
-@njit(**_FMA)
+@njit(**FMA)
 def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
 
@@ -135,14 +132,14 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
             k = 1.0 - cos_theta
             for a in range(3):  # seed 001 §2.0: ^iX_p(i) = X_J(q_i) X_T(i), Rodrigues folded in
                 for b in range(3):
-                    E[i, a, b] = P[b, a] + s * c[4 + 3 * a + b] + k * c[13 + 3 * a + b]
-                r[i, a] = P[a, 3] + c[3] * theta * c[22 + a]  # pitch 0 for revolute
+                    E[i, a, b] = P[b, a] + s * c[E_SIN + 3 * a + b] + k * c[E_VERS + 3 * a + b]
+                r[i, a] = P[a, 3] + c[PITCH] * theta * c[R_AXIS + a]  # pitch 0 for revolute
         elif code == PRISMATIC or code == FIXED:
             d = q[iq[i]] if code == PRISMATIC else 0.0
             for a in range(3):
                 for b in range(3):
                     E[i, a, b] = P[b, a]
-                r[i, a] = P[a, 3] + d * c[22 + a]
+                r[i, a] = P[a, 3] + d * c[R_AXIS + a]
         else:  # the joint pose (R_J, p_J), composed with the placement
             if code == USER:
                 U = T_user[i]
@@ -170,7 +167,7 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
     return OK
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def joint_velocity(S, iv, i, v, out):
     r"""``out = Φ_i ν_i`` (the joint's relative twist in body ``i``'s coordinates)."""
     k0, k1 = iv[i], iv[i + 1]
@@ -185,7 +182,7 @@ def joint_velocity(S, iv, i, v, out):
             out[a] += S[k, a] * v[k]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_velocities(parent, iv, S, E, r, v, vel):
     r"""Seed 001 eq. 5: :math:`\mathbf v_i = {}^i\mathbf X_{p(i)}\mathbf v_{p(i)} +
     \boldsymbol\Phi_i\nu_i`.
@@ -201,7 +198,7 @@ def body_velocities(parent, iv, S, E, r, v, vel):
                 vel[i, a] += vJ[a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def world_poses(parent, E, r, T):
     r"""Poses of the bodies in the world: :math:`{}^0\mathbf T_i = {}^0\mathbf
     T_{p(i)}\,{}^{p(i)}\mathbf T_i`.
@@ -219,7 +216,7 @@ def world_poses(parent, E, r, T):
         T[i, 3, 3] = 1.0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_jacobians(parent, iv, S, E, r, J):
     r"""Body Jacobians :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} +
     \boldsymbol\Phi_i\mathbf E_i`.

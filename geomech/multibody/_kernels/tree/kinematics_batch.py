@@ -18,9 +18,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
-from geomech.multibody._kernels.tree.dynamics import at
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     body_jacobians,
@@ -28,6 +29,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     world_poses,
 )
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "joint_transforms_batch",
@@ -37,20 +39,18 @@ __all__ = [
     "velocity_map_batch",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _transforms(topo, placement, jparam, T_user, q):
     """``(status, E, r)``: the tree transforms of one state, after the finiteness check."""
     N = topo.shape[0] - 1
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    E, r = workspace(((N, 3, 3), (N, 3)))
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1), E, r
-    return tree_transforms(topo[:-1, 1], topo[:, 2], placement, jparam, T_user, q, E, r), E, r
+    return tree_transforms(topo[:-1, JTYPE], topo[:, IQ], placement, jparam, T_user, q, E, r), E, r
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_transforms(topo, placement, jparam, T_user, q, X_up):
     r"""``X_up[i]`` (6×6) = :math:`{}^i\mathbf X_{p(i)} = [[\mathbf E, 0], [-\mathbf E\,\mathbf
     r\times, \mathbf E]]`.
@@ -72,49 +72,40 @@ def joint_transforms(topo, placement, jparam, T_user, q, X_up):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def joint_transforms_batch(topo, placement, jparam, T_user, Q, X_up, status):
     """:func:`joint_transforms` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = joint_transforms(topo, placement, jparam, at(T_user, b), at(Q, b), X_up[b])
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def forward_kinematics_batch(topo, placement, jparam, T_user, Q, T, status):
-    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch;
-    first failure + 1.
+    r"""Body poses in the world, :math:`{}^0\mathbf T_i` (N, 4, 4), over a batch; first failure
+    + 1.
     """
-    failed = 0
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
-            world_poses(topo[:-1, 0], E, r, T[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+            world_poses(topo[:-1, PARENT], E, r, T[b])
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_velocities_batch(topo, placement, jparam, S, T_user, Q, V, vel, status):
     r"""Body twists (seed 001 eq. 5), (N, 6) per state, over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         v = at(V, b)
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK and not all_finite(v):
             status[b] = pack(NON_FINITE_INPUT, -1)
         if status[b] == OK:
-            body_velocities(topo[:-1, 0], topo[:, 3], at(S, b), E, r, v, vel[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+            body_velocities(topo[:-1, PARENT], topo[:, IV], at(S, b), E, r, v, vel[b])
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _jacobians(parent, iv, S, E, r, work, J):
     """Body Jacobians in the public layout ``J[i, :, k]`` (N, 6, nv); ``work`` (N, nv, 6)."""
     body_jacobians(parent, iv, S, E, r, work)
@@ -124,21 +115,18 @@ def _jacobians(parent, iv, S, E, r, work, J):
                 J[i, a, k] = work[i, k, a]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def body_jacobians_batch(topo, placement, jparam, S, T_user, Q, J, status):
     r"""Body Jacobians :math:`\mathbf J_i` (N, 6, nv) per state, over a batch; first failure + 1."""
-    failed = 0
     work = np.empty((J.shape[1], J.shape[3], 6))
     for b in range(status.shape[0]):
         status[b], E, r = _transforms(topo, placement, jparam, at(T_user, b), at(Q, b))
         if status[b] == OK:
-            _jacobians(topo[:-1, 0], topo[:, 3], at(S, b), E, r, work, J[b])
-        elif failed == 0:
-            failed = b + 1
-    return failed
+            _jacobians(topo[:-1, PARENT], topo[:, IV], at(S, b), E, r, work, J[b])
+    return first_failure(status)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
     r""":math:`A = \mathbf X\boldsymbol\Phi` and :math:`\dot A = \mathbf K - (v\times)A` per body,
     (N, 6, nv) each.
@@ -153,10 +141,10 @@ def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
         return status
     if not all_finite(v):
         return pack(NON_FINITE_INPUT, -1)
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N, nv = parent.shape[0], iv[parent.shape[0]]
-    J, K, vel = np.empty((N, nv, 6)), np.zeros((N, nv, 6)), np.empty((N, 6))
-    vJ = np.empty(6)
+    J, vel, vJ = workspace(((N, nv, 6), (N, 6), (6,)))
+    K = np.zeros((N, nv, 6))
     body_jacobians(parent, iv, S, E, r, J)
     body_velocities(parent, iv, S, E, r, v, vel)
     for i in range(N):
@@ -176,10 +164,9 @@ def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def velocity_map_batch(topo, placement, jparam, S, S_ring, T_user, Q, V, A, A_dot, status):
     """:func:`velocity_map` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = velocity_map(
             topo,
@@ -193,6 +180,4 @@ def velocity_map_batch(topo, placement, jparam, S, S_ring, T_user, Q, V, A, A_do
             A[b],
             A_dot[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -21,9 +21,9 @@ Hollerbach (1986).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
     dot6,
@@ -31,16 +31,15 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.tables import IV, PARENT
 from geomech.multibody._kernels.tree.coriolis import reference_state
-from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite
+from geomech.multibody._kernels.views import workspace
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_regressor(
     topo,
     placement,
@@ -67,13 +66,23 @@ def slotine_li_regressor(
     taken in ground coordinates, where moving :math:`\mathbf F_i` up the support costs
     nothing.
     """
-    parent, iv = topo[:-1, 0], topo[:, 3]
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
-    vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    E0, r0, Phi = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((iv[N], 6))
-    x, g = np.empty(42), np.empty(6)
-    F = np.empty((10, 6))
+    E, r, vel, w, alpha, E0, r0, Phi, x, g, F = workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_p(i)
+            (N, 3),
+            (N, 6),  # vel, w, alpha: actual and reference twists, reference accelerations
+            (N, 6),
+            (N, 6),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (iv[N], 6),  # Phi: Φ columns (rows), ground coordinates
+            (42,),
+            (6,),
+            (10, 6),
+        )
+    )
     Fflat = F.reshape(60)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
@@ -118,7 +127,7 @@ def slotine_li_regressor(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def slotine_li_regressor_batch(
     topo,
     placement,
@@ -138,7 +147,6 @@ def slotine_li_regressor_batch(
     status,
 ):
     """:func:`slotine_li_regressor` over a batch; first failure + 1."""
-    failed = 0
     for b in range(status.shape[0]):
         status[b] = slotine_li_regressor(
             topo,
@@ -157,6 +165,4 @@ def slotine_li_regressor_batch(
             at(G, b),
             Y[b],
         )
-        if status[b] != OK and failed == 0:
-            failed = b + 1
-    return failed
+    return first_failure(status)

@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT
+
 __all__ = [
     "crf_left",
     "crm_right",
@@ -37,13 +39,11 @@ __all__ = [
     "matTvec6_add",
 ]
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-#: the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
-#: the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
-_INLINE = dict(_JIT, inline="always")
+# the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
+# the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def matvec6_add(M, x, c, out):
     """``out += c M x`` for a 6×6 ``M``."""
     for k in range(6):
@@ -53,7 +53,7 @@ def matvec6_add(M, x, c, out):
         out[k] += c * s
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def matTvec6_add(M, x, c, out):
     """``out += c Mᵀ x`` for a 6×6 ``M``."""
     for k in range(6):
@@ -63,7 +63,7 @@ def matTvec6_add(M, x, c, out):
         out[k] += c * s
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crf_left(s, M, out):
     r"""``out += (s ×*) M`` for a 6×6 ``M``: column by column,
     :math:`\mathbf s\times^*\mathbf m_c`.
@@ -79,7 +79,7 @@ def crf_left(s, M, out):
         out[5, c] += w0 * f4 - w1 * f3
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crm_right(M, s, out):
     r"""``out -= M (s ×)`` for a 6×6 ``M``.
 
@@ -98,7 +98,7 @@ def crm_right(M, s, out):
         out[r, 5] += w0 * f4 - w1 * f3
 
 
-@njit(**_INLINE)
+@njit(**INLINE)
 def _sub_skew(out, r, c, x0, x1, x2):
     """``out[r:r+3, c:c+3] -= [x×]``, the skew matrix of ``x = (x0, x1, x2)``."""
     out[r, c + 1] += x2
@@ -109,7 +109,7 @@ def _sub_skew(out, r, c, x0, x1, x2):
     out[r + 2, c + 1] -= x0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def crbar_add(f, out, c):
     r"""``out += c (f ×̄*)``: :math:`(\mathbf f\bar\times^*) = -\begin{bmatrix}\mathbf n\times &
     \mathbf f\times\\ \mathbf f\times & 0\end{bmatrix}` for :math:`\mathbf f = [\mathbf n;
@@ -122,7 +122,7 @@ def crbar_add(f, out, c):
     _sub_skew(out, 3, 0, g0, g1, g2)
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def coriolis_factor(I, s, h, out):
     r"""``out = (s ×*) I − I (s ×) + (I s) ×̄*`` (seed 002 eq. 6 times 2; Alg. 1 l.9, 15, 16).
 

@@ -30,6 +30,7 @@ import math
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT
 from geomech.multibody._kernels.joints import (
     FREE_FLYER,
     HELICAL,
@@ -40,6 +41,7 @@ from geomech.multibody._kernels.joints import (
     _so3_left_jacobian_apply,
     joint_difference,
 )
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE
 from geomech.multibody._kernels.tree.chart import _cross, right_jacobian_inverse_apply
 
 __all__ = ["HANDLED", "tracking_error", "tracking_error_batch"]
@@ -47,10 +49,8 @@ __all__ = ["HANDLED", "tracking_error", "tracking_error_batch"]
 #: joint type codes whose tracking error the kernel computes
 HANDLED = (REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
-
-@njit(**_JIT)
+@njit(**JIT)
 def _so3_exp(w0, w1, w2, R):
     """R = exp(ŵ) = 1 + sinc θ ŵ + ½ sinc²(θ/2) ŵ² (Rodrigues)."""
     th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
@@ -68,7 +68,7 @@ def _so3_exp(w0, w1, w2, R):
     R[2, 1] = a * w0 + c * w1 * w2
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _rt_apply(R, x0, x1, x2):
     """Rᵀ x."""
     return (
@@ -78,7 +78,7 @@ def _rt_apply(R, x0, x1, x2):
     )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     """The error of one joint (module docstring); the slices are that joint's."""
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
@@ -123,12 +123,12 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
         b[3 + k] -= d[k] + f[k]
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     """``(e, T v_d, d/dt(T v_d), ė)`` joint by joint for one state, joints of :data:`HANDLED`."""
     N = topo.shape[0] - 1
     for i in range(N):
-        code = topo[i, 1]
+        code = topo[i, JTYPE]
         if not (
             code == REVOLUTE
             or code == PRISMATIC
@@ -137,7 +137,7 @@ def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
             or code == FREE_FLYER
         ):
             continue
-        iq0, iq1, iv0, iv1 = topo[i, 2], topo[i + 1, 2], topo[i, 3], topo[i + 1, 3]
+        iq0, iq1, iv0, iv1 = topo[i, IQ], topo[i + 1, IQ], topo[i, IV], topo[i + 1, IV]
         _joint_tracking(
             code,
             q[iq0:iq1],
@@ -152,7 +152,7 @@ def tracking_error(topo, q, v, q_d, v_d, a_d, e, w, b, e_dot):
         )
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def tracking_error_batch(topo, Q, V, Q_d, V_d, A_d, E, W, B, E_dot):
     """:func:`tracking_error` over a batch of states (rows of equal-length 2-D arrays)."""
     for k in range(Q.shape[0]):

@@ -1,0 +1,57 @@
+r"""The numba options of every kernel, and the two helpers of their batch drivers.
+
+- :data:`JIT` — ``cache=True`` (a new process loads the machine code from ``__pycache__``
+  instead of compiling again), ``nogil=True`` (the driver's threads run batches in
+  parallel) and ``error_model="numpy"`` (a division by zero gives inf or NaN, which the
+  kernels report as a status, instead of raising from inside the kernel);
+- :data:`INLINE` — the same, inlined at numba's IR level into every caller (small helpers
+  on 3- and 6-vectors called in the inner loops);
+- :data:`FMA` — the same, with fused multiply-adds (``fastmath={"contract"}`` only: no
+  reassociation, NaN and inf semantics kept);
+- :func:`first_failure` — what a ``*_batch`` driver returns: the first failed state + 1,
+  or 0;
+- :func:`at` — row ``b`` of a per-state array, or its only row when the batch shares it.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from geomech.multibody._kernels.status import OK
+
+__all__ = ["JIT", "INLINE", "FMA", "first_failure", "at"]
+
+JIT = dict(cache=True, nogil=True, error_model="numpy")
+INLINE = dict(JIT, inline="always")
+FMA = dict(JIT, fastmath={"contract"})
+
+
+@njit(**JIT)
+def first_failure(status):
+    """The index + 1 of the first state whose status is not ``OK``, or 0 when all succeeded.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.jit import first_failure
+    >>> first_failure.py_func(np.array([0, 0, 19, 3])), first_failure.py_func(np.zeros(2, int))
+    (3, 0)
+    """
+    for b in range(status.shape[0]):
+        if status[b] != OK:
+            return b + 1
+    return 0
+
+
+@njit(**JIT)
+def at(x, b):
+    """Row ``b`` of a per-state array, or its only row when it is shared by the batch.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.jit import at
+    >>> at.py_func(np.arange(6).reshape(3, 2), 2), at.py_func(np.arange(2)[None], 2)
+    (array([4, 5]), array([0, 1]))
+    """
+    return x[b] if x.shape[0] > 1 else x[0]
