@@ -172,8 +172,8 @@ def _generated(parent, rng, joint_factory, floating_base: bool, name: str) -> Mu
         placements,
         body_names=[f"link{i + 1}" for i in range(n)],
         joint_names=[j.name or f"joint{i + 1}" for i, j in enumerate(joints)],
+        name=name,
     )
-    model.graph.graph["name"] = name
     return model
 
 

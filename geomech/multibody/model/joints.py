@@ -53,7 +53,7 @@ import abc
 import numpy as np
 
 from geomech._validation import as_array, default_rng
-from geomech.errors import ModelError, SingularityError
+from geomech.errors import ImmutableModelError, ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
@@ -132,7 +132,9 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
     norm = float(np.linalg.norm(a))
     if not big * norm > 1e-12:
         raise ModelError(f"{label}: expected a nonzero `axis`, got {(a * big).tolist()}.")
-    return a / norm
+    a = a / norm
+    a.flags.writeable = False  # a joint's axis never changes (the model compiles it)
+    return a
 
 
 def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -203,6 +205,42 @@ class Joint(abc.ABC):
 
     def __init__(self, name: str | None = None):
         self.name = name
+
+    # ------------------------------------------------------------------------------------
+    # immutability: a joint is frozen when a model is built with it (the model compiles its
+    # axis, pitch and kind into its kernel arrays, issue 26 item 1)
+    # ------------------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        """Refuse rebinding public attributes from now on; arrays become read-only."""
+        d = self.__dict__
+        if d.get("_frozen", False):
+            return
+        for value in d.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+            elif isinstance(value, _AxisRotation):
+                value.K.flags.writeable = value.K2.flags.writeable = False
+        d["_frozen"] = True
+
+    def __setattr__(self, name, value):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise ImmutableModelError(
+                f"{self._label()} is part of a model and immutable: setting its attribute "
+                f"{name!r} is refused (make a new joint)."
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise ImmutableModelError(
+                f"{self._label()} is part of a model and immutable: deleting its attribute "
+                f"{name!r} is refused."
+            )
+        object.__delattr__(self, name)
+
+    def _label(self) -> str:
+        name = self.__dict__.get("name")
+        return f"The {self.kind} joint" + (f" {name!r}" if name is not None else "")
 
     # ------------------------------------------------------------------------------------
     # Core, implemented by each joint (validated, batched inputs)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import networkx as nx
 import numpy as np
 
 from geomech._validation import as_array
@@ -24,6 +25,7 @@ from geomech.multibody.algorithms import dynamics
 from geomech.multibody.algorithms.christoffel import christoffel_symbols
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
 from geomech.multibody.algorithms.kinematics import forward_kinematics
+from geomech.multibody.model._frozen import frozen_graph, frozen_value, refuse
 from geomech.multibody.model.connection import MultibodyConnection
 from geomech.multibody.model.frame import JointFrame
 
@@ -61,10 +63,57 @@ class MultibodySystem(MechanicalSystem):
     # the model as a MechanicalSystem (seed 000 §II): frame, metric, potential, fast overrides
     # ------------------------------------------------------------------------------------
     def _init_system(self) -> None:
-        """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential."""
+        """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential;
+        then freeze the model (the last step of both constructors)."""
         MechanicalSystem.__init__(
             self, None, self.mass_matrix, frame=JointFrame(self), potential=self.potential_energy
         )
+        self._freeze()
+
+    # ------------------------------------------------------------------------------------
+    # immutability (issue 26 item 1): a model caches what it derives from its inputs (the
+    # compiled arrays, the single-state kernel entry), so nothing public may change after
+    # construction. Private attributes stay settable: they are those caches.
+    # ------------------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        """Make every public attribute immutable and refuse rebinding from now on.
+
+        Arrays become read-only (copied first if they are views or writable), lists
+        :class:`~geomech.multibody.model._frozen.FrozenList`, graphs private frozen copies
+        (:func:`~geomech.multibody.model._frozen.frozen_graph`); the joints are frozen too.
+        """
+        d = self.__dict__
+        for name, value in list(d.items()):
+            if name.startswith("_"):
+                continue
+            if isinstance(value, nx.DiGraph):
+                d[name] = frozen_graph(value)
+            else:
+                d[name] = frozen_value(value)
+        for joint in d.get("joints", ()):
+            joint._freeze()
+        d["_frozen"] = True
+
+    def __setattr__(self, name, value):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(
+                f"{type(self).__name__}",
+                f"setting its attribute {name!r}",
+                " (build a new model: type(model)(graph, gravity=...), "
+                "model.with_inertias(...))",
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(f"{type(self).__name__}", f"deleting its attribute {name!r}")
+        object.__delattr__(self, name)
+
+    def __setstate__(self, state):
+        # pickles of this version carry `_frozen`; older ones (0.1.0) are frozen on loading
+        self.__dict__.update(state)
+        if not state.get("_frozen", False):
+            self._freeze()
 
     def _H(self, q: np.ndarray) -> np.ndarray:
         return dynamics.crba(self, q)

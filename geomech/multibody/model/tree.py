@@ -12,8 +12,11 @@ contiguous index range), the parent array, the tree transforms
 :math:`\mathbf X_T(i)` (``X_tree``), the depth :math:`d`, supports :math:`\kappa(i)`,
 subtrees :math:`\nu(i)` and children :math:`\mu(i)`, and the layout of ``q`` and ``v``.
 
-The graph is data: the model keeps a reference in :attr:`MultibodyModel.graph` and never
-mutates it; algorithms are functions of ``(model, q, ...)`` that return their results.
+The graph is data: the model keeps a private frozen copy in :attr:`MultibodyModel.graph` and
+never mutates the caller's graph; algorithms are functions of ``(model, q, ...)`` that return
+their results. A model is immutable once built (read-only arrays, frozen lists, graph and
+joints; rebinding an attribute raises :class:`~geomech.errors.ImmutableModelError`), so what
+it caches (its compiled arrays) always describes it.
 
 References
 ----------
@@ -285,7 +288,9 @@ class MultibodyModel(MultibodySystem):
     Attributes
     ----------
     graph : networkx.DiGraph
-        The graph the model was built from (not copied, never mutated).
+        A frozen copy of the graph the model was built from (``networkx.freeze``; attribute
+        dictionaries read-only, arrays read-only copies; ``graph.copy()`` is mutable). The
+        caller's graph is never mutated; its joints are frozen with the model.
     root : hashable
         The base node.
     nodes : list
@@ -482,6 +487,7 @@ class MultibodyModel(MultibodySystem):
         joint_names=None,
         root: str = "world",
         gravity=None,
+        name: str | None = None,
     ) -> MultibodyModel:
         """Build a model from a parent array (Featherstone's ``λ``) instead of a graph.
 
@@ -502,6 +508,8 @@ class MultibodyModel(MultibodySystem):
             Name of the base node.
         gravity : array_like, shape (3,), optional
             Default ``[0, 0, -9.81]``.
+        name : str, optional
+            The model's name (the graph attribute ``name``; :meth:`summary`, ``to_urdf``).
 
         Returns
         -------
@@ -536,6 +544,8 @@ class MultibodyModel(MultibodySystem):
                 j.name if j.name is not None else f"joint{i}" for i, j in enumerate(joints)
             ]
         G = nx.DiGraph()
+        if name is not None:
+            G.graph["name"] = str(name)
         G.add_node(root)
         for i in range(N):
             G.add_node(body_names[i], inertia=inertias[i])
