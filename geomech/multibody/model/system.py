@@ -63,8 +63,9 @@ class MultibodySystem(MechanicalSystem):
     # the model as a MechanicalSystem (seed 000 §II): frame, metric, potential, fast overrides
     # ------------------------------------------------------------------------------------
     def _init_system(self) -> None:
-        """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential;
-        then freeze the model (the last step of both constructors)."""
+        """Set the MechanicalSystem part (the joint frame, the CRBA metric, gravity's potential),
+        then freeze the model: the last step of both constructors.
+        """
         MechanicalSystem.__init__(
             self, None, self.mass_matrix, frame=JointFrame(self), potential=self.potential_energy
         )
