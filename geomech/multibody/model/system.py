@@ -100,8 +100,7 @@ class MultibodySystem(MechanicalSystem):
             raise refuse(
                 f"{type(self).__name__}",
                 f"setting its attribute {name!r}",
-                " (build a new model: type(model)(graph, gravity=...), "
-                "model.with_inertias(...))",
+                " (build a new one: type(model)(graph, gravity=...), with_inertias(...))",
             )
         object.__setattr__(self, name, value)
 
