@@ -21,6 +21,7 @@ from geomech.errors import (
 
 __all__ = [
     "as_array",
+    "batch_element",
     "as_matrix",
     "check_full_column_rank",
     "check_finite",
@@ -47,10 +48,30 @@ def _shape_str(shape) -> str:
     return "(..., " + ", ".join(str(s) for s in shape) + ")" if shape else "(...)"
 
 
-def check_finite(x: np.ndarray, name: str) -> np.ndarray:
-    """Raise :class:`NonFiniteError` if ``x`` has NaN or infinite entries."""
-    if not np.all(np.isfinite(x)):
-        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
+def batch_element(bad: np.ndarray, core_ndim: int = 0) -> str:
+    """`` (batch element (i, j))`` of the first True of ``bad`` over its leading dimensions.
+
+    ``bad`` has shape ``(*batch, *core)`` with ``core_ndim`` trailing dimensions; an element
+    is bad where any of its core entries is. Empty for an input without batch dimensions.
+    """
+    lead = bad.shape[: bad.ndim - core_ndim]
+    if not lead:
+        return ""
+    rows = bad.reshape(lead + (-1,)).any(axis=-1) if core_ndim else bad
+    first = np.unravel_index(int(np.argmax(rows)), lead)
+    return f" (batch element {tuple(int(k) for k in first)})"
+
+
+def check_finite(x: np.ndarray, name: str, core_ndim: int | None = None) -> np.ndarray:
+    """Raise :class:`NonFiniteError` if ``x`` has NaN or infinite entries.
+
+    With ``core_ndim`` (the number of trailing dimensions of one element), the message names
+    the first batch element that has one.
+    """
+    finite = np.isfinite(x)
+    if not finite.all():
+        where = "" if core_ndim is None else batch_element(~finite, core_ndim)
+        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries{where}.")
     return x
 
 
@@ -180,7 +201,7 @@ def as_array(
             f"Expected `{name}` to have shape {_shape_str(trailing_shape)}, got {arr.shape}."
         )
     if finite:
-        check_finite(arr, name)
+        check_finite(arr, name, k)
     return arr
 
 

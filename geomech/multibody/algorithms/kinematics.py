@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.errors import NonFiniteError
-from geomech.multibody._kernels.driver import call, compiled, states
+from geomech.multibody._kernels.driver import call, check_inputs, compiled, states
 from geomech.multibody._kernels.tree import kinematics_batch as K
 
 __all__ = [
@@ -50,12 +49,6 @@ def _joint_columns(S: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
         .reshape(batch + cols.shape[1:])
         .copy()
     )
-
-
-def _finite(name: str, x: np.ndarray) -> None:
-    """Inputs no kernel reads (``v`` of :func:`joint_transforms` with built-in joints)."""
-    if not np.all(np.isfinite(x)):
-        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
 
 
 # ----------------------------------------------------------------------------------------
@@ -117,7 +110,7 @@ def joint_transforms(model, q, v=None):
     batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
     if v is not None:  # validated before any kernel runs
         batch, _, (Qv, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
-        _finite("v", V)
+        check_inputs(model, batch, ("q", "v"), (Qv, V))  # no kernel reads v of built-in joints
     S, _, T_user = cm.joint_arrays(Q)
     X_up = np.empty((B, cm.n_bodies, 6, 6))
     call(

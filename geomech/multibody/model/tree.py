@@ -805,6 +805,19 @@ class MultibodyModel(MultibodySystem):
                 multi.append((joint, qs, vs))
         return np.array(iq, dtype=int), np.array(iv, dtype=int), multi
 
+    def _quaternion_columns(self) -> tuple[tuple[int, int], ...]:
+        """``(body index, first column in q)`` of each unit quaternion (spherical joints,
+        free flyers' rotations)."""
+        cols = self.__dict__.get("_quaternions")
+        if cols is None:
+            cols = tuple(
+                (i, qs.start + (3 if joint.kind == "free_flyer" else 0))
+                for i, (joint, qs) in enumerate(zip(self.joints, self.q_slices, strict=True))
+                if joint.kind in ("spherical", "free_flyer")
+            )
+            self._quaternions = cols
+        return cols
+
     def _qv(self, q, v):
         q = as_array(q, "q", (self.nq,))
         v = as_array(v, "v", (self.nv,))
@@ -842,10 +855,12 @@ class MultibodyModel(MultibodySystem):
         array([ 0.6, -0.3])
         """
         from geomech.multibody._kernels import joints as K
-        from geomech.multibody._kernels.driver import call, states
+        from geomech.multibody._kernels.driver import call, check_inputs, states
 
         cm = self.compiled
         batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
+        # the kernel reads neither finiteness nor unit quaternions: checked here, as rnea does
+        check_inputs(self, batch, ("q", "v", "dt"), (Q, V, DT), self._quaternion_columns())
         out = np.zeros((B, self.nq))
         call(
             K.integrate_batch,
@@ -888,10 +903,11 @@ class MultibodyModel(MultibodySystem):
         array([ 0.5, -0.5])
         """
         from geomech.multibody._kernels import joints as K
-        from geomech.multibody._kernels.driver import call, states
+        from geomech.multibody._kernels.driver import call, check_inputs, states
 
         cm = self.compiled
         batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
+        check_inputs(self, batch, ("q0", "q1"), (Q0, Q1))  # the kernel does not read NaNs
         out = np.zeros((B, self.nv))
         call(
             K.difference_batch,
