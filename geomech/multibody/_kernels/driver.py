@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from geomech._validation import as_array
+from geomech._validation import as_array, check_allocation, check_batch_ndim
 from geomech.errors import (
     DimensionError,
     DTypeError,
@@ -168,18 +168,22 @@ def single_state(model):
 
 def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
     """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
-    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+    if type(x) is np.ndarray and x.dtype == np.float64:
         k = len(trailing)
         if x.ndim >= k and x.shape[x.ndim - k :] == trailing:
+            check_batch_ndim(x, name, k)
             return x
     return as_array(x, name, trailing, finite=False)
 
 
-def states(*inputs):
+def states(*inputs, per_state: int = 0):
     """Validate ``(name, value, trailing_shape)`` triples and flatten them to one batch.
 
     Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
-    row when it is shared by the whole batch) and is C-contiguous.
+    row when it is shared by the whole batch) and is C-contiguous. ``per_state`` is the
+    number of float64 numbers the caller allocates per state (results, working arrays):
+    with the inputs, checked against :data:`geomech._validation.MAX_ARRAY_BYTES` before
+    anything is allocated (a broadcast batch of 10⁸ states is refused, not materialised).
 
     Examples
     --------
@@ -197,6 +201,8 @@ def states(*inputs):
         flags = x.flags
         out.append(x[None] if flags.c_contiguous and flags.writeable else x[None].copy())
     else:
+        if per_state:
+            check_allocation(per_state + sum(x.size for x in out), "the results of one state")
         return (), 1, out
     arrays = [_as_float(x, name, trailing) for name, x, trailing in inputs]
     leads = [a.shape[: a.ndim - len(t)] for a, (_, _, t) in zip(arrays, inputs, strict=True)]
@@ -207,6 +213,11 @@ def states(*inputs):
             f"Expected the leading (batch) dimensions of the inputs to broadcast, got {leads}."
         ) from exc
     B = math.prod(batch)
+    check_allocation(
+        B * (per_state + sum(math.prod(t) for _, _, t in inputs)),
+        f"the batch of {B} states {batch}" if batch else "the results of one state",
+        " (evaluate it in smaller batches)" if batch else "",
+    )
     out = []
     for a, lead, (_, _, t) in zip(arrays, leads, inputs, strict=True):
         if lead == batch or (lead and math.prod(lead) == B):

@@ -107,7 +107,7 @@ def joint_transforms(model, q, v=None):
     ((2, 6, 6), (6, 2), True)
     """
     cm = compiled(model)
-    batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch_q, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 36 + 12 * cm.nv)
     if v is not None:  # validated before any kernel runs
         batch, _, (Qv, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
         check_inputs(model, batch, ("q", "v"), (Qv, V))  # no kernel reads v of built-in joints
@@ -169,7 +169,7 @@ def forward_kinematics(model, q) -> np.ndarray:
     (2, 4, 4)
     """
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 16)
     T = np.empty((B, cm.n_bodies, 4, 4))
     call(
         K.forward_kinematics_batch,
@@ -224,7 +224,7 @@ def body_velocities(model, q, v) -> np.ndarray:
     (2, 6)
     """
     cm = compiled(model)
-    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)), per_state=cm.n_bodies * 6)
     S, _, T_user = cm.joint_arrays(Q)
     vel = np.empty((B, cm.n_bodies, 6))
     call(
@@ -279,7 +279,7 @@ def body_jacobians(model, q) -> np.ndarray:
     True
     """
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 6 * cm.nv)
     S, _, T_user = cm.joint_arrays(Q)
     J = np.empty((B, cm.n_bodies, 6, cm.nv))
     call(
@@ -353,7 +353,7 @@ def velocity_map(model, q, v=None):
     if v is None:
         J = body_jacobians(model, q)
         return J.reshape(J.shape[:-3] + (6 * n, nv))
-    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)), per_state=12 * n * nv)
     A, A_dot = np.empty((B, n, 6, nv)), np.empty((B, n, 6, nv))
     call(
         K.velocity_map_batch,

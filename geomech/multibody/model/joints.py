@@ -52,7 +52,7 @@ import abc
 
 import numpy as np
 
-from geomech._validation import as_array, default_rng
+from geomech._validation import as_array, check_size, default_rng
 from geomech.errors import ImmutableModelError, ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
@@ -81,14 +81,6 @@ __all__ = [
     "FreeFlyer",
     "Fixed",
 ]
-
-
-def _size_tuple(size) -> tuple[int, ...]:
-    if size is None:
-        return ()
-    if isinstance(size, (int, np.integer)):
-        return (int(size),)
-    return tuple(int(s) for s in size)
 
 
 class _AxisRotation:
@@ -574,7 +566,7 @@ class Joint(abc.ABC):
         >>> Spherical().random_configuration(rng=0, size=(2, 3)).shape
         (2, 3, 4)
         """
-        return self._random(default_rng(rng), _size_tuple(size))
+        return self._random(default_rng(rng), check_size(size, per_item=4 * self.nq))
 
     def _label(self) -> str:
         return f"{type(self).__name__}" + (f" {self.name!r}" if self.name is not None else "")

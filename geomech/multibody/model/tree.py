@@ -31,7 +31,13 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 
-from geomech._validation import MANIFOLD_TOL, as_array, check_placement, default_rng
+from geomech._validation import (
+    MANIFOLD_TOL,
+    as_array,
+    check_placement,
+    check_size,
+    default_rng,
+)
 from geomech.errors import GeomechError, ModelError, NotATreeError
 from geomech.multibody.model.joints import Joint, OneDoFJoint
 from geomech.multibody.model.system import MultibodySystem
@@ -785,7 +791,7 @@ class MultibodyModel(MultibodySystem):
         (5, 31)
         """
         rng = default_rng(rng)
-        shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+        shape = check_size(size, per_item=4 * self.nq)  # q and the joints' working arrays
         parts = [j.random_configuration(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
 
@@ -806,8 +812,10 @@ class MultibodyModel(MultibodySystem):
         return np.array(iq, dtype=int), np.array(iv, dtype=int), multi
 
     def _quaternion_columns(self) -> tuple[tuple[int, int], ...]:
-        """``(body index, first column in q)`` of each unit quaternion (spherical joints,
-        free flyers' rotations)."""
+        """``(body index, first column in q)`` of each unit quaternion.
+
+        Those of the spherical joints and of the free flyers' rotations.
+        """
         cols = self.__dict__.get("_quaternions")
         if cols is None:
             cols = tuple(
