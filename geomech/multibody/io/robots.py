@@ -201,9 +201,9 @@ def _number(x, name: str, nonnegative: bool = False) -> float:
     except OverflowError:  # an int beyond the range of float64
         value = math.inf
     if not math.isfinite(value) or (nonnegative and value < 0):
-        what = "a nonnegative finite" if nonnegative else "a finite"
+        what = "finite, nonnegative" if nonnegative else "finite"
         shown = repr(x) if len(repr(x)) <= 40 else f"{repr(x)[:20]}... ({len(repr(x))} characters)"
-        raise ModelError(f"Expected `{name}` to be {what} number, got {shown}.")
+        raise ModelError(f"Expected a {what} `{name}`, got {shown}.")
     return value
 
 
