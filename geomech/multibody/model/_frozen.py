@@ -14,12 +14,43 @@ import numpy as np
 
 from geomech.errors import ImmutableModelError
 
-__all__ = ["FrozenList", "FrozenDict", "frozen_value", "frozen_graph", "refuse"]
+__all__ = ["FrozenList", "FrozenDict", "Freezable", "frozen_value", "frozen_graph", "refuse"]
 
 
 def refuse(owner: str, what: str, hint: str = "") -> ImmutableModelError:
     """The error of a mutation attempt on ``owner`` (what was attempted, and what to do)."""
     return ImmutableModelError(f"{owner} is immutable: {what} is refused{hint}.")
+
+
+class Freezable:
+    """Mixin of the objects a model owns or shares (joints, its frame): frozen with the model.
+
+    After :meth:`_freeze`, rebinding or deleting a public attribute raises
+    :class:`~geomech.errors.ImmutableModelError` and the arrays it holds are read-only;
+    private attributes (caches) stay settable.
+    """
+
+    __slots__ = ()
+
+    def _label(self) -> str:
+        return f"This {type(self).__name__}"
+
+    def _freeze(self) -> None:
+        d = self.__dict__
+        for value in d.values():
+            if isinstance(value, np.ndarray):
+                value.flags.writeable = False
+        d["_frozen"] = True
+
+    def __setattr__(self, name, value):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(f"{self._label()} (part of a model)", f"setting its attribute {name!r}")
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(f"{self._label()} (part of a model)", f"deleting its attribute {name!r}")
+        object.__delattr__(self, name)
 
 
 class FrozenList(list):

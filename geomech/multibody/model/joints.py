@@ -53,7 +53,7 @@ import abc
 import numpy as np
 
 from geomech._validation import as_array, check_size, default_rng
-from geomech.errors import ImmutableModelError, ModelError, SingularityError
+from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
 from geomech.lie._coefficients import sinc
@@ -67,6 +67,7 @@ from geomech.lie._maps import (
 from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.tree.chart import joint_chart_rate_batch
+from geomech.multibody.model._frozen import Freezable
 from geomech.spatial import plucker
 
 __all__ = [
@@ -149,7 +150,7 @@ def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndar
     return out.reshape(shape)
 
 
-class Joint(abc.ABC):
+class Joint(Freezable, abc.ABC):
     r"""Abstract joint: configuration manifold, pose, transform and motion subspace.
 
     Subclasses set :attr:`kind`, :attr:`nq`, :attr:`nv` and :attr:`manifold` and implement
@@ -204,35 +205,10 @@ class Joint(abc.ABC):
     # ------------------------------------------------------------------------------------
     def _freeze(self) -> None:
         """Refuse rebinding public attributes from now on; arrays become read-only."""
-        d = self.__dict__
-        if d.get("_frozen", False):
-            return
-        for value in d.values():
-            if isinstance(value, np.ndarray):
-                value.flags.writeable = False
-            elif isinstance(value, _AxisRotation):
+        for value in self.__dict__.values():
+            if isinstance(value, _AxisRotation):
                 value.K.flags.writeable = value.K2.flags.writeable = False
-        d["_frozen"] = True
-
-    def __setattr__(self, name, value):
-        if name[:1] != "_" and self.__dict__.get("_frozen", False):
-            raise ImmutableModelError(
-                f"{self._label()} is part of a model and immutable: setting its attribute "
-                f"{name!r} is refused (make a new joint)."
-            )
-        object.__setattr__(self, name, value)
-
-    def __delattr__(self, name):
-        if name[:1] != "_" and self.__dict__.get("_frozen", False):
-            raise ImmutableModelError(
-                f"{self._label()} is part of a model and immutable: deleting its attribute "
-                f"{name!r} is refused."
-            )
-        object.__delattr__(self, name)
-
-    def _label(self) -> str:
-        name = self.__dict__.get("name")
-        return f"The {self.kind} joint" + (f" {name!r}" if name is not None else "")
+        Freezable._freeze(self)
 
     # ------------------------------------------------------------------------------------
     # Core, implemented by each joint (validated, batched inputs)

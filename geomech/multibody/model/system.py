@@ -25,7 +25,7 @@ from geomech.multibody.algorithms import dynamics
 from geomech.multibody.algorithms.christoffel import christoffel_symbols
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
 from geomech.multibody.algorithms.kinematics import forward_kinematics
-from geomech.multibody.model._frozen import frozen_graph, frozen_value, refuse
+from geomech.multibody.model._frozen import Freezable, frozen_graph, frozen_value, refuse
 from geomech.multibody.model.connection import MultibodyConnection
 from geomech.multibody.model.frame import JointFrame
 
@@ -93,6 +93,8 @@ class MultibodySystem(MechanicalSystem):
                 d[name] = frozen_value(value)
         for joint in d.get("joints", ()):
             joint._freeze()
+        if isinstance(d.get("frame"), Freezable):
+            d["frame"]._freeze()
         d["_frozen"] = True
 
     def __setattr__(self, name, value):
