@@ -191,7 +191,9 @@ def check_size(size, name: str = "size", per_item: int | None = None) -> tuple[i
     shape = tuple(int(s) for s in items)
     if per_item is not None:
         check_allocation(
-            math.prod(shape) * per_item, f"`{name}` = {size!r}", " (ask for fewer at a time)"
+            math.prod(shape) * max(per_item, 1),  # empty items still cost their indexing
+            f"`{name}` = {size!r}",
+            " (ask for fewer at a time)",
         )
     return shape
 

@@ -14,12 +14,52 @@ import numpy as np
 
 from geomech.errors import ImmutableModelError
 
-__all__ = ["FrozenList", "FrozenDict", "Freezable", "frozen_value", "frozen_graph", "refuse"]
+__all__ = [
+    "FrozenList",
+    "FrozenDict",
+    "Freezable",
+    "frozen_value",
+    "frozen_graph",
+    "refuse",
+    "read_only",
+    "pickle_state",
+]
 
 
 def refuse(owner: str, what: str, hint: str = "") -> ImmutableModelError:
     """The error of a mutation attempt on ``owner`` (what was attempted, and what to do)."""
     return ImmutableModelError(f"{owner} is immutable: {what} is refused{hint}.")
+
+
+def read_only(a: np.ndarray) -> np.ndarray:
+    """``a``, made read-only (what a frozen array becomes again when it is unpickled)."""
+    a.flags.writeable = False
+    return a
+
+
+class _ReadOnlyArray:
+    """Stands for a read-only array in a pickle or a deep copy: numpy restores arrays
+    writable, this restores them read-only.
+    """
+
+    __slots__ = ("array",)
+
+    def __init__(self, array: np.ndarray):
+        self.array = array
+
+    def __reduce__(self):
+        return (read_only, (self.array,))
+
+
+def pickle_state(state):
+    """``state`` (a dict or a list) with its read-only arrays marked to load read-only."""
+
+    def mark(v):
+        return _ReadOnlyArray(v) if isinstance(v, np.ndarray) and not v.flags.writeable else v
+
+    if isinstance(state, dict):
+        return {k: mark(v) for k, v in state.items()}
+    return [mark(v) for v in state]
 
 
 class Freezable:
@@ -41,6 +81,12 @@ class Freezable:
             if isinstance(value, np.ndarray):
                 value.flags.writeable = False
         d["_frozen"] = True
+
+    def __getstate__(self):
+        return pickle_state(self.__dict__)
+
+    def __copy__(self):
+        return self  # immutable once frozen; before, a shallow copy shares everything anyway
 
     def __setattr__(self, name, value):
         if name[:1] != "_" and self.__dict__.get("_frozen", False):
@@ -65,7 +111,7 @@ class FrozenList(list):
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse
 
     def __reduce__(self):
-        return (FrozenList, (list(self),))
+        return (FrozenList, (pickle_state(list(self)),))
 
     def __copy__(self):
         return self
@@ -73,7 +119,7 @@ class FrozenList(list):
     def __deepcopy__(self, memo):
         import copy
 
-        return FrozenList(copy.deepcopy(list(self), memo))
+        return FrozenList(copy.deepcopy(pickle_state(list(self)), memo))
 
 
 class FrozenDict(dict):
@@ -92,7 +138,7 @@ class FrozenDict(dict):
     update = pop = popitem = clear = setdefault = _refuse
 
     def __reduce__(self):
-        return (FrozenDict, (dict(self),))
+        return (FrozenDict, (pickle_state(dict(self)),))
 
     def __copy__(self):
         return self
@@ -100,7 +146,7 @@ class FrozenDict(dict):
     def __deepcopy__(self, memo):
         import copy
 
-        return FrozenDict(copy.deepcopy(dict(self), memo))
+        return FrozenDict(copy.deepcopy(pickle_state(dict(self)), memo))
 
 
 def frozen_value(x):

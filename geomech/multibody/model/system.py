@@ -25,7 +25,13 @@ from geomech.multibody.algorithms import dynamics
 from geomech.multibody.algorithms.christoffel import christoffel_symbols
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
 from geomech.multibody.algorithms.kinematics import forward_kinematics
-from geomech.multibody.model._frozen import Freezable, frozen_graph, frozen_value, refuse
+from geomech.multibody.model._frozen import (
+    Freezable,
+    frozen_graph,
+    frozen_value,
+    pickle_state,
+    refuse,
+)
 from geomech.multibody.model.connection import MultibodyConnection
 from geomech.multibody.model.frame import JointFrame
 
@@ -110,6 +116,13 @@ class MultibodySystem(MechanicalSystem):
         if name[:1] != "_" and self.__dict__.get("_frozen", False):
             raise refuse(f"{type(self).__name__}", f"deleting its attribute {name!r}")
         object.__delattr__(self, name)
+
+    def __getstate__(self):
+        # numpy restores arrays writable: these are marked to load read-only again
+        return pickle_state(self.__dict__)
+
+    def __copy__(self):
+        return self  # immutable: a shallow copy is the model itself
 
     def __setstate__(self, state):
         # pickles of this version carry `_frozen`; older ones (0.1.0) are frozen on loading
