@@ -139,7 +139,14 @@ class Control:
 
 
 def callback_error(name: str, t, exc: Exception) -> SimulationError:
-    """The named error of a user callback ``name`` that raised ``exc`` at time ``t``."""
+    """The named error of a user callback ``name`` that raised ``exc`` at time ``t``.
+
+    Examples
+    --------
+    >>> from geomech.simulation.closed_loop import callback_error
+    >>> callback_error("controller(t, q, v)", 0.5, ZeroDivisionError("division by zero"))
+    SimulationError('controller(t, q, v) raised ZeroDivisionError at t = 0.5: division by zero')
+    """
     text = " ".join(str(exc).split())  # one line
     return SimulationError(
         f"{name} raised {type(exc).__name__} at t = {float(t):.6g}: {text}"

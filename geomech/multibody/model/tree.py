@@ -39,7 +39,7 @@ from geomech._validation import (
     default_rng,
 )
 from geomech.errors import GeomechError, ModelError, NotATreeError
-from geomech.multibody.model.joints import Joint, OneDoFJoint
+from geomech.multibody.model.joints import Joint
 from geomech.multibody.model.system import MultibodySystem
 from geomech.spatial import plucker_from_pose
 
@@ -258,6 +258,22 @@ def _check_tree(graph: nx.DiGraph) -> None:
             f"Expected exactly one root (a node without parent, the fixed base), got "
             f"{len(roots)}: {roots!r}."
         )
+
+
+def _quaternion_columns(model) -> tuple[tuple[int, int], ...]:
+    """``(body index, first column in q)`` of each unit quaternion of a tree, cached.
+
+    Those of the spherical joints and of the free flyers' rotations.
+    """
+    cols = model.__dict__.get("_quaternions")
+    if cols is None:
+        cols = tuple(
+            (i, qs.start + (3 if joint.kind == "free_flyer" else 0))
+            for i, (joint, qs) in enumerate(zip(model.joints, model.q_slices, strict=True))
+            if joint.kind in ("spherical", "free_flyer")
+        )
+        model._quaternions = cols
+    return cols
 
 
 class MultibodyModel(MultibodySystem):
@@ -795,42 +811,6 @@ class MultibodyModel(MultibodySystem):
         parts = [j.random_configuration(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
 
-    def _one_dof_split(self):
-        r"""``(iq, iv, multi)``: the 1-DoF joints' coordinates and speeds as index arrays.
-
-        Those joints' manifold is :math:`\mathbb R` (``q ⊕ δ = q + δ``), so they can be
-        handled in one vectorised slice; ``multi`` lists the other moving joints as
-        ``(joint, q_slice, v_slice)``.
-        """
-        iq, iv, multi = [], [], []
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if isinstance(joint, OneDoFJoint):
-                iq.extend(range(qs.start, qs.stop))
-                iv.extend(range(vs.start, vs.stop))
-            elif joint.nv:
-                multi.append((joint, qs, vs))
-        return np.array(iq, dtype=int), np.array(iv, dtype=int), multi
-
-    def _quaternion_columns(self) -> tuple[tuple[int, int], ...]:
-        """``(body index, first column in q)`` of each unit quaternion.
-
-        Those of the spherical joints and of the free flyers' rotations.
-        """
-        cols = self.__dict__.get("_quaternions")
-        if cols is None:
-            cols = tuple(
-                (i, qs.start + (3 if joint.kind == "free_flyer" else 0))
-                for i, (joint, qs) in enumerate(zip(self.joints, self.q_slices, strict=True))
-                if joint.kind in ("spherical", "free_flyer")
-            )
-            self._quaternions = cols
-        return cols
-
-    def _qv(self, q, v):
-        q = as_array(q, "q", (self.nq,))
-        v = as_array(v, "v", (self.nv,))
-        return q, v
-
     def integrate(self, q, v, dt=1.0) -> np.ndarray:
         r"""Configuration reached from ``q`` with constant speeds ``v`` after time ``dt``.
 
@@ -868,7 +848,7 @@ class MultibodyModel(MultibodySystem):
         cm = self.compiled
         batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
         # the kernel reads neither finiteness nor unit quaternions: checked here, as rnea does
-        check_inputs(self, batch, ("q", "v", "dt"), (Q, V, DT), self._quaternion_columns())
+        check_inputs(self, batch, ("q", "v", "dt"), (Q, V, DT), _quaternion_columns(self))
         out = np.zeros((B, self.nq))
         call(
             K.integrate_batch,
