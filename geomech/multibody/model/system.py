@@ -97,10 +97,12 @@ class MultibodySystem(MechanicalSystem):
                 d[name] = frozen_graph(value)
             else:
                 d[name] = frozen_value(value)
-        for joint in d.get("joints", ()):
-            joint._freeze()
-        if isinstance(d.get("frame"), Freezable):
-            d["frame"]._freeze()
+        for name, value in d.items():  # joints, the frame, and any other Freezable part
+            if name.startswith("_"):
+                continue
+            for part in value if isinstance(value, list) else (value,):
+                if isinstance(part, Freezable):
+                    part._freeze()
         d["_frozen"] = True
 
     def __setattr__(self, name, value):
