@@ -6,6 +6,8 @@ input and says what was expected and what was received.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from geomech.errors import (
@@ -21,7 +23,10 @@ from geomech.errors import (
 
 __all__ = [
     "as_array",
+    "batch_element",
     "as_matrix",
+    "check_allocation",
+    "check_batch_ndim",
     "check_full_column_rank",
     "check_finite",
     "check_real",
@@ -34,6 +39,8 @@ __all__ = [
     "check_q",
     "check_v",
     "check_placement",
+    "MAX_ARRAY_BYTES",
+    "MAX_BATCH_NDIM",
 ]
 
 #: Default tolerance for membership tests (orthonormality, symmetry).
@@ -47,10 +54,30 @@ def _shape_str(shape) -> str:
     return "(..., " + ", ".join(str(s) for s in shape) + ")" if shape else "(...)"
 
 
-def check_finite(x: np.ndarray, name: str) -> np.ndarray:
-    """Raise :class:`NonFiniteError` if ``x`` has NaN or infinite entries."""
-    if not np.all(np.isfinite(x)):
-        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
+def batch_element(bad: np.ndarray, core_ndim: int = 0) -> str:
+    """`` (batch element (i, j))`` of the first True of ``bad`` over its leading dimensions.
+
+    ``bad`` has shape ``(*batch, *core)`` with ``core_ndim`` trailing dimensions; an element
+    is bad where any of its core entries is. Empty for an input without batch dimensions.
+    """
+    lead = bad.shape[: bad.ndim - core_ndim]
+    if not lead:
+        return ""
+    rows = bad.reshape(lead + (-1,)).any(axis=-1) if core_ndim else bad
+    first = np.unravel_index(int(np.argmax(rows)), lead)
+    return f" (batch element {tuple(int(k) for k in first)})"
+
+
+def check_finite(x: np.ndarray, name: str, core_ndim: int | None = None) -> np.ndarray:
+    """Raise :class:`NonFiniteError` if ``x`` has NaN or infinite entries.
+
+    With ``core_ndim`` (the number of trailing dimensions of one element), the message names
+    the first batch element that has one.
+    """
+    finite = np.isfinite(x)
+    if not finite.all():
+        where = "" if core_ndim is None else batch_element(~finite, core_ndim)
+        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries{where}.")
     return x
 
 
@@ -97,19 +124,53 @@ def check_result(x: np.ndarray, what: str, inputs: str) -> np.ndarray:
     return x
 
 
-def check_size(size, name: str = "size") -> tuple[int, ...]:
+#: Largest array, in bytes, that a size argument or a batch may make geomech allocate (its
+#: results and working arrays, estimated before allocating): 1 GiB. Larger requests are
+#: refused with a :class:`DimensionError` before any memory is taken.
+MAX_ARRAY_BYTES = 2**30
+
+
+def check_allocation(n_floats, what: str, hint: str = "") -> None:
+    """Raise :class:`DimensionError` if ``n_floats`` float64 numbers exceed the limit.
+
+    The limit is :data:`MAX_ARRAY_BYTES`.
+
+    Parameters
+    ----------
+    n_floats : int or float
+        Number of float64 numbers to be allocated.
+    what : str
+        What they are, for the message (e.g. ``"the batch of 10 states"``).
+    hint : str
+        What to do instead, appended to the message.
+    """
+    nbytes = 8.0 * float(n_floats)
+    if not nbytes <= MAX_ARRAY_BYTES:
+        raise DimensionError(
+            f"Expected at most {MAX_ARRAY_BYTES / 2**20:.0f} MiB of arrays, but {what} would "
+            f"take {nbytes / 2**20:.4g} MiB{hint}."
+        )
+
+
+def check_size(size, name: str = "size", per_item: int | None = None) -> tuple[int, ...]:
     """``size`` (None, a nonnegative int or a sequence of them) as a shape tuple.
+
+    With ``per_item`` (float64 numbers per item: the element's size times the working arrays
+    per element), the total is also checked against :data:`MAX_ARRAY_BYTES`.
 
     Raises
     ------
     DTypeError
         If ``size`` (or an entry) is not an integer (bools and floats are refused).
     DimensionError
-        If an entry is negative.
+        If an entry is negative, there are more than 32 entries, or the arrays would be too
+        large.
     """
     if size is None:
         return ()
     items = (size,) if isinstance(size, (int, np.integer)) else size
+    if isinstance(items, (str, bytes)):
+        raise DTypeError(f"Expected `{name}` to be None, an int or a tuple of ints, got {size!r}.")
     try:
         items = tuple(items)
     except TypeError as exc:
@@ -123,7 +184,34 @@ def check_size(size, name: str = "size") -> tuple[int, ...]:
             )
         if s < 0:
             raise DimensionError(f"Expected `{name}` to have nonnegative entries, got {size!r}.")
-    return tuple(int(s) for s in items)
+    if len(items) > MAX_BATCH_NDIM:
+        raise DimensionError(
+            f"Expected `{name}` to have at most {MAX_BATCH_NDIM} entries, got {len(items)}."
+        )
+    shape = tuple(int(s) for s in items)
+    if per_item is not None:
+        check_allocation(
+            math.prod(shape) * max(per_item, 1),  # empty items still cost their indexing
+            f"`{name}` = {size!r}",
+            " (ask for fewer at a time)",
+        )
+    return shape
+
+
+def check_batch_ndim(x: np.ndarray, name: str, core_ndim: int = 0) -> None:
+    """Raise :class:`DimensionError` if ``x`` has more than :data:`MAX_BATCH_NDIM` leading
+    dimensions before its ``core_ndim`` trailing ones.
+    """
+    if x.ndim - core_ndim > MAX_BATCH_NDIM:
+        raise DimensionError(
+            f"Expected `{name}` to have at most {MAX_BATCH_NDIM} batch dimensions, got "
+            f"{x.ndim - core_ndim} (shape {x.shape})."
+        )
+
+
+#: Most batch (leading) dimensions an input may have (numpy's limit is 64 in all, and many
+#: of its functions accept at most 32).
+MAX_BATCH_NDIM = 24
 
 
 def as_array(
@@ -157,6 +245,11 @@ def as_array(
     if type(x) is np.ndarray and x.dtype == np.float64:
         arr = x  # the common case, without a conversion
     else:
+        if isinstance(x, np.ma.MaskedArray) and np.ma.is_masked(x):
+            raise DTypeError(
+                f"Expected `{name}` to be a numeric array, got a masked array with masked "
+                "entries (their values would be used: fill them, e.g. x.filled(...))."
+            )
         try:
             arr = np.asarray(x)
         except (TypeError, ValueError, OverflowError) as exc:
@@ -179,8 +272,9 @@ def as_array(
         raise DimensionError(
             f"Expected `{name}` to have shape {_shape_str(trailing_shape)}, got {arr.shape}."
         )
+    check_batch_ndim(arr, name, k)
     if finite:
-        check_finite(arr, name)
+        check_finite(arr, name, k)
     return arr
 
 

@@ -23,6 +23,7 @@ __all__ = [
     "ConvergenceError",
     "ModelError",
     "NotATreeError",
+    "ImmutableModelError",
     "URDFError",
     "ConnectionSpecError",
     "SimulationError",
@@ -80,6 +81,16 @@ class ModelError(GeomechError, ValueError):
 
 class NotATreeError(ModelError):
     """A kinematic graph has a cycle or more than one root where a tree is required."""
+
+
+class ImmutableModelError(ModelError, AttributeError):
+    """A built model, one of its joints or its graph was to be changed: models are immutable.
+
+    Rebinding or deleting an attribute and changing a list or an attribute dictionary in
+    place are refused (the model's arrays are read-only, its graph frozen); build a new
+    model instead (``type(model)(graph, gravity=...)``, ``model.with_inertias(...)``). It is
+    also an ``AttributeError``, as assigning to a read-only attribute is in Python.
+    """
 
 
 class URDFError(ModelError):

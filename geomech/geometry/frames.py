@@ -25,10 +25,11 @@ is :math:`s_{ijk} = H_{i\ell}\, s^\ell_{jk}`, i.e. ``einsum('il,jkl->ijk', H, s)
 from __future__ import annotations
 
 import abc
+import math
 
 import numpy as np
 
-from geomech._validation import as_array, default_rng
+from geomech._validation import as_array, check_size, default_rng
 from geomech.errors import ConnectionSpecError, DimensionError
 from geomech.lie import LieGroup
 
@@ -207,7 +208,7 @@ class Frame(abc.ABC):
         >>> CoordinateFrame(3).random_configuration(rng=0, size=2).shape
         (2, 3)
         """
-        size = () if size is None else (size,) if np.isscalar(size) else tuple(size)
+        size = check_size(size, per_item=math.prod(self.point_shape))
         return default_rng(rng).standard_normal(size + tuple(self.point_shape))
 
     def lie_derivative(self, f, q, step=None) -> np.ndarray:

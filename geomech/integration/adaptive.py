@@ -248,67 +248,76 @@ def integrate_adaptive(
     solver = start(t[0], y0)
     scale0 = float(np.max(np.abs(y0), initial=0.0))
     k, steps = 1, 0  # next output index, accepted steps
-    while k < T:
-        try:
-            message = solver.step()
-        except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
-            # implicit solvers factorise a Jacobian: a blown-up state makes it non-finite
-            if state["nonfinite"]:
-                raise diverged(solver.t, f"{name}: {exc}") from exc
-            raise
-        steps += 1
-        if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
-            # a collapsed step size means a blow-up (finite-time divergence) or a singularity
-            if (
-                state["nonfinite"]
-                or not np.all(np.isfinite(solver.y))
-                or "step size" in str(message)
-            ):
-                raise diverged(solver.t, f"{name}: {message}")
-            raise SimulationError(
-                f"The adaptive integrator {name} failed at t = {solver.t:.6g}: {message}"
+    try:
+        while k < T:
+            try:
+                message = solver.step()
+            except (ValueError, ArithmeticError, np.linalg.LinAlgError) as exc:
+                # implicit solvers factorise a Jacobian: a blown-up state makes it non-finite
+                if state["nonfinite"]:
+                    raise diverged(solver.t, f"{name}: {exc}") from exc
+                raise
+            steps += 1
+            if solver.status == "failed" or not np.all(np.isfinite(solver.y)):
+                # a collapsed step size means a blow-up (finite-time divergence) or a singularity
+                if (
+                    state["nonfinite"]
+                    or not np.all(np.isfinite(solver.y))
+                    or "step size" in str(message)
+                ):
+                    raise diverged(solver.t, f"{name}: {message}")
+                raise SimulationError(
+                    f"The adaptive integrator {name} failed at t = {solver.t:.6g}: {message}"
+                )
+            if dense:
+                segments[-1][2].append(solver.t)
+                segments[-1][3].append(solver.dense_output())
+            # ---- outputs in (t_old, t]: dense output, configuration through the chart ------------
+            j = (
+                T
+                if solver.status == "finished"
+                else int(np.searchsorted(t, solver.t, side="right"))
             )
-        if dense:
-            segments[-1][2].append(solver.t)
-            segments[-1][3].append(solver.dense_output())
-        # ---- outputs in (t_old, t]: dense output, configuration through the chart ------------
-        j = T if solver.status == "finished" else int(np.searchsorted(t, solver.t, side="right"))
-        if j > k:
-            Z = np.empty((j - k, len(solver.y)))
-            exact = (t[k:j] == solver.t) | (
-                np.arange(k, j) == T - 1
-            )  # the step's end: no interpolation
-            Z[exact] = solver.y
-            if not np.all(exact):
-                Z[~exact] = solver.dense_output()(t[k:j][~exact]).T
-            delta, ys[k:j] = unpack(Z)
-            qs[k:j] = chart.retract(state["q_c"], delta)  # q = q_c ⊕ δ (on the manifold)
-            if on_output is not None:
-                on_output(j - k)
-            k = j
-        if solver.status != "running":
-            break
-        budget.check_step(steps, solver.t, name)
-        try:
-            budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
-        except (
-            SimulationBudgetError
-        ) as exc:  # a collapsed step size: a blow-up if the state exploded
-            size = float(np.max(np.abs(solver.y), initial=0.0))
-            if size > _BLOWUP * (1.0 + scale0):
-                raise diverged(
-                    solver.t,
-                    f"{name}: the step size collapsed to {solver.step_size:.3g} "
-                    f"while the state grew to {size:.3g}",
-                ) from exc
-            raise
-        # ---- re-centre the chart when a non-flat coordinate grows ---------------------------
-        if chart.curved is not None:
-            delta, y_now = unpack(solver.y)
-            if np.max(np.abs(delta[..., chart.curved])) > chart_limit:
-                state["q_c"] = chart.retract(state["q_c"], delta)
-                solver = start(solver.t, y_now, first_step=solver.step_size or None)
-                if dense:
-                    segments.append((solver.t, state["q_c"], [solver.t], []))
+            if j > k:
+                Z = np.empty((j - k, len(solver.y)))
+                exact = (t[k:j] == solver.t) | (
+                    np.arange(k, j) == T - 1
+                )  # the step's end: no interpolation
+                Z[exact] = solver.y
+                if not np.all(exact):
+                    Z[~exact] = solver.dense_output()(t[k:j][~exact]).T
+                delta, ys[k:j] = unpack(Z)
+                qs[k:j] = chart.retract(state["q_c"], delta)  # q = q_c ⊕ δ (on the manifold)
+                if on_output is not None:
+                    on_output(j - k)
+                k = j
+            if solver.status != "running":
+                break
+            budget.check_step(steps, solver.t, name)
+            try:
+                budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
+            except (
+                SimulationBudgetError
+            ) as exc:  # a collapsed step size: a blow-up if the state exploded
+                size = float(np.max(np.abs(solver.y), initial=0.0))
+                if size > _BLOWUP * (1.0 + scale0):
+                    raise diverged(
+                        solver.t,
+                        f"{name}: the step size collapsed to {solver.step_size:.3g} "
+                        f"while the state grew to {size:.3g}",
+                    ) from exc
+                raise
+            # ---- re-centre the chart when a non-flat coordinate grows ---------------------------
+            if chart.curved is not None:
+                delta, y_now = unpack(solver.y)
+                if np.max(np.abs(delta[..., chart.curved])) > chart_limit:
+                    state["q_c"] = chart.retract(state["q_c"], delta)
+                    solver = start(solver.t, y_now, first_step=solver.step_size or None)
+                    if dense:
+                        segments.append((solver.t, state["q_c"], [solver.t], []))
+    except Exception as exc:
+        # what was integrated is kept: the caller reports it with the error (issue 26)
+        exc.partial = AdaptiveRun(q=qs[:k], y=ys[:k], steps=steps, dense=None)
+        raise
     solution = DenseChartSolution(chart, segments, unpack) if dense else None
     return AdaptiveRun(q=qs, y=ys, steps=steps, dense=solution)

@@ -150,6 +150,9 @@ def integrate_fixed(
     NonFiniteError
         If the state becomes non-finite.
 
+    Every exception raised during the steps (these, and those of ``field``) carries the
+    outputs recorded before it as ``exc.partial``, a :class:`FixedRun`.
+
     Examples
     --------
     >>> import numpy as np
@@ -173,28 +176,39 @@ def integrate_fixed(
     stride = -(-N // n_samples)  # ceil: at most n_samples sampled steps, evenly spread
     errors, worst = [], (0.0, None)
     name = method.name
-    for n in range(N):
-        k1 = field(t[n], q, y)  # at a finite state: errors here are the field's own
-        if len(k1) > 2:  # e.g. the torque at (t_n, q_n, y_n), copied (it may be a reused buffer)
-            aux[n] = np.array(k1[2]) if isinstance(k1[2], np.ndarray) else k1[2]
-        try:
-            delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
-            if accuracy is not None and n % stride == 0:
-                err = _local_error(
-                    method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy
-                )
-                errors.append(err)
-                if worst[1] is None or err > worst[0]:
-                    worst = (err, t[n])
-            q = chart.retract(q, delta)  # q_{n+1} = q_n ⊕ δ (re-centred at every step)
-        except NonFiniteError as exc:  # a stage overflowed (e.g. q_c ⊕ δ) and was refused
-            raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}: {exc}") from exc
-        y = y_next
-        if not (np.isfinite(q).all() and np.isfinite(y).all()):
-            raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}")
-        qs[n + 1], ys[n + 1] = q, y
-        budget.check_step(n + 1, t[n + 1], name)
-        if on_step is not None:
-            on_step()
+    done = 1  # outputs recorded so far (the partial trajectory of an error)
+    try:
+        for n in range(N):
+            k1 = field(t[n], q, y)  # at a finite state: errors here are the field's own
+            if (
+                len(k1) > 2
+            ):  # e.g. the torque at (t_n, q_n, y_n), copied (it may be a reused buffer)
+                aux[n] = np.array(k1[2]) if isinstance(k1[2], np.ndarray) else k1[2]
+            try:
+                delta, y_next = method.increment(chart, field, t[n], q, y, h, k1=k1)
+                if accuracy is not None and n % stride == 0:
+                    err = _local_error(
+                        method, chart, field, t[n], q, y, h, k1, (delta, y_next), *accuracy
+                    )
+                    errors.append(err)
+                    if worst[1] is None or err > worst[0]:
+                        worst = (err, t[n])
+                q = chart.retract(q, delta)  # q_{n+1} = q_n ⊕ δ (re-centred at every step)
+            except NonFiniteError as exc:  # a stage overflowed (e.g. q_c ⊕ δ) and was refused
+                raise diverged(
+                    t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}: {exc}"
+                ) from exc
+            y = y_next
+            if not (np.isfinite(q).all() and np.isfinite(y).all()):
+                raise diverged(t[n + 1], f"{name}, step {n + 1} of {N}, h = {h:.3g}")
+            qs[n + 1], ys[n + 1] = q, y
+            done = n + 2
+            budget.check_step(n + 1, t[n + 1], name)
+            if on_step is not None:
+                on_step()
+    except Exception as exc:
+        # what was integrated is kept: the caller reports it with the error (issue 26)
+        exc.partial = FixedRun(q=qs[:done], y=ys[:done], aux=aux[:done])
+        raise
     error = None if accuracy is None else float(N * np.mean(errors))
     return FixedRun(q=qs, y=ys, aux=aux, error=error, error_time=worst[1])

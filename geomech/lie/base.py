@@ -24,6 +24,7 @@ Conventions (:ref:`conventions-lie-groups`)
 from __future__ import annotations
 
 import abc
+import math
 from functools import cached_property
 from typing import final
 
@@ -229,7 +230,8 @@ class LieGroup(ExpJacobians, abc.ABC):
         >>> bool(np.allclose(R @ R.swapaxes(-1, -2), np.eye(3)))
         True
         """
-        return self._random(default_rng(rng), check_size(size))
+        per_item = 4 * (math.prod(self.point_shape) + self.dim)  # element and working arrays
+        return self._random(default_rng(rng), check_size(size, per_item=per_item))
 
     # ------------------------------------------------------------------------------------
     # Group operations

@@ -18,9 +18,9 @@ from __future__ import annotations
 import numpy as np
 
 from geomech._validation import as_array
-from geomech.errors import DimensionError, DTypeError
+from geomech.errors import DimensionError, DTypeError, GeomechError, SimulationError
 
-__all__ = ["Control", "closed_loop"]
+__all__ = ["Control", "closed_loop", "callback_error"]
 
 
 class Control:
@@ -33,6 +33,8 @@ class Control:
         See :func:`~geomech.simulation.simulate`.
     nv : int
         Number of velocity coordinates (the torque's trailing dimension).
+    lead : tuple of int, optional
+        Batch shape of the simulated states: the controller's outputs must broadcast to it.
 
     Attributes
     ----------
@@ -59,8 +61,8 @@ class Control:
     array([-2.])
     """
 
-    def __init__(self, controller, nv: int):
-        self.controller, self.nv = controller, nv
+    def __init__(self, controller, nv: int, lead: tuple = ()):
+        self.controller, self.nv, self.lead = controller, nv, tuple(lead)
         self.dynamic = (
             hasattr(controller, "state_rate") and getattr(controller, "state0", None) is not None
         )
@@ -90,15 +92,19 @@ class Control:
         Raises
         ------
         DTypeError, DimensionError, NonFiniteError
-            If the controller returns complex, misshapen or non-finite torques.
+            If the controller returns complex, misshapen or non-finite torques (or ones whose
+            batch dimensions do not broadcast to the states').
+        SimulationError
+            If the controller raises an exception that is not a ``GeomechError`` (it is the
+            ``__cause__``).
         """
         if self.controller is None:
             return None
         if self.dynamic:
-            name, tau = "controller.torque(t, q, v, x)", self.controller.torque(t, q, v, x)
+            name, fn, args = "controller.torque(t, q, v, x)", self.controller.torque, (q, v, x)
         else:
-            name, tau = "controller(t, q, v)", self.controller(t, q, v)
-        return as_array(tau, name, (self.nv,))
+            name, fn, args = "controller(t, q, v)", self.controller, (q, v)
+        return self._output(name, fn, t, args, self.nv)
 
     def state_rate(self, t, q, v, x):
         """The validated state rate ``(..., m)`` of a dynamic controller.
@@ -107,9 +113,45 @@ class Control:
         ------
         DTypeError, DimensionError, NonFiniteError
             If the controller returns a complex, misshapen or non-finite rate.
+        SimulationError
+            If the controller raises an exception that is not a ``GeomechError``.
         """
         name = "controller.state_rate(t, q, v, x)"
-        return as_array(self.controller.state_rate(t, q, v, x), name, (self.m,))
+        return self._output(name, self.controller.state_rate, t, (q, v, x), self.m)
+
+    def _output(self, name, fn, t, args, n):
+        try:
+            out = fn(t, *args)
+        except GeomechError:
+            raise
+        except Exception as exc:  # the user's code failed: say where, keep it as the cause
+            raise callback_error(name, t, exc) from exc
+        out = as_array(out, name, (n,))
+        lead = out.shape[:-1]
+        if len(lead) > len(self.lead) or any(
+            a != 1 and a != b for a, b in zip(lead[::-1], self.lead[::-1], strict=False)
+        ):
+            raise DimensionError(
+                f"Expected `{name}` to have shape {self.lead + (n,)} (or one that broadcasts "
+                f"to it), got {out.shape}."
+            )
+        return out.copy()  # the controller may reuse (and later change) the array it returned
+
+
+def callback_error(name: str, t, exc: Exception) -> SimulationError:
+    """The named error of a user callback ``name`` that raised ``exc`` at time ``t``.
+
+    Examples
+    --------
+    >>> from geomech.simulation.closed_loop import callback_error
+    >>> callback_error("controller(t, q, v)", 0.5, ZeroDivisionError("division by zero"))
+    SimulationError('controller(t, q, v) raised ZeroDivisionError at t = 0.5: division by zero')
+    """
+    text = " ".join(str(exc).split())  # one line
+    return SimulationError(
+        f"{name} raised {type(exc).__name__} at t = {float(t):.6g}: {text}"
+        + (" (its inputs are read-only: copy them to change them)" if "read-only" in text else "")
+    )
 
 
 def closed_loop(chart, control: Control, lead: tuple):
@@ -143,13 +185,22 @@ def closed_loop(chart, control: Control, lead: tuple):
 
     def field(t, q, y):
         v, x = y[..., :nv], y[..., nv:]
-        tau = control.torque(t, q, v, x)
+        tau = control.torque(t, _read_only(q), _read_only(v), _read_only(x))
         v_dot = np.broadcast_to(chart.acceleration(t, q, v, tau), lead + (nv,))
         if m:
-            x_dot = np.broadcast_to(control.state_rate(t, q, v, x), lead + (m,))
+            x_dot = np.broadcast_to(
+                control.state_rate(t, _read_only(q), _read_only(v), _read_only(x)), lead + (m,)
+            )
             y_dot = np.concatenate([v_dot, x_dot], axis=-1)
         else:
             y_dot = v_dot
         return chart.velocity(t, q, v), y_dot, tau
 
     return field
+
+
+def _read_only(x: np.ndarray) -> np.ndarray:
+    """A read-only view: a callback that writes into its inputs cannot change the state."""
+    view = x.view()
+    view.flags.writeable = False
+    return view

@@ -26,7 +26,13 @@ from collections.abc import Callable, Mapping
 import numpy as np
 
 from geomech._validation import as_array, check_real
-from geomech.errors import DimensionError, SimulationError, StepSizeError, StepSizeWarning
+from geomech.errors import (
+    DimensionError,
+    GeomechError,
+    SimulationError,
+    StepSizeError,
+    StepSizeWarning,
+)
 from geomech.integration import (
     ADAPTIVE_METHODS,
     INTEGRATORS,
@@ -37,7 +43,7 @@ from geomech.integration import (
     integrate_fixed,
 )
 from geomech.simulation.charts import system_chart
-from geomech.simulation.closed_loop import Control, closed_loop
+from geomech.simulation.closed_loop import Control, callback_error, closed_loop
 from geomech.simulation.result import SimulationResult
 
 __all__ = [
@@ -62,6 +68,9 @@ _CHART_LIMIT = 1.0
 
 #: Fewest output steps for which the progress bar is shown automatically (on a terminal).
 _PROGRESS_MIN_STEPS = 1000
+
+#: Largest spacing of float64 numbers at the output times, as a fraction of the step.
+_TIME_RESOLUTION = 1e-3
 
 #: Values of ``on_inaccuracy``.
 _ON_INACCURACY = ("warn", "raise", "ignore")
@@ -106,6 +115,12 @@ def _time_span(t0, t_final, dt, budget: Budget) -> tuple[float, float, int]:
     """
     for name, x in (("t0", t0), ("t_final", t_final), ("dt", dt)):
         check_real(x, name)
+        if isinstance(x, (str, bytes, bool, np.bool_)) or (
+            isinstance(x, np.ndarray) and x.dtype.kind not in "iuf"
+        ):  # float("1") and float(True) would convert them
+            raise SimulationError(
+                f"Expected `t0`, `t_final` and `dt` to be floats, got `{name}` = {x!r}."
+            )
     try:
         t0, t_final = float(t0), float(t_final)
         dt = DEFAULT_DT if dt is None else float(dt)
@@ -120,6 +135,13 @@ def _time_span(t0, t_final, dt, budget: Budget) -> tuple[float, float, int]:
         budget.check_count(ratio, "steps, (t_final - t0) / dt,")
     N = max(1, math.ceil(ratio - 1e-9))  # tolerate rounding of T/dt
     budget.check_count(N, "steps, (t_final - t0) / dt,")
+    h, ulp = (t_final - t0) / N, float(np.spacing(max(abs(t0), abs(t_final))))
+    if ulp > _TIME_RESOLUTION * h:  # the output times would be rounded to a coarser grid
+        raise SimulationError(
+            f"Expected a step (t_final - t0) / N = {h:.3g} s resolvable at |t| = "
+            f"{max(abs(t0), abs(t_final)):.3g} s, where float64 times are spaced by {ulp:.3g} s "
+            f"(more than {_TIME_RESOLUTION:g} of the step): shift the time origin (t0 = 0)."
+        )
     return t0, t_final, N
 
 
@@ -261,7 +283,8 @@ def simulate(
         ``atol + rtol·max|v|``); the step itself is ``dt``.
     log : dict of str to callable, optional
         Signals to record: ``log[name](t, q, v, tau) -> array`` evaluated at every output
-        time, stored in ``result.signals[name]`` with time first.
+        time, stored in ``result.signals[name]`` with time first. Like the controller, it
+        receives read-only views of the states (copy them to change them).
     progress : bool, optional
         Show a ``tqdm`` progress bar on stderr. ``None`` (default): only when stderr is a
         terminal and the run has at least 1000 output steps (and lasts over 0.5 s).
@@ -301,6 +324,15 @@ def simulate(
         With ``on_inaccuracy="raise"``, if the fixed step is too large for the accuracy.
     NonFiniteError
         If the numerical solution diverges (non-finite state).
+    SimulationError
+        If the controller or a logged function raises an exception that is not a
+        ``GeomechError`` (the original is its ``__cause__``); the callbacks receive
+        read-only views, so one that writes into its inputs fails this way.
+
+    An error raised once the integration has started carries what was computed as its
+    attribute ``partial``, a :class:`SimulationResult`: the outputs reached before a
+    divergence or a failing controller (torques not recorded there are NaN), or the whole
+    trajectory with the signals logged before a failing log function.
 
     Warns
     -----
@@ -361,9 +393,18 @@ def simulate(
     # ---- the system in its chart, validated initial state --------------------------------
     sys_chart, q = system_chart(system, q0)
     nv, point_shape = sys_chart.nv, sys_chart.chart.point_shape
-    control = Control(controller, nv)
     v = as_array(v0, "v0", (nv,))
-    lead = np.broadcast_shapes(q.shape[: q.ndim - len(point_shape)], v.shape[:-1])
+    try:
+        lead = np.broadcast_shapes(q.shape[: q.ndim - len(point_shape)], v.shape[:-1])
+    except ValueError:
+        raise DimensionError(
+            f"Expected the batch dimensions of `q0` and `v0` to broadcast, got "
+            f"{q.shape[: q.ndim - len(point_shape)]} and {v.shape[:-1]}."
+        ) from None
+    control = Control(controller, nv, lead)
+    # checked before the initial states are broadcast (a batch of 1e8 members is refused here)
+    n_state = math.prod(lead) * (math.prod(point_shape) + 2 * nv + control.m)
+    budget.check_bytes(8.0 * (N + 1) * n_state, "recorded trajectory")
     q = np.broadcast_to(q, lead + point_shape).copy()
     y = np.broadcast_to(v, lead + (nv,))
     if control.dynamic:
@@ -405,6 +446,12 @@ def simulate(
                 on_output=bar.update,
             )
             taus, name = [None] * (N + 1), integrator.__name__
+    except Exception as exc:
+        partial = getattr(exc, "partial", None)
+        if partial is not None:  # the outputs reached before the failure, as a result
+            method_name = integrator.name if kind == "fixed" else integrator.__name__
+            exc.partial = _partial_result(t, partial, nv, control, method_name)
+        raise
     finally:
         bar.close()
     if kind == "fixed":
@@ -413,33 +460,81 @@ def simulate(
 
     # ---- record torques and logged signals at the output times -------------------------------
     vs, xs = ys[..., :nv], (ys[..., nv:] if control.dynamic else None)
-    tau = np.zeros_like(vs)
-    if controller is not None:
-        for k in range(N + 1):
-            tau_k = taus[k]
-            if tau_k is None:
-                tau_k = control.torque(t[k], qs[k], vs[k], None if xs is None else xs[k])
-            tau[k] = np.broadcast_to(tau_k, lead + (nv,))
-    signals = {}
-    for key, fn in log.items():
-        values = [
-            as_array(fn(t[k], qs[k], vs[k], tau[k]), f"log[{key!r}]", finite=False)
-            for k in range(N + 1)
-        ]
-        try:
-            signals[key] = np.stack(values)
-        except ValueError:
-            raise DimensionError(
-                f"Expected the logged signal {key!r} to have the same shape at every "
-                f"output time, got {sorted({a.shape for a in values})}."
-            ) from None
-    return SimulationResult(
+    result = SimulationResult(
         t=t,
         q=qs,
         v=vs,
-        tau=tau,
+        tau=np.zeros_like(vs),
         method=name,
-        signals=signals,
+        signals={},
         controller_state=xs,
         error_estimate=run.error if kind == "fixed" else None,
+    )
+    # the callbacks see read-only views: writing into them cannot change the recorded run
+    q_in, v_in, x_in = _read_only(qs), _read_only(vs), _read_only(xs)
+    try:
+        if controller is not None:
+            tau = result.tau
+            for k in range(N + 1):
+                tau_k = taus[k]
+                if tau_k is None:
+                    tau_k = control.torque(t[k], q_in[k], v_in[k], None if xs is None else x_in[k])
+                tau[k] = tau_k
+        tau_in = _read_only(result.tau)
+        for key, fn in log.items():
+            values = [_logged(fn, key, t[k], q_in[k], v_in[k], tau_in[k]) for k in range(N + 1)]
+            try:
+                result.signals[key] = np.stack(values)
+            except ValueError:
+                raise DimensionError(
+                    f"Expected the logged signal {key!r} to have the same shape at every "
+                    f"output time, got {sorted({a.shape for a in values})}."
+                ) from None
+    except Exception as exc:
+        exc.partial = result  # the whole trajectory; the signals recorded before the failure
+        raise
+    return result
+
+
+def _read_only(x):
+    """A read-only view of ``x`` (None stays None)."""
+    if x is None:
+        return None
+    view = x.view()
+    view.flags.writeable = False
+    return view
+
+
+def _logged(fn, key, t, q, v, tau):
+    """One logged value, validated; the callback's own exceptions as a named error."""
+    try:
+        value = fn(t, q, v, tau)
+    except GeomechError:
+        raise
+    except Exception as exc:
+        raise callback_error(f"log[{key!r}]", t, exc) from exc
+    return as_array(value, f"log[{key!r}]", finite=False).copy()
+
+
+def _partial_result(t, run, nv, control, method) -> SimulationResult:
+    """The outputs an integration reached before it failed, as a :class:`SimulationResult`.
+
+    Torques are those applied at the recorded states where the integration recorded them
+    (fixed step), NaN elsewhere (the controller is not called again); no signal is logged.
+    """
+    k = run.q.shape[0]
+    vs = run.y[..., :nv]
+    tau = np.full(vs.shape, np.nan if control.controller is not None else 0.0)
+    for i, tau_i in enumerate(getattr(run, "aux", ())):
+        if tau_i is not None:
+            tau[i] = tau_i
+    return SimulationResult(
+        t=t[:k],
+        q=run.q,
+        v=vs,
+        tau=tau,
+        method=method,
+        signals={},
+        controller_state=run.y[..., nv:] if control.dynamic else None,
+        error_estimate=None,
     )

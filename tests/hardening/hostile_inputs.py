@@ -164,8 +164,18 @@ def assert_bounded(
     time_limit: float = TIME_LIMIT,
     memory_limit: int = MEMORY_LIMIT,
 ) -> None:
-    """The case raised ``expected`` (None: nothing), with ``match`` in its message, in bounds."""
+    """The case raised ``expected`` (None: nothing), with ``match`` in its message, in bounds.
+
+    With ``GEOMECH_HARDENING_LOG`` set to a path, every outcome is appended to that file (the
+    worst time and memory of a run are read from it).
+    """
     import re
+
+    log = os.environ.get("GEOMECH_HARDENING_LOG")
+    if log:
+        with open(log, "a", encoding="utf-8") as fh:
+            test = os.environ.get("PYTEST_CURRENT_TEST", "?").split(" ")[0]
+            fh.write(f"{outcome.seconds:.4f}\t{outcome.memory}\t{test}\n")
 
     assert not outcome.hung, outcome.describe()
     if expected is None:

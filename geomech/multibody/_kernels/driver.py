@@ -19,20 +19,24 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from geomech._validation import as_array
+from geomech._validation import as_array, check_allocation, check_batch_ndim
 from geomech.errors import (
     DimensionError,
+    DTypeError,
     ModelError,
     NonFiniteError,
     NotOnManifoldError,
+    ParameterError,
     SingularityError,
 )
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
     NON_FINITE_RESULT,
     NOT_ON_MANIFOLD,
+    OK,
     SINGULAR,
     SINGULAR_DIFFERENCE,
+    pack,
     unpack,
 )
 
@@ -44,13 +48,20 @@ __all__ = [
     "failure",
     "states",
     "call",
+    "check_inputs",
     "set_num_threads",
     "get_num_threads",
     "PARALLEL_THRESHOLD",
+    "MIN_CHUNK",
+    "MAX_THREADS",
 ]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
+#: smallest chunk of a batch given to one thread
+MIN_CHUNK = 64
+#: largest number of threads :func:`set_num_threads` accepts
+MAX_THREADS = 1024
 
 _threads = 1
 _pool: ThreadPoolExecutor | None = None
@@ -60,6 +71,17 @@ def set_num_threads(n: int | None) -> None:
     """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
+    A batch is cut into at most ``n`` chunks of at least :data:`MIN_CHUNK` states, so a
+    batch of fewer states than threads uses fewer threads.
+
+    Raises
+    ------
+    DTypeError
+        If ``n`` is not None or an integer (bools, floats and text are refused).
+    DimensionError
+        If ``n < 1``.
+    ParameterError
+        If ``n > MAX_THREADS``.
 
     Examples
     --------
@@ -69,9 +91,15 @@ def set_num_threads(n: int | None) -> None:
     >>> driver.set_num_threads(1)
     """
     global _threads, _pool
-    n = os.cpu_count() or 1 if n is None else int(n)
+    if n is None:
+        n = os.cpu_count() or 1
+    elif isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
+        raise DTypeError(f"Expected a number of threads (an int or None), got {n!r}.")
+    n = int(n)
     if n < 1:
         raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
+    if n > MAX_THREADS:
+        raise ParameterError(f"Expected a number of threads <= {MAX_THREADS}, got {n}.")
     if _pool is not None:
         _pool.shutdown(wait=True)
         _pool = None
@@ -140,18 +168,22 @@ def single_state(model):
 
 def _as_float(x, name: str, trailing: tuple[int, ...]) -> np.ndarray:
     """``x`` as a float64 array with the given trailing shape (finiteness: the kernel's job)."""
-    if isinstance(x, np.ndarray) and x.dtype == np.float64:
+    if type(x) is np.ndarray and x.dtype == np.float64:
         k = len(trailing)
         if x.ndim >= k and x.shape[x.ndim - k :] == trailing:
+            check_batch_ndim(x, name, k)
             return x
     return as_array(x, name, trailing, finite=False)
 
 
-def states(*inputs):
+def states(*inputs, per_state: int = 0):
     """Validate ``(name, value, trailing_shape)`` triples and flatten them to one batch.
 
     Returns ``(batch_shape, B, arrays)``: each array has shape ``(1 or B, *trailing)`` (one
-    row when it is shared by the whole batch) and is C-contiguous.
+    row when it is shared by the whole batch) and is C-contiguous. ``per_state`` is the
+    number of float64 numbers the caller allocates per state (results, working arrays):
+    with the inputs, checked against :data:`geomech._validation.MAX_ARRAY_BYTES` before
+    anything is allocated (a broadcast batch of 10⁸ states is refused, not materialised).
 
     Examples
     --------
@@ -169,6 +201,8 @@ def states(*inputs):
         flags = x.flags
         out.append(x[None] if flags.c_contiguous and flags.writeable else x[None].copy())
     else:
+        if per_state:
+            check_allocation(per_state + sum(x.size for x in out), "the results of one state")
         return (), 1, out
     arrays = [_as_float(x, name, trailing) for name, x, trailing in inputs]
     leads = [a.shape[: a.ndim - len(t)] for a, (_, _, t) in zip(arrays, inputs, strict=True)]
@@ -179,6 +213,11 @@ def states(*inputs):
             f"Expected the leading (batch) dimensions of the inputs to broadcast, got {leads}."
         ) from exc
     B = math.prod(batch)
+    check_allocation(
+        B * (per_state + sum(math.prod(t) for _, _, t in inputs)),
+        f"the batch of {B} states {batch}" if batch else "the results of one state",
+        " (evaluate it in smaller batches)" if batch else "",
+    )
     out = []
     for a, lead, (_, _, t) in zip(arrays, leads, inputs, strict=True):
         if lead == batch or (lead and math.prod(lead) == B):
@@ -259,7 +298,7 @@ def failure(status, model, names, inputs, what="the result"):
     >>> failure(entry(K.crba_one)(topo, packed, q, H), model, ("q",), (q,))
     NonFiniteError('Expected `q` to be finite, got NaN or inf entries.')
     """
-    return _error(int(status), 0, (), model, names, inputs, what)
+    return _error(int(status), 0, (), model, names, [x[None] for x in inputs], what)
 
 
 def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the result"):
@@ -294,6 +333,52 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
 
 
+def check_inputs(model, batch, names, arrays, quaternions=()):
+    """Raise the named error of the first state with a non-finite input or a non-unit
+    quaternion, for kernels that do not check their inputs themselves.
+
+    ``arrays`` are flattened batch inputs (``(1 or B, ...)`` rows, as :func:`states` returns
+    them), ``names`` their names; ``quaternions`` lists ``(body index, first column)`` of
+    the unit quaternions in the first array's rows (tolerance 1e-6 on the norm, as the
+    kernels that read them).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody._kernels.driver import check_inputs
+    >>> from geomech.errors import NonFiniteError
+    >>> Q = np.zeros((3, 2)); Q[2, 1] = np.nan
+    >>> try:
+    ...     check_inputs(robots.double_pendulum(), (3,), ("q",), (Q,))
+    ... except NonFiniteError as exc:
+    ...     print(exc.args[0][:26], "...", exc.args[0][-21:])
+    Expected `q` to be finite, ... (batch element (2,)).
+    """
+    B = math.prod(batch)
+    first, code, index = B, OK, -1
+    for x in arrays:
+        bad = ~np.isfinite(x.reshape(x.shape[0], -1)).all(axis=1)
+        if bad.any():
+            b = int(np.argmax(bad))
+            if b < first:
+                first, code = b, NON_FINITE_INPUT
+    if quaternions:
+        Q = arrays[0]
+        for i, col in quaternions:
+            with np.errstate(all="ignore"):
+                off = np.abs(np.sqrt(np.sum(Q[:, col : col + 4] ** 2, axis=1)) - 1.0) > UNIT_TOL
+            if off.any():
+                b = int(np.argmax(off))
+                if b < first:
+                    first, code, index = b, NOT_ON_MANIFOLD, i
+    if code != OK:
+        raise _error(pack(code, index), first, batch, model, names, arrays, "the inputs")
+
+
+#: tolerance on the deviation of a quaternion's norm from 1 (as the kernels' ``UNIT_TOL``)
+UNIT_TOL = 1e-6
+
 _ENTRY: dict = {}
 
 
@@ -315,25 +400,29 @@ def _entry(kernel):
 
 
 def _call_threaded(kernel, model_args, batch_args, B, status):
+    """The 1-based index of the first failing state of the batch (0: none), run in chunks."""
     global _pool
     if _pool is None:
         _pool = ThreadPoolExecutor(max_workers=_threads, thread_name_prefix="geomech")
-    bounds = np.linspace(0, B, _threads + 1).astype(int)
+    n_chunks = max(1, min(_threads, B // MIN_CHUNK))
+    bounds = np.linspace(0, B, n_chunks + 1).astype(int)
 
     def chunk(lo, hi):
         args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
         return _entry(kernel)(*model_args, *args, status[lo:hi])
 
+    # each future with its own chunk's start: the first failure in batch order is reported
     futures = [
-        _pool.submit(chunk, lo, hi)
+        (lo, _pool.submit(chunk, lo, hi))
         for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
         if hi > lo
     ]
-    for lo, fut in zip(bounds, futures, strict=False):
-        failed = fut.result()
-        if failed:
-            return lo + failed
-    return 0
+    first = 0
+    for lo, fut in futures:
+        failed = fut.result()  # wait for every chunk: none may still write into the outputs
+        if failed and not first:
+            first = int(lo) + failed
+    return first
 
 
 def _error(status, b, batch, model, names, batch_args, what):
@@ -341,9 +430,12 @@ def _error(status, b, batch, model, names, batch_args, what):
     where = f" (batch element {tuple(int(k) for k in np.unravel_index(b, batch))})" if batch else ""
     if code == NON_FINITE_INPUT:
         for name, x in zip(names, batch_args, strict=False):
-            if not np.all(np.isfinite(x)):
-                return NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
-        return NonFiniteError("Expected finite inputs, got NaN or inf entries.")
+            row = x[b] if x.shape[0] > 1 else x[0]  # the failing state's row (or the shared one)
+            if not np.all(np.isfinite(row)):
+                return NonFiniteError(
+                    f"Expected `{name}` to be finite, got NaN or inf entries{where}."
+                )
+        return NonFiniteError(f"Expected finite inputs, got NaN or inf entries{where}.")
     body = model.body_names[i] if 0 <= i < model.n_bodies else None
     if code == NOT_ON_MANIFOLD:
         return NotOnManifoldError(

@@ -10,6 +10,7 @@ here (cached per model).
 
 from __future__ import annotations
 
+import math
 import weakref
 from collections.abc import Mapping
 
@@ -198,7 +199,7 @@ def _call_kernel(kernel, cm, model, connection, inputs, names, out_shape, what):
     ``names`` name the kernel's per-state inputs, the joint arrays after the input they are
     computed from (``q``, ``v``, ``q``) so that a failure names what the user passed.
     """
-    batch, B, arrays = states(*inputs)
+    batch, B, arrays = states(*inputs, per_state=math.prod(out_shape))
     factors = _factor_tensors(model, connection)
     out = np.empty((B,) + out_shape)
     call(

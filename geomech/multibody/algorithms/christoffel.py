@@ -80,7 +80,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     array([0., 0., 1.])
     """
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.nv**3)
     s = np.empty((B, cm.nv, cm.nv, cm.nv))
     call(
         K.structure_constants_batch,
@@ -151,7 +151,7 @@ def christoffel_symbols(model, q) -> np.ndarray:
     if getattr(model, "is_closed", False):  # seed 000 Alg. 2 in cluster form
         return model.ALGORITHMS["christoffel_symbols"](model, q)
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=2 * cm.nv**3)
     S, _, T_user = cm.joint_arrays(Q)
     Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
     call(

@@ -53,10 +53,12 @@ seed 001 Alg. 1 (eqs. 18–21); Slotine and Li (1987), seed 000 §IV-A1 (eq. 13)
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from geomech._arrays import matvec, mT
-from geomech._validation import check_q, check_v
+from geomech._validation import check_allocation, check_q, check_v
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import compiled, entry, failure, is_state, single_state
 from geomech.multibody._kernels.tree import coriolis as K
@@ -250,6 +252,10 @@ def coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.ndarray:
     batch = _batch(q.shape[:-1], v.shape[:-1])
     conns = _body_connections(model, connection)
     N = model.n_bodies
+    n_batch = math.prod(batch)
+    check_allocation(
+        n_batch * 2 * (6 * N) ** 2, f"the {6 * N}x{6 * N} matrices of {n_batch} states"
+    )
     A, A_dot = velocity_map(model, q, v)  # (..., 6N, nv)
     A = np.broadcast_to(A, batch + A.shape[-2:])
     twists = matvec(A, v).reshape(batch + (N, 6))  # v = A nu

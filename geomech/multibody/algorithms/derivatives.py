@@ -315,12 +315,15 @@ def _check_model(model):
 _NO_FORCES = np.zeros((1, 0, 6))
 
 
-def _inputs(model, gravity, f_ext, *named):
-    """Validated batch of ``named`` inputs, the world acceleration a_0 = [0; -g] and f_ext."""
+def _inputs(model, gravity, f_ext, *named, per_state=0):
+    """Validated batch of ``named`` inputs, the world acceleration a_0 = [0; -g] and f_ext.
+
+    ``per_state``: the float64 numbers the caller allocates per state (see ``states``).
+    """
     extra = [] if gravity is None else [("gravity", gravity, (3,))]
     if f_ext is not None:
         extra.append(("f_ext", f_ext, (model.n_bodies, 6)))
-    batch, B, arrays = states(*named, *extra)
+    batch, B, arrays = states(*named, *extra, per_state=per_state)
     k = len(named)
     if gravity is None:
         A0 = model.compiled.a0
@@ -425,7 +428,13 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     """
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,))
+        model,
+        gravity,
+        f_ext,
+        ("q", q, (cm.nq,)),
+        ("v", v, (cm.nv,)),
+        ("a", a, (cm.nv,)),
+        per_state=2 * cm.nv**2,
     )
     nv = cm.nv
     DQ, DV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv))  # zeroed: see the kernel
@@ -510,15 +519,21 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     True
     """
     cm = _check_model(model)
-    batch, B, (Q, V, A), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("a", a, (cm.nv,))
-    )
     nv = cm.nv
     if sparse:
         lay = _layout(model)
         layout_args, size = lay.kernel_args(), lay.size
     else:
         *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
+    batch, B, (Q, V, A), A0, F = _inputs(
+        model,
+        gravity,
+        f_ext,
+        ("q", q, (cm.nq,)),
+        ("v", v, (cm.nv,)),
+        ("a", a, (cm.nv,)),
+        per_state=4 * size,
+    )
     T = np.zeros((B, 4, size))
     call(
         K.rnea_second_derivatives_batch,
@@ -536,10 +551,16 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     return RNEASecondDerivatives(*(T[..., k, :, :, :] for k in range(4)))
 
 
-def _aba_inputs(model, q, v, tau, f_ext, gravity):
+def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state):
     cm = _check_model(model)
     batch, B, (Q, V, TAU), A0, F = _inputs(
-        model, gravity, f_ext, ("q", q, (cm.nq,)), ("v", v, (cm.nv,)), ("tau", tau, (cm.nv,))
+        model,
+        gravity,
+        f_ext,
+        ("q", q, (cm.nq,)),
+        ("v", v, (cm.nv,)),
+        ("tau", tau, (cm.nv,)),
+        per_state=per_state(cm.nv),
     )
     return cm, batch, B, (Q, V, TAU, A0, F)
 
@@ -605,7 +626,7 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(dqdd_dtau, np.linalg.inv(crba(model, q))))
     True
     """
-    cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity)
+    cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2)
     nv = cm.nv
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
@@ -695,7 +716,8 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(d2.d2qdd_dv2, fd, atol=1e-6))
     True
     """
-    cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity)
+    # the dense tensors, their products with M⁻¹ and the temporaries of the assembly
+    cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 12 * n**3)
     nv = cm.nv
     *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
     QDD = np.empty((B, nv))

@@ -263,7 +263,7 @@ def crba(model, q, method=None) -> np.ndarray:
     if method is not None:
         _tree_method(method)
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.nv**2)
     H = np.empty((B, cm.nv, cm.nv))
     call(
         K.crba_batch,

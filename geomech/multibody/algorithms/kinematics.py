@@ -29,8 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from geomech.errors import NonFiniteError
-from geomech.multibody._kernels.driver import call, compiled, states
+from geomech.multibody._kernels.driver import call, check_inputs, compiled, states
 from geomech.multibody._kernels.tree import kinematics_batch as K
 
 __all__ = [
@@ -59,12 +58,6 @@ def _joint_columns(S: np.ndarray, batch: tuple[int, ...]) -> np.ndarray:
         .reshape(batch + cols.shape[1:])
         .copy()
     )
-
-
-def _finite(name: str, x: np.ndarray) -> None:
-    """Inputs no kernel reads (``v`` of :func:`joint_transforms` with built-in joints)."""
-    if not np.all(np.isfinite(x)):
-        raise NonFiniteError(f"Expected `{name}` to be finite, got NaN or inf entries.")
 
 
 # ----------------------------------------------------------------------------------------
@@ -129,10 +122,10 @@ def joint_transforms(model, q, v=None):
         st, G, _ = _spanning(model, q, v)
         return joint_transforms(st, q, np.einsum("...ij,...j->...i", G, v))
     cm = compiled(model)
-    batch_q, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch_q, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 36 + 12 * cm.nv)
     if v is not None:  # validated before any kernel runs
         batch, _, (Qv, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
-        _finite("v", V)
+        check_inputs(model, batch, ("q", "v"), (Qv, V))  # no kernel reads v of built-in joints
     S, _, T_user = cm.joint_arrays(Q)
     X_up = np.empty((B, cm.n_bodies, 6, 6))
     call(
@@ -194,7 +187,7 @@ def forward_kinematics(model, q) -> np.ndarray:
         model.check_configuration(q)
         return forward_kinematics(model.spanning_tree, q)
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 16)
     T = np.empty((B, cm.n_bodies, 4, 4))
     call(
         K.forward_kinematics_batch,
@@ -252,7 +245,7 @@ def body_velocities(model, q, v) -> np.ndarray:
         st, G, _ = _spanning(model, q, v)
         return body_velocities(st, q, np.einsum("...ij,...j->...i", G, v))
     cm = compiled(model)
-    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)), per_state=cm.n_bodies * 6)
     S, _, T_user = cm.joint_arrays(Q)
     vel = np.empty((B, cm.n_bodies, 6))
     call(
@@ -310,7 +303,7 @@ def body_jacobians(model, q) -> np.ndarray:
         st, G, _ = _spanning(model, q)
         return body_jacobians(st, q) @ G[..., None, :, :]
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=cm.n_bodies * 6 * cm.nv)
     S, _, T_user = cm.joint_arrays(Q)
     J = np.empty((B, cm.n_bodies, 6, cm.nv))
     call(
@@ -391,7 +384,7 @@ def velocity_map(model, q, v=None):
     if v is None:
         J = body_jacobians(model, q)
         return J.reshape(J.shape[:-3] + (6 * n, nv))
-    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)))
+    batch, B, (Q, V) = states(("q", q, (cm.nq,)), ("v", v, (cm.nv,)), per_state=12 * n * nv)
     A, A_dot = np.empty((B, n, 6, nv)), np.empty((B, n, 6, nv))
     call(
         K.velocity_map_batch,

@@ -208,6 +208,7 @@ def slotine_li_regressor(model, q, v, v_ref, a_ref, connection="levi-civita", gr
         ("v_ref", v_ref, (nv,)),
         ("a_ref", a_ref, (nv,)),
         ("gravity", gravity, (3,)),
+        per_state=10 * nv * cm.n_bodies,
     )
     span, entries, values = _cached(
         model, "regressor", connection, lambda: _build_maps(model, connection)

@@ -14,7 +14,7 @@ import copy
 
 import numpy as np
 
-from geomech._validation import as_array, check_placement, default_rng
+from geomech._validation import as_array, check_placement, check_size, default_rng
 from geomech.errors import (
     DimensionError,
     ModelError,
@@ -81,11 +81,11 @@ def build_constraints(model, graph, loop_edges, coupling_edges):
     for u, v, d in coupling_edges:
         label = f"coupling edge ({u!r}, {v!r})"
         ratio = d.get("ratio")
-        if (
-            isinstance(ratio, bool)
-            or not isinstance(ratio, (int, float, np.floating, np.integer))
-            or not np.isfinite(ratio)
-        ):
+        try:  # an int beyond float64 (10**400) overflows: not finite either
+            finite = not isinstance(ratio, bool) and np.isfinite(float(ratio))
+        except (TypeError, ValueError, OverflowError):
+            finite = False
+        if not finite or not isinstance(ratio, (int, float, np.floating, np.integer)):
             raise ModelError(
                 f"Expected the 'ratio' of {label} to be a finite number, got {ratio!r}."
             )
@@ -689,7 +689,7 @@ def constraint_jacobian(model, q, v=None):
 def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
     """:meth:`ClosedMultibodyModel.random_configuration` (batched)."""
     rng = default_rng(rng)
-    shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+    shape = check_size(size, per_item=4 * model.nq)
     st = model.spanning_tree
     out = np.empty(shape + (model.nq,))
     in_cluster = {b for c in model.clusters if c.constraints for b in c.bodies}

@@ -21,8 +21,10 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
+from geomech._validation import as_array
 from geomech.errors import (
     DimensionError,
+    GeomechError,
     ModelError,
 )
 from geomech.lie import SE3
@@ -147,8 +149,19 @@ class ImplicitConstraint:
         self._model_joints = layout
         self.rows = None
 
+    def _user(self, what, fn, *args) -> np.ndarray:
+        """A user function's value as a finite real array; its own exceptions named."""
+        try:
+            out = fn(*args)
+        except GeomechError:
+            raise
+        except Exception as exc:  # issue 26: the user's code failed, say which constraint
+            text = " ".join(str(exc).split())  # one line
+            raise ModelError(f"{self.name}: `{what}` raised {type(exc).__name__}: {text}") from exc
+        return as_array(out, f"{what} of {self.name}")  # text, complex, NaN: named errors
+
     def _call_phi(self, qJ) -> np.ndarray:
-        r = np.atleast_1d(np.asarray(self._phi(qJ), dtype=float))
+        r = np.atleast_1d(self._user("phi", self._phi, qJ))
         if r.ndim != 1:
             raise DimensionError(
                 f"{self.name}: expected `phi` to return shape (c,), got {r.shape}."
@@ -165,7 +178,7 @@ class ImplicitConstraint:
     def _jacobian_of(self, qJ) -> np.ndarray:
         c, n = self.rows, self.v_index.size
         if self._jac is not None:
-            K = np.asarray(self._jac(qJ), dtype=float)
+            K = self._user("jacobian", self._jac, qJ)
             if K.shape != (c, n):
                 raise DimensionError(
                     f"{self.name}: expected `jacobian` to return shape {(c, n)}, got {K.shape}."
@@ -184,7 +197,7 @@ class ImplicitConstraint:
     def _jacobian_rate_of(self, qJ, u) -> np.ndarray:
         c, n = self.rows, self.v_index.size
         if self._jac_rate is not None:
-            Kd = np.asarray(self._jac_rate(qJ, u), dtype=float)
+            Kd = self._user("jacobian_rate", self._jac_rate, qJ, u)
             if Kd.shape != (c, n):
                 raise DimensionError(
                     f"{self.name}: expected `jacobian_rate` to return shape {(c, n)}, "

@@ -39,6 +39,7 @@ benchmark topologies); seed 001 §5 (random trees).
 from __future__ import annotations
 
 import functools
+import math
 import os
 from importlib import metadata, resources
 from pathlib import Path
@@ -46,7 +47,7 @@ from pathlib import Path
 import networkx as nx
 import numpy as np
 
-from geomech._validation import default_rng
+from geomech._validation import check_size, default_rng
 from geomech.errors import ModelError
 from geomech.lie import SO3
 from geomech.multibody.io.urdf import load_urdf
@@ -108,7 +109,7 @@ def random_inertia(rng=None, size=None) -> np.ndarray:
     True
     """
     rng = default_rng(rng)
-    shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+    shape = check_size(size, per_item=36 * 4)  # the inertias and their working arrays
     m = rng.uniform(0.5, 2.0, shape)
     d2 = rng.uniform(0.05, 0.5, shape + (3,)) ** 2
     moments = m[..., None] / 12.0 * (d2.sum(-1, keepdims=True) - d2)
@@ -154,6 +155,7 @@ def _rod(mass: float, length: float, radius: float, com) -> np.ndarray:
 
 
 def _generated(parent, rng, joint_factory, floating_base: bool, name: str) -> MultibodyModel:
+    floating_base = _flag(floating_base, "floating_base")
     rng = default_rng(0 if rng is None else rng)
     n = len(parent)
     joints, placements = [], []
@@ -172,14 +174,46 @@ def _generated(parent, rng, joint_factory, floating_base: bool, name: str) -> Mu
         placements,
         body_names=[f"link{i + 1}" for i in range(n)],
         joint_names=[j.name or f"joint{i + 1}" for i, j in enumerate(joints)],
+        name=name,
     )
-    model.graph.graph["name"] = name
     return model
 
 
+#: Most bodies of a generated model (:func:`serial_chain`, :func:`binary_tree`,
+#: :func:`random_tree`): five times the largest benchmark chain (20,000 bodies); a model
+#: takes about 10 kB and 0.2 ms a body to build.
+MAX_GENERATED_BODIES = 100_000
+
+
+def _flag(x, name: str) -> bool:
+    """A bool option (``"no"`` would be true), or a ModelError naming it."""
+    if not isinstance(x, (bool, np.bool_)):
+        raise ModelError(f"Expected `{name}` to be a bool, got {x!r}.")
+    return bool(x)
+
+
+def _number(x, name: str, nonnegative: bool = False) -> float:
+    """A finite real number given as an int or a float (not text, not a bool)."""
+    if isinstance(x, (bool, np.bool_)) or not isinstance(x, (int, float, np.integer, np.floating)):
+        raise ModelError(f"Expected `{name}` to be a real number, got {repr(x)[:40]}.")
+    try:
+        value = float(x)
+    except OverflowError:  # an int beyond the range of float64
+        value = math.inf
+    if not math.isfinite(value) or (nonnegative and value < 0):
+        what = "finite, nonnegative" if nonnegative else "finite"
+        shown = repr(x) if len(repr(x)) <= 40 else f"{repr(x)[:20]}... ({len(repr(x))} characters)"
+        raise ModelError(f"Expected a {what} `{name}`, got {shown}.")
+    return value
+
+
 def _check_n(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+    if isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)) or n < 1:
         raise ModelError(f"Expected the number of bodies `n` to be a positive integer, got {n!r}.")
+    if n > MAX_GENERATED_BODIES:
+        raise ModelError(
+            f"Expected the number of bodies `n` to be at most {MAX_GENERATED_BODIES}, got {n}."
+        )
     return int(n)
 
 
@@ -347,7 +381,8 @@ def double_pendulum(
     Raises
     ------
     ModelError
-        If ``radius`` is negative or not finite.
+        If a parameter is not a finite real number (text, a bool), or a mass or ``radius``
+        is negative.
 
     Examples
     --------
@@ -356,8 +391,9 @@ def double_pendulum(
     >>> m.body_names, m.joint_names
     (['link1', 'link2'], ['joint1', 'joint2'])
     """
-    if not (np.isfinite(radius) and radius >= 0):
-        raise ModelError(f"Expected a nonnegative `radius`, got {radius!r}.")
+    m1, m2 = _number(m1, "m1", nonnegative=True), _number(m2, "m2", nonnegative=True)
+    l1, l2 = _number(l1, "l1"), _number(l2, "l2")
+    radius = _number(radius, "radius", nonnegative=True)
     G = nx.DiGraph(name="double_pendulum")
     sphere = 0.4 * radius**2 * np.eye(3)
     G.add_node("world")
@@ -480,6 +516,7 @@ def humanoid(fixed_base: bool = False) -> MultibodyModel:
     >>> humanoid(fixed_base=True).nv
     24
     """
+    fixed_base = _flag(fixed_base, "fixed_base")
     G = nx.DiGraph(name="humanoid_fixed" if fixed_base else "humanoid")
     x, y, z = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]
     small = _box(0.5, [0.06, 0.06, 0.06])
@@ -803,6 +840,8 @@ def load(name: str, floating_base: bool | None = None, **urdf_options) -> Multib
     >>> robots.load("jvrc1").joint_names[0]
     'root_joint'
     """
+    if floating_base is not None:  # "no" would be true
+        _flag(floating_base, "floating_base")
     if not isinstance(name, (str, os.PathLike)):
         raise ModelError(f"Expected `name` to be a str or a path, got {type(name).__name__}.")
     key = os.fspath(name) if isinstance(name, os.PathLike) else name
@@ -829,7 +868,7 @@ def load(name: str, floating_base: bool | None = None, **urdf_options) -> Multib
     if shipped is not None:
         default = _URDFS[shipped][1]
         fb = default if floating_base is None else floating_base
-        return load_urdf(urdf_path(shipped), bool(fb), **urdf_options)
+        return load_urdf(urdf_path(shipped), fb, **urdf_options)
     if key in _erd_aliases():
         default = example_robot_data_floating(key)
         return load_urdf(

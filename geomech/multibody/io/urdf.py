@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import stat
 import warnings
 import xml.etree.ElementTree as ET
@@ -305,6 +306,34 @@ def _read_file(path, limits: URDFLimits) -> bytes:
 _IGNORED = (None, None)
 
 
+#: elements a URDF may keep inside its <loop>/<coupling> elements, per allowed link (a loop
+#: has a handful: <parent>, <child>, <origin>s, <axis>)
+_CLOSURE_ELEMENTS_PER_LINK = 16
+
+#: attributes one element may have (expat builds them all before any handler can refuse)
+_MAX_ATTRIBUTES = 4096
+
+
+def _check_attribute_counts(data: bytes) -> None:
+    """Refuse an element with more than :data:`_MAX_ATTRIBUTES` attributes before parsing.
+
+    Every attribute has an ``=`` and no attribute value holds a ``<``, so the ``=`` signs
+    between two ``<`` bound the attributes of the element that starts at the first (text
+    and comments may add some: an over-count, refused only beyond the limit).
+    """
+    if data.count(b"=") <= _MAX_ATTRIBUTES:
+        return
+    buf = np.frombuffer(data, dtype=np.uint8)
+    lt = np.flatnonzero(buf == ord("<"))
+    eq = np.flatnonzero(buf == ord("="))
+    per_element = np.bincount(np.searchsorted(lt, eq, side="right"), minlength=1)
+    if per_element.max() > _MAX_ATTRIBUTES:
+        raise URDFError(
+            f"The URDF has an element with more than {_MAX_ATTRIBUTES} attributes (or '=' signs "
+            "before the next element)."
+        )
+
+
 class _Document:
     """The part of a URDF document geomech uses, collected by an expat parser in one pass.
 
@@ -328,6 +357,7 @@ class _Document:
         self.joints: list[dict] = []  # {"attrs": ..., "parent": attrs, "child": attrs, ...}
         self.closures: list = []  # URDF+ <loop> and <coupling> subtrees (ElementTree)
         self._stack: list = []  # (kind, record) per open element
+        self._closure_elements = 0  # elements kept inside <loop>/<coupling> (bounded)
 
     def start(self, tag: str, attrs: dict) -> None:
         stack = self._stack
@@ -356,6 +386,13 @@ class _Document:
             self.closures.append(el)
             frame = ("closure", el)
         elif kind == "closure":
+            self._closure_elements += 1
+            if self._closure_elements > _CLOSURE_ELEMENTS_PER_LINK * self.limits.max_links:
+                raise URDFError(
+                    f"The URDF's <loop>/<coupling> elements hold more than "
+                    f"{_CLOSURE_ELEMENTS_PER_LINK * self.limits.max_links} elements in all "
+                    f"({_CLOSURE_ELEMENTS_PER_LINK} x URDFLimits.max_links)."
+                )
             frame = ("closure", ET.SubElement(rec, tag, attrs))
         elif kind == "robot" and tag in ("link", "joint"):
             records = self.links if tag == "link" else self.joints
@@ -419,6 +456,7 @@ def _parse_xml(path_or_string, limits: URDFLimits) -> _Document:
             "Expected `path_or_string` to be a file path or a URDF XML string, got "
             f"{type(path_or_string).__name__}."
         )
+    _check_attribute_counts(data)
     doc = _Document(limits)
     parser = pyexpat.ParserCreate(encoding)
     parser.StartElementHandler = doc.start
@@ -1048,8 +1086,26 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
             limits.setdefault("effort", "1000.0")
             limits.setdefault("velocity", "100.0")
             ET.SubElement(el, "limit", **{k: str(v) for k, v in limits.items()})
+    _check_xml_names(robot)
     ET.indent(robot)
     return ET.tostring(robot, encoding="unicode") + "\n"
+
+
+#: characters XML 1.0 cannot hold (even escaped): C0 controls but tab, newline and carriage
+#: return, surrogates, U+FFFE and U+FFFF
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def _check_xml_names(robot) -> None:
+    """Refuse a name or value XML cannot hold (load_urdf could not read the file back)."""
+    for el in robot.iter():
+        for key, value in el.attrib.items():
+            bad = _XML_ILLEGAL.search(value)
+            if bad is not None:
+                raise URDFError(
+                    f"<{el.tag}> {key}={value!r}: the character {bad.group()!r} cannot be "
+                    "written in XML (rename it)."
+                )
 
 
 # ----------------------------------------------------------------------------------------
@@ -1188,5 +1244,6 @@ def _closures_to_urdf(model, tree_text: str) -> str:
             ET.SubElement(el, "predecessor", link=link_of[con.pred])
             ET.SubElement(el, "successor", link=link_of[con.succ])
             ET.SubElement(el, "ratio", value=repr(con.ratio))
+    _check_xml_names(robot)
     ET.indent(robot)
     return ET.tostring(robot, encoding="unicode") + "\n"

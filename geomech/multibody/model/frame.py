@@ -27,6 +27,7 @@ from geomech._validation import as_array, default_rng
 from geomech.errors import NotOnManifoldError
 from geomech.geometry.frames import Frame
 from geomech.multibody.algorithms.christoffel import joint_structure_constants
+from geomech.multibody.model._frozen import Freezable
 from geomech.multibody.model.joints import FreeFlyer, OneDoFJoint, Spherical
 
 __all__ = ["JointFrame"]
@@ -35,7 +36,7 @@ __all__ = ["JointFrame"]
 QUATERNION_TOL = 1e-6
 
 
-class JointFrame(Frame):
+class JointFrame(Freezable, Frame):
     r"""The frame of a multibody model's speeds: :math:`\dot q = X_i(q)\,v^i`.
 
     Parameters

@@ -52,7 +52,7 @@ import abc
 
 import numpy as np
 
-from geomech._validation import as_array, default_rng
+from geomech._validation import as_array, check_size, default_rng
 from geomech.errors import ModelError, SingularityError
 from geomech.integration import dexpinv_series
 from geomech.lie import SE2, SE3, SO3, Euclidean, Schoenflies
@@ -67,6 +67,7 @@ from geomech.lie._maps import (
 from geomech.lie.quaternion import quat_exp, quat_log, quat_multiply, quat_to_matrix
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.tree.chart import joint_chart_rate_batch
+from geomech.multibody.model._frozen import Freezable
 from geomech.spatial import plucker
 
 __all__ = [
@@ -81,14 +82,6 @@ __all__ = [
     "FreeFlyer",
     "Fixed",
 ]
-
-
-def _size_tuple(size) -> tuple[int, ...]:
-    if size is None:
-        return ()
-    if isinstance(size, (int, np.integer)):
-        return (int(size),)
-    return tuple(int(s) for s in size)
 
 
 class _AxisRotation:
@@ -132,7 +125,9 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
     norm = float(np.linalg.norm(a))
     if not big * norm > 1e-12:
         raise ModelError(f"{label}: expected a nonzero `axis`, got {(a * big).tolist()}.")
-    return a / norm
+    a = a / norm
+    a.flags.writeable = False  # a joint's axis never changes (the model compiles it)
+    return a
 
 
 def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
@@ -155,7 +150,7 @@ def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndar
     return out.reshape(shape)
 
 
-class Joint(abc.ABC):
+class Joint(Freezable, abc.ABC):
     r"""Abstract joint: configuration manifold, pose, transform and motion subspace.
 
     Subclasses set :attr:`kind`, :attr:`nq`, :attr:`nv` and :attr:`manifold` and implement
@@ -203,6 +198,17 @@ class Joint(abc.ABC):
 
     def __init__(self, name: str | None = None):
         self.name = name
+
+    # ------------------------------------------------------------------------------------
+    # immutability: a joint is frozen when a model is built with it (the model compiles its
+    # axis, pitch and kind into its kernel arrays, issue 26 item 1)
+    # ------------------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        """Refuse rebinding public attributes from now on; arrays become read-only."""
+        for value in self.__dict__.values():
+            if isinstance(value, _AxisRotation):
+                value.K.flags.writeable = value.K2.flags.writeable = False
+        Freezable._freeze(self)
 
     # ------------------------------------------------------------------------------------
     # Core, implemented by each joint (validated, batched inputs)
@@ -537,7 +543,7 @@ class Joint(abc.ABC):
         >>> Spherical().random_configuration(rng=0, size=(2, 3)).shape
         (2, 3, 4)
         """
-        return self._random(default_rng(rng), _size_tuple(size))
+        return self._random(default_rng(rng), check_size(size, per_item=4 * self.nq))
 
     def _label(self) -> str:
         return f"{type(self).__name__}" + (f" {self.name!r}" if self.name is not None else "")

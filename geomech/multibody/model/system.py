@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import networkx as nx
 import numpy as np
 
 from geomech._validation import as_array
@@ -25,6 +26,14 @@ from geomech.multibody.algorithms.christoffel import christoffel_symbols
 from geomech.multibody.algorithms.coriolis import coriolis_matrix, mass_matrix_derivative
 from geomech.multibody.algorithms.frames import frame_names
 from geomech.multibody.algorithms.kinematics import forward_kinematics
+from geomech.multibody.model._frozen import (
+    Freezable,
+    FrozenList,
+    frozen_graph,
+    frozen_value,
+    pickle_state,
+    refuse,
+)
 from geomech.multibody.model.connection import MultibodyConnection
 from geomech.multibody.model.frame import JointFrame
 
@@ -62,10 +71,68 @@ class MultibodySystem(MechanicalSystem):
     # the model as a MechanicalSystem (seed 000 §II): frame, metric, potential, fast overrides
     # ------------------------------------------------------------------------------------
     def _init_system(self) -> None:
-        """Set the MechanicalSystem part: the joint frame, the CRBA metric, gravity's potential."""
+        """Set the MechanicalSystem part (the joint frame, the CRBA metric, gravity's potential),
+        then freeze the model: the last step of both constructors.
+        """
         MechanicalSystem.__init__(
             self, None, self.mass_matrix, frame=JointFrame(self), potential=self.potential_energy
         )
+        self._freeze()
+
+    # ------------------------------------------------------------------------------------
+    # immutability (issue 26 item 1): a model caches what it derives from its inputs (the
+    # compiled arrays, the single-state kernel entry), so nothing public may change after
+    # construction. Private attributes stay settable: they are those caches.
+    # ------------------------------------------------------------------------------------
+    def _freeze(self) -> None:
+        """Make every public attribute immutable and refuse rebinding from now on.
+
+        Arrays become read-only (copied first if they are views or writable), lists
+        :class:`~geomech.multibody.model._frozen.FrozenList`, graphs private frozen copies
+        (:func:`~geomech.multibody.model._frozen.frozen_graph`); the joints are frozen too.
+        """
+        d = self.__dict__
+        for name, value in list(d.items()):
+            if name.startswith("_"):
+                continue
+            if isinstance(value, nx.DiGraph):
+                d[name] = frozen_graph(value)
+            else:
+                d[name] = frozen_value(value)
+        for name, value in d.items():  # joints, the frame, and any other Freezable part
+            if name.startswith("_"):
+                continue
+            for part in value if isinstance(value, list) else (value,):
+                if isinstance(part, Freezable):
+                    part._freeze()
+        d["_frozen"] = True
+
+    def __setattr__(self, name, value):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(
+                f"{type(self).__name__}",
+                f"setting its attribute {name!r}",
+                " (build a new one: type(model)(graph, gravity=...), with_inertias(...))",
+            )
+        object.__setattr__(self, name, value)
+
+    def __delattr__(self, name):
+        if name[:1] != "_" and self.__dict__.get("_frozen", False):
+            raise refuse(f"{type(self).__name__}", f"deleting its attribute {name!r}")
+        object.__delattr__(self, name)
+
+    def __getstate__(self):
+        # numpy restores arrays writable: these are marked to load read-only again
+        return pickle_state(self.__dict__)
+
+    def __copy__(self):
+        return self  # immutable: a shallow copy is the model itself
+
+    def __setstate__(self, state):
+        # pickles of this version carry `_frozen`; older ones (0.1.0) are frozen on loading
+        self.__dict__.update(state)
+        if not state.get("_frozen", False):
+            self._freeze()
 
     def _H(self, q: np.ndarray) -> np.ndarray:
         return dynamics.crba(self, q)
@@ -372,4 +439,4 @@ class MultibodySystem(MechanicalSystem):
         >>> robots.double_pendulum().frame_names
         ['world', 'link1', 'link2']
         """
-        return frame_names(self)
+        return FrozenList(frame_names(self))

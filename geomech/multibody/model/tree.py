@@ -12,8 +12,11 @@ contiguous index range), the parent array, the tree transforms
 :math:`\mathbf X_T(i)` (``X_tree``), the depth :math:`d`, supports :math:`\kappa(i)`,
 subtrees :math:`\nu(i)` and children :math:`\mu(i)`, and the layout of ``q`` and ``v``.
 
-The graph is data: the model keeps a reference in :attr:`MultibodyModel.graph` and never
-mutates it; algorithms are functions of ``(model, q, ...)`` that return their results.
+The graph is data: the model keeps a private frozen copy in :attr:`MultibodyModel.graph` and
+never mutates the caller's graph; algorithms are functions of ``(model, q, ...)`` that return
+their results. A model is immutable once built (read-only arrays, frozen lists, graph and
+joints; rebinding an attribute raises :class:`~geomech.errors.ImmutableModelError`), so what
+it caches (its compiled arrays) always describes it.
 
 References
 ----------
@@ -28,9 +31,15 @@ from collections import Counter
 import networkx as nx
 import numpy as np
 
-from geomech._validation import MANIFOLD_TOL, as_array, check_placement, default_rng
+from geomech._validation import (
+    MANIFOLD_TOL,
+    as_array,
+    check_placement,
+    check_size,
+    default_rng,
+)
 from geomech.errors import GeomechError, ModelError, NotATreeError
-from geomech.multibody.model.joints import Joint, OneDoFJoint
+from geomech.multibody.model.joints import Joint
 from geomech.multibody.model.system import MultibodySystem
 from geomech.spatial import plucker_from_pose
 
@@ -279,6 +288,22 @@ def _graph_from_bodies(parent, joints, inertias, placements, body_names, joint_n
     return G
 
 
+def _quaternion_columns(model) -> tuple[tuple[int, int], ...]:
+    """``(body index, first column in q)`` of each unit quaternion of a tree, cached.
+
+    Those of the spherical joints and of the free flyers' rotations.
+    """
+    cols = model.__dict__.get("_quaternions")
+    if cols is None:
+        cols = tuple(
+            (i, qs.start + (3 if joint.kind == "free_flyer" else 0))
+            for i, (joint, qs) in enumerate(zip(model.joints, model.q_slices, strict=True))
+            if joint.kind in ("spherical", "free_flyer")
+        )
+        model._quaternions = cols
+    return cols
+
+
 class MultibodyModel(MultibodySystem):
     r"""A kinematic tree of rigid bodies built from a ``networkx.DiGraph``; a mechanical system.
 
@@ -313,7 +338,9 @@ class MultibodyModel(MultibodySystem):
     Attributes
     ----------
     graph : networkx.DiGraph
-        The graph the model was built from (not copied, never mutated).
+        A frozen copy of the graph the model was built from (``networkx.freeze``; attribute
+        dictionaries read-only, arrays read-only copies; ``graph.copy()`` is mutable). The
+        caller's graph is never mutated; its joints are frozen with the model.
     root : hashable
         The base node.
     nodes : list
@@ -511,6 +538,7 @@ class MultibodyModel(MultibodySystem):
         joint_names=None,
         root: str = "world",
         gravity=None,
+        name: str | None = None,
     ) -> MultibodyModel:
         """Build a model from a parent array (Featherstone's ``λ``) instead of a graph.
 
@@ -531,6 +559,8 @@ class MultibodyModel(MultibodySystem):
             Name of the base node.
         gravity : array_like, shape (3,), optional
             Default ``[0, 0, -9.81]``.
+        name : str, optional
+            The model's name (the graph attribute ``name``; :meth:`summary`, ``to_urdf``).
 
         Returns
         -------
@@ -552,6 +582,8 @@ class MultibodyModel(MultibodySystem):
         (array([-1,  0,  0]), 2, ['body0', 'body1', 'body2'])
         """
         G = _graph_from_bodies(parent, joints, inertias, placements, body_names, joint_names, root)
+        if name is not None:
+            G.graph["name"] = str(name)
         return cls(G, gravity=gravity)
 
     # ------------------------------------------------------------------------------------
@@ -780,30 +812,9 @@ class MultibodyModel(MultibodySystem):
         (5, 31)
         """
         rng = default_rng(rng)
-        shape = () if size is None else (int(size),) if np.isscalar(size) else tuple(size)
+        shape = check_size(size, per_item=4 * self.nq)  # q and the joints' working arrays
         parts = [j.random_configuration(rng, shape) for j in self.joints]
         return np.concatenate(parts + [np.zeros(shape + (0,))], axis=-1)
-
-    def _one_dof_split(self):
-        r"""``(iq, iv, multi)``: the 1-DoF joints' coordinates and speeds as index arrays.
-
-        Those joints' manifold is :math:`\mathbb R` (``q ⊕ δ = q + δ``), so they can be
-        handled in one vectorised slice; ``multi`` lists the other moving joints as
-        ``(joint, q_slice, v_slice)``.
-        """
-        iq, iv, multi = [], [], []
-        for joint, qs, vs in zip(self.joints, self.q_slices, self.v_slices, strict=True):
-            if isinstance(joint, OneDoFJoint):
-                iq.extend(range(qs.start, qs.stop))
-                iv.extend(range(vs.start, vs.stop))
-            elif joint.nv:
-                multi.append((joint, qs, vs))
-        return np.array(iq, dtype=int), np.array(iv, dtype=int), multi
-
-    def _qv(self, q, v):
-        q = as_array(q, "q", (self.nq,))
-        v = as_array(v, "v", (self.nv,))
-        return q, v
 
     def integrate(self, q, v, dt=1.0) -> np.ndarray:
         r"""Configuration reached from ``q`` with constant speeds ``v`` after time ``dt``.
@@ -837,10 +848,12 @@ class MultibodyModel(MultibodySystem):
         array([ 0.6, -0.3])
         """
         from geomech.multibody._kernels import joints as K
-        from geomech.multibody._kernels.driver import call, states
+        from geomech.multibody._kernels.driver import call, check_inputs, states
 
         cm = self.compiled
         batch, B, (Q, V, DT) = states(("q", q, (self.nq,)), ("v", v, (self.nv,)), ("dt", dt, ()))
+        # the kernel reads neither finiteness nor unit quaternions: checked here, as rnea does
+        check_inputs(self, batch, ("q", "v", "dt"), (Q, V, DT), _quaternion_columns(self))
         out = np.zeros((B, self.nq))
         call(
             K.integrate_batch,
@@ -883,10 +896,11 @@ class MultibodyModel(MultibodySystem):
         array([ 0.5, -0.5])
         """
         from geomech.multibody._kernels import joints as K
-        from geomech.multibody._kernels.driver import call, states
+        from geomech.multibody._kernels.driver import call, check_inputs, states
 
         cm = self.compiled
         batch, B, (Q0, Q1) = states(("q0", q0, (self.nq,)), ("q1", q1, (self.nq,)))
+        check_inputs(self, batch, ("q0", "q1"), (Q0, Q1))  # the kernel does not read NaNs
         out = np.zeros((B, self.nv))
         call(
             K.difference_batch,

@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.errors import GeomechError
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.cluster import constraints as CC
 from geomech.multibody._kernels.cluster.tables import (
@@ -376,14 +377,20 @@ class ClusterLayout:
         for b in range(B):
             if not (doubt[b] or rows.size):
                 continue
-            if status[b] != 0 or rows.size:  # two-stage clusters (or a singular K_D): Python
-                G, g, Gd = model._matrices_single(Qb[b], Vb[b], True)
-                sel = slice(None) if status[b] != 0 else rows
-                Gc[b, sel] = self.gather(G[None])[0, sel]
-                gs[b, sel] = g[sel]
-                Gdc[b, sel] = self.gather(Gd[None])[0, sel]
-            else:
-                model._check_single(Qb[b])  # raises NotOnManifoldError on an open state
+            try:
+                if status[b] != 0 or rows.size:  # two-stage clusters (or a singular K_D)
+                    G, g, Gd = model._matrices_single(Qb[b], Vb[b], True)
+                    sel = slice(None) if status[b] != 0 else rows
+                    Gc[b, sel] = self.gather(G[None])[0, sel]
+                    gs[b, sel] = g[sel]
+                    Gdc[b, sel] = self.gather(Gd[None])[0, sel]
+                else:
+                    model._check_single(Qb[b])  # raises NotOnManifoldError on an open state
+            except GeomechError as exc:
+                if B == 1:
+                    raise
+                # the state's own error, located in the batch (issue 26 item 2)
+                raise type(exc)(f"{str(exc).rstrip('.')} (batch element ({b},)).") from exc
         return (Gc, gs, Gdc) if rate else (Gc, gs)
 
 
