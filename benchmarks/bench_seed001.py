@@ -327,8 +327,11 @@ def plot(figures, directory):
                     N,
                     t,
                     style + marker,
-                    label=f"{sym}, {label} (slope {slope(N[-3:], t[-3:]):.1f})",
+                    label=f"{sym}, {label} (slope {slope(N[-3:], t[-3:]):.1f}, last 3 sizes)",
                 )
+        sizes = [int(r[0]) for r in series[0][1]]
+        ax.set_xticks(sizes, [str(n) for n in sizes])
+        ax.minorticks_off()
         ax.set_xlabel("number of joint DoF N")
         ax.set_ylabel("time per call (µs)")
         ax.set_title(title, fontsize=10)
