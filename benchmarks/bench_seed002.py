@@ -33,7 +33,7 @@ Times are medians over interleaved rounds with their range [min–max] (the mach
 see the load average); speed-ups and ratios use the smallest round (``_papers.best``).
 
 Run: ``python benchmarks/bench_seed002.py [--quick] [--max-chain 32] [--max-tree 127]``.
-CasADi's symbolic Hessian grows fast on chains (n · 2n · 2n entries, about N⁴ instructions): on
+CasADi's symbolic Hessian grows fast on chains (n · 2n · 2n entries, about N³ instructions): on
 the development machine the chain of 32 builds in 25-30 s and 2 GB, 48 in 70 s and 7 GB,
 63 in 3 min and 15 GB (so the default stops at 32); N = 127 is out of reach. The binary tree
 of 127 builds in 30-50 s and 1 GB.
