@@ -1,6 +1,6 @@
 r"""
 Reproducing seed 001: Coriolis matrices and Christoffel symbols in microseconds
-==============================================================================
+===============================================================================
 
 S. Echeandia and P. M. Wensing, *Numerical Methods to Compute the Coriolis Matrix and
 Christoffel Symbols for Rigid-Body Systems* (seed 001), give two recursive algorithms:
@@ -12,9 +12,10 @@ in :math:`O(Nd)`, and Algorithm 2 all Christoffel symbols of the first kind
 :math:`\Gamma_{ijk}` in :math:`O(Nd^2)` (:math:`N` bodies, tree depth :math:`d`). Their §5
 times a C/C++ implementation on four 20-DoF systems (Table 1) and on growing chains, binary
 trees, bipeds and quadrupeds (Figs. 2–4). This tutorial builds the same topologies with
-:meth:`MultibodyModel.from_bodies <geomech.multibody.MultibodyModel.from_bodies>`, checks the
-two algorithms against each other and against inverse dynamics, and times
-:func:`geomech.coriolis_matrix` and :func:`geomech.christoffel_symbols` beside the paper's
+:meth:`MultibodyModel.from_bodies <geomech.multibody.model.tree.MultibodyModel.from_bodies>`,
+checks the two algorithms against each other and against inverse dynamics, and times
+:func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` and
+:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols` beside the paper's
 numbers. ``benchmarks/bench_seed001.py`` is the full benchmark, with more rounds and sizes.
 """
 
@@ -198,16 +199,16 @@ fig.tight_layout()
 
 # %%
 # Γ on chains steepens toward the paper's 3. C stays near slope 1 at these sizes: its
-# :math:`O(Nd)` inner loop is three 6-vector products per ancestor pair, a few nanoseconds,
+# :math:`O(Nd)` inner loop is a few 6-vector products per ancestor pair, a few nanoseconds,
 # while every body also costs a fixed set of 6×6 products (its composite inertia and Coriolis
 # factor) and every call its fixed cost; the benchmark's cost model puts the crossing of the
-# :math:`O(Nd)` and :math:`O(N)` terms at a depth of about fifty to a hundred, so the
+# :math:`O(Nd)` and :math:`O(N)` terms at a depth of about fifty, so the
 # quadratic term shows only on the longest chains. Beyond :math:`N = 64` the dense
 # :math:`n_v^3` output of Γ (16 MB at :math:`N = 128`) no longer fits in the caches and its
 # writes dominate, on binary trees as on chains: the benchmark measures slopes of 3–5 there.
 # A block-sparse Γ, storing only the :math:`O(Nd^2)` triples on one path (as
-# :class:`~geomech.multibody.BlockSparseTensor` does for the second-order derivatives of
-# inverse dynamics), does not exist yet.
+# :class:`~geomech.multibody.algorithms.derivatives.BlockSparseTensor` does for the
+# second-order derivatives of inverse dynamics), does not exist yet.
 #
 # Fig. 4: biped vs quadruped
 # --------------------------
