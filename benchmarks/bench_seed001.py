@@ -24,7 +24,7 @@ through 8 random states) on the paper's topologies and prints
 Γ is returned dense, (nv, nv, nv), zeroed and written by the kernel; a block-sparse Γ output
 does not exist yet. The column "floor" is the time to allocate and zero that dense array,
 the least a dense Γ costs. Every model has random inertias, joint placements and revolute
-axes (``geomech.multibody.robots.random_inertia``), as the paper's random trees.
+axes (``geomech.multibody.io.robots.random_inertia``), as the paper's random trees.
 
 Times are medians over interleaved rounds with their range [min–max] (the machine is
 shared: see the load average printed first); the slopes, orderings and ratios use the
