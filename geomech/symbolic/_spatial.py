@@ -328,15 +328,17 @@ NAMED_BODY_CORIOLIS = {
 def body_coriolis(name: str, I, v) -> sp.Matrix:
     r"""Body Coriolis matrix :math:`\mathbf C(\mathbf I, \mathbf v)` of a named body connection.
 
-    ===================  =====================================================================
+    ===================  ==========================================================
     name                 :math:`\mathbf C(\mathbf I, \mathbf v)`
-    ===================  =====================================================================
-    levi-civita          :math:`\tfrac12[\mathbf I(\mathbf v\times) + (\mathbf v\times^*)\mathbf I +
-    (\mathbf I\mathbf v)\bar\times^*]` cartan-minus         :math:`0` cartan-zero
-    :math:`\tfrac12\mathbf I(\mathbf v\times)` cartan-plus          :math:`\mathbf I(\mathbf
-    v\times)` velocity-cross       :math:`(\mathbf v\times^*)\mathbf I + \mathbf I(\mathbf v\times)`
+    ===================  ==========================================================
+    levi-civita          :math:`\tfrac12[\mathbf I(\mathbf v\times)
+                         + (\mathbf v\times^*)\mathbf I + (\mathbf I\mathbf v)\bar\times^*]`
+    cartan-minus         :math:`0`
+    cartan-zero          :math:`\tfrac12\mathbf I(\mathbf v\times)`
+    cartan-plus          :math:`\mathbf I(\mathbf v\times)`
+    velocity-cross       :math:`(\mathbf v\times^*)\mathbf I + \mathbf I(\mathbf v\times)`
     boltzmann-hamel      :math:`(\mathbf I\mathbf v)\bar\times^*`
-    ===================  =====================================================================
+    ===================  ==========================================================
 
     Parameters
     ----------
