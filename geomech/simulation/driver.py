@@ -38,6 +38,7 @@ from geomech.integration import (
 )
 from geomech.simulation.charts import system_chart
 from geomech.simulation.closed_loop import Control, closed_loop
+from geomech.simulation.compiled import compiled_plan
 from geomech.simulation.result import SimulationResult
 
 __all__ = [
@@ -375,9 +376,21 @@ def simulate(
     field_ = closed_loop(sys_chart, control, lead)
 
     # ---- integrate -----------------------------------------------------------------------------
+    plan = compiled_plan(system, controller, control, lead, integrator) if kind == "fixed" else None
     bar = _progress_bar(progress, N, "simulate")
     try:
-        if kind == "fixed":
+        if plan is not None:  # a tree and a built-in law: the compiled kernel
+            run, taus = plan.run(
+                t,
+                q,
+                y,
+                lead,
+                budget=budget,
+                accuracy=None if on_inaccuracy == "ignore" else (rtol, atol),
+                on_step=bar.update,
+            )
+            name = integrator.name
+        elif kind == "fixed":
             run = integrate_fixed(
                 sys_chart.chart,
                 field_,
@@ -415,7 +428,11 @@ def simulate(
     vs, xs = ys[..., :nv], (ys[..., nv:] if control.dynamic else None)
     tau = np.zeros_like(vs)
     if controller is not None:
-        for k in range(N + 1):
+        first = 0
+        if plan is not None:  # the kernel's torques at t[:-1]
+            tau[:N], first = taus, N
+            taus = [None] * (N + 1)
+        for k in range(first, N + 1):
             tau_k = taus[k]
             if tau_k is None:
                 tau_k = control.torque(t[k], qs[k], vs[k], None if xs is None else xs[k])

@@ -1,0 +1,444 @@
+r"""Compiled fixed-step simulation of a kinematic tree: RKMK on the joint charts, the ABA and the
+built-in controllers, a chunk of steps of every trajectory of a batch in one call.
+
+The kernel does what :func:`geomech.integration.integrate_fixed` does with the closed-loop field of
+:func:`geomech.simulation.simulate` on a tree (:func:`~geomech.simulation.charts.system_chart`),
+operation for operation, so that both give the same numbers. One step of an explicit tableau
+``(A, b, c)`` from :math:`(q_n, \nu_n)` in the chart centred at :math:`q_n` (Munthe-Kaas 1999,
+Alg. 1):
+
+.. math:: \Theta_i = h\sum_{j<i} a_{ij} K_j,\quad q_i = q_n \oplus \Theta_i,\quad
+          \nu_i = \nu_n + h\sum_{j<i} a_{ij} F_j,\quad
+          K_i = J_r(\Theta_i)^{-1}\nu_i,\quad F_i = \mathrm{ABA}(q_i, \nu_i, \tau_i),
+
+then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`
+(:func:`~geomech.multibody._kernels.joints.integrate`,
+:func:`~geomech.multibody._kernels.tree.chart.chart_rate`,
+:func:`~geomech.multibody._kernels.tree.dynamics.aba_one`). The sums are formed in the order of
+:func:`geomech.integration.rkmk._lincomb` (zero coefficients skipped), so the rounding is the same.
+
+The torque :math:`\tau_i` of a stage is a built-in law (``law``), the reference
+:math:`(q_d, \nu_d, a_d)` at the stage's time read from arrays sampled before the call, and the
+joint-wise tracking error :math:`(e, w = T\nu_d, b = \tfrac{d}{dt}T\nu_d, \dot e)` of
+:func:`~geomech.multibody._kernels.tree.tracking.tracking_error` (seed 000 Remark 5):
+
+- ``PASSIVE``: :math:`\tau = 0`;
+- ``SLOTINE_LI``: :math:`\nu_r = w - \Lambda e`, :math:`a_r = b - \Lambda\dot e`,
+  :math:`s = \nu - \nu_r`, :math:`\tau = \hat H a_r + \hat C(q, \nu)\nu_r + \hat g - K_D s` by the
+  modified RNEA of :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques` with the
+  estimate's inertias and body connections (seed 000 eq. 13);
+- ``PD``: :math:`\tau = -K_P e - K_D(\nu - w)`; ``PD_GRAVITY`` adds :math:`\hat g(q)`;
+- ``COMPUTED_TORQUE``: :math:`\tau = \mathrm{RNEA}(q, \nu, b - K_D(\nu - w) - K_P e)` of the
+  estimate.
+
+On the steps flagged in ``sampled`` the local error is estimated by step doubling, as
+:func:`geomech.integration.fixed._local_error` does (two half steps of the same tableau).
+
+References
+----------
+H. Munthe-Kaas, "High order Runge-Kutta methods on manifolds", Appl. Numer. Math. 29 (1999);
+seed 000 §IV-A1 (eq. 13), Remark 5; Featherstone 2008, Table 7.1 (ABA).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.joints import (
+    FIXED,
+    FREE_FLYER,
+    HELICAL,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    joint_integrate,
+)
+from geomech.multibody._kernels.status import OK
+from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
+from geomech.multibody._kernels.tree.coriolis import slotine_li_torques
+from geomech.multibody._kernels.tree.dynamics import aba_one, rnea_one
+from geomech.multibody._kernels.tree.kinematics import all_finite
+from geomech.multibody._kernels.tree.tracking import _joint_tracking
+
+__all__ = [
+    "PASSIVE",
+    "SLOTINE_LI",
+    "PD",
+    "PD_GRAVITY",
+    "COMPUTED_TORQUE",
+    "STAGE_NOT_FINITE",
+    "STATE_NOT_FINITE",
+    "TORQUE_FAILED",
+    "ACCELERATION_FAILED",
+    "simulate_steps",
+    "simulate_steps_parallel",
+]
+
+#: built-in control laws (module docstring)
+PASSIVE, SLOTINE_LI, PD, PD_GRAVITY, COMPUTED_TORQUE = range(5)
+
+#: failures, reported per trajectory as ``(step, failure, kernel status)``: a stage's chart
+#: coordinates or speeds overflowed (nothing evaluated there), the new state is not finite, the
+#: controller's torque failed or is not finite, the ABA failed
+STAGE_NOT_FINITE, STATE_NOT_FINITE, TORQUE_FAILED, ACCELERATION_FAILED = 1, 2, 3, 4
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+
+
+# ----------------------------------------------------------------------------------------
+# joint by joint, from the joint table (code, iq0, iq1, iv0, iv1): 1-DoF joints by index,
+# the others through the joint kernels on their slices (a slice costs tens of nanoseconds)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _one_dof(code):
+    return code == REVOLUTE or code == PRISMATIC or code == HELICAL
+
+
+@njit(**_JIT)
+def _retract(jt, q_c, delta, out):
+    """``out = q_c ⊕ δ`` (``joints.integrate`` with ``dt = 1``); whether it is finite."""
+    for i in range(jt.shape[0]):
+        code, iq0, iq1, iv0, iv1 = jt[i, 0], jt[i, 1], jt[i, 2], jt[i, 3], jt[i, 4]
+        if _one_dof(code):
+            out[iq0] = q_c[iq0] + delta[iv0] * 1.0
+        elif code != FIXED:
+            joint_integrate(code, q_c[iq0:iq1], delta[iv0:iv1], 1.0, out[iq0:iq1])
+    return all_finite(out)
+
+
+@njit(**_JIT)
+def _chart_rate(jt, delta, v, out):
+    """``out = δ̇ = J_r(δ)⁻¹ ν`` joint by joint (``chart.chart_rate``)."""
+    for i in range(jt.shape[0]):
+        code, iv0, iv1 = jt[i, 0], jt[i, 3], jt[i, 4]
+        if _one_dof(code):
+            out[iv0] = v[iv0]
+        elif code == SPHERICAL or code == FREE_FLYER:
+            right_jacobian_inverse_apply(code, delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
+
+
+@njit(**_JIT)
+def _tracking(jt, q, v, q_d, v_d, a_d, e, w, b, e_dot):
+    """``(e, T ν_d, d/dt(T ν_d), ė)`` joint by joint (``tracking.tracking_error``); zero on the
+    joints without speeds.
+    """
+    for i in range(jt.shape[0]):
+        code, iq0, iq1, iv0, iv1 = jt[i, 0], jt[i, 1], jt[i, 2], jt[i, 3], jt[i, 4]
+        if _one_dof(code):  # G = R: the coordinate law of seed 000 §IV-A1
+            e[iv0] = q[iq0] - q_d[iq0]
+            w[iv0] = v_d[iv0]
+            b[iv0] = a_d[iv0]
+            e_dot[iv0] = v[iv0] - v_d[iv0]
+        elif code == SPHERICAL or code == FREE_FLYER:
+            _joint_tracking(
+                code,
+                q[iq0:iq1],
+                v[iv0:iv1],
+                q_d[iq0:iq1],
+                v_d[iv0:iv1],
+                a_d[iv0:iv1],
+                e[iv0:iv1],
+                w[iv0:iv1],
+                b[iv0:iv1],
+                e_dot[iv0:iv1],
+            )
+        else:
+            for k in range(iv0, iv1):
+                e[k], w[k], b[k], e_dot[k] = 0.0, 0.0, 0.0, 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# the closed-loop field at one stage
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _matvec_sub(M, x, out):
+    """``out -= M x`` (row by row)."""
+    n = x.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += M[i, j] * x[j]
+        out[i] -= s
+
+
+@njit(**_JIT)
+def _torque(law, q, v, q_d, v_d, a_d, tau, work):
+    """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
+
+    ``law = (code, cjt, etopo, epacked, Bt, levi_civita, gravity, G)``: the tracked model's
+    joint table, the estimate's ``topo``, ``packed``, body factors and gravity, the gains ``G``
+    (``Λ`` or ``K_P``, then ``K_D``).
+    """
+    code, cjt, etopo, epacked, Bt, levi_civita, gravity, G = law
+    if code == PASSIVE:
+        tau[:] = 0.0
+        return OK
+    e, w, b, e_dot, x, y = work[0], work[1], work[2], work[3], work[4], work[5]
+    _tracking(cjt, q, v, q_d, v_d, a_d, e, w, b, e_dot)  # joint-wise error (Remark 5)
+    n = v.shape[0]
+    if code == SLOTINE_LI:
+        # ν_r = w − Λ e, a_r = b − Λ ė (reference._with_gain), s = ν − ν_r
+        v_r, a_r = x, y
+        v_r[:], a_r[:] = w, b
+        _matvec_sub(G[0], e, v_r)
+        _matvec_sub(G[0], e_dot, a_r)
+        placement, jparam, inertia, S, S_ring, T_user, _ = unpack(etopo, epacked)
+        status = slotine_li_torques(
+            etopo,
+            placement,
+            jparam,
+            inertia,
+            Bt,
+            levi_civita,
+            S,
+            S_ring,
+            T_user,
+            q,
+            v,
+            v_r,
+            a_r,
+            gravity,
+            tau,
+        )
+        if status != OK:
+            return status
+        for i in range(n):
+            e_dot[i] = v[i] - v_r[i]  # s (ė is not read again)
+        _matvec_sub(G[1], e_dot, tau)  # τ = Ĥ a_r + Ĉ ν_r + ĝ − K_D s (seed 000 eq. 13)
+        return OK
+    for i in range(n):
+        w[i] = v[i] - w[i]  # ξ_e = ν − T ν_d
+    if code == COMPUTED_TORQUE:
+        x[:] = b  # a = b − K_D ξ_e − K_P e, τ = RNEA(q, ν, a) of the estimate
+        _matvec_sub(G[1], w, x)
+        _matvec_sub(G[0], e, x)
+        return rnea_one(etopo, epacked, q, v, x, tau)
+    if code == PD_GRAVITY:  # τ = ĝ(q) − K_P e − K_D ξ_e
+        y[:] = 0.0
+        status = rnea_one(etopo, epacked, q, y, y, tau)
+        if status != OK:
+            return status
+    else:  # PD: τ = −K_P e − K_D ξ_e
+        tau[:] = 0.0
+    _matvec_sub(G[0], e, tau)
+    _matvec_sub(G[1], w, tau)
+    return OK
+
+
+@njit(**_JIT)
+def _field(plant, law, ref, r, q, v, tau, a, work):
+    """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
+    status)``.
+    """
+    RQ, RV, RA = ref
+    status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work)
+    if status != OK or not all_finite(tau):
+        return TORQUE_FAILED, status
+    status = aba_one(plant[0], plant[1], q, v, tau, a)
+    if status != OK:
+        return ACCELERATION_FAILED, status
+    return OK, OK
+
+
+# ----------------------------------------------------------------------------------------
+# one RKMK increment in the chart centred at q_c (RKMK.increment)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _lincomb(a, i, X, h, out):
+    """``out = h Σ_{j<i} a[j] X[j]`` summed as ``rkmk._lincomb`` (zero coefficients skipped)."""
+    for k in range(out.shape[0]):
+        acc = 0.0
+        first = True
+        for j in range(i):
+            c = a[j]
+            if c != 0.0:
+                if first:
+                    acc = c * X[j, k]
+                    first = False
+                else:
+                    acc = acc + c * X[j, k]
+        if first:
+            acc = 0.0 * X[0, k]
+        out[k] = h * acc
+
+
+@njit(**_JIT)
+def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delta, y_next):
+    r"""One increment of the tableau from :math:`(q_c \oplus \delta_0, y)` over ``h`` into
+    ``delta``, ``y_next``: ``(failure, status)``.
+
+    Without :math:`\delta_0` (an RKMK step) the first stage is the caller's: ``F[0]`` holds the
+    acceleration at the step's start. ``rows[i]`` is the reference row of stage ``i``.
+    """
+    A, bw = tableau
+    K, F, tau, Theta, y_i, q_i, w6 = work
+    jt = plant[2]
+    s = bw.shape[0]
+    for i in range(s):
+        # ---- stage i (Munthe-Kaas 1999, Alg. 1) ------------------------------------------
+        if i == 0:
+            if not has_d0:
+                K[0, :] = y  # dexp⁻¹_0 = 1: K_1 = ξ_1 = ν_n
+                continue
+            Theta[:] = d0  # Θ_1 = δ_0
+            y_i[:] = y
+        else:
+            _lincomb(A[i], i, K, h, Theta)  # Θ_i = δ_0 + h Σ_j a_ij K_j
+            if has_d0:
+                for k in range(Theta.shape[0]):
+                    Theta[k] = d0[k] + Theta[k]
+            _lincomb(A[i], i, F, h, y_i)  # ν_i = ν_n + h Σ_j a_ij F_j
+            for k in range(y_i.shape[0]):
+                y_i[k] = y[k] + y_i[k]
+            if not (all_finite(Theta) and all_finite(y_i)):
+                return STAGE_NOT_FINITE, OK  # a stage blew up: nothing is evaluated there
+        if not _retract(jt, q_c, Theta, q_i):  # q_i = q_c ⊕ Θ_i
+            return STAGE_NOT_FINITE, OK
+        failure, status = _field(plant, law, ref, rows[i], q_i, y_i, tau, F[i], w6)
+        if failure != OK:
+            return failure, status
+        _chart_rate(jt, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
+    # ---- update: δ = δ_0 + h Σ b_i K_i, ν_{n+1} = ν_n + h Σ b_i F_i -----------------------
+    _lincomb(bw, s, K, h, delta)
+    if has_d0:
+        for k in range(delta.shape[0]):
+            delta[k] = d0[k] + delta[k]
+    _lincomb(bw, s, F, h, y_next)
+    for k in range(y_next.shape[0]):
+        y_next[k] = y[k] + y_next[k]
+    return OK, OK
+
+
+@njit(**_JIT)
+def _local_error(plant, law, ref, rows, tableau, q, y, h, tol, F1, work, delta, y_next, half):
+    """Step-doubling error of the step ``(delta, y_next)`` from ``(q, y)``, in tolerance units and
+    before the factor ``2^p / (2^p − 1)`` (``fixed._local_error``); ``inf`` when a half step fails.
+    """
+    s = tableau[1].shape[0]
+    atol, rtol = tol
+    d1, y1, d2, y2 = half[0], half[1], half[2], half[3]
+    F = work[1]
+    F[0, :] = F1  # the first half step reuses k_1
+    failure, _ = _increment(
+        plant, law, ref, rows[s : 2 * s], tableau, q, y, 0.5 * h, d1, False, work, d1, y1
+    )
+    if failure == OK:  # the second from t_n + h/2, in the same chart
+        failure, _ = _increment(
+            plant, law, ref, rows[2 * s : 3 * s], tableau, q, y1, 0.5 * h, d1, True, work, d2, y2
+        )
+    if failure != OK:
+        return np.inf
+    e_q = 0.0
+    for k in range(d2.shape[0]):
+        e_q = max(e_q, abs(d2[k] - delta[k]) / (atol + rtol))
+    size = 0.0  # norm-wise relative error of ν
+    for k in range(y.shape[0]):
+        size = max(size, abs(y[k]), abs(y_next[k]))
+    e_y = 0.0
+    for k in range(y2.shape[0]):
+        e_y = max(e_y, abs(y2[k] - y_next[k]) / (atol + rtol * size))
+    err = max(e_q, e_y)
+    return err if math.isfinite(err) else np.inf
+
+
+# ----------------------------------------------------------------------------------------
+# a chunk of steps of one trajectory (integrate_fixed)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, fail):
+    """Steps ``n0 .. n1 - 1`` of trajectory ``b``; ``fail = (step, failure, status)``, step −1
+    when none.
+    """
+    s = tableau[1].shape[0]
+    nq, nv = Q.shape[2], Y.shape[2]
+    work = (
+        np.empty((s, nv)),  # K
+        np.empty((s, nv)),  # F
+        np.empty(nv),  # tau
+        np.empty(nv),  # Theta
+        np.empty(nv),  # y_i
+        np.empty(nq),  # q_i
+        np.empty((6, nv)),  # the controller's
+    )
+    F = work[1]
+    F1, delta, y_next, half = np.empty(nv), np.empty(nv), np.empty(nv), np.empty((4, nv))
+    fail[0], fail[1], fail[2] = -1, OK, OK
+    for n in range(n0, n1):
+        m = n - n0
+        q, y = Q[n, b], Y[n, b]
+        # k_1 = field(t_n, q_n, ν_n): its torque is the one recorded at t_n
+        failure, status = _field(plant, law, ref, rows[m, 0], q, y, TAU[n, b], F1, work[6])
+        if failure == OK:
+            F[0, :] = F1
+            failure, status = _increment(
+                plant, law, ref, rows[m, :s], tableau, q, y, h, delta, False, work, delta, y_next
+            )
+            if failure == STAGE_NOT_FINITE:  # a NaN step: the new state is not finite
+                failure = STATE_NOT_FINITE
+        if failure != OK:
+            fail[0], fail[1], fail[2] = n, failure, status
+            return
+        if sampled[m]:
+            ERR[m, b] = _local_error(
+                plant, law, ref, rows[m], tableau, q, y, h, tol, F1, work, delta, y_next, half
+            )
+        # q_{n+1} = q_n ⊕ δ (re-centred at every step)
+        q_next = Q[n + 1, b]
+        if not (_retract(plant[2], q, delta, q_next) and all_finite(y_next)):
+            fail[0], fail[1], fail[2] = n, STATE_NOT_FINITE, OK
+            return
+        Y[n + 1, b, :] = y_next
+
+
+# ----------------------------------------------------------------------------------------
+# entry points: the trajectories of a batch, serially or in threads
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def simulate_steps(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, FAIL):
+    """Steps ``n0 .. n1 - 1`` of every trajectory of a batch.
+
+    Parameters
+    ----------
+    plant : tuple
+        ``(topo, packed, jt)`` of the simulated tree: ``CompiledModel.single`` and the joint
+        table ``jt`` (N, 5), rows ``(code, iq0, iq1, iv0, iv1)``.
+    law : tuple
+        ``(code, cjt, etopo, epacked, Bt, levi_civita, gravity, G)`` (:func:`_torque`).
+    ref : tuple
+        ``(RQ, RV, RA)``: the reference ``(q_d, ν_d, a_d)`` sampled at the stages' times (rows).
+    rows : ndarray of int, shape (n1 − n0, 3 s)
+        For each step, the reference rows of its ``s`` stages, then of the stages of its two
+        half steps (read on the steps flagged in ``sampled``).
+    sampled : ndarray of bool, shape (n1 − n0,)
+        The steps whose local error is estimated into ``ERR[n − n0, b]``.
+    tableau : tuple
+        ``(A, b)`` of the method.
+    h : float
+    tol : tuple
+        ``(atol, rtol)``.
+    Q, Y, TAU : ndarray, shape (N + 1, B, nq), (N + 1, B, nv), (N + 1, B, nv)
+        The trajectories (time first); row ``n0`` is the start, rows up to ``n1`` are written.
+    ERR : ndarray, shape (n1 − n0, B)
+    n0, n1 : int
+    FAIL : ndarray of int, shape (B, 3)
+        ``(step, failure, kernel status)`` of each trajectory, step −1 when it did not fail.
+    """
+    for b in range(Q.shape[1]):
+        _trajectory(
+            plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, FAIL[b]
+        )
+
+
+@njit(parallel=True, **_JIT)
+def simulate_steps_parallel(
+    plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, FAIL
+):
+    """:func:`simulate_steps` with the trajectories spread over numba's threads (``prange``)."""
+    for b in prange(Q.shape[1]):
+        _trajectory(
+            plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, FAIL[b]
+        )
