@@ -111,7 +111,7 @@ def _retract(jt, q_c, delta, out):
 
 
 @njit(**_JIT)
-def _chart_rate(jt, delta, v, out):
+def _chart_velocity(jt, delta, v, out):
     """``out = δ̇ = J_r(δ)⁻¹ ν`` joint by joint (``chart.chart_rate``)."""
     for i in range(jt.shape[0]):
         code, iv0, iv1 = jt[i, 0], jt[i, 3], jt[i, 4]
@@ -248,7 +248,7 @@ def _field(plant, law, ref, r, q, v, tau, a, work):
 # one RKMK increment in the chart centred at q_c (RKMK.increment)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def _lincomb(a, i, X, h, out):
+def _weighted_sum(a, i, X, h, out):
     """``out = h Σ_{j<i} a[j] X[j]`` summed as ``rkmk._lincomb`` (zero coefficients skipped)."""
     for k in range(out.shape[0]):
         acc = 0.0
@@ -287,11 +287,11 @@ def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delt
             Theta[:] = d0  # Θ_1 = δ_0
             y_i[:] = y
         else:
-            _lincomb(A[i], i, K, h, Theta)  # Θ_i = δ_0 + h Σ_j a_ij K_j
+            _weighted_sum(A[i], i, K, h, Theta)  # Θ_i = δ_0 + h Σ_j a_ij K_j
             if has_d0:
                 for k in range(Theta.shape[0]):
                     Theta[k] = d0[k] + Theta[k]
-            _lincomb(A[i], i, F, h, y_i)  # ν_i = ν_n + h Σ_j a_ij F_j
+            _weighted_sum(A[i], i, F, h, y_i)  # ν_i = ν_n + h Σ_j a_ij F_j
             for k in range(y_i.shape[0]):
                 y_i[k] = y[k] + y_i[k]
             if not (all_finite(Theta) and all_finite(y_i)):
@@ -301,13 +301,13 @@ def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delt
         failure, status = _field(plant, law, ref, rows[i], q_i, y_i, tau, F[i], w6)
         if failure != OK:
             return failure, status
-        _chart_rate(jt, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
+        _chart_velocity(jt, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
     # ---- update: δ = δ_0 + h Σ b_i K_i, ν_{n+1} = ν_n + h Σ b_i F_i -----------------------
-    _lincomb(bw, s, K, h, delta)
+    _weighted_sum(bw, s, K, h, delta)
     if has_d0:
         for k in range(delta.shape[0]):
             delta[k] = d0[k] + delta[k]
-    _lincomb(bw, s, F, h, y_next)
+    _weighted_sum(bw, s, F, h, y_next)
     for k in range(y_next.shape[0]):
         y_next[k] = y[k] + y_next[k]
     return OK, OK
