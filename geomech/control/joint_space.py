@@ -44,7 +44,7 @@ from geomech._arrays import matvec
 from geomech._validation import as_array
 from geomech.errors import DimensionError, DTypeError, ParameterError
 
-from .passivity import _gain, _three
+from ._checks import _gain, _three
 from .reference import JointwiseTrackingError
 
 __all__ = ["PD", "ComputedTorque"]

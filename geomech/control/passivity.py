@@ -17,28 +17,10 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
+from ._checks import _gain, _three
 from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
-
-
-def _gain(K, n: int, name: str) -> np.ndarray:
-    K = np.asarray(K, dtype=float)
-    if K.ndim == 0:
-        K = K * np.eye(n)
-    if K.shape != (n, n):
-        raise DimensionError(
-            f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}."
-        )
-    if not np.all(np.isfinite(K)):
-        raise NonFiniteError(f"Expected `{name}` to be finite.")
-    sym = 0.5 * (K + K.T)
-    if np.linalg.eigvalsh(sym).min() <= 0.0:
-        raise ParameterError(
-            f"Expected `{name}` to be positive definite, got eigenvalues of its symmetric part "
-            f"{np.linalg.eigvalsh(sym)}."
-        )
-    return K
 
 
 class SlotineLi:
@@ -466,16 +448,6 @@ class SlotineLi:
         E = self.estimate
         C_hat = self._connection.coriolis_matrix(q, v)
         return E.mass_matrix(q) @ a_r + C_hat @ v_r + E.gravity_forces(q) - self.K_D @ s  # eq. (13)
-
-
-def _three(ref) -> tuple:
-    """``reference(t)`` as the tuple ``(q_d, v_d, a_d)``."""
-    ref = tuple(ref)
-    if len(ref) != 3:
-        raise ParameterError(
-            f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items."
-        )
-    return ref
 
 
 def _independent_coordinates(model) -> np.ndarray:

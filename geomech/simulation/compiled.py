@@ -10,10 +10,10 @@ charts, the ABA and the control law, a chunk of steps at a time. It computes wha
 operation (the same numbers up to the summation order of the gains' matrix products), including
 the step-doubling error estimate on the same sampled steps. Between chunks Python samples the
 reference :math:`(q_d, \nu_d, a_d)` at the chunk's stage times (the reference is a Python
-callable, validated as the controller validates it), updates the progress bar and checks the
-budgets. A batch of trajectories runs in numba's threads (``prange`` over trajectories, the
-workqueue layer, whose idle workers sleep) when
-:func:`geomech.multibody._kernels.set_num_threads` allows more than one.
+callable, validated as the controller validates it; a ``vectorized`` one is called once per
+chunk), updates the progress bar and checks the budgets. A batch of trajectories is cut into
+disjoint ranges run by the same kernel in worker threads (it releases the GIL; idle workers
+sleep) when :func:`geomech.multibody._kernels.set_num_threads` allows more than one.
 
 :func:`compiled_plan` decides, once per run: any other system, controller or method
 (adaptive solvers, dynamic or user controllers) takes the Python path.
@@ -31,16 +31,17 @@ Examples
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
 
 from geomech.errors import DimensionError, NonFiniteError
-from geomech.integration.fixed import _SAMPLE_SPACING, ERROR_SAMPLES, FixedRun, diverged
+from geomech.integration import fixed
+from geomech.integration.fixed import ERROR_SAMPLES, FixedRun, diverged
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.tree import simulate as K
 
@@ -53,7 +54,8 @@ PARALLEL_MIN_BATCH = 4
 #: between chunks
 _CHUNK_SECONDS = 0.05
 
-_PARALLEL_LOCK = threading.Lock()  # numba's workqueue layer runs one parallel region at a time
+_POOL: tuple | None = None  # (threads, ThreadPoolExecutor)
+_POOL_LOCK = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -230,50 +232,52 @@ def _joint_table(model) -> np.ndarray:
     ).reshape(-1, 5)
 
 
-def _law_arrays(cm, law):
+def _law_arrays(system, law):
     """The kernel's ``law`` tuple (:func:`geomech.multibody._kernels.tree.simulate._torque`)."""
-    nv = cm.nv
-    if law is None:  # free motion: placeholders of the right types
-        return (
-            K.PASSIVE,
-            np.zeros((0, 5), dtype=np.int64),
-            cm.topo,
-            cm.packed,
-            np.zeros((1, 6, 6, 6)),
-            True,
-            np.zeros(3),
-            np.zeros((2, nv, nv)),
-        )
-    est = law.estimate.compiled
-    if law.code == K.SLOTINE_LI:
+    nv = system.nv
+    estimate = system if law is None else law.estimate  # (free motion: placeholders)
+    est = estimate.compiled
+    if law is not None and law.code == K.SLOTINE_LI:
         from geomech.multibody.algorithms._body_factors import _factor_tensors
 
-        Bt, levi_civita = _factor_tensors(law.estimate, law.connection)
+        Bt, levi_civita = _factor_tensors(estimate, law.connection)
     else:
         Bt, levi_civita = np.zeros((1, 6, 6, 6)), True
-    return (
-        int(law.code),
-        _joint_table(law.model),
+    est_arrays = (
         est.topo,
-        est.packed,
+        est.placement,
+        est.jparam,
+        est.inertia,
+        est.S[0],
+        est.S_ring[0],
+        est.T_user[0],
+        np.array(estimate.parent, dtype=np.int64),
+        _joint_table(estimate),
         np.ascontiguousarray(Bt, dtype=float),
         bool(levi_civita),
-        np.array(law.estimate.gravity, dtype=float),
-        np.ascontiguousarray(np.stack([np.asarray(g, dtype=float) for g in law.gains])),
+        np.array(estimate.gravity, dtype=float),
+    )
+    return (
+        K.PASSIVE if law is None else int(law.code),
+        np.zeros((0, 5), dtype=np.int64) if law is None else _joint_table(law.model),
+        est.topo,
+        est.packed,
+        est_arrays,
+        np.zeros((2, nv, nv))
+        if law is None
+        else np.ascontiguousarray(np.stack([np.asarray(g, dtype=float) for g in law.gains])),
     )
 
 
-def _use_workqueue() -> None:
-    """Select numba's workqueue threading layer (its idle workers sleep; OpenMP's spin) before
-    the first parallel region, unless the user chose a layer.
-    """
-    import numba
-
-    try:
-        numba.threading_layer()  # a layer is running already: keep it
-    except ValueError:
-        if numba.config.THREADING_LAYER == "default" and "NUMBA_THREADING_LAYER" not in os.environ:
-            numba.config.THREADING_LAYER = "workqueue"
+def _pool(threads: int) -> ThreadPoolExecutor:
+    """The worker threads of batched runs (idle workers sleep), one pool per thread count."""
+    global _POOL
+    with _POOL_LOCK:
+        if _POOL is None or _POOL[0] != threads:
+            if _POOL is not None:
+                _POOL[1].shutdown(wait=False)
+            _POOL = (threads, ThreadPoolExecutor(threads, thread_name_prefix="geomech-simulate"))
+        return _POOL[1]
 
 
 class CompiledPlan:
@@ -287,6 +291,19 @@ class CompiledPlan:
     law : CompiledLaw or None
         ``None`` for free motion.
     method : RKMK
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.integration import RKMK4, Budget
+    >>> from geomech.multibody import robots
+    >>> from geomech.simulation.compiled import CompiledPlan
+    >>> model = robots.double_pendulum()
+    >>> plan = CompiledPlan(model, model.compiled, None, RKMK4)
+    >>> t = np.linspace(0.0, 0.01, 11)
+    >>> run, tau = plan.run(t, np.array([0.3, 0.0]), np.zeros(2), (), budget=Budget())
+    >>> run.q.shape, tau.shape
+    ((11, 2), (10, 2))
     """
 
     def __init__(self, system, cm, law, method):
@@ -298,7 +315,7 @@ class CompiledPlan:
         )
         self.c = np.array(method.c, dtype=float)
         self.plant = (cm.topo, cm.packed, _joint_table(system))
-        self.law_arrays = _law_arrays(cm, law)
+        self.law_arrays = _law_arrays(system, law)
         self.quaternion_rows = _quaternion_rows(_joint_table(law.model if law else system))
 
     # ---- the reference at the stages' times --------------------------------------------------
@@ -312,13 +329,20 @@ class CompiledPlan:
             ref = (np.zeros((1, cm.nq)), np.zeros((1, cm.nv)), np.zeros((1, cm.nv)))
             return np.zeros((M, 3 * s), dtype=np.int64), ref
         c, tn = self.c, t[n0:n1, None]
-        times = np.empty((M, 3 * s))
-        times[:, :s] = tn + c * h  # t_n + c_i h
-        times[:, s : 2 * s] = tn + c * (0.5 * h)  # the first half step
-        times[:, 2 * s :] = (tn + 0.5 * h) + c * (0.5 * h)  # the second, from t_n + h/2
-        times[~sampled, s:] = tn[~sampled]  # (not read)
-        unique, inverse = np.unique(times, return_inverse=True)
-        return inverse.reshape(M, 3 * s).astype(np.int64), self._sample(unique)
+        nodes, stage = np.unique(c, return_inverse=True)
+        U = len(nodes)
+        rows = np.zeros((M, 3 * s), dtype=np.int64)
+        rows[:, :s] = U * np.arange(M)[:, None] + stage  # t_n + c_i h
+        k = np.flatnonzero(sampled)
+        half = np.concatenate(  # the two half steps: t_n + c_i h/2, (t_n + h/2) + c_i h/2
+            [tn[k] + c * (0.5 * h), (tn[k] + 0.5 * h) + c * (0.5 * h)], axis=1
+        )
+        rows[k, s:] = M * U + np.arange(half.size).reshape(half.shape)
+        times = np.concatenate([(tn + nodes * h).ravel(), half.ravel()])
+        if not self.law.vectorized:  # one call per distinct time
+            times, inverse = np.unique(times, return_inverse=True)
+            rows = inverse.ravel()[rows]
+        return rows, self._sample(times)
 
     def _sample(self, times):
         """``(RQ, RV, RA)``: the reference at ``times`` (K,), checked in bulk; a bad sample is
@@ -399,17 +423,18 @@ class CompiledPlan:
         Q[0], Y[0] = q0.reshape(B, nq), y0.reshape(B, nv)
         sampled = np.zeros(N, dtype=bool)
         if accuracy is not None:  # the steps integrate_fixed samples
-            n_samples = min(ERROR_SAMPLES, max(1, N // _SAMPLE_SPACING))
+            # (its private spacing: to be made public in geomech.integration.fixed)
+            n_samples = min(ERROR_SAMPLES, max(1, N // fixed._SAMPLE_SPACING))
             stride = -(-N // n_samples)
             sampled[::stride] = True
         tol = (0.0, 0.0) if accuracy is None else (float(accuracy[1]), float(accuracy[0]))
         FAIL = np.empty((B, 3), dtype=np.int64)
         from geomech.multibody._kernels.driver import get_num_threads
 
-        threads = get_num_threads()
-        parallel = threads > 1 and B >= PARALLEL_MIN_BATCH
+        threads = min(get_num_threads(), B)
+        pool = _pool(threads) if threads > 1 and B >= PARALLEL_MIN_BATCH else None
         errors, worst, name = [], (0.0, None), self.method.name
-        n0, chunk = 0, 8
+        n0, chunk = 0, 32
         while n0 < N:
             n1 = min(N, n0 + chunk)
             start = time.perf_counter()
@@ -430,19 +455,16 @@ class CompiledPlan:
                 ERR,
                 n0,
                 n1,
-                FAIL,
             )
-            if parallel and _PARALLEL_LOCK.acquire(blocking=False):
-                try:
-                    import numba
-
-                    _use_workqueue()
-                    numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-                    K.simulate_steps_parallel(*args)
-                finally:
-                    _PARALLEL_LOCK.release()
-            else:
-                K.simulate_steps(*args)
+            if pool is None:
+                K.simulate_steps(*args, 0, B, FAIL)
+            else:  # disjoint ranges of trajectories in threads (the kernel releases the GIL)
+                bounds = np.linspace(0, B, threads + 1).astype(int)
+                for job in [
+                    pool.submit(K.simulate_steps, *args, lo, hi, FAIL)
+                    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
+                ]:
+                    job.result()
             if (FAIL[:, 0] >= 0).any():
                 raise self._failure(FAIL, t, N, h)
             p = self.method.order
@@ -456,8 +478,8 @@ class CompiledPlan:
             if on_step is not None:
                 on_step(n1 - n0)
             elapsed = time.perf_counter() - start
-            # chunks of about _CHUNK_SECONDS (at most doubling, at least one step)
-            chunk = max(1, min(2 * chunk, int(chunk * _CHUNK_SECONDS / max(elapsed, 1e-6))))
+            # chunks of about _CHUNK_SECONDS (growing at most fourfold, at least one step)
+            chunk = max(1, min(4 * chunk, int(chunk * _CHUNK_SECONDS / max(elapsed, 1e-6))))
             n0 = n1
         error = None if accuracy is None else float(N * np.mean(errors))
         run = FixedRun(

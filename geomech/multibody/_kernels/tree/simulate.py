@@ -45,9 +45,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
-from geomech.multibody._kernels.compiled import unpack
 from geomech.multibody._kernels.joints import (
     FIXED,
     FREE_FLYER,
@@ -57,9 +56,17 @@ from geomech.multibody._kernels.joints import (
     SPHERICAL,
     joint_integrate,
 )
+from geomech.multibody._kernels.spatial import (
+    cross_force,
+    cross_motion,
+    dot6,
+    inertia_params,
+    inertia_params_times,
+    transform_force_transpose,
+)
 from geomech.multibody._kernels.status import OK
 from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
-from geomech.multibody._kernels.tree.coriolis import slotine_li_torques
+from geomech.multibody._kernels.tree.coriolis import _factor_times, reference_state
 from geomech.multibody._kernels.tree.dynamics import aba_one, rnea_one
 from geomech.multibody._kernels.tree.kinematics import all_finite
 from geomech.multibody._kernels.tree.tracking import _joint_tracking
@@ -75,7 +82,6 @@ __all__ = [
     "TORQUE_FAILED",
     "ACCELERATION_FAILED",
     "simulate_steps",
-    "simulate_steps_parallel",
 ]
 
 #: built-in control laws (module docstring)
@@ -87,6 +93,7 @@ PASSIVE, SLOTINE_LI, PD, PD_GRAVITY, COMPUTED_TORQUE = range(5)
 STAGE_NOT_FINITE, STATE_NOT_FINITE, TORQUE_FAILED, ACCELERATION_FAILED = 1, 2, 3, 4
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
+_INLINE = dict(_JIT, inline="always")
 
 
 # ----------------------------------------------------------------------------------------
@@ -165,19 +172,69 @@ def _matvec_sub(M, x, out):
         out[i] -= s
 
 
-@njit(**_JIT)
+@njit(**_INLINE)
+def _slotine_li(est, q, v, v_r, a_r, tau, sw):
+    r""":math:`\hat H a_r + \hat C(q, \nu)\nu_r + \hat g` by the modified RNEA of
+    :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques`; a status.
+
+    Body forces :math:`\mathbf f_i = \mathbf I_i\boldsymbol\alpha_i + \mathbf B_i(\mathbf v_i)
+    \mathbf w_i`; for the Levi-Civita connection (seed 000 eq. 21) with three inertia products,
+    :math:`\mathbf f_i = \mathbf I_i(\boldsymbol\alpha_i - \tfrac12\mathbf v_i\times\mathbf w_i)
+    + \tfrac12[\mathbf v_i\times^*\mathbf I_i\mathbf w_i + \mathbf w_i\times^*\mathbf I_i
+    \mathbf v_i]` (the inertias as their ten parameters).
+    """
+    etopo, placement, jparam, inertia, S, S_ring, T_user, parent, ejt, Bt, lc, gravity = est
+    E, r, vel, w, alpha, f, I10, x, y, z = sw
+    # ---- forward pass: twists v_i of ν, w_i of ν_r, α_i --------------------------------------
+    status = reference_state(
+        etopo, placement, jparam, S, S_ring, T_user, q, v, v_r, a_r, gravity, E, r, vel, w, alpha
+    )
+    if status != OK:
+        return status
+    for i in range(parent.shape[0]):  # f_i = I_i α_i + B_i(v_i) w_i
+        p, fi = I10[i], f[i]
+        if lc:
+            x[:] = 0.0
+            cross_motion(vel[i], w[i], x)  # v_i × w_i
+            for a in range(6):
+                x[a] = alpha[i, a] - 0.5 * x[a]
+            inertia_params_times(p, x, fi)
+            x[:] = 0.0
+            inertia_params_times(p, w[i], y)
+            cross_force(vel[i], y, x)
+            inertia_params_times(p, vel[i], y)
+            cross_force(w[i], y, x)
+            for a in range(6):
+                fi[a] += 0.5 * x[a]
+        else:
+            inertia_params_times(p, alpha[i], fi)
+            _factor_times(Bt[i], lc, inertia[i], vel[i], w[i], x, y, z)
+            for a in range(6):
+                fi[a] += x[a]
+    # ---- backward pass: τ_i = Φ_iᵀ f_i, f_p(i) += ^iX_p(i)ᵀ f_i -------------------------------
+    for i in range(parent.shape[0] - 1, -1, -1):
+        for k in range(ejt[i, 3], ejt[i, 4]):
+            tau[k] = dot6(S[k], f[i])
+        if parent[i] >= 0:
+            transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+    return OK
+
+
+@njit(**_INLINE)
 def _torque(law, q, v, q_d, v_d, a_d, tau, work):
     """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
 
-    ``law = (code, cjt, etopo, epacked, Bt, levi_civita, gravity, G)``: the tracked model's
-    joint table, the estimate's ``topo``, ``packed``, body factors and gravity, the gains ``G``
-    (``Λ`` or ``K_P``, then ``K_D``).
+    ``law = (code, cjt, etopo, epacked, est, G)``: the tracked model's joint table, the
+    estimate's ``topo`` and ``packed`` and the tuple ``est`` of :func:`_slotine_li`, the gains
+    ``G`` (``Λ`` or ``K_P``, then ``K_D``); ``work = (rows, sw)``: six work rows of ``nv`` and
+    the work arrays of :func:`_slotine_li`.
     """
-    code, cjt, etopo, epacked, Bt, levi_civita, gravity, G = law
+    code, cjt, etopo, epacked, est, G = law
     if code == PASSIVE:
         tau[:] = 0.0
         return OK
-    e, w, b, e_dot, x, y = work[0], work[1], work[2], work[3], work[4], work[5]
+    rows, sw = work
+    e, w, b, e_dot, x, y = rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
     _tracking(cjt, q, v, q_d, v_d, a_d, e, w, b, e_dot)  # joint-wise error (Remark 5)
     n = v.shape[0]
     if code == SLOTINE_LI:
@@ -186,24 +243,7 @@ def _torque(law, q, v, q_d, v_d, a_d, tau, work):
         v_r[:], a_r[:] = w, b
         _matvec_sub(G[0], e, v_r)
         _matvec_sub(G[0], e_dot, a_r)
-        placement, jparam, inertia, S, S_ring, T_user, _ = unpack(etopo, epacked)
-        status = slotine_li_torques(
-            etopo,
-            placement,
-            jparam,
-            inertia,
-            Bt,
-            levi_civita,
-            S,
-            S_ring,
-            T_user,
-            q,
-            v,
-            v_r,
-            a_r,
-            gravity,
-            tau,
-        )
+        status = _slotine_li(est, q, v, v_r, a_r, tau, sw)
         if status != OK:
             return status
         for i in range(n):
@@ -230,6 +270,31 @@ def _torque(law, q, v, q_d, v_d, a_d, tau, work):
 
 
 @njit(**_JIT)
+def _law_workspace(law, nv):
+    """The work arrays of :func:`_torque`: ``(rows, sw)``, ``sw`` with the estimate's inertia
+    parameters filled in.
+    """
+    inertia = law[4][3]
+    N = inertia.shape[0]
+    I10 = np.empty((N, 10))
+    for i in range(N):
+        inertia_params(inertia[i], I10[i])
+    sw = (
+        np.empty((N, 3, 3)),  # E
+        np.empty((N, 3)),  # r
+        np.empty((N, 6)),  # vel
+        np.empty((N, 6)),  # w
+        np.empty((N, 6)),  # alpha
+        np.empty((N, 6)),  # f
+        I10,
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+    )
+    return np.empty((6, nv)), sw
+
+
+@njit(**_INLINE)
 def _field(plant, law, ref, r, q, v, tau, a, work):
     """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
     status)``.
@@ -362,7 +427,7 @@ def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR,
         np.empty(nv),  # Theta
         np.empty(nv),  # y_i
         np.empty(nq),  # q_i
-        np.empty((6, nv)),  # the controller's
+        _law_workspace(law, nv),  # the controller's
     )
     F = work[1]
     F1, delta, y_next, half = np.empty(nv), np.empty(nv), np.empty(nv), np.empty((4, nv))
@@ -395,11 +460,13 @@ def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR,
 
 
 # ----------------------------------------------------------------------------------------
-# entry points: the trajectories of a batch, serially or in threads
+# the entry point: a range of trajectories of a batch (threads take disjoint ranges)
 # ----------------------------------------------------------------------------------------
 @njit(**_JIT)
-def simulate_steps(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, FAIL):
-    """Steps ``n0 .. n1 - 1`` of every trajectory of a batch.
+def simulate_steps(
+    plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b0, b1, FAIL
+):
+    """Steps ``n0 .. n1 - 1`` of the trajectories ``b0 .. b1 - 1`` of a batch.
 
     Parameters
     ----------
@@ -407,7 +474,7 @@ def simulate_steps(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, E
         ``(topo, packed, jt)`` of the simulated tree: ``CompiledModel.single`` and the joint
         table ``jt`` (N, 5), rows ``(code, iq0, iq1, iv0, iv1)``.
     law : tuple
-        ``(code, cjt, etopo, epacked, Bt, levi_civita, gravity, G)`` (:func:`_torque`).
+        ``(code, cjt, etopo, epacked, est, G)`` (:func:`_torque`, :func:`_slotine_li`).
     ref : tuple
         ``(RQ, RV, RA)``: the reference ``(q_d, ν_d, a_d)`` sampled at the stages' times (rows).
     rows : ndarray of int, shape (n1 − n0, 3 s)
@@ -423,22 +490,13 @@ def simulate_steps(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, E
     Q, Y, TAU : ndarray, shape (N + 1, B, nq), (N + 1, B, nv), (N + 1, B, nv)
         The trajectories (time first); row ``n0`` is the start, rows up to ``n1`` are written.
     ERR : ndarray, shape (n1 − n0, B)
-    n0, n1 : int
+    n0, n1, b0, b1 : int
     FAIL : ndarray of int, shape (B, 3)
         ``(step, failure, kernel status)`` of each trajectory, step −1 when it did not fail.
+
+    The kernel holds no lock (``nogil``): threads may run disjoint ranges of one batch.
     """
-    for b in range(Q.shape[1]):
-        _trajectory(
-            plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, FAIL[b]
-        )
-
-
-@njit(parallel=True, **_JIT)
-def simulate_steps_parallel(
-    plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, FAIL
-):
-    """:func:`simulate_steps` with the trajectories spread over numba's threads (``prange``)."""
-    for b in prange(Q.shape[1]):
+    for b in range(b0, b1):
         _trajectory(
             plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, FAIL[b]
         )
