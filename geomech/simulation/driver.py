@@ -206,6 +206,15 @@ def simulate(
     (``ẋ = state_rate``, starting from ``state0`` for every batch member) and records it in
     ``result.controller_state``.
 
+    **Compiled runs.** A fixed-step run of a tree ``MultibodyModel`` whose joints are revolute,
+    prismatic, helical, spherical, free-flyer or fixed, without a controller or with a built-in
+    law (:class:`~geomech.control.SlotineLi` with a named body connection,
+    :class:`~geomech.control.PD`, :class:`~geomech.control.ComputedTorque`), is stepped by one
+    compiled kernel (:mod:`geomech.simulation.compiled`): the same numbers as the Python path to
+    rounding, the reference sampled in Python at the stages' times once per chunk of steps
+    (in one call when the law's reference is ``vectorized``). Every other case (a Python
+    controller, a dynamic controller, adaptive methods, other systems) runs in Python.
+
     **Budgets and accuracy.** Every run has a step budget ``max_steps`` (fixed steps, output
     intervals, and accepted steps of an adaptive solver) and a wall-time budget
     ``max_wall_time``; a run that would need more steps than its budget, or a recorded
