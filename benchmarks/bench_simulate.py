@@ -16,8 +16,9 @@ For the UR5 (6 revolute joints) and the humanoid (a free flyer and 24 revolute j
    this script (inertias, joints, no contacts), RK4 at 1 ms: ``rollout`` of one free
    trajectory, of 256 (1 and 2 threads), and ``mj_step`` with a Python PD loop.
 
-Timings are the best of several runs in process CPU time (the machine is shared; the thread
-comparisons in wall time); ``pin.aba`` is timed in the same process and the same way.
+Timings are the best of several runs in process CPU time (the machine is shared, CPU time
+does not count the waits for a core), the thread comparisons also in wall time (meaningful on an
+idle machine only); ``pin.aba`` is timed in the same process and the same way.
 ``--compile`` also times numba's compilation of the kernel in a fresh process with an empty
 cache (``NUMBA_CACHE_DIR``) against a fresh process with a warm cache.
 
@@ -132,17 +133,17 @@ def passive(name, model, t_aba, repeat, mj=None):
     Q = model.random_configuration(rng, size=BATCH)
     V = rng.uniform(-1.0, 1.0, (BATCH, model.nv))
     T = 0.2
-    batch = {}
+    batch, wall = {}, {}
     for threads in (1, 2):
         set_num_threads(threads)
         try:
             simulate(model, Q, V, 0.005, progress=False)
-            batch[threads] = _best(  # threads: wall time
-                lambda: simulate(model, Q, V, T, progress=False), repeat, time.perf_counter
-            )
+            run = lambda: simulate(model, Q, V, T, progress=False)  # noqa: E731
+            if threads == 1:
+                batch[1] = _best(run, repeat) / (BATCH * T)
+            wall[threads] = _best(run, repeat, time.perf_counter) / (BATCH * T)
         finally:
             set_num_threads(1)
-        batch[threads] /= BATCH * T
     evaluations = 4000 + 7 * 16
     print(f"  {name}: free motion")
     print(
@@ -150,8 +151,8 @@ def passive(name, model, t_aba, repeat, mj=None):
         f"{one / (evaluations * t_aba):.2f}), Python path {before:.4f}"
     )
     print(
-        f"    batch of {BATCH}, per trajectory: {batch[1]:.4f} s per simulated s (1 thread), "
-        f"{batch[2]:.4f} (2 threads, x{batch[1] / batch[2]:.2f})"
+        f"    batch of {BATCH}, per trajectory: {batch[1]:.4f} s per simulated s (1 thread); "
+        f"wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads, x{wall[1] / wall[2]:.2f})"
     )
     if mj is not None:
         mujoco_figures(name, model, q0, v0, repeat, mj)
@@ -232,15 +233,13 @@ def mujoco_figures(name, model, q0, v0, repeat, mj):
     one = _best(lambda: rollout.rollout(m, d, state[None], nstep=1000), repeat)
     states = np.tile(state, (BATCH, 1))
     T = 200
-    per = {}
+    per, wall = {}, {}
     for threads in (1, 2):
         datas = [mj.MjData(m) for _ in range(threads)]
-        per[threads] = _best(
-            lambda datas=datas: rollout.rollout(m, datas, states, nstep=T),
-            repeat,
-            time.perf_counter,
-        )
-        per[threads] /= BATCH * T * 1e-3
+        run = lambda datas=datas: rollout.rollout(m, datas, states, nstep=T)  # noqa: E731
+        if threads == 1:
+            per[1] = _best(run, repeat) / (BATCH * T * 1e-3)
+        wall[threads] = _best(run, repeat, time.perf_counter) / (BATCH * T * 1e-3)
 
     def pd_loop():  # a joint-space PD in Python at every step (zero-order hold)
         mj.mj_resetData(m, d)
@@ -254,7 +253,8 @@ def mujoco_figures(name, model, q0, v0, repeat, mj):
     loop = _best(pd_loop, repeat)
     print(
         f"    MuJoCo RK4: rollout {one:.4f} s per simulated s; batch of {BATCH} per trajectory "
-        f"{per[1]:.4f} (1 thread), {per[2]:.4f} (2 threads); mj_step + Python PD {loop:.4f}"
+        f"{per[1]:.4f} (1 thread); wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads); "
+        f"mj_step + Python PD {loop:.4f}"
     )
 
 

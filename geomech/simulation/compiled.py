@@ -236,21 +236,13 @@ def _law_arrays(system, law):
     """The kernel's ``law`` tuple (:func:`geomech.multibody._kernels.tree.simulate._torque`)."""
     nv = system.nv
     estimate = system if law is None else law.estimate  # (free motion: placeholders)
-    est = estimate.compiled
     if law is not None and law.code == K.SLOTINE_LI:
         from geomech.multibody.algorithms._body_factors import _factor_tensors
 
         Bt, levi_civita = _factor_tensors(estimate, law.connection)
     else:
         Bt, levi_civita = np.zeros((1, 6, 6, 6)), True
-    est_arrays = (
-        est.topo,
-        est.placement,
-        est.jparam,
-        est.inertia,
-        est.S[0],
-        est.S_ring[0],
-        est.T_user[0],
+    est_arrays = _model_arrays(estimate) + (
         np.array(estimate.parent, dtype=np.int64),
         _joint_table(estimate),
         np.ascontiguousarray(Bt, dtype=float),
@@ -260,12 +252,28 @@ def _law_arrays(system, law):
     return (
         K.PASSIVE if law is None else int(law.code),
         np.zeros((0, 5), dtype=np.int64) if law is None else _joint_table(law.model),
-        est.topo,
-        est.packed,
         est_arrays,
         np.zeros((2, nv, nv))
         if law is None
         else np.ascontiguousarray(np.stack([np.asarray(g, dtype=float) for g in law.gains])),
+    )
+
+
+def _model_arrays(model) -> tuple:
+    """``(topo, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of a tree without
+    user joints, one state's (the dynamics kernels' arguments; no external forces).
+    """
+    cm = model.compiled
+    return (
+        cm.topo,
+        cm.placement,
+        cm.jparam,
+        cm.inertia,
+        cm.S[0],
+        cm.S_ring[0],
+        cm.T_user[0],
+        cm.a0[0],
+        np.zeros((0, 6)),
     )
 
 
@@ -314,7 +322,8 @@ class CompiledPlan:
             np.array(method.b, dtype=float),
         )
         self.c = np.array(method.c, dtype=float)
-        self.plant = (cm.topo, cm.packed, _joint_table(system))
+        topo, *arrays = _model_arrays(system)
+        self.plant = (topo, _joint_table(system), *arrays)
         self.law_arrays = _law_arrays(system, law)
         self.quaternion_rows = _quaternion_rows(_joint_table(law.model if law else system))
 

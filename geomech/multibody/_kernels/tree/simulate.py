@@ -11,11 +11,13 @@ Alg. 1):
           \nu_i = \nu_n + h\sum_{j<i} a_{ij} F_j,\quad
           K_i = J_r(\Theta_i)^{-1}\nu_i,\quad F_i = \mathrm{ABA}(q_i, \nu_i, \tau_i),
 
-then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`
-(:func:`~geomech.multibody._kernels.joints.integrate`,
-:func:`~geomech.multibody._kernels.tree.chart.chart_rate`,
-:func:`~geomech.multibody._kernels.tree.dynamics.aba_one`). The sums are formed in the order of
-:func:`geomech.integration.rkmk._lincomb` (zero coefficients skipped), so the rounding is the same.
+then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`.
+The joints are stepped as :func:`~geomech.multibody._kernels.joints.integrate` and
+:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do (1-DoF joints by index, the others
+through the same joint kernels), the dynamics by the ABA of
+:func:`~geomech.multibody._kernels.tree.dynamics.aba_one` (its work arrays allocated once). The
+sums are formed in the order of :func:`geomech.integration.rkmk._lincomb` (zero coefficients
+skipped): with the same torques, the same rounding.
 
 The torque :math:`\tau_i` of a stage is a built-in law (``law``), the reference
 :math:`(q_d, \nu_d, a_d)` at the stage's time read from arrays sampled before the call, and the
@@ -26,7 +28,8 @@ joint-wise tracking error :math:`(e, w = T\nu_d, b = \tfrac{d}{dt}T\nu_d, \dot e
 - ``SLOTINE_LI``: :math:`\nu_r = w - \Lambda e`, :math:`a_r = b - \Lambda\dot e`,
   :math:`s = \nu - \nu_r`, :math:`\tau = \hat H a_r + \hat C(q, \nu)\nu_r + \hat g - K_D s` by the
   modified RNEA of :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques` with the
-  estimate's inertias and body connections (seed 000 eq. 13);
+  estimate's inertias and body connections (seed 000 eq. 13; the Levi-Civita body forces with
+  one inertia product fewer, :func:`_slotine_li`: equal to rounding);
 - ``PD``: :math:`\tau = -K_P e - K_D(\nu - w)`; ``PD_GRAVITY`` adds :math:`\hat g(q)`;
 - ``COMPUTED_TORQUE``: :math:`\tau = \mathrm{RNEA}(q, \nu, b - K_D(\nu - w) - K_P e)` of the
   estimate.
@@ -67,7 +70,7 @@ from geomech.multibody._kernels.spatial import (
 from geomech.multibody._kernels.status import OK
 from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
 from geomech.multibody._kernels.tree.coriolis import _factor_times, reference_state
-from geomech.multibody._kernels.tree.dynamics import aba_one, rnea_one
+from geomech.multibody._kernels.tree.dynamics import _aba, aba_workspace, rnea
 from geomech.multibody._kernels.tree.kinematics import all_finite
 from geomech.multibody._kernels.tree.tracking import _joint_tracking
 
@@ -183,7 +186,7 @@ def _slotine_li(est, q, v, v_r, a_r, tau, sw):
     + \tfrac12[\mathbf v_i\times^*\mathbf I_i\mathbf w_i + \mathbf w_i\times^*\mathbf I_i
     \mathbf v_i]` (the inertias as their ten parameters).
     """
-    etopo, placement, jparam, inertia, S, S_ring, T_user, parent, ejt, Bt, lc, gravity = est
+    etopo, placement, jparam, inertia, S, S_ring, T_user, _, _, parent, ejt, Bt, lc, gravity = est
     E, r, vel, w, alpha, f, I10, x, y, z = sw
     # ---- forward pass: twists v_i of ν, w_i of ν_r, α_i --------------------------------------
     status = reference_state(
@@ -224,12 +227,13 @@ def _slotine_li(est, q, v, v_r, a_r, tau, sw):
 def _torque(law, q, v, q_d, v_d, a_d, tau, work):
     """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
 
-    ``law = (code, cjt, etopo, epacked, est, G)``: the tracked model's joint table, the
-    estimate's ``topo`` and ``packed`` and the tuple ``est`` of :func:`_slotine_li`, the gains
-    ``G`` (``Λ`` or ``K_P``, then ``K_D``); ``work = (rows, sw)``: six work rows of ``nv`` and
-    the work arrays of :func:`_slotine_li`.
+    ``law = (code, cjt, est, G)``: the tracked model's joint table, the estimate ``est``
+    (``topo``, ``placement``, ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``,
+    ``f_ext``, ``parent``, its joint table, body factors ``Bt``, ``levi_civita``, gravity), the
+    gains ``G`` (``Λ`` or ``K_P``, then ``K_D``); ``work = (rows, sw)``: six work rows of ``nv``
+    and the work arrays of :func:`_slotine_li`.
     """
-    code, cjt, etopo, epacked, est, G = law
+    code, cjt, est, G = law
     if code == PASSIVE:
         tau[:] = 0.0
         return OK
@@ -256,10 +260,10 @@ def _torque(law, q, v, q_d, v_d, a_d, tau, work):
         x[:] = b  # a = b − K_D ξ_e − K_P e, τ = RNEA(q, ν, a) of the estimate
         _matvec_sub(G[1], w, x)
         _matvec_sub(G[0], e, x)
-        return rnea_one(etopo, epacked, q, v, x, tau)
+        return rnea(*est[:7], q, v, x, est[7], est[8], tau)
     if code == PD_GRAVITY:  # τ = ĝ(q) − K_P e − K_D ξ_e
         y[:] = 0.0
-        status = rnea_one(etopo, epacked, q, y, y, tau)
+        status = rnea(*est[:7], q, y, y, est[7], est[8], tau)
         if status != OK:
             return status
     else:  # PD: τ = −K_P e − K_D ξ_e
@@ -274,7 +278,7 @@ def _law_workspace(law, nv):
     """The work arrays of :func:`_torque`: ``(rows, sw)``, ``sw`` with the estimate's inertia
     parameters filled in.
     """
-    inertia = law[4][3]
+    inertia = law[2][3]
     N = inertia.shape[0]
     I10 = np.empty((N, 10))
     for i in range(N):
@@ -297,13 +301,16 @@ def _law_workspace(law, nv):
 @njit(**_INLINE)
 def _field(plant, law, ref, r, q, v, tau, a, work):
     """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
-    status)``.
+    status)``. ``work = (law_work, aba_work)``.
     """
     RQ, RV, RA = ref
-    status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work)
+    status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
     if status != OK or not all_finite(tau):
         return TORQUE_FAILED, status
-    status = aba_one(plant[0], plant[1], q, v, tau, a)
+    topo, _, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext = plant
+    status = _aba(
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, work[1]
+    )
     if status != OK:
         return ACCELERATION_FAILED, status
     return OK, OK
@@ -341,7 +348,7 @@ def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delt
     """
     A, bw = tableau
     K, F, tau, Theta, y_i, q_i, w6 = work
-    jt = plant[2]
+    jt = plant[1]
     s = bw.shape[0]
     for i in range(s):
         # ---- stage i (Munthe-Kaas 1999, Alg. 1) ------------------------------------------
@@ -427,7 +434,7 @@ def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR,
         np.empty(nv),  # Theta
         np.empty(nv),  # y_i
         np.empty(nq),  # q_i
-        _law_workspace(law, nv),  # the controller's
+        (_law_workspace(law, nv), aba_workspace(plant[2].shape[0], nv)),  # the field's
     )
     F = work[1]
     F1, delta, y_next, half = np.empty(nv), np.empty(nv), np.empty(nv), np.empty((4, nv))
@@ -453,7 +460,7 @@ def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR,
             )
         # q_{n+1} = q_n ⊕ δ (re-centred at every step)
         q_next = Q[n + 1, b]
-        if not (_retract(plant[2], q, delta, q_next) and all_finite(y_next)):
+        if not (_retract(plant[1], q, delta, q_next) and all_finite(y_next)):
             fail[0], fail[1], fail[2] = n, STATE_NOT_FINITE, OK
             return
         Y[n + 1, b, :] = y_next
@@ -471,10 +478,11 @@ def simulate_steps(
     Parameters
     ----------
     plant : tuple
-        ``(topo, packed, jt)`` of the simulated tree: ``CompiledModel.single`` and the joint
-        table ``jt`` (N, 5), rows ``(code, iq0, iq1, iv0, iv1)``.
+        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of the simulated
+        tree: its compiled model's arrays (one state's), the joint table ``jt`` (N, 5) with rows
+        ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]`` and ``f_ext`` without rows.
     law : tuple
-        ``(code, cjt, etopo, epacked, est, G)`` (:func:`_torque`, :func:`_slotine_li`).
+        ``(code, cjt, est, G)`` (:func:`_torque`, :func:`_slotine_li`).
     ref : tuple
         ``(RQ, RV, RA)``: the reference ``(q_d, ν_d, a_d)`` sampled at the stages' times (rows).
     rows : ndarray of int, shape (n1 − n0, 3 s)
