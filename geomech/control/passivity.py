@@ -17,28 +17,10 @@ from ..geometry.connection import AffineConnection
 from ..geometry.frames import CoordinateFrame, LeftInvariantFrame, RightInvariantFrame
 from ..geometry.resolution import resolve_connection
 from ..geometry.system import MechanicalSystem, as_mechanical_system
+from ._checks import _gain, _three
 from .reference import JointwiseTrackingError, group_tracking_error
 
 __all__ = ["SlotineLi", "AdaptiveSlotineLi"]
-
-
-def _gain(K, n: int, name: str) -> np.ndarray:
-    K = np.asarray(K, dtype=float)
-    if K.ndim == 0:
-        K = K * np.eye(n)
-    if K.shape != (n, n):
-        raise DimensionError(
-            f"Expected `{name}` to be a scalar or of shape {(n, n)}, got {K.shape}."
-        )
-    if not np.all(np.isfinite(K)):
-        raise NonFiniteError(f"Expected `{name}` to be finite.")
-    sym = 0.5 * (K + K.T)
-    if np.linalg.eigvalsh(sym).min() <= 0.0:
-        raise ParameterError(
-            f"Expected `{name}` to be positive definite, got eigenvalues of its symmetric part "
-            f"{np.linalg.eigvalsh(sym)}."
-        )
-    return K
 
 
 class SlotineLi:
@@ -107,6 +89,12 @@ class SlotineLi:
         If the connection is not metric compatible (:math:`\dot H \ne C + C^\top`) or not
         a valid factorization (:math:`Cv \ne C^\star v`), checked at one seeded random
         point: raise ``GeomechError`` when True, else emit a ``UserWarning``.
+    vectorized : bool, optional (keyword only)
+        Whether ``reference`` also accepts an array of times ``t`` of shape ``(K,)`` and then
+        returns ``q_d``, ``v_d``, ``a_d`` of shapes ``(K, nq)``, ``(K, nv)``, ``(K, nv)`` (as
+        ``vectorized`` in :func:`scipy.integrate.solve_ivp`). :func:`geomech.simulate` samples
+        such a reference in one call per chunk of steps when it runs the law compiled (a tree,
+        a named body connection); otherwise it is called with one time at a time.
 
     Raises
     ------
@@ -174,6 +162,7 @@ class SlotineLi:
         estimate=None,
         adaptation=None,
         require_passivity=False,
+        vectorized=False,
     ):
         given, system = system, as_mechanical_system(system)  # a RigidBody through its view
         if adaptation is not None and not isinstance(self, AdaptiveSlotineLi):
@@ -236,6 +225,7 @@ class SlotineLi:
             connection if self.multibody and not isinstance(connection, AffineConnection) else None
         )
         self.reference = reference
+        self.vectorized = bool(vectorized)
         n = self.n = system.dim
         self.Lambda = _gain(Lambda, n, "Lambda")
         self.K_D = _gain(K_D, n, "K_D")
@@ -290,12 +280,7 @@ class SlotineLi:
         return self._vec(x, name, n)
 
     def _reference(self, t):
-        ref = tuple(self.reference(t))
-        if len(ref) != 3:
-            raise ParameterError(
-                f"Expected `reference(t)` to return (q_d, v_d, a_d), got {len(ref)} items."
-            )
-        return ref
+        return _three(self.reference(t))
 
     def _frame_signals(self, t, q, v):
         # MechanicalSystem: q and q_d are points of the frame (closed configurations on a
@@ -331,6 +316,45 @@ class SlotineLi:
         v_r = v_d - self.Lambda @ e  # corrected sign (seed 000 §3.2)
         a_r = a_d - self.Lambda @ (v - v_d)
         return q_d, v_d, v_r, a_r, v - v_r
+
+    def _check_reference(self, ref):
+        """A reference ``(q_d, v_d, a_d)`` of a tree, validated as :meth:`signals` does."""
+        ref = _three(ref)
+        return (
+            self._tree_point(ref[0], "q_d"),
+            self._fast_vec(ref[1], "v_d"),
+            self._fast_vec(ref[2], "a_d"),
+        )
+
+    def _compiled_law(self):
+        """The law as data for the compiled simulation, or ``None`` (the Python path).
+
+        Compiled: a tree whose joint-wise error the tracking kernel takes entirely, with a
+        named body connection (``slotine_li_torques``, the estimate's inertias)
+        (:class:`geomech.simulation.compiled.CompiledLaw`).
+        """
+        from geomech.multibody._kernels.tree.simulate import SLOTINE_LI
+        from geomech.simulation.compiled import CompiledLaw
+
+        jointwise = self._jointwise
+        if (
+            type(self) is not SlotineLi  # a subclass may change the law
+            or self._body_connection is None
+            or jointwise is None
+            or not jointwise.compiled
+        ):
+            return None
+        return CompiledLaw(
+            SLOTINE_LI,
+            self.system,
+            self.estimate,
+            (self.Lambda, self.K_D),
+            self.reference,
+            self._check_reference,
+            connection=self._body_connection,
+            batched=False,  # the law takes one state (DimensionError on a batch)
+            vectorized=self.vectorized,
+        )
 
     def signals(self, t, q, v):
         """Reference signals ``(q_d, v_d, v_r, a_r, s)`` at ``(t, q, v)``.
@@ -554,7 +578,7 @@ class AdaptiveSlotineLi(SlotineLi):
     adaptation : float or array_like, shape (10 N, 10 N)
         Adaptation gain :math:`\Gamma`, a positive scalar or a symmetric positive-definite
         matrix.
-    require_passivity : bool
+    require_passivity, vectorized : bool
         As in :class:`SlotineLi`.
 
     Attributes
@@ -608,6 +632,7 @@ class AdaptiveSlotineLi(SlotineLi):
         estimate=None,
         adaptation=None,
         require_passivity=False,
+        vectorized=False,
     ):
         from geomech.multibody.algorithms.regressor import slotine_li_regressor
         from geomech.multibody.model.system import MultibodySystem
@@ -630,6 +655,7 @@ class AdaptiveSlotineLi(SlotineLi):
             K_D,
             estimate=estimate,
             require_passivity=require_passivity,
+            vectorized=vectorized,
         )
         _check_same_kinematics(system, self.estimate)
         n_par = 10 * system.n_bodies

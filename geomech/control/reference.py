@@ -365,6 +365,8 @@ class JointwiseTrackingError:
         self._topo = model.compiled.topo
         # (joint, iq (k, nq_j), iv (k, nv_j)): x[..., iq] stacks the k joints on axis -2
         self._blocks = [(j, np.array(qr), np.array(vr)) for j, qr, vr in blocks.values()]
+        #: whether the compiled kernel takes every joint (no numpy stage)
+        self.compiled = not (iq1 or blocks)
 
     def rates(self, q, v, q_d, v_d, a_d):
         """``(e, T v_d, d/dt (T v_d), ė)`` at validated inputs, each ``(..., nv)``."""

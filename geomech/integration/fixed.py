@@ -30,13 +30,13 @@ from geomech.errors import NonFiniteError
 from geomech.integration.budget import Budget
 from geomech.integration.rkmk import RKMK
 
-__all__ = ["FixedRun", "integrate_fixed", "ERROR_SAMPLES"]
+__all__ = ["FixedRun", "integrate_fixed", "ERROR_SAMPLES", "SAMPLE_SPACING"]
 
 #: Largest number of steps whose local error is estimated by step doubling in a fixed-step run.
 ERROR_SAMPLES = 16
 
 #: At most one step in this many is sampled (each sample costs about two steps: ≤ 10 % extra).
-_SAMPLE_SPACING = 20
+SAMPLE_SPACING = 20
 
 
 @dataclass(frozen=True)
@@ -172,7 +172,7 @@ def integrate_fixed(
     qs, ys = np.empty((N + 1,) + q0.shape), np.empty((N + 1,) + y0.shape)
     qs[0], ys[0] = q, y = q0, y0
     aux = [None] * (N + 1)
-    n_samples = min(ERROR_SAMPLES, max(1, N // _SAMPLE_SPACING))
+    n_samples = min(ERROR_SAMPLES, max(1, N // SAMPLE_SPACING))
     stride = -(-N // n_samples)  # ceil: at most n_samples sampled steps, evenly spread
     errors, worst = [], (0.0, None)
     name = method.name

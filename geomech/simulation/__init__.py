@@ -46,7 +46,9 @@ Modules: :mod:`~geomech.simulation.driver` (:func:`simulate`),
 :mod:`~geomech.simulation.result` (:class:`SimulationResult`, its ``.npz`` format),
 :mod:`~geomech.simulation.forms` (Lie-group forms, Hamel's equations),
 :mod:`~geomech.simulation.charts` (each system in its chart),
-:mod:`~geomech.simulation.closed_loop` (controllers), :mod:`~geomech.simulation.validation`.
+:mod:`~geomech.simulation.closed_loop` (controllers), :mod:`~geomech.simulation.compiled` (the
+compiled fixed-step path of trees under free motion or a built-in law),
+:mod:`~geomech.simulation.validation`.
 
 Examples
 --------

@@ -44,6 +44,7 @@ from geomech.integration import (
 )
 from geomech.simulation.charts import system_chart
 from geomech.simulation.closed_loop import Control, callback_error, closed_loop
+from geomech.simulation.compiled import compiled_plan
 from geomech.simulation.result import SimulationResult
 
 __all__ = [
@@ -226,6 +227,15 @@ def simulate(
     tau``: ``simulate`` integrates its state :math:`x \in \mathbb R^m` alongside the system
     (``ẋ = state_rate``, starting from ``state0`` for every batch member) and records it in
     ``result.controller_state``.
+
+    **Compiled runs.** A fixed-step run of a tree ``MultibodyModel`` whose joints are revolute,
+    prismatic, helical, spherical, free-flyer or fixed, without a controller or with a built-in
+    law (:class:`~geomech.control.SlotineLi` with a named body connection,
+    :class:`~geomech.control.PD`, :class:`~geomech.control.ComputedTorque`), is stepped by one
+    compiled kernel (:mod:`geomech.simulation.compiled`): the same numbers as the Python path to
+    rounding, the reference sampled in Python at the stages' times once per chunk of steps
+    (in one call when the law's reference is ``vectorized``). Every other case (a Python
+    controller, a dynamic controller, adaptive methods, other systems) runs in Python.
 
     **Budgets and accuracy.** Every run has a step budget ``max_steps`` (fixed steps, output
     intervals, and accepted steps of an adaptive solver) and a wall-time budget
@@ -416,9 +426,21 @@ def simulate(
     field_ = closed_loop(sys_chart, control, lead)
 
     # ---- integrate -----------------------------------------------------------------------------
+    plan = compiled_plan(system, controller, control, lead, integrator) if kind == "fixed" else None
     bar = _progress_bar(progress, N, "simulate")
     try:
-        if kind == "fixed":
+        if plan is not None:  # a tree and a built-in law: the compiled kernel
+            run, taus = plan.run(
+                t,
+                q,
+                y,
+                lead,
+                budget=budget,
+                accuracy=None if on_inaccuracy == "ignore" else (rtol, atol),
+                on_step=bar.update,
+            )
+            name = integrator.name
+        elif kind == "fixed":
             run = integrate_fixed(
                 sys_chart.chart,
                 field_,
@@ -474,12 +496,15 @@ def simulate(
     q_in, v_in, x_in = _read_only(qs), _read_only(vs), _read_only(xs)
     try:
         if controller is not None:
-            tau = result.tau
-            for k in range(N + 1):
+            tau, first = result.tau, 0
+            if plan is not None:  # the compiled kernel's torques at t[:-1]
+                tau[:N], first = taus, N
+                taus = [None] * (N + 1)
+            for k in range(first, N + 1):
                 tau_k = taus[k]
                 if tau_k is None:
                     tau_k = control.torque(t[k], q_in[k], v_in[k], None if xs is None else x_in[k])
-                tau[k] = tau_k
+                tau[k] = np.broadcast_to(tau_k, lead + (nv,))
         tau_in = _read_only(result.tau)
         for key, fn in log.items():
             values = [_logged(fn, key, t[k], q_in[k], v_in[k], tau_in[k]) for k in range(N + 1)]

@@ -1,0 +1,324 @@
+"""Wall time of ``geomech.simulate`` per simulated second, dt = 1 ms (issue 28 item 3).
+
+For the UR5 (6 revolute joints) and the humanoid (a free flyer and 24 revolute joints):
+
+1. Slotine–Li (``"levi-civita"``, K_D = diag H(q_c), Λ = 2), RKMK4, one simulated second:
+   the compiled path with the reference as a plain Python callable (sampled at the stages'
+   times, validated), with the same reference written ``vectorized=True`` (sampled in one call
+   per chunk), and the Python path (``integrate_fixed`` with the closed-loop field, what
+   ``simulate`` ran before issue 28). The ratio is wall / (evaluations × one ``pin.aba`` call
+   from Python on the same robot), evaluations = 4 N + 7 × (step-doubling samples) = 4112;
+   the issue's target is a ratio ≤ 3 and, on the humanoid, ≤ 0.05 s per simulated second.
+2. Free motion, one trajectory: compiled and Python path.
+3. A batch of 256 free trajectories (0.2 simulated seconds), per trajectory, with 1 and 2
+   threads (``geomech.multibody._kernels.set_num_threads``).
+4. MuJoCo, when installed (``pip install mujoco``; optional): the same model written as MJCF by
+   this script (inertias, joints, no contacts), RK4 at 1 ms: ``rollout`` of one free
+   trajectory, of 256 (1 and 2 threads), and ``mj_step`` with a Python PD loop.
+
+Timings are the best of several runs in process CPU time (the machine is shared, CPU time
+does not count the waits for a core), the thread comparisons also in wall time (meaningful on an
+idle machine only); ``pin.aba`` is timed in the same process and the same way.
+``--compile`` also times numba's compilation of the kernel in a fresh process with an empty
+cache (``NUMBA_CACHE_DIR``) against a fresh process with a warm cache.
+
+Run: ``python benchmarks/bench_simulate.py [--quick] [--compile]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+
+import geomech.simulation.driver as driver
+from geomech import simulate
+from geomech.control import SlotineLi
+from geomech.interop.pinocchio import PinocchioBridge
+from geomech.multibody import robots
+from geomech.multibody._kernels import set_num_threads
+from geomech.multibody.algorithms.dynamics import crba
+
+ROOT = Path(__file__).resolve().parent
+BATCH = 256
+
+
+def _best(fun, repeat, clock=time.process_time):
+    """Best time of ``repeat`` calls; by default the process's CPU time (the machine is shared:
+    CPU time does not count the time other processes hold the cores)."""
+    best = np.inf
+    for _ in range(repeat):
+        t0 = clock()
+        fun()
+        best = min(best, clock() - t0)
+    return best
+
+
+def _aba_time(model, repeat):
+    """One ``pin.aba`` call from Python (s), best of ``repeat`` blocks of 2000."""
+    bridge = PinocchioBridge(model)
+    rng = np.random.default_rng(0)
+    q = bridge.q_to_pin(model.random_configuration(rng))
+    v, tau = (bridge.v_to_pin(rng.uniform(-1.0, 1.0, model.nv)) for _ in range(2))
+    pm, pd = bridge.pin_model, bridge.pin_data
+
+    def block():
+        for _ in range(2000):
+            pin.aba(pm, pd, q, v, tau)
+
+    return _best(block, max(3, repeat)) / 2000
+
+
+def _python_path(*args, **kwargs):
+    """simulate() as before issue 28: no compiled dispatch."""
+    plan, driver.compiled_plan = driver.compiled_plan, lambda *a, **k: None
+    try:
+        return simulate(*args, **kwargs)
+    finally:
+        driver.compiled_plan = plan
+
+
+def _reference(model, q_c, vectorized):
+    w = np.random.default_rng(1).uniform(0.5, 1.5, model.nv)
+
+    def reference(t):
+        if vectorized:
+            t = np.asarray(t)[..., None]
+        return (
+            model.integrate(q_c, 0.2 * np.sin(w * t)),
+            0.2 * w * np.cos(w * t),
+            -0.2 * w**2 * np.sin(w * t),
+        )
+
+    return reference
+
+
+def controlled(name, model, t_aba, repeat, t_final=1.0):
+    q_c = model.random_configuration(np.random.default_rng(0))
+    K_D = np.diag(np.diag(crba(model, q_c)))  # 10 diag H is too stiff for the humanoid at 1 ms
+    z = np.zeros(model.nv)
+    evaluations = 4 * round(t_final / 1e-3) + 7 * 16
+    rows = []
+    for label, vectorized, run in (
+        ("compiled, Python reference", False, simulate),
+        ("compiled, vectorized reference", True, simulate),
+        ("Python path (before)", False, _python_path),
+    ):
+        ctrl = SlotineLi(model, "levi-civita", _reference(model, q_c, vectorized), 2.0, K_D,
+                         vectorized=vectorized)  # fmt: skip
+        run(model, q_c, z, 0.01, controller=ctrl, progress=False)  # compile, warm up
+        wall = _best(
+            lambda ctrl=ctrl, run=run: run(model, q_c, z, t_final, controller=ctrl, progress=False),
+            1 if run is _python_path else repeat,
+        )
+        rows.append((label, wall / t_final, wall / (evaluations * t_aba)))
+    print(f"  {name}: Slotine-Li RKMK4 (ratio: wall / ({evaluations} x pin.aba))")
+    for label, per_s, ratio in rows:
+        print(f"    {label:32s} {per_s:8.4f} s per simulated s   ratio {ratio:6.2f}")
+
+
+def passive(name, model, t_aba, repeat, mj=None):
+    rng = np.random.default_rng(2)
+    q0, v0 = model.random_configuration(rng), rng.uniform(-1.0, 1.0, model.nv)
+    simulate(model, q0, v0, 0.01, progress=False)
+    one = _best(lambda: simulate(model, q0, v0, 1.0, progress=False), repeat)
+    before = _best(lambda: _python_path(model, q0, v0, 1.0, progress=False), 1)
+    Q = model.random_configuration(rng, size=BATCH)
+    V = rng.uniform(-1.0, 1.0, (BATCH, model.nv))
+    T = 0.2
+    batch, wall = {}, {}
+    for threads in (1, 2):
+        set_num_threads(threads)
+        try:
+            simulate(model, Q, V, 0.005, progress=False)
+            run = lambda: simulate(model, Q, V, T, progress=False)  # noqa: E731
+            if threads == 1:
+                batch[1] = _best(run, repeat) / (BATCH * T)
+            wall[threads] = _best(run, repeat, time.perf_counter) / (BATCH * T)
+        finally:
+            set_num_threads(1)
+    evaluations = 4000 + 7 * 16
+    print(f"  {name}: free motion")
+    print(
+        f"    one trajectory: compiled {one:.4f} s per simulated s (ratio "
+        f"{one / (evaluations * t_aba):.2f}), Python path {before:.4f}"
+    )
+    print(
+        f"    batch of {BATCH}, per trajectory: {batch[1]:.4f} s per simulated s (1 thread); "
+        f"wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads, x{wall[1] / wall[2]:.2f})"
+    )
+    if mj is not None:
+        mujoco_figures(name, model, q0, v0, repeat, mj)
+
+
+# ----------------------------------------------------------------------------------------
+# MuJoCo (optional)
+# ----------------------------------------------------------------------------------------
+def _mjcf(model) -> str:
+    """The model as MJCF: bodies at their joint placements, inertias, joints (no geoms)."""
+    children = {i: [] for i in range(-1, model.n_bodies)}
+    for i, p in enumerate(model.parent):
+        children[int(p)].append(i)
+
+    def body(i, depth):
+        X, joint, I_ = model.placements[i], model.joints[i], model.inertias[i]  # noqa: N806
+        m = I_[5, 5]
+        c = np.array([I_[2, 4], I_[0, 5], I_[1, 3]]) / m
+        Ic = I_[:3, :3] - m * (c @ c * np.eye(3) - np.outer(c, c))
+        w, x, y, z = _wxyz(X[:3, :3])
+        pad = "  " * depth
+        out = [
+            f'{pad}<body name="b{i}" pos="{_f(X[:3, 3])}" quat="{w} {x} {y} {z}">',
+            f'{pad}  <inertial pos="{_f(c)}" mass="{m}" fullinertia="{Ic[0, 0]} {Ic[1, 1]} '
+            f'{Ic[2, 2]} {Ic[0, 1]} {Ic[0, 2]} {Ic[1, 2]}"/>',
+        ]
+        kind = joint.kind
+        if kind == "revolute":
+            out.append(f'{pad}  <joint type="hinge" axis="{_f(joint.axis)}"/>')
+        elif kind == "prismatic":
+            out.append(f'{pad}  <joint type="slide" axis="{_f(joint.axis)}"/>')
+        elif kind == "spherical":
+            out.append(f'{pad}  <joint type="ball"/>')
+        elif kind == "free_flyer":
+            out.append(f"{pad}  <freejoint/>")
+        for k in children[i]:
+            out += body(k, depth + 1)
+        return out + [f"{pad}</body>"]
+
+    lines = [b for i in children[-1] for b in body(i, 2)]
+    g = model.gravity
+    return "\n".join(
+        [
+            '<mujoco model="geomech">',
+            '  <compiler angle="radian" autolimits="true"/>',
+            f'  <option timestep="0.001" integrator="RK4" gravity="{_f(g)}">',
+            '    <flag contact="disable" constraint="disable"/>',
+            "  </option>",
+            "  <worldbody>",
+            *lines,
+            "  </worldbody>",
+            "</mujoco>",
+        ]
+    )
+
+
+def _f(x):
+    return " ".join(f"{float(a):.17g}" for a in np.ravel(x))
+
+
+def _wxyz(R):
+    from scipy.spatial.transform import Rotation
+
+    x, y, z, w = Rotation.from_matrix(R).as_quat()
+    return w, x, y, z
+
+
+def mujoco_figures(name, model, q0, v0, repeat, mj):
+    from mujoco import rollout
+
+    m = mj.MjModel.from_xml_string(_mjcf(model))
+    d = mj.MjData(m)
+    assert m.nv == model.nv, (m.nv, model.nv)
+    spec = mj.mjtState.mjSTATE_FULLPHYSICS
+    mj.mj_resetData(m, d)
+    state = np.empty(mj.mj_stateSize(m, spec))
+    mj.mj_getState(m, d, state, spec)
+    one = _best(lambda: rollout.rollout(m, d, state[None], nstep=1000), repeat)
+    states = np.tile(state, (BATCH, 1))
+    T = 200
+    per, wall = {}, {}
+    for threads in (1, 2):
+        datas = [mj.MjData(m) for _ in range(threads)]
+        run = lambda datas=datas: rollout.rollout(m, datas, states, nstep=T)  # noqa: E731
+        if threads == 1:
+            per[1] = _best(run, repeat) / (BATCH * T * 1e-3)
+        wall[threads] = _best(run, repeat, time.perf_counter) / (BATCH * T * 1e-3)
+
+    def pd_loop():  # a joint-space PD in Python at every step (zero-order hold)
+        mj.mj_resetData(m, d)
+        q_ref = d.qpos.copy()
+        for _ in range(1000):
+            # (the cost of a PD in Python is measured, small gains keep the motion bounded)
+            d.qfrc_applied[:] = -1e-3 * d.qvel
+            d.qfrc_applied[: min(m.nq, m.nv)] -= 1e-2 * (d.qpos - q_ref)[: min(m.nq, m.nv)]
+            mj.mj_step(m, d)
+
+    loop = _best(pd_loop, repeat)
+    print(
+        f"    MuJoCo RK4: rollout {one:.4f} s per simulated s; batch of {BATCH} per trajectory "
+        f"{per[1]:.4f} (1 thread); wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads); "
+        f"mj_step + Python PD {loop:.4f}"
+    )
+
+
+# ----------------------------------------------------------------------------------------
+# compile time
+# ----------------------------------------------------------------------------------------
+_FIRST_CALL = """
+import time, numpy as np
+t0 = time.perf_counter()
+from geomech import simulate
+from geomech.control import SlotineLi
+from geomech.multibody import robots
+m = robots.load("ur5")
+q = m.neutral()
+c = SlotineLi(m, "levi-civita", lambda t: (q, np.zeros(6), np.zeros(6)), 2.0, 1.0)
+t1 = time.perf_counter()
+simulate(m, q, np.zeros(6), 0.002, controller=c)
+t2 = time.perf_counter()
+simulate(m, q, np.zeros(6), 0.002, controller=c)
+print(t1 - t0, t2 - t1, time.perf_counter() - t2)
+"""
+
+
+def compile_time():
+    env = dict(os.environ, PYTHONPATH=str(ROOT.parent))
+    out = {}
+    with tempfile.TemporaryDirectory() as cold:
+        for label, extra in (("cold cache", {"NUMBA_CACHE_DIR": cold}), ("warm cache", {})):
+            res = subprocess.run(
+                [sys.executable, "-c", _FIRST_CALL],
+                env=dict(env, **extra),
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            out[label] = [float(x) for x in res.stdout.split()]
+    print("\nFirst simulate() under Slotine-Li in a fresh process (import, first call, second):")
+    for label, (imp, first, second) in out.items():
+        print(f"  {label}: import {imp:.1f} s, first call {first:.1f} s, second {second:.3f} s")
+    print(
+        "  (a cold cache compiles every kernel the run needs: the ABA, the Slotine-Li torques, "
+        "the tracking error and the stepping kernel)"
+    )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer repeats")
+    parser.add_argument("--compile", action="store_true", help="also time numba's compilation")
+    args = parser.parse_args(argv)
+    repeat = 2 if args.quick else 5
+    try:
+        import mujoco as mj
+    except ImportError:
+        mj = None
+    print(f"geomech.simulate, dt = 1 ms (MuJoCo: {'installed' if mj else 'not installed'})")
+    for name, model in (("ur5", robots.load("ur5")), ("humanoid", robots.humanoid())):
+        t_aba = _aba_time(model, repeat)
+        print(f"\n{name} (nv = {model.nv}): one pin.aba call {1e6 * t_aba:.2f} us")
+        controlled(name, model, t_aba, repeat)
+        passive(name, model, t_aba, repeat, mj)
+    if args.compile:
+        compile_time()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,510 @@
+r"""Compiled fixed-step simulation of a kinematic tree: RKMK on the joint charts, the ABA and the
+built-in controllers, a chunk of steps of every trajectory of a batch in one call.
+
+The kernel does what :func:`geomech.integration.integrate_fixed` does with the closed-loop field of
+:func:`geomech.simulation.simulate` on a tree (:func:`~geomech.simulation.charts.system_chart`),
+operation for operation, so that both give the same numbers. One step of an explicit tableau
+``(A, b, c)`` from :math:`(q_n, \nu_n)` in the chart centred at :math:`q_n` (Munthe-Kaas 1999,
+Alg. 1):
+
+.. math:: \Theta_i = h\sum_{j<i} a_{ij} K_j,\quad q_i = q_n \oplus \Theta_i,\quad
+          \nu_i = \nu_n + h\sum_{j<i} a_{ij} F_j,\quad
+          K_i = J_r(\Theta_i)^{-1}\nu_i,\quad F_i = \mathrm{ABA}(q_i, \nu_i, \tau_i),
+
+then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`.
+The joints are stepped as :func:`~geomech.multibody._kernels.joints.integrate` and
+:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do (1-DoF joints by index, the others
+through the same joint kernels), the dynamics by the ABA of
+:func:`~geomech.multibody._kernels.tree.dynamics.aba_one` (its work arrays allocated once). The
+sums are formed in the order of :func:`geomech.integration.rkmk._lincomb` (zero coefficients
+skipped): with the same torques, the same rounding.
+
+The torque :math:`\tau_i` of a stage is a built-in law (``law``), the reference
+:math:`(q_d, \nu_d, a_d)` at the stage's time read from arrays sampled before the call, and the
+joint-wise tracking error :math:`(e, w = T\nu_d, b = \tfrac{d}{dt}T\nu_d, \dot e)` of
+:func:`~geomech.multibody._kernels.tree.tracking.tracking_error` (seed 000 Remark 5):
+
+- ``PASSIVE``: :math:`\tau = 0`;
+- ``SLOTINE_LI``: :math:`\nu_r = w - \Lambda e`, :math:`a_r = b - \Lambda\dot e`,
+  :math:`s = \nu - \nu_r`, :math:`\tau = \hat H a_r + \hat C(q, \nu)\nu_r + \hat g - K_D s` by the
+  modified RNEA of :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques` with the
+  estimate's inertias and body connections (seed 000 eq. 13; the Levi-Civita body forces with
+  one inertia product fewer, :func:`_slotine_li`: equal to rounding);
+- ``PD``: :math:`\tau = -K_P e - K_D(\nu - w)`; ``PD_GRAVITY`` adds :math:`\hat g(q)`;
+- ``COMPUTED_TORQUE``: :math:`\tau = \mathrm{RNEA}(q, \nu, b - K_D(\nu - w) - K_P e)` of the
+  estimate.
+
+On the steps flagged in ``sampled`` the local error is estimated by step doubling, as
+:func:`geomech.integration.fixed._local_error` does (two half steps of the same tableau).
+
+References
+----------
+H. Munthe-Kaas, "High order Runge-Kutta methods on manifolds", Appl. Numer. Math. 29 (1999);
+seed 000 §IV-A1 (eq. 13), Remark 5; Featherstone 2008, Table 7.1 (ABA).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.joints import (
+    FIXED,
+    FREE_FLYER,
+    HELICAL,
+    PRISMATIC,
+    REVOLUTE,
+    SPHERICAL,
+    joint_integrate,
+)
+from geomech.multibody._kernels.spatial import (
+    cross_force,
+    cross_motion,
+    dot6,
+    inertia_params,
+    inertia_params_times,
+    transform_force_transpose,
+)
+from geomech.multibody._kernels.status import OK
+from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
+from geomech.multibody._kernels.tree.coriolis import _factor_times, reference_state
+from geomech.multibody._kernels.tree.dynamics import _aba, aba_workspace, rnea
+from geomech.multibody._kernels.tree.kinematics import all_finite
+from geomech.multibody._kernels.tree.tracking import _joint_tracking
+
+__all__ = [
+    "PASSIVE",
+    "SLOTINE_LI",
+    "PD",
+    "PD_GRAVITY",
+    "COMPUTED_TORQUE",
+    "STAGE_NOT_FINITE",
+    "STATE_NOT_FINITE",
+    "TORQUE_FAILED",
+    "ACCELERATION_FAILED",
+    "simulate_steps",
+]
+
+#: built-in control laws (module docstring)
+PASSIVE, SLOTINE_LI, PD, PD_GRAVITY, COMPUTED_TORQUE = range(5)
+
+#: failures, reported per trajectory as ``(step, failure, kernel status)``: a stage's chart
+#: coordinates or speeds overflowed (nothing evaluated there), the new state is not finite, the
+#: controller's torque failed or is not finite, the ABA failed
+STAGE_NOT_FINITE, STATE_NOT_FINITE, TORQUE_FAILED, ACCELERATION_FAILED = 1, 2, 3, 4
+
+_JIT = dict(cache=True, nogil=True, error_model="numpy")
+_INLINE = dict(_JIT, inline="always")
+
+
+# ----------------------------------------------------------------------------------------
+# joint by joint, from the joint table (code, iq0, iq1, iv0, iv1): 1-DoF joints by index,
+# the others through the joint kernels on their slices (a slice costs tens of nanoseconds)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _one_dof(code):
+    return code == REVOLUTE or code == PRISMATIC or code == HELICAL
+
+
+@njit(**_JIT)
+def _retract(jt, q_c, delta, out):
+    """``out = q_c ⊕ δ`` (``joints.integrate`` with ``dt = 1``); whether it is finite."""
+    for i in range(jt.shape[0]):
+        code, iq0, iq1, iv0, iv1 = jt[i, 0], jt[i, 1], jt[i, 2], jt[i, 3], jt[i, 4]
+        if _one_dof(code):
+            out[iq0] = q_c[iq0] + delta[iv0] * 1.0
+        elif code != FIXED:
+            joint_integrate(code, q_c[iq0:iq1], delta[iv0:iv1], 1.0, out[iq0:iq1])
+    return all_finite(out)
+
+
+@njit(**_JIT)
+def _chart_velocity(jt, delta, v, out):
+    """``out = δ̇ = J_r(δ)⁻¹ ν`` joint by joint (``chart.chart_rate``)."""
+    for i in range(jt.shape[0]):
+        code, iv0, iv1 = jt[i, 0], jt[i, 3], jt[i, 4]
+        if _one_dof(code):
+            out[iv0] = v[iv0]
+        elif code == SPHERICAL or code == FREE_FLYER:
+            right_jacobian_inverse_apply(code, delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
+
+
+@njit(**_JIT)
+def _tracking(jt, q, v, q_d, v_d, a_d, e, w, b, e_dot):
+    """``(e, T ν_d, d/dt(T ν_d), ė)`` joint by joint (``tracking.tracking_error``); zero on the
+    joints without speeds.
+    """
+    for i in range(jt.shape[0]):
+        code, iq0, iq1, iv0, iv1 = jt[i, 0], jt[i, 1], jt[i, 2], jt[i, 3], jt[i, 4]
+        if _one_dof(code):  # G = R: the coordinate law of seed 000 §IV-A1
+            e[iv0] = q[iq0] - q_d[iq0]
+            w[iv0] = v_d[iv0]
+            b[iv0] = a_d[iv0]
+            e_dot[iv0] = v[iv0] - v_d[iv0]
+        elif code == SPHERICAL or code == FREE_FLYER:
+            _joint_tracking(
+                code,
+                q[iq0:iq1],
+                v[iv0:iv1],
+                q_d[iq0:iq1],
+                v_d[iv0:iv1],
+                a_d[iv0:iv1],
+                e[iv0:iv1],
+                w[iv0:iv1],
+                b[iv0:iv1],
+                e_dot[iv0:iv1],
+            )
+        else:
+            for k in range(iv0, iv1):
+                e[k], w[k], b[k], e_dot[k] = 0.0, 0.0, 0.0, 0.0
+
+
+# ----------------------------------------------------------------------------------------
+# the closed-loop field at one stage
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _matvec_sub(M, x, out):
+    """``out -= M x`` (row by row)."""
+    n = x.shape[0]
+    for i in range(n):
+        s = 0.0
+        for j in range(n):
+            s += M[i, j] * x[j]
+        out[i] -= s
+
+
+@njit(**_INLINE)
+def _slotine_li(est, q, v, v_r, a_r, tau, sw):
+    r""":math:`\hat H a_r + \hat C(q, \nu)\nu_r + \hat g` by the modified RNEA of
+    :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques`; a status.
+
+    Body forces :math:`\mathbf f_i = \mathbf I_i\boldsymbol\alpha_i + \mathbf B_i(\mathbf v_i)
+    \mathbf w_i`; for the Levi-Civita connection (seed 000 eq. 21) with three inertia products,
+    :math:`\mathbf f_i = \mathbf I_i(\boldsymbol\alpha_i - \tfrac12\mathbf v_i\times\mathbf w_i)
+    + \tfrac12[\mathbf v_i\times^*\mathbf I_i\mathbf w_i + \mathbf w_i\times^*\mathbf I_i
+    \mathbf v_i]` (the inertias as their ten parameters).
+    """
+    etopo, placement, jparam, inertia, S, S_ring, T_user, _, _, parent, ejt, Bt, lc, gravity = est
+    E, r, vel, w, alpha, f, I10, x, y, z = sw
+    # ---- forward pass: twists v_i of ν, w_i of ν_r, α_i --------------------------------------
+    status = reference_state(
+        etopo, placement, jparam, S, S_ring, T_user, q, v, v_r, a_r, gravity, E, r, vel, w, alpha
+    )
+    if status != OK:
+        return status
+    for i in range(parent.shape[0]):  # f_i = I_i α_i + B_i(v_i) w_i
+        p, fi = I10[i], f[i]
+        if lc:
+            x[:] = 0.0
+            cross_motion(vel[i], w[i], x)  # v_i × w_i
+            for a in range(6):
+                x[a] = alpha[i, a] - 0.5 * x[a]
+            inertia_params_times(p, x, fi)
+            x[:] = 0.0
+            inertia_params_times(p, w[i], y)
+            cross_force(vel[i], y, x)
+            inertia_params_times(p, vel[i], y)
+            cross_force(w[i], y, x)
+            for a in range(6):
+                fi[a] += 0.5 * x[a]
+        else:
+            inertia_params_times(p, alpha[i], fi)
+            _factor_times(Bt[i], lc, inertia[i], vel[i], w[i], x, y, z)
+            for a in range(6):
+                fi[a] += x[a]
+    # ---- backward pass: τ_i = Φ_iᵀ f_i, f_p(i) += ^iX_p(i)ᵀ f_i -------------------------------
+    for i in range(parent.shape[0] - 1, -1, -1):
+        for k in range(ejt[i, 3], ejt[i, 4]):
+            tau[k] = dot6(S[k], f[i])
+        if parent[i] >= 0:
+            transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+    return OK
+
+
+@njit(**_INLINE)
+def _torque(law, q, v, q_d, v_d, a_d, tau, work):
+    """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
+
+    ``law = (code, cjt, est, G)``: the tracked model's joint table, the estimate ``est``
+    (``topo``, ``placement``, ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``,
+    ``f_ext``, ``parent``, its joint table, body factors ``Bt``, ``levi_civita``, gravity), the
+    gains ``G`` (``Λ`` or ``K_P``, then ``K_D``); ``work = (rows, sw)``: six work rows of ``nv``
+    and the work arrays of :func:`_slotine_li`.
+    """
+    code, cjt, est, G = law
+    if code == PASSIVE:
+        tau[:] = 0.0
+        return OK
+    rows, sw = work
+    e, w, b, e_dot, x, y = rows[0], rows[1], rows[2], rows[3], rows[4], rows[5]
+    _tracking(cjt, q, v, q_d, v_d, a_d, e, w, b, e_dot)  # joint-wise error (Remark 5)
+    n = v.shape[0]
+    if code == SLOTINE_LI:
+        # ν_r = w − Λ e, a_r = b − Λ ė (reference._with_gain), s = ν − ν_r
+        v_r, a_r = x, y
+        v_r[:], a_r[:] = w, b
+        _matvec_sub(G[0], e, v_r)
+        _matvec_sub(G[0], e_dot, a_r)
+        status = _slotine_li(est, q, v, v_r, a_r, tau, sw)
+        if status != OK:
+            return status
+        for i in range(n):
+            e_dot[i] = v[i] - v_r[i]  # s (ė is not read again)
+        _matvec_sub(G[1], e_dot, tau)  # τ = Ĥ a_r + Ĉ ν_r + ĝ − K_D s (seed 000 eq. 13)
+        return OK
+    for i in range(n):
+        w[i] = v[i] - w[i]  # ξ_e = ν − T ν_d
+    if code == COMPUTED_TORQUE:
+        x[:] = b  # a = b − K_D ξ_e − K_P e, τ = RNEA(q, ν, a) of the estimate
+        _matvec_sub(G[1], w, x)
+        _matvec_sub(G[0], e, x)
+        return rnea(*est[:7], q, v, x, est[7], est[8], tau)
+    if code == PD_GRAVITY:  # τ = ĝ(q) − K_P e − K_D ξ_e
+        y[:] = 0.0
+        status = rnea(*est[:7], q, y, y, est[7], est[8], tau)
+        if status != OK:
+            return status
+    else:  # PD: τ = −K_P e − K_D ξ_e
+        tau[:] = 0.0
+    _matvec_sub(G[0], e, tau)
+    _matvec_sub(G[1], w, tau)
+    return OK
+
+
+@njit(**_JIT)
+def _law_workspace(law, nv):
+    """The work arrays of :func:`_torque`: ``(rows, sw)``, ``sw`` with the estimate's inertia
+    parameters filled in.
+    """
+    inertia = law[2][3]
+    N = inertia.shape[0]
+    I10 = np.empty((N, 10))
+    for i in range(N):
+        inertia_params(inertia[i], I10[i])
+    sw = (
+        np.empty((N, 3, 3)),  # E
+        np.empty((N, 3)),  # r
+        np.empty((N, 6)),  # vel
+        np.empty((N, 6)),  # w
+        np.empty((N, 6)),  # alpha
+        np.empty((N, 6)),  # f
+        I10,
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+    )
+    return np.empty((6, nv)), sw
+
+
+@njit(**_INLINE)
+def _field(plant, law, ref, r, q, v, tau, a, work):
+    """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
+    status)``. ``work = (law_work, aba_work)``.
+    """
+    RQ, RV, RA = ref
+    status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
+    if status != OK or not all_finite(tau):
+        return TORQUE_FAILED, status
+    topo, _, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext = plant
+    status = _aba(
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, work[1]
+    )
+    if status != OK:
+        return ACCELERATION_FAILED, status
+    return OK, OK
+
+
+# ----------------------------------------------------------------------------------------
+# one RKMK increment in the chart centred at q_c (RKMK.increment)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _weighted_sum(a, i, X, h, out):
+    """``out = h Σ_{j<i} a[j] X[j]`` summed as ``rkmk._lincomb`` (zero coefficients skipped)."""
+    for k in range(out.shape[0]):
+        acc = 0.0
+        first = True
+        for j in range(i):
+            c = a[j]
+            if c != 0.0:
+                if first:
+                    acc = c * X[j, k]
+                    first = False
+                else:
+                    acc = acc + c * X[j, k]
+        if first:
+            acc = 0.0 * X[0, k]
+        out[k] = h * acc
+
+
+@njit(**_JIT)
+def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delta, y_next):
+    r"""One increment of the tableau from :math:`(q_c \oplus \delta_0, y)` over ``h`` into
+    ``delta``, ``y_next``: ``(failure, status)``.
+
+    Without :math:`\delta_0` (an RKMK step) the first stage is the caller's: ``F[0]`` holds the
+    acceleration at the step's start. ``rows[i]`` is the reference row of stage ``i``.
+    """
+    A, bw = tableau
+    K, F, tau, Theta, y_i, q_i, w6 = work
+    jt = plant[1]
+    s = bw.shape[0]
+    for i in range(s):
+        # ---- stage i (Munthe-Kaas 1999, Alg. 1) ------------------------------------------
+        if i == 0:
+            if not has_d0:
+                K[0, :] = y  # dexp⁻¹_0 = 1: K_1 = ξ_1 = ν_n
+                continue
+            Theta[:] = d0  # Θ_1 = δ_0
+            y_i[:] = y
+        else:
+            _weighted_sum(A[i], i, K, h, Theta)  # Θ_i = δ_0 + h Σ_j a_ij K_j
+            if has_d0:
+                for k in range(Theta.shape[0]):
+                    Theta[k] = d0[k] + Theta[k]
+            _weighted_sum(A[i], i, F, h, y_i)  # ν_i = ν_n + h Σ_j a_ij F_j
+            for k in range(y_i.shape[0]):
+                y_i[k] = y[k] + y_i[k]
+            if not (all_finite(Theta) and all_finite(y_i)):
+                return STAGE_NOT_FINITE, OK  # a stage blew up: nothing is evaluated there
+        if not _retract(jt, q_c, Theta, q_i):  # q_i = q_c ⊕ Θ_i
+            return STAGE_NOT_FINITE, OK
+        failure, status = _field(plant, law, ref, rows[i], q_i, y_i, tau, F[i], w6)
+        if failure != OK:
+            return failure, status
+        _chart_velocity(jt, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
+    # ---- update: δ = δ_0 + h Σ b_i K_i, ν_{n+1} = ν_n + h Σ b_i F_i -----------------------
+    _weighted_sum(bw, s, K, h, delta)
+    if has_d0:
+        for k in range(delta.shape[0]):
+            delta[k] = d0[k] + delta[k]
+    _weighted_sum(bw, s, F, h, y_next)
+    for k in range(y_next.shape[0]):
+        y_next[k] = y[k] + y_next[k]
+    return OK, OK
+
+
+@njit(**_JIT)
+def _local_error(plant, law, ref, rows, tableau, q, y, h, tol, F1, work, delta, y_next, half):
+    """Step-doubling error of the step ``(delta, y_next)`` from ``(q, y)``, in tolerance units and
+    before the factor ``2^p / (2^p − 1)`` (``fixed._local_error``); ``inf`` when a half step fails.
+    """
+    s = tableau[1].shape[0]
+    atol, rtol = tol
+    d1, y1, d2, y2 = half[0], half[1], half[2], half[3]
+    F = work[1]
+    F[0, :] = F1  # the first half step reuses k_1
+    failure, _ = _increment(
+        plant, law, ref, rows[s : 2 * s], tableau, q, y, 0.5 * h, d1, False, work, d1, y1
+    )
+    if failure == OK:  # the second from t_n + h/2, in the same chart
+        failure, _ = _increment(
+            plant, law, ref, rows[2 * s : 3 * s], tableau, q, y1, 0.5 * h, d1, True, work, d2, y2
+        )
+    if failure != OK:
+        return np.inf
+    e_q = 0.0
+    for k in range(d2.shape[0]):
+        e_q = max(e_q, abs(d2[k] - delta[k]) / (atol + rtol))
+    size = 0.0  # norm-wise relative error of ν
+    for k in range(y.shape[0]):
+        size = max(size, abs(y[k]), abs(y_next[k]))
+    e_y = 0.0
+    for k in range(y2.shape[0]):
+        e_y = max(e_y, abs(y2[k] - y_next[k]) / (atol + rtol * size))
+    err = max(e_q, e_y)
+    return err if math.isfinite(err) else np.inf
+
+
+# ----------------------------------------------------------------------------------------
+# a chunk of steps of one trajectory (integrate_fixed)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, fail):
+    """Steps ``n0 .. n1 - 1`` of trajectory ``b``; ``fail = (step, failure, status)``, step −1
+    when none.
+    """
+    s = tableau[1].shape[0]
+    nq, nv = Q.shape[2], Y.shape[2]
+    work = (
+        np.empty((s, nv)),  # K
+        np.empty((s, nv)),  # F
+        np.empty(nv),  # tau
+        np.empty(nv),  # Theta
+        np.empty(nv),  # y_i
+        np.empty(nq),  # q_i
+        (_law_workspace(law, nv), aba_workspace(plant[2].shape[0], nv)),  # the field's
+    )
+    F = work[1]
+    F1, delta, y_next, half = np.empty(nv), np.empty(nv), np.empty(nv), np.empty((4, nv))
+    fail[0], fail[1], fail[2] = -1, OK, OK
+    for n in range(n0, n1):
+        m = n - n0
+        q, y = Q[n, b], Y[n, b]
+        # k_1 = field(t_n, q_n, ν_n): its torque is the one recorded at t_n
+        failure, status = _field(plant, law, ref, rows[m, 0], q, y, TAU[n, b], F1, work[6])
+        if failure == OK:
+            F[0, :] = F1
+            failure, status = _increment(
+                plant, law, ref, rows[m, :s], tableau, q, y, h, delta, False, work, delta, y_next
+            )
+            if failure == STAGE_NOT_FINITE:  # a NaN step: the new state is not finite
+                failure = STATE_NOT_FINITE
+        if failure != OK:
+            fail[0], fail[1], fail[2] = n, failure, status
+            return
+        if sampled[m]:
+            ERR[m, b] = _local_error(
+                plant, law, ref, rows[m], tableau, q, y, h, tol, F1, work, delta, y_next, half
+            )
+        # q_{n+1} = q_n ⊕ δ (re-centred at every step)
+        q_next = Q[n + 1, b]
+        if not (_retract(plant[1], q, delta, q_next) and all_finite(y_next)):
+            fail[0], fail[1], fail[2] = n, STATE_NOT_FINITE, OK
+            return
+        Y[n + 1, b, :] = y_next
+
+
+# ----------------------------------------------------------------------------------------
+# the entry point: a range of trajectories of a batch (threads take disjoint ranges)
+# ----------------------------------------------------------------------------------------
+@njit(**_JIT)
+def simulate_steps(
+    plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b0, b1, FAIL
+):
+    """Steps ``n0 .. n1 - 1`` of the trajectories ``b0 .. b1 - 1`` of a batch.
+
+    Parameters
+    ----------
+    plant : tuple
+        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of the simulated
+        tree: its compiled model's arrays (one state's), the joint table ``jt`` (N, 5) with rows
+        ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]`` and ``f_ext`` without rows.
+    law : tuple
+        ``(code, cjt, est, G)`` (:func:`_torque`, :func:`_slotine_li`).
+    ref : tuple
+        ``(RQ, RV, RA)``: the reference ``(q_d, ν_d, a_d)`` sampled at the stages' times (rows).
+    rows : ndarray of int, shape (n1 − n0, 3 s)
+        For each step, the reference rows of its ``s`` stages, then of the stages of its two
+        half steps (read on the steps flagged in ``sampled``).
+    sampled : ndarray of bool, shape (n1 − n0,)
+        The steps whose local error is estimated into ``ERR[n − n0, b]``.
+    tableau : tuple
+        ``(A, b)`` of the method.
+    h : float
+    tol : tuple
+        ``(atol, rtol)``.
+    Q, Y, TAU : ndarray, shape (N + 1, B, nq), (N + 1, B, nv), (N + 1, B, nv)
+        The trajectories (time first); row ``n0`` is the start, rows up to ``n1`` are written.
+    ERR : ndarray, shape (n1 − n0, B)
+    n0, n1, b0, b1 : int
+    FAIL : ndarray of int, shape (B, 3)
+        ``(step, failure, kernel status)`` of each trajectory, step −1 when it did not fail.
+
+    The kernel holds no lock (``nogil``): threads may run disjoint ranges of one batch.
+    """
+    for b in range(b0, b1):
+        _trajectory(
+            plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR, n0, n1, b, FAIL[b]
+        )
