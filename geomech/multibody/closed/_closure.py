@@ -222,15 +222,16 @@ def newton(model, q, q_aux, free, max_iter=100):
 
     T, r = residual(q, q_aux)
     cost = float(r @ r)
-    mu, polish = 1e-6, 0
+    mu, polished = 1e-6, False
     for _ in range(max_iter):
+        res = float(np.max(np.abs(r), initial=0.0))
+        if res <= NEWTON_TOL and (polished or res <= 1e-15):
+            return q, q_aux
         J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
         K = jacobian_at(model, q, T, J, q_aux, newton=True)[:, cols]
-        if np.max(np.abs(r), initial=0.0) <= NEWTON_TOL:
-            # converged: Gauss–Newton steps while they still lower |φ| reach rounding level
-            if polish == 2 or cost == 0.0:
-                return q, q_aux
-            polish += 1
+        if res <= NEWTON_TOL:
+            # converged: one Gauss–Newton step more reaches rounding level if it lowers |φ|
+            polished = True
             q_new, aux_new = moved(q, q_aux, -np.linalg.lstsq(K, r, rcond=None)[0])
             T_new, r_new = residual(q_new, aux_new)
             if not float(r_new @ r_new) < cost:
