@@ -108,7 +108,6 @@ from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import OK, SINGULAR, pack
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "householder_qr",
@@ -299,40 +298,35 @@ def make_work(N, nc, na, nr, nD, m):
     auxiliary columns, ``nr`` rows, ``nD`` dependent and ``m`` independent columns.
     """
     nc, na, nr, nD, m = max(nc, 1), max(na, 1), max(nr, 1), max(nD, 1), max(m, 1)
-    work = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
-            (N, 3),
-            (N, nc, 6),  # Jc, Jd: in-cluster Jacobians and their rates
-            (N, nc, 6),
-            (nr, nc + na),  # K
-            (nr, nD),  # AD: K_D, then its QR
-            (nD,),  # tau: the reflectors' factors
-            (nr, m),  # B
-            (nD, m),  # X
-            (nc + na, m),  # Gk
-            (nc,),  # w: q̇ of the cluster
-            (3, 3),  # W, W2, Rp, pp, Rs, ps, Xm, rX
-            (3, 3),
-            (3, 3),
-            (3,),
-            (3, 3),
-            (3,),
-            (3, 3),
-            (3,),
-            (6,),  # m6, n6, vFP, vFS, Kd, Xv
-            (6,),
-            (6,),
-            (6,),
-            (6,),
-            (6,),
-        )
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.zeros((N, nc, 6)),
+        np.zeros((N, nc, 6)),
+        np.empty((nr, nc + na)),
+        np.empty((nr, nD)),
+        np.empty(nD),
+        np.empty((nr, m)),
+        np.empty((nD, m)),
+        np.empty((nc + na, m)),
+        np.empty(nc),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty((3, 3)),
+        np.empty(3),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
+        np.empty(6),
     )
-    work[4][:] = 0.0  # Jc and Jd start at zero
-    work[5][:] = 0.0
-    return work
 
 
 # ----------------------------------------------------------------------------------------

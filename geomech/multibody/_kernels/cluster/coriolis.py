@@ -87,7 +87,6 @@ from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESUL
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.coriolis import add_composite, body_factor
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "cluster_coriolis_workspace",
@@ -138,35 +137,31 @@ def _move_up(cbody, cclus, k, F, nrow):
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
 def cluster_coriolis_workspace(N, n_s, mmax):
-    """The work arrays of :func:`cluster_coriolis_work`: the float ones from one allocation,
-    then the status of the kinematics (one integer).
-    """
-    floats = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (n_s,),  # qd = G v
-            (N, 6),  # vel: twists (ground coordinates)
-            (n_s, 6),  # Phi, Phi_dot of the spanning joints
-            (n_s, 6),
-            (N, mmax, 6),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
-            (N, mmax, 6),
-            (N, 10),  # I_C, P_C, h_C
-            (N, 10),
-            (N, 6),
-            (N, 6, 6),  # B_C (any connection)
-            (N, mmax, 6),  # f1 f2 f3
-            (N, mmax, 6),
-            (N, mmax, 6),
-            (6, 6),  # W, B_i
-            (6, 6),
-            (6,),  # x, y
-            (6,),
-        )
+    """The work arrays of :func:`cluster_coriolis_work`."""
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty(n_s),
+        np.empty((N, 6)),  # qd = G v, twists (ground coordinates)
+        np.empty((n_s, 6)),
+        np.empty((n_s, 6)),  # Phi, Phi_dot of the spanning joints
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),  # Psi, Psi_dot: Φ_k, Φ̇_k per body
+        np.empty((N, 10)),
+        np.empty((N, 10)),
+        np.empty((N, 6)),  # I_C, P_C, h_C
+        np.empty((N, 6, 6)),  # B_C (any connection)
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),  # f1 f2 f3
+        np.empty((6, 6)),
+        np.empty((6, 6)),
+        np.empty(6),
+        np.empty(6),
+        np.empty(1, dtype=np.int64),
     )
-    return floats + (np.empty(1, dtype=np.int64),)
 
 
 @njit(**JIT)
@@ -536,30 +531,18 @@ def cluster_christoffel(
     mmax = Gc.shape[1]
     if not (all_finite(q) and all_finite(Gc) and all_finite(GDc)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r, E0, r0, Phi, Dt, Psi, Dk, U, I_C, P, h, F1, F2, F3, x, y = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (n_s, 6),  # Phi, Dt: spanning joints, ground coordinates
-            (n_s, 6, 6),
-            (N, mmax, 6),  # Psi
-            (N, mmax * mmax, 6),  # Dk, U
-            (N, mmax * mmax, 6),
-            (N, 10),  # I_C
-            (N, mmax, 10),  # P, h
-            (N, mmax, 6),
-            (N, mmax * mmax, 6),  # F1, F2, F3
-            (N, mmax * mmax, 6),
-            (N, mmax * mmax, 6),
-            (6,),  # x, y
-            (6,),
-        )
-    )
+    E, r, E0, r0 = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((N, 3, 3)), np.empty((N, 3))
     st = np.empty(1, dtype=np.int64)
     if not _ground_kinematics(topo, placement, jparam, T_user, S, q, E, r, E0, r0, st):
         return st[0]
+    Phi, Dt = np.empty((n_s, 6)), np.empty((n_s, 6, 6))
+    Psi = np.empty((N, mmax, 6))
+    Dk, U = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
+    I_C = np.empty((N, 10))
+    P, h = np.empty((N, mmax, 10)), np.empty((N, mmax, 6))
+    F1, F2 = np.empty((N, mmax * mmax, 6)), np.empty((N, mmax * mmax, 6))
+    F3 = np.empty((N, mmax * mmax, 6))
+    x, y = np.empty(6), np.empty(6)
 
     # ---- l.1-4: cluster subspaces, rate derivatives and inertias in ground coordinates ----
     _cluster_subspaces(topo, cbody, cclus, S, D, Gc, GDc, E0, r0, Phi, Dt, Psi, Dk, U, x, y)

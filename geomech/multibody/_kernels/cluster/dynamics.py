@@ -87,7 +87,6 @@ from geomech.multibody._kernels.status import (
 )
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "cluster_kinematics",
@@ -221,25 +220,16 @@ def c_rnea(
         and all_finite(gs)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    mmax = Gc.shape[1]
-    E, r, Eo, ro, qd, vel, acc, f, ck, Sk, h = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
-            (N, 3),
-            (S.shape[0],),  # qd: spanning speeds
-            (N, 6),  # vel, acc, f, ck: rows of body i of v_k, a_k, f_k, c_k
-            (N, 6),
-            (N, 6),
-            (N, 6),
-            (N, mmax, 6),  # Sk: rows of body i of S_k
-            (6,),
-        )
-    )
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
+    mmax = Gc.shape[1]
+    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
+    qd = np.empty(S.shape[0])
+    vel, acc, f, ck = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    Sk = np.empty((N, mmax, 6))
+    h = np.empty(6)
 
     # ---- forward pass: kinematics (§2.0), accelerations and net forces -----------------
     cluster_kinematics(
@@ -558,40 +548,35 @@ def _aba_work(topo, cclus, mmax, n_s):
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
-    (E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, Dinv, Dk, L, u, XU, XUD, p_a, w6, h, W, col,
-     W3, P) = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
-            (N, 3),
-            (n_s,),  # qd: spanning speeds
-            (N, 6),  # vel, ck, p_A, acc: rows of body i of v_k, c_k, p^A_k, a_k
-            (N, 6),
-            (N, 6),
-            (N, 6),
-            (N, mmax, 6),  # Sk, U: rows of body i of S_k and U_k
-            (N, mmax, 6),
-            (cclus[NC, IA_OFFSET],),  # IA: the articulated inertias, one flat array
-            (NC, mmax, mmax),  # Dinv: D_k⁻¹ per cluster
-            (mmax, mmax),  # Dk, L
-            (mmax, mmax),
-            (NC, mmax),  # u: u_k per cluster
-            (lmax, mmax, 6),  # XU, XUD
-            (lmax, mmax, 6),
-            (lmax, 6),  # p_a
-            (2, mmax),  # w6
-            (6,),  # h
-            (6, 6),  # W, col, W3, P
-            (2, 6),
-            (4, 3, 3),
-            (6, 6),
-        )
-    )  # fmt: skip
-    nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)  # nonzero blocks of IA
-    slots = np.empty(lmax, dtype=np.int64)
-    return (E, r, Eo, ro, qd, vel, ck, p_A, acc, Sk, U, IA, nzb, Dinv, Dk, L, u, XU, XUD, slots,
-            p_a, w6, h, W, col, W3, P)  # fmt: skip
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty(n_s),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty((N, mmax, 6)),
+        np.empty(cclus[NC, IA_OFFSET]),
+        np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_),
+        np.empty((NC, mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((mmax, mmax)),
+        np.empty((NC, mmax)),
+        np.empty((lmax, mmax, 6)),
+        np.empty((lmax, mmax, 6)),
+        np.empty(lmax, dtype=np.int64),
+        np.empty((lmax, 6)),
+        np.empty((2, mmax)),
+        np.empty(6),
+        np.empty((6, 6)),
+        np.empty((2, 6)),
+        np.empty((4, 3, 3)),
+        np.empty((6, 6)),
+    )
 
 
 @njit(**INLINE)
@@ -846,45 +831,28 @@ def c_efpa(
     ne = ee.shape[0]
     if not (all_finite(q) and all_finite(Gc)):
         return pack(NON_FINITE_INPUT, -1)
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
     mmax = Gc.shape[1]
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
-    (E, r, Eo, ro, qd, vel, ck, Sk, U, IA, Dinv, Dk, L, XU, XUD, W, col, W3, P, chiS, Z, Y,
-     chiL) = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 3, 3),  # Eo, ro: ^iX_Λ(i)
-            (N, 3),
-            (S.shape[0],),  # qd: spanning speeds
-            (N, 6),  # vel, ck
-            (N, 6),
-            (N, mmax, 6),  # Sk, U
-            (N, mmax, 6),
-            (cclus[NC, IA_OFFSET],),  # IA: the articulated inertias, one flat array
-            (NC, mmax, mmax),  # Dinv, Dk, L
-            (mmax, mmax),
-            (mmax, mmax),
-            (lmax, mmax, 6),  # XU, XUD
-            (lmax, mmax, 6),
-            (6, 6),  # W, col, W3, P
-            (2, 6),
-            (4, 3, 3),
-            (6, 6),
-            (6, mmax),  # chiS, Z, Y, chiL
-            (mmax, 6),
-            (lmax, 6, 6),
-            (lmax, 6, 6),
-        )
-    )  # fmt: skip
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return status
+    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
+    qd = np.empty(S.shape[0])
+    vel, ck = np.empty((N, 6)), np.empty((N, 6))
+    Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
+    IA = np.empty(cclus[NC, IA_OFFSET])
+    Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
     nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)
+    XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
     slots = np.empty(lmax, dtype=np.int64)
+    W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
     chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
     Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
+    chiS, Z, Y = np.empty((6, mmax)), np.empty((mmax, 6)), np.empty((lmax, 6, 6))
+    chiL = np.empty((lmax, 6, 6))
     sup = np.zeros((ne, NC), dtype=np.bool_)  # k ∈ supports of e: e ∈ ES(C_k)
     for e in range(ne):
         k = cbody[ee[e], CLUSTER]

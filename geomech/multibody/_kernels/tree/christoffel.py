@@ -41,7 +41,6 @@ from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
 )
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "christoffel_workspace",
@@ -55,26 +54,22 @@ __all__ = [
 
 @njit(**JIT)
 def christoffel_workspace(N, nv):
-    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds, from one
-    allocation.
-    """
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (nv, 6),  # Phi, D: ground coordinates
-            (nv, 6, 6),
-            (N, 10),  # I_C (ten parameters)
-            (6, 10),  # the pages of Bt as (P, h); h = f4
-            (6, 6),
-            (36, 6),  # F1, F2, F3
-            (36, 6),
-            (36, 6),
-            (6,),
-            (6,),
-        )
+    """The work arrays of :func:`christoffel_work` for ``N`` bodies and ``nv`` speeds."""
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E, r: ^iX_p(i)
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),  # E0, r0: ^iX_0
+        np.empty((nv, 6)),
+        np.empty((nv, 6, 6)),  # Phi, D: ground coordinates
+        np.empty((N, 10)),  # I_C (ten parameters)
+        np.empty((6, 10)),
+        np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
+        np.empty((36, 6)),
+        np.empty((36, 6)),
+        np.empty((36, 6)),  # F1, F2, F3
+        np.empty(6),
+        np.empty(6),
     )
 
 
@@ -239,7 +234,8 @@ def structure_constants(topo, S, D, q, s):
     N = topo.shape[0] - 1
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1)
-    L, w, y = workspace(((6, 6), (6,), (6,)))
+    L = np.empty((6, 6))
+    w, y = np.empty(6), np.empty(6)
     s[:, :, :] = 0.0
     for i in range(N):
         o, d = iv[i], iv[i + 1] - iv[i]

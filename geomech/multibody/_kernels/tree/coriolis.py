@@ -181,22 +181,23 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
 def coriolis_workspace(N, nv):
-    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, cut from one
-    buffer.
+    """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, from one
+    allocation: ``(E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
+    x, y)``.
     """
-    return workspace(
+    E, r, E0, r0, vel, I_C, P_C, h_C, B_C, Phi, Phi_dot, F1, F2, F3, W, B_i, x, y = workspace(
         (
             (N, 3, 3),  # E, r: ^iX_p(i)
             (N, 3),
             (N, 3, 3),  # E0, r0: ^iX_0
             (N, 3),
             (N, 6),  # vel: body twists, ground coordinates
-            (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
-            (nv, 6),
             (N, 10),  # I_C, P_C: ten parameters
             (N, 10),
             (N, 6),  # h_C
             (N, 6, 6),  # B_C: any connection
+            (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
+            (nv, 6),
             (6, nv),  # F1, F2, F3: f1, f2, f3 of every joint, as columns
             (6, nv),
             (6, nv),
@@ -206,6 +207,7 @@ def coriolis_workspace(N, nv):
             (6,),
         )
     )
+    return E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y
 
 
 @njit(**FMA)
@@ -442,12 +444,13 @@ def coriolis_transpose_product(
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v) and all_finite(w)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r, vel, u, g1, g2, vJ, Phi_dot, t, z = workspace(
-        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,), (6,))
-    )
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
+    vel, u, vJ = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
+    g1, g2, Phi_dot = np.empty((N, 6)), np.empty((N, 6)), np.empty(6)
+    t, z = np.empty(6), np.empty(6)
 
     # ---- forward pass: twists of v and w, B_iᵀ u_i and I_i u_i ----------------------------
     _twists(parent, iv, S, E, r, v, vel, vJ)
@@ -509,9 +512,11 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
     (Niemeyer–Slotine; seed 001 §1.4).
     """
     a0 = np.zeros(6)
-    for k in range(3):  # the world accelerates upwards: gravity as a fictitious acceleration
-        a0[3 + k] = -gravity[k]
-    vJ, wJ = workspace(((6,), (6,)))
+    for k in range(3):
+        a0[3 + k] = -gravity[
+            k
+        ]  # the world accelerates upwards: gravity as a fictitious acceleration
+    vJ, wJ = np.empty(6), np.empty(6)
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
         joint_velocity(S, iv, i, v_ref, wJ)
@@ -585,9 +590,9 @@ def slotine_li_torques(
     """
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    E, r, vel, w, alpha, f, h, t, z = workspace(
-        ((N, 3, 3), (N, 3), (N, 6), (N, 6), (N, 6), (N, 6), (6,), (6,), (6,))
-    )
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    vel, w, alpha, f = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    h, t, z = np.empty(6), np.empty(6), np.empty(6)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i, body forces ----
     status = reference_state(

@@ -64,10 +64,9 @@ from geomech.multibody._kernels.tree.tensor import (
     matTvec6_add,
     matvec6_add,
 )
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
-    "derivatives_workspace",
+    "workspace",
     "forward_pass",
     "first_order",
     "second_order",
@@ -157,32 +156,30 @@ def slot(base, m, a, x, y, z):
 # work arrays (allocated once per batch call)
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
-def derivatives_workspace(N, nv):
-    """The work arrays of :func:`forward_pass` and the backward passes, from one allocation.
+def workspace(N, nv):
+    """The work arrays of :func:`forward_pass` and the backward passes, as one tuple.
 
     ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid)``: ``W6``
     (16, 6, 6) and ``V6`` (18, 6) hold the 6×6 matrices and 6-vectors of the backward passes,
     ``SdPsid`` (nv, 6) the sums ``Sd + Psid`` of the second-order pass.
     """
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (N, 6),  # vel, acc
-            (N, 6),
-            (nv, 6),  # Sg, Psid, Psidd, Sd
-            (nv, 6),
-            (nv, 6),
-            (nv, 6),
-            (N, 6, 6),  # IC, BC
-            (N, 6, 6),
-            (N, 6),  # fC
-            (16, 6, 6),  # W6
-            (18, 6),  # V6
-            (nv, 6),  # SdPsid
-        )
+    return (
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 3, 3)),
+        np.empty((N, 3)),
+        np.empty((N, 6)),
+        np.empty((N, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((nv, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6, 6)),
+        np.empty((N, 6)),
+        np.empty((16, 6, 6)),
+        np.empty((18, 6)),
+        np.empty((nv, 6)),
     )
 
 
@@ -543,7 +540,7 @@ def rnea_derivatives_batch(
     written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = derivatives_workspace(N, nv)
+    ws = workspace(N, nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
         st = forward_pass(
@@ -593,8 +590,8 @@ def rnea_second_derivatives_batch(
     ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = derivatives_workspace(N, nv)
-    dq, dv, M = workspace(((nv, nv), (nv, nv), (nv, nv)))
+    ws = workspace(N, nv)
+    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
         st = forward_pass(
             topo,
@@ -794,8 +791,9 @@ def aba_derivatives_batch(
 ):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = derivatives_workspace(N, nv)
-    dq, dv, M, L, X = workspace(((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv)))
+    ws = workspace(N, nv)
+    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    X = np.empty((nv, 3 * nv))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -857,8 +855,8 @@ def aba_second_derivatives_batch(
     ``DQ``, ``DV`` and ``T`` must come zeroed.
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = derivatives_workspace(N, nv)
-    M, L = workspace(((nv, nv), (nv, nv)))
+    ws = workspace(N, nv)
+    M, L = np.empty((nv, nv)), np.empty((nv, nv))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         st = aba(

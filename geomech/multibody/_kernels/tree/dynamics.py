@@ -579,10 +579,11 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
     N = parent.shape[0]
     if not (all_finite(q) and all_finite(v)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r, vel, vJ, h = workspace(((N, 3, 3), (N, 3), (N, 6), (6,), (6,)))
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
+    vel, vJ, h = np.empty((N, 6)), np.empty(6), np.empty(6)
     T = 0.0
     for i in range(N):
         joint_velocity(S, iv, i, v, vJ)

@@ -29,7 +29,6 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     world_poses,
 )
-from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "joint_transforms_batch",
@@ -44,7 +43,7 @@ __all__ = [
 def _transforms(topo, placement, jparam, T_user, q):
     """``(status, E, r)``: the tree transforms of one state, after the finiteness check."""
     N = topo.shape[0] - 1
-    E, r = workspace(((N, 3, 3), (N, 3)))
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     if not all_finite(q):
         return pack(NON_FINITE_INPUT, -1), E, r
     return tree_transforms(topo[:-1, JTYPE], topo[:, IQ], placement, jparam, T_user, q, E, r), E, r
@@ -143,8 +142,8 @@ def velocity_map(topo, placement, jparam, S, S_ring, T_user, q, v, A, A_dot):
         return pack(NON_FINITE_INPUT, -1)
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N, nv = parent.shape[0], iv[parent.shape[0]]
-    J, vel, vJ = workspace(((N, nv, 6), (N, 6), (6,)))
-    K = np.zeros((N, nv, 6))
+    J, K, vel = np.empty((N, nv, 6)), np.zeros((N, nv, 6)), np.empty((N, 6))
+    vJ = np.empty(6)
     body_jacobians(parent, iv, S, E, r, J)
     body_velocities(parent, iv, S, E, r, v, vel)
     for i in range(N):

@@ -21,6 +21,7 @@ Hollerbach (1986).
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.jit import JIT, at, first_failure
@@ -34,7 +35,6 @@ from geomech.multibody._kernels.status import NON_FINITE_RESULT, OK, pack
 from geomech.multibody._kernels.tables import IV, PARENT
 from geomech.multibody._kernels.tree.coriolis import reference_state
 from geomech.multibody._kernels.tree.kinematics import all_finite
-from geomech.multibody._kernels.views import workspace
 
 __all__ = ["slotine_li_regressor", "slotine_li_regressor_batch"]
 
@@ -68,21 +68,11 @@ def slotine_li_regressor(
     """
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    E, r, vel, w, alpha, E0, r0, Phi, x, g, F = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 6),  # vel, w, alpha: actual and reference twists, reference accelerations
-            (N, 6),
-            (N, 6),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (iv[N], 6),  # Phi: Φ columns (rows), ground coordinates
-            (42,),
-            (6,),
-            (10, 6),
-        )
-    )
+    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
+    vel, w, alpha = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
+    E0, r0, Phi = np.empty((N, 3, 3)), np.empty((N, 3)), np.empty((iv[N], 6))
+    x, g = np.empty(42), np.empty(6)
+    F = np.empty((10, 6))
     Fflat = F.reshape(60)
 
     # ---- forward pass: actual twists v_i, reference twists w_i, alpha_i --------------------
