@@ -26,8 +26,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import JIT, at
 from geomech.multibody._kernels.status import OK
-from geomech.multibody._kernels.tree.dynamics import at, crba, rnea
+from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
+from geomech.multibody._kernels.tree.dynamics import crba, rnea
 from geomech.multibody._kernels.tree.kinematics import body_jacobians, tree_transforms
 
 __all__ = [
@@ -37,8 +39,6 @@ __all__ = [
     "lagrange_aba_batch",
     "projection_iosim_batch",
 ]
-
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
 
 
 def explicit_constraint(G, g, independent):
@@ -80,7 +80,7 @@ def explicit_constraint(G, g, independent):
     return np.ascontiguousarray(K), np.ascontiguousarray(g[:, dep])
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def projected_rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, A, A0, F_ext, TAU, status
 ):
@@ -121,7 +121,7 @@ def projected_rnea_batch(
     return 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def _projection_aba(
     topo, placement, jparam, inertia, S, S_ring, T_user, G, g, q, v, tau, a0, f_ext, H, qd, c, a
 ):
@@ -146,7 +146,7 @@ def _projection_aba(
     return OK
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def projection_aba_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, G, g, Q, V, TAU, A0, F_ext, A, status
 ):
@@ -177,7 +177,7 @@ def projection_aba_batch(
     return 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def lagrange_aba_batch(
     topo,
     placement,
@@ -229,12 +229,12 @@ def lagrange_aba_batch(
     return 0
 
 
-@njit(**_JIT)
+@njit(**JIT)
 def projection_iosim_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, G, Q, ee, OMEGA, status
 ):
     r"""Projected inverse OSIM :math:`JG(G^\top HG)^{-1}G^\top J^\top` over a batch."""
-    parent, jtype, iq, iv = topo[:-1, 0], topo[:-1, 1], topo[:, 2], topo[:, 3]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N, n_s = parent.shape[0], S.shape[1]
     H = np.empty((n_s, n_s))
     E, r = np.empty((N, 3, 3)), np.empty((N, 3))

@@ -176,6 +176,7 @@ def _compiled_chart(system):
     frame's chart does (:class:`_FiniteGuard`). ``None`` for any other system.
     """
     from geomech.multibody._kernels.joints import integrate, integrate_batch
+    from geomech.multibody._kernels.tables import JTYPE
     from geomech.multibody._kernels.tree.chart import HANDLED, chart_rate, chart_rate_batch
     from geomech.multibody.model.frame import JointFrame
 
@@ -185,7 +186,7 @@ def _compiled_chart(system):
     if getattr(model, "is_closed", False):
         return None
     topo = model.compiled.topo
-    if not all(code in HANDLED for code in topo[:-1, 1]):
+    if not all(code in HANDLED for code in topo[:-1, JTYPE]):
         return None
     nq, nv = model.nq, model.nv
     one = np.ones(1)

@@ -21,6 +21,7 @@ from geomech.errors import NotOnManifoldError
 from geomech.multibody import ClosedMultibodyModel, Revolute
 from geomech.multibody._kernels import joints as J
 from geomech.multibody._kernels.cluster import constraints as CC
+from geomech.multibody._kernels.cluster import tables as CT
 from geomech.multibody._kernels.cluster.compiled import cluster_layout
 from geomech.multibody.closed.model import ImplicitConstraint
 from geomech.multibody.io.examples import load_example
@@ -79,7 +80,7 @@ IDS = [name for name, _ in MODELS]
 @pytest.mark.parametrize("model", [m for _, m in MODELS], ids=IDS)
 def test_kernel_mode_for_built_in_loops(model):
     lay = cluster_layout(model)
-    modes = lay._tables[0][:, 0]
+    modes = lay._tables[0][:, CT.MODE]
     assert lay.certifies_closure
     for k, c in enumerate(model.clusters):
         has_loop = any(con.kind == "loop" for con in c.constraints)

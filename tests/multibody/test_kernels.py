@@ -27,6 +27,7 @@ from geomech.multibody._kernels import joints as KJ
 from geomech.multibody._kernels import spatial as KS
 from geomech.multibody._kernels import status as KST
 from geomech.multibody._kernels.compiled import joint_code
+from geomech.multibody._kernels.tables import IQ, JTYPE
 from geomech.multibody._kernels.tree.kinematics import tree_transforms
 from geomech.multibody._kernels.views import view
 from geomech.spatial import crf, crm, plucker, spatial_inertia
@@ -207,7 +208,7 @@ def _tree_transforms(model, q):
     T_user = cm.joint_arrays(q[None])[2][0]
     E, r = np.empty((model.n_bodies, 3, 3)), np.empty((model.n_bodies, 3))
     status = tree_transforms(
-        cm.topo[:-1, 1], cm.topo[:, 2], cm.placement, cm.jparam, T_user, q, E, r
+        cm.topo[:-1, JTYPE], cm.topo[:, IQ], cm.placement, cm.jparam, T_user, q, E, r
     )
     return status, E, r
 

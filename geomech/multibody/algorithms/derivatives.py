@@ -61,6 +61,7 @@ import numpy as np
 
 from geomech.errors import DimensionError, ModelError, NotATreeError, ParameterError
 from geomech.multibody._kernels.driver import call, states
+from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 
 __all__ = [
@@ -137,10 +138,10 @@ class _Layout:
         cm = model.compiled
         self.nv = cm.nv
         self.loc, self.base, self.m, self.a, self.size = K.sparse_layout(
-            model.parent, cm.topo[:, 3]
+            model.parent, cm.topo[:, IV]
         )
         # global DoF of each local position, per body: path root -> i
-        iv = cm.topo[:, 3]
+        iv = cm.topo[:, IV]
         x, y, z = [], [], []
         for i in range(model.n_bodies):
             path = np.concatenate(
@@ -524,7 +525,7 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
         lay = _layout(model)
         layout_args, size = lay.kernel_args(), lay.size
     else:
-        *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
+        *layout_args, size = K.dense_layout(model.parent, cm.topo[:, IV])
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
         gravity,
@@ -719,7 +720,7 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     # the dense tensors, their products with M⁻¹ and the temporaries of the assembly
     cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 12 * n**3)
     nv = cm.nv
-    *layout_args, size = K.dense_layout(model.parent, cm.topo[:, 3])
+    *layout_args, size = K.dense_layout(model.parent, cm.topo[:, IV])
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv)), np.empty((B, nv, nv))
     T = np.zeros((B, 4, size))

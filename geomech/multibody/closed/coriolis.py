@@ -46,6 +46,7 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody._kernels.cluster import coriolis as K
 from geomech.multibody._kernels.cluster.compiled import cluster_layout
+from geomech.multibody._kernels.cluster.tables import FIRST_Y
 from geomech.multibody._kernels.driver import call, states
 from geomech.multibody.algorithms._body_factors import _factor_tensors
 from geomech.multibody.algorithms.coriolis import (
@@ -240,7 +241,7 @@ def _speed_derivatives(model, lay, Q):
     _, _, Gd = model.constraint_matrices(Q[:, None, :], E[None], rate=True)  # (B, n[e], n_s, n)
     GDc = np.zeros((B, st.nv, lay.mmax, lay.mmax))
     for k in range(lay.n_clusters):
-        y = lay.yidx[lay.cclus[k, 2] : lay.cclus[k + 1, 2]]
+        y = lay.yidx[lay.cclus[k, FIRST_Y] : lay.cclus[k + 1, FIRST_Y]]
         rows = np.concatenate([np.arange(st.nv)[st.v_slices[b]] for b in model.clusters[k].bodies])
         for e, ye in enumerate(y):
             page = GDc[..., e]  # a view
