@@ -5,7 +5,9 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, os.path.abspath(".."))
+# geomech is the installed package (``pip install -e '.[docs]'`` for this checkout), with its
+# numba cache: putting the source tree first here would import a second copy of the package
+# whose kernels all compile again (minutes of the build; issue 29).
 sys.path.insert(0, os.path.abspath("_ext"))
 os.environ.setdefault("MPLBACKEND", "Agg")
 # tutorial 09 starts a dask cluster: keep its INFO logging out of the build output
