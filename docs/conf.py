@@ -16,6 +16,12 @@ os.environ.setdefault("DASK_LOGGING__DISTRIBUTED", "error")
 from offline_inventories import intersphinx_mapping as _inventories  # noqa: E402
 
 import geomech  # noqa: E402
+from geomech import _precompile  # noqa: E402
+
+# On a cold numba cache (a fresh install) compile the main kernel families in parallel worker
+# processes now, before sphinx-gallery runs the tutorials one after the other; with a filled
+# cache this only checks the cache (a second).
+_precompile.compile_families(_precompile.missing(_precompile.FAMILIES))
 
 project = "geomech"
 author = "geomech developers"

@@ -209,8 +209,14 @@ FAMILIES = {
                 "cluster.coriolis:cluster_christoffel_batch",
                 "tree.kinematics_batch:forward_kinematics_batch",
                 "tree.kinematics_batch:body_jacobians_batch",
+                # the tree's kernels that the closed model's functions call as well (cached
+                # by another worker first, they are loaded instead of compiled again)
+                "tree.dynamics:crba_one",
+                "tree.dynamics:crba_batch",
+                "joints:integrate_batch",
+                "tree.kinematics_batch:velocity_map_batch",
             ),
-            45.0,
+            60.0,
             _closed,
         ),
     )
