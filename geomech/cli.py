@@ -10,6 +10,12 @@ URDF inertials as Pinocchio does), ``--connection NAME`` (one row of the table),
 (the random states), ``--json`` (the same figures, machine-readable). ``geomech --version``
 prints the installed version.
 
+The first run on a machine compiles the numba kernels that the report calls (about a minute of
+CPU time, in up to one worker process per CPU, ``GEOMECH_COMPILE_JOBS`` to change that) and
+caches them: it says so at once on stderr, with a line per kernel family as it is done, and the
+report gives the compile time apart from the timings (``compile_s`` in ``--json``). Later runs
+load the kernels from the cache and print nothing on stderr.
+
 An unknown name gets a "did you mean" from the built-in models, the shipped URDFs, the
 installed example-robot-data robots and the groups; without example-robot-data the message
 says how to install it (``pip install 'geomech[robots]'``).
