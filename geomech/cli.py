@@ -657,18 +657,19 @@ def _compile_kernels(families: list[str], progress: _Progress) -> float:
         return 0.0
     jobs = min(len(cold), _precompile.default_jobs())
     cpu = sum(_precompile.FAMILIES[n].cost for n in cold)
-    where = f"in {jobs} processes" if jobs > 1 else "in this process"
+    where = f"shared by {jobs} processes" if jobs > 1 else "in this process"
     progress.announced = True
     progress.say(
-        f"first run: compiling the numba kernels of {', '.join(cold)} once, {where} (about "
-        f"{_duration(cpu)} of CPU time; later runs load them from the cache)"
+        f"first run: compiling numba kernels once, about {_duration(cpu)} of CPU time {where} "
+        "(later runs load them from the cache)"
     )
+    progress.say(f"  {len(cold)} kernel families: {', '.join(cold)}")
     done = []
 
     def report(family: str, seconds: float) -> None:
         done.append(family)
         title = _precompile.FAMILIES[family].title
-        progress.say(f"  [{len(done)}/{len(cold)}] {family} ({title}): {seconds:.1f} s")
+        progress.say(f"  [{len(done)}/{len(cold)}] {family} done in {seconds:.1f} s: {title}")
 
     total = _precompile.compile_families(cold, jobs=jobs, report=report)
     progress.say(f"kernels compiled in {total:.1f} s")
