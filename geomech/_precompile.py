@@ -350,10 +350,11 @@ def compile_families(names, jobs: int | None = None, report=None) -> float:
 _WORKER = """\
 import sys
 sys.path.insert(0, {root!r})
+answers, sys.stdout = sys.stdout, sys.stderr  # anything else printed goes nowhere
 from geomech._precompile import _run
 for line in sys.stdin:
     name = line.strip()
-    print(name, _run(name), flush=True)
+    print(name, _run(name), file=answers, flush=True)
 """
 
 
@@ -391,8 +392,14 @@ def _in_workers(names: list[str], jobs: int, report) -> list[str]:
                     failed.append(busy.pop(proc))
                 continue
             name, _, seconds = line.partition(" ")
-            busy.pop(proc, None)
-            report(name, float(seconds))
+            try:
+                seconds = float(seconds)
+            except ValueError:  # not an answer
+                continue
+            if busy.get(proc) != name:
+                continue
+            del busy[proc]
+            report(name, seconds)
             if pending:
                 busy[proc] = pending.pop(0)
                 _send(proc, busy[proc])
