@@ -17,57 +17,72 @@ array([0., 1., 0.])
 (2, 2)
 """
 
-from geomech import (
-    control,
-    errors,
-    geometry,
-    interop,
-    lie,
-    multibody,
-    rigidbody,
-    simulation,
-    spatial,
+from geomech._lazy import attach
+
+#: The multibody names re-exported here (their one home is a subpackage of geomech.multibody).
+_MULTIBODY = [
+    "MultibodyModel",
+    "aba",
+    "aba_derivatives",
+    "aba_second_derivatives",
+    "body_jacobians",
+    "body_velocities",
+    "center_of_mass",
+    "center_of_mass_jacobian",
+    "centroidal_inertia",
+    "centroidal_momentum_matrix",
+    "centroidal_momentum_matrix_rate",
+    "christoffel_symbols",
+    "coriolis_matrix",
+    "crba",
+    "forward_kinematics",
+    "frame_acceleration",
+    "frame_jacobian",
+    "frame_jacobian_rate",
+    "frame_placement",
+    "frame_velocity",
+    "gravity_forces",
+    "inverse_operational_space_inertia",
+    "kinetic_energy",
+    "load_urdf",
+    "mass_matrix_derivative",
+    "model_connection",
+    "rnea",
+    "rnea_derivatives",
+    "rnea_second_derivatives",
+    "robots",
+    "slotine_li_torques",
+    "to_urdf",
+    "velocity_map",
+]
+
+# Everything is imported on first use (PEP 562): `import geomech` stays a few milliseconds,
+# `geomech.rnea` imports numba and the dynamics kernels, `geomech.lie` neither.
+__getattr__, __dir__ = attach(
+    __name__,
+    submodules=[
+        "control",
+        "errors",
+        "geometry",
+        "interop",
+        "lie",
+        "multibody",
+        "rigidbody",
+        "simulation",
+        "spatial",
+    ],
+    names={
+        "GeomechError": "geomech.errors",
+        "task_space_coriolis": "geomech.geometry",
+        "from_pinocchio": "geomech.interop.pinocchio",
+        "to_pinocchio": "geomech.interop.pinocchio",
+        "to_pinocchio_closed": "geomech.interop.pinocchio",
+        **dict.fromkeys(_MULTIBODY, "geomech.multibody"),
+        "RigidBody": "geomech.rigidbody",
+        "SimulationResult": "geomech.simulation",
+        "simulate": "geomech.simulation",
+    },
 )
-from geomech.errors import GeomechError
-from geomech.geometry import task_space_coriolis
-from geomech.interop.pinocchio import from_pinocchio, to_pinocchio, to_pinocchio_closed
-from geomech.multibody import (
-    MultibodyModel,
-    aba,
-    aba_derivatives,
-    aba_second_derivatives,
-    body_jacobians,
-    body_velocities,
-    center_of_mass,
-    center_of_mass_jacobian,
-    centroidal_inertia,
-    centroidal_momentum_matrix,
-    centroidal_momentum_matrix_rate,
-    christoffel_symbols,
-    coriolis_matrix,
-    crba,
-    forward_kinematics,
-    frame_acceleration,
-    frame_jacobian,
-    frame_jacobian_rate,
-    frame_placement,
-    frame_velocity,
-    gravity_forces,
-    inverse_operational_space_inertia,
-    kinetic_energy,
-    load_urdf,
-    mass_matrix_derivative,
-    model_connection,
-    rnea,
-    rnea_derivatives,
-    rnea_second_derivatives,
-    robots,
-    slotine_li_torques,
-    to_urdf,
-    velocity_map,
-)
-from geomech.rigidbody import RigidBody
-from geomech.simulation import SimulationResult, simulate
 
 __all__ = [
     "control",

@@ -10,6 +10,12 @@ URDF inertials as Pinocchio does), ``--connection NAME`` (one row of the table),
 (the random states), ``--json`` (the same figures, machine-readable). ``geomech --version``
 prints the installed version.
 
+The first run on a machine compiles the numba kernels that the report calls (about a minute of
+CPU time, in up to one worker process per CPU, ``GEOMECH_COMPILE_JOBS`` to change that) and
+caches them: it says so at once on stderr, with a line per kernel family as it is done, and the
+report gives the compile time apart from the timings (``compile_s`` in ``--json``). Later runs
+load the kernels from the cache and print nothing on stderr.
+
 An unknown name gets a "did you mean" from the built-in models, the shipped URDFs, the
 installed example-robot-data robots and the groups; without example-robot-data the message
 says how to install it (``pip install 'geomech[robots]'``).
@@ -491,6 +497,9 @@ def _render_text(name: str, result: dict, out) -> None:
             f"  {'H positive definite':<34} min eigenvalue {mm['min_eigenvalue']:.2e}"
             f"  {verdict}{tail}"
         )
+    if result.get("compile_s"):
+        p(f"  kernels compiled first in {result['compile_s']:.2f} s (once: later runs load them "
+          "from numba's cache; not part of any time below)")  # fmt: skip
     if result.get("timings_ms"):
         p("  time per call (best of up to 20): " + ", ".join(
             f"{k} {t:.3f} ms" if math.isfinite(t) else f"{k} -"
@@ -512,7 +521,9 @@ def _render_text(name: str, result: dict, out) -> None:
                     p(f"    {r['name']}: expected yes in {', '.join(r['missing'])}, got no  FAILED")
     for line in _legend(result):
         p("  " + line)
-    p(f"checks {'passed' if result['passed'] else 'FAILED'} in {result['elapsed_s']:.2f} s")
+    compiled = result.get("compile_s") or 0.0
+    tail = f" ({compiled:.2f} s of it compiling the kernels, once)" if compiled > 0 else ""
+    p(f"checks {'passed' if result['passed'] else 'FAILED'} in {result['elapsed_s']:.2f} s{tail}")
 
 
 def _jsonable(x):
@@ -617,6 +628,73 @@ def _unknown_connection(name: str, names: list[str]) -> str:
     )
 
 
+def _families(model) -> list[str]:
+    """The kernel families (:mod:`geomech._precompile`) that the report on ``model`` calls."""
+    if model.nv == 0:
+        return []
+    closed = getattr(model, "is_closed", False)
+    families = ["closed", "crba"] if closed else ["rnea-aba", "crba"]
+    if model.nv <= MAX_NV_CONNECTIONS:  # the connection report
+        families += ["coriolis", "christoffel", "kinematics"]
+    return families
+
+
+class _Progress:
+    """Progress lines on stderr while kernels compile (the report itself goes to stdout)."""
+
+    PREFIX = "geomech inspect:"
+
+    def __init__(self, stream=None):
+        self.stream = stream
+        self.announced = False
+
+    def say(self, text: str) -> None:
+        try:
+            print(f"{self.PREFIX} {text}", file=self.stream or sys.stderr, flush=True)
+        except (OSError, ValueError, AttributeError):  # no stderr: compile without a word
+            pass
+
+    def kernel(self, name: str) -> None:
+        """A kernel compiles in this process (not foreseen by the families)."""
+        if not self.announced:
+            self.announced = True
+            self.say("first run: compiling numba kernels once (later runs load them from the "
+                     "cache)")  # fmt: skip
+        self.say(f"  compiling {name} ...")
+
+
+def _compile_kernels(families: list[str], progress: _Progress) -> float:
+    """Compile the families not in numba's cache yet, saying so at once; seconds spent."""
+    from geomech import _precompile
+
+    cold = _precompile.missing(families)
+    if not cold:
+        return 0.0
+    jobs = min(len(cold), _precompile.default_jobs())
+    cpu = sum(_precompile.FAMILIES[n].cost for n in cold)
+    where = f"shared by {jobs} processes" if jobs > 1 else "in this process"
+    progress.announced = True
+    progress.say(
+        f"first run: compiling numba kernels once, about {_duration(cpu)} of CPU time {where} "
+        "(later runs load them from the cache)"
+    )
+    progress.say(f"  {len(cold)} kernel families: {', '.join(cold)}")
+    done = []
+
+    def report(family: str, seconds: float) -> None:
+        done.append(family)
+        title = _precompile.FAMILIES[family].title
+        progress.say(f"  [{len(done)}/{len(cold)}] {family} done in {seconds:.1f} s: {title}")
+
+    total = _precompile.compile_families(cold, jobs=jobs, report=report)
+    progress.say(f"kernels compiled in {total:.1f} s")
+    return total
+
+
+def _duration(seconds: float) -> str:
+    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
+
+
 def _cmd_inspect(args, out) -> int:
     from geomech.multibody.connections.body import body_connection_names
 
@@ -647,7 +725,13 @@ def _cmd_inspect(args, out) -> int:
     else:
         model = _load_model(args)
         conn_names = [args.connection] if args.connection else names
-        result = _inspect_model(model, args.seed, conn_names)
+        progress = _Progress()
+        compile_s = _compile_kernels(_families(model), progress)
+        from geomech._precompile import compiling
+
+        with compiling(progress.kernel) as late:  # a kernel outside the families: said too
+            result = _inspect_model(model, args.seed, conn_names)
+        result["compile_s"] = compile_s + late.seconds
     result = {"target": name, "seed": args.seed, **result,
               "elapsed_s": time.perf_counter() - start}  # fmt: skip
     try:

@@ -25,88 +25,101 @@ Examples
 (2, 2, ['joint1', 'joint2'])
 """
 
+from geomech._lazy import attach
 from geomech.multibody import _compat
-from geomech.multibody._kernels.driver import get_num_threads, set_num_threads
-from geomech.multibody.algorithms import (
-    ABASecondDerivatives,
-    BlockSparseTensor,
-    FrameTable,
-    RNEASecondDerivatives,
-    aba,
-    aba_derivatives,
-    aba_second_derivatives,
-    body_jacobians,
-    body_velocities,
-    center_of_mass,
-    center_of_mass_jacobian,
-    centroidal_inertia,
-    centroidal_momentum_matrix,
-    centroidal_momentum_matrix_rate,
-    christoffel_symbols,
-    coriolis_matrix,
-    coriolis_matrix_dense,
-    coriolis_matrix_differentiation,
-    coriolis_transpose_product,
-    crba,
-    forward_kinematics,
-    frame_acceleration,
-    frame_jacobian,
-    frame_jacobian_rate,
-    frame_names,
-    frame_placement,
-    frame_table,
-    frame_velocity,
-    gravity_forces,
-    joint_structure_constants,
-    joint_transforms,
-    kinetic_energy,
-    mass_matrix_derivative,
-    rnea,
-    rnea_derivatives,
-    rnea_second_derivatives,
-    slotine_li_regressor,
-    slotine_li_torques,
-    velocity_map,
-)
-from geomech.multibody.closed import (
-    ClosedMultibodyModel,
-    ImplicitConstraint,
-    inverse_operational_space_inertia,
-    reflected_inertia,
-)
-from geomech.multibody.connections import (
-    NAMED_BODY_CONNECTIONS,
-    AffineConnectionBody,
-    BodyConnection,
-    BoltzmannHamelBody,
-    CallableBody,
-    CartanSchoutenBody,
-    LeviCivitaBody,
-    VelocityCrossBody,
-    body_connection,
-    body_connection_names,
-    register_body_connection,
-)
-from geomech.multibody.io import load_urdf, robots, to_urdf
-from geomech.multibody.model import (
-    Fixed,
-    FreeFlyer,
-    Helical,
-    Joint,
-    JointFrame,
-    MultibodyConnection,
-    MultibodyModel,
-    MultibodySystem,
-    Planar,
-    Prismatic,
-    Revolute,
-    SchoenfliesJoint,
-    Spherical,
-    check_inertia,
-    connection_report,
-    format_connection_report,
-    model_connection,
-)
+
+#: where each name of this package lives (imported on first use, PEP 562)
+_HOMES = {
+    "geomech.multibody._kernels.driver": [
+        "get_num_threads",
+        "set_num_threads",
+    ],
+    "geomech.multibody.algorithms": [
+        "ABASecondDerivatives",
+        "BlockSparseTensor",
+        "FrameTable",
+        "RNEASecondDerivatives",
+        "aba",
+        "aba_derivatives",
+        "aba_second_derivatives",
+        "body_jacobians",
+        "body_velocities",
+        "center_of_mass",
+        "center_of_mass_jacobian",
+        "centroidal_inertia",
+        "centroidal_momentum_matrix",
+        "centroidal_momentum_matrix_rate",
+        "christoffel_symbols",
+        "coriolis_matrix",
+        "coriolis_matrix_dense",
+        "coriolis_matrix_differentiation",
+        "coriolis_transpose_product",
+        "crba",
+        "forward_kinematics",
+        "frame_acceleration",
+        "frame_jacobian",
+        "frame_jacobian_rate",
+        "frame_names",
+        "frame_placement",
+        "frame_table",
+        "frame_velocity",
+        "gravity_forces",
+        "joint_structure_constants",
+        "joint_transforms",
+        "kinetic_energy",
+        "mass_matrix_derivative",
+        "rnea",
+        "rnea_derivatives",
+        "rnea_second_derivatives",
+        "slotine_li_regressor",
+        "slotine_li_torques",
+        "velocity_map",
+    ],
+    "geomech.multibody.closed": [
+        "ClosedMultibodyModel",
+        "ImplicitConstraint",
+        "inverse_operational_space_inertia",
+        "reflected_inertia",
+    ],
+    "geomech.multibody.connections": [
+        "NAMED_BODY_CONNECTIONS",
+        "AffineConnectionBody",
+        "BodyConnection",
+        "BoltzmannHamelBody",
+        "CallableBody",
+        "CartanSchoutenBody",
+        "LeviCivitaBody",
+        "VelocityCrossBody",
+        "body_connection",
+        "body_connection_names",
+        "register_body_connection",
+    ],
+    "geomech.multibody.io": [
+        "load_urdf",
+        "robots",
+        "to_urdf",
+    ],
+    "geomech.multibody.model": [
+        "Fixed",
+        "FreeFlyer",
+        "Helical",
+        "Joint",
+        "JointFrame",
+        "MultibodyConnection",
+        "MultibodyModel",
+        "MultibodySystem",
+        "Planar",
+        "Prismatic",
+        "Revolute",
+        "SchoenfliesJoint",
+        "Spherical",
+        "check_inertia",
+        "connection_report",
+        "format_connection_report",
+        "model_connection",
+    ],
+}
+
 
 __all__ = [
     # model
@@ -195,10 +208,21 @@ __all__ = [
 
 _compat.install()
 
+_lazy_getattr, __dir__ = attach(
+    __name__,
+    submodules=["algorithms", "closed", "connections", "io", "model"],
+    names={name: module for module, names in _HOMES.items() for name in names},
+)
+
 
 def __getattr__(name: str):
-    """Old submodule attributes (``geomech.multibody.dynamics``, ...) with a warning."""
-    old = f"{__name__}.{name}"
-    if old in _compat.MOVED:
-        return _compat.moved(old)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """The names above on first use; old submodule attributes (``geomech.multibody.dynamics``,
+    ...) with a warning.
+    """
+    try:
+        return _lazy_getattr(name)
+    except AttributeError:
+        old = f"{__name__}.{name}"
+        if old in _compat.MOVED:
+            return _compat.moved(old)
+        raise

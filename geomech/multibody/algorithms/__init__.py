@@ -19,50 +19,67 @@ the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.mod
 - :mod:`~geomech.multibody.algorithms.regressor` — the Slotine–Li regressor.
 """
 
-from geomech.multibody.algorithms.centroidal import (
-    center_of_mass,
-    center_of_mass_jacobian,
-    centroidal_inertia,
-    centroidal_momentum_matrix,
-    centroidal_momentum_matrix_rate,
-)
-from geomech.multibody.algorithms.christoffel import christoffel_symbols, joint_structure_constants
-from geomech.multibody.algorithms.coriolis import (
-    coriolis_matrix,
-    coriolis_matrix_dense,
-    coriolis_matrix_differentiation,
-    coriolis_transpose_product,
-    mass_matrix_derivative,
-    slotine_li_torques,
-)
-from geomech.multibody.algorithms.derivatives import (
-    ABASecondDerivatives,
-    BlockSparseTensor,
-    RNEASecondDerivatives,
-    aba_derivatives,
-    aba_second_derivatives,
-    rnea_derivatives,
-    rnea_second_derivatives,
-)
-from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, kinetic_energy, rnea
-from geomech.multibody.algorithms.frames import (
-    FrameTable,
-    frame_acceleration,
-    frame_jacobian,
-    frame_jacobian_rate,
-    frame_names,
-    frame_placement,
-    frame_table,
-    frame_velocity,
-)
-from geomech.multibody.algorithms.kinematics import (
-    body_jacobians,
-    body_velocities,
-    forward_kinematics,
-    joint_transforms,
-    velocity_map,
-)
-from geomech.multibody.algorithms.regressor import slotine_li_regressor
+from geomech._lazy import attach
+
+#: where each name of this package lives (imported on first use, PEP 562: `rnea` does
+#: not import the kernels of the derivatives)
+_HOMES = {
+    "centroidal": [
+        "center_of_mass",
+        "center_of_mass_jacobian",
+        "centroidal_inertia",
+        "centroidal_momentum_matrix",
+        "centroidal_momentum_matrix_rate",
+    ],
+    "christoffel": [
+        "christoffel_symbols",
+        "joint_structure_constants",
+    ],
+    "coriolis": [
+        "coriolis_matrix",
+        "coriolis_matrix_dense",
+        "coriolis_matrix_differentiation",
+        "coriolis_transpose_product",
+        "mass_matrix_derivative",
+        "slotine_li_torques",
+    ],
+    "derivatives": [
+        "ABASecondDerivatives",
+        "BlockSparseTensor",
+        "RNEASecondDerivatives",
+        "aba_derivatives",
+        "aba_second_derivatives",
+        "rnea_derivatives",
+        "rnea_second_derivatives",
+    ],
+    "dynamics": [
+        "aba",
+        "crba",
+        "gravity_forces",
+        "kinetic_energy",
+        "rnea",
+    ],
+    "frames": [
+        "FrameTable",
+        "frame_acceleration",
+        "frame_jacobian",
+        "frame_jacobian_rate",
+        "frame_names",
+        "frame_placement",
+        "frame_table",
+        "frame_velocity",
+    ],
+    "kinematics": [
+        "body_jacobians",
+        "body_velocities",
+        "forward_kinematics",
+        "joint_transforms",
+        "velocity_map",
+    ],
+    "regressor": [
+        "slotine_li_regressor",
+    ],
+}
 
 __all__ = [
     "rnea",
@@ -105,3 +122,9 @@ __all__ = [
     "centroidal_momentum_matrix_rate",
     "centroidal_inertia",
 ]
+
+__getattr__, __dir__ = attach(
+    __name__,
+    submodules=list(_HOMES),
+    names={name: f"{__name__}.{module}" for module, names in _HOMES.items() for name in names},
+)

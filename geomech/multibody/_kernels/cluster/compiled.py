@@ -337,8 +337,8 @@ class ClusterLayout:
             cpc,
             G0,
             sizes,
-            np.ascontiguousarray(Q),
-            np.ascontiguousarray(V),
+            np.require(Q, np.float64, ("C", "W")),  # one signature: a read-only Q
+            np.require(V, np.float64, ("C", "W")),  # or V would compile a second one
             Gc,
             gs,
             Gdc,
