@@ -9,12 +9,13 @@ spanning tree's arrays (:mod:`~geomech.multibody._kernels.compiled`):
     ancestor outside the cluster, −1 for the base) and, in row ``t``, the ``t``-th body in
     cluster order (``STACK``: clusters in regular order, each cluster's bodies in regular
     order, the stack order of seed 004 eq. 11).
-``cclus`` (N_C + 1, 4) int64
+``cclus`` (N_C + 1, 5) int64
     Per cluster ``k``: parent cluster :math:`\lambda(k)` (``PARENT_CLUSTER``, −1 for the
     base), offset of its bodies in cluster order (``FIRST_BODY``), offset of its independent
     speeds in ``yidx`` (``FIRST_Y``) and offset of its articulated inertia (a dense
-    :math:`6n_b\times 6n_b` block) in a flat work array (``IA_OFFSET``); row :math:`N_C`
-    holds the totals.
+    :math:`6n_b\times 6n_b` block) in a flat work array (``IA_OFFSET``) and its shape code
+    (``SHAPE``: flags ``ONE_OUTPUT``, ``BLOCK_DIAGONAL``, ``ONE_DOF`` of
+    :mod:`~geomech.multibody._kernels.cluster.tables`); row :math:`N_C` holds the totals.
 ``yidx`` (nv,) int64
     The positions in ``v`` of each cluster's independent speeds :math:`\dot y_k`.
 
@@ -56,6 +57,7 @@ from geomech.errors import GeomechError
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.cluster import constraints as CC
 from geomech.multibody._kernels.cluster.tables import (
+    BLOCK_DIAGONAL,
     CBODY_COLUMNS,
     CCLUS_COLUMNS,
     CLUSTER,
@@ -75,7 +77,10 @@ from geomech.multibody._kernels.cluster.tables import (
     LOOP_INT,
     LOOP_PHI,
     LOOP_PITCH,
+    ONE_DOF,
+    ONE_OUTPUT,
     OUTPUT,
+    SHAPE,
     SLOT,
     STACK,
 )
@@ -97,8 +102,8 @@ class ClusterLayout:
     >>> from geomech.multibody.io.examples import load_example
     >>> from geomech.multibody._kernels.cluster.compiled import cluster_layout
     >>> lay = cluster_layout(load_example("four_bar"))
-    >>> lay.cclus.tolist()  # parent cluster, body offset, y offset, I^A offset
-    [[-1, 0, 0, 0], [-1, 3, 1, 324]]
+    >>> lay.cclus.tolist()  # parent cluster, body offset, y offset, I^A offset, shape
+    [[-1, 0, 0, 0, 7], [-1, 3, 1, 324, 0]]
     """
 
     def __init__(self, model):
@@ -123,7 +128,8 @@ class ClusterLayout:
         self.mmax = self.lmax = 1
         static = []
         for k, (bodies, parent, out, y, constrained, coupling_only) in enumerate(groups):
-            cclus[k] = (parent, t, ny, nia)  # PARENT_CLUSTER, FIRST_BODY, FIRST_Y, IA_OFFSET
+            # PARENT_CLUSTER, FIRST_BODY, FIRST_Y, IA_OFFSET (SHAPE below)
+            cclus[k, :SHAPE] = (parent, t, ny, nia)
             for s, (b, o) in enumerate(zip(bodies, out, strict=True)):
                 cbody[b, CLUSTER], cbody[b, SLOT], cbody[b, OUTPUT] = k, s, o
                 cbody[t, STACK] = b
@@ -134,7 +140,15 @@ class ClusterLayout:
             self.mmax = max(self.mmax, len(y))
             self.lmax = max(self.lmax, len(bodies))
             static.append(not constrained or coupling_only)
-        cclus[NC] = (-1, t, ny, nia)
+        cclus[NC, :SHAPE] = (-1, t, ny, nia)
+        for k, (bodies, parent, out, y, *_rest) in enumerate(groups):  # shape codes
+            flags = ONE_DOF if len(y) == 1 else 0
+            if len(set(out)) == 1:
+                flags |= ONE_OUTPUT
+            hangs = [set(g[2]) & set(bodies) for g in groups if g[1] == k]
+            if all(len(h) <= 1 for h in hangs):
+                flags |= BLOCK_DIAGONAL
+            cclus[k, SHAPE] = flags
         self.cbody, self.cclus = cbody, cclus
         self.yidx = np.asarray(yidx, dtype=np.int64)
         self.n_clusters, self.n_s, self.nv = NC, n_s, ny

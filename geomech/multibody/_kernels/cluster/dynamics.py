@@ -59,24 +59,37 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.cluster.tables import (
+    BLOCK_DIAGONAL,
     CLUSTER,
     FIRST_BODY,
     FIRST_Y,
     IA_OFFSET,
+    ONE_OUTPUT,
     OUTPUT,
     PARENT_CLUSTER,
+    SHAPE,
     SLOT,
     STACK,
 )
-from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
-from geomech.multibody._kernels.linalg import cholesky_inverse
+from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
+from geomech.multibody._kernels.joints import USER
+from geomech.multibody._kernels.linalg import SINGULAR_RTOL, cholesky_inverse
 from geomech.multibody._kernels.spatial import (
+    compose_transforms,
     congruence_sym,
     cross_force,
     cross_motion,
+    dot6,
     force_to_parent,
+    inertia_params,
+    inertia_params_matrix,
+    inertia_params_times,
+    inertia_params_transform,
     inertia_times,
+    sym_matvec6,
+    trace_about,
     transform_motion,
+    transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
@@ -87,6 +100,7 @@ from geomech.multibody._kernels.status import (
 )
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody._kernels.views import workspace
 
 __all__ = [
     "cluster_kinematics",
@@ -515,6 +529,19 @@ def c_aba(
     ``tau`` is the independent generalized force :math:`\tau = G^\top\tau_s`; ``a`` receives
     :math:`\ddot y`. Returns a packed status (``SINGULAR`` naming the first body of a cluster
     whose :math:`\mathsf D_k` is singular).
+
+    Every quantity is held in ground coordinates, as the tree ABA
+    (:func:`~geomech.multibody._kernels.tree.dynamics.aba`) does: then the cluster transform
+    :math:`{}^k\mathsf X_{\lambda(k)}` (eq. 17) is the selection of each body's output body,
+    and its congruences (l.32–33) are plain sums of 6×6 blocks, :math:`\mathsf I^A_{\Lambda(i)
+    \Lambda(j)} \mathrel{+}= \mathsf I^a_{ij}`. In ground coordinates the cluster joint's
+    columns are the sums of the spanning joints' columns along the in-cluster path,
+    :math:`\mathsf S_{k,i} = \mathsf S_{k,\lambda(i)} + \boldsymbol\Phi_i\mathsf G_{k,i}`
+    (in-cluster parents only), and :math:`\mathsf c_{k,i} = \mathsf c_{k,\lambda(i)} +
+    \boldsymbol\Phi_i g_i + \mathbf v_i\times\boldsymbol\Phi_i\dot q_i` (with trap 1's
+    velocity product). The cluster's shape code (``cclus[k, SHAPE]``) selects the work:
+    diagonal blocks only (``BLOCK_DIAGONAL``), one output block (``ONE_OUTPUT``), a scalar
+    :math:`\mathsf D_k` (``ONE_DOF``), or the general dense blocks.
     """
     w = _aba_work(topo, cclus, Gc.shape[1], S.shape[0])
     return _c_aba(
@@ -536,67 +563,47 @@ def c_aba(
         a0,
         f_ext,
         a,
-        *w,
+        w,
     )
 
 
 @njit(**JIT)
 def _aba_work(topo, cclus, mmax, n_s):
-    """The work arrays of :func:`c_aba`, allocated once per call (batch)."""
+    """The work arrays of :func:`c_aba`, from one allocation (once per call or batch)."""
     N = topo.shape[0] - 1
     NC = cclus.shape[0] - 1
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
-    return (
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty((N, 3, 3)),
-        np.empty((N, 3)),
-        np.empty(n_s),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, 6)),
-        np.empty((N, mmax, 6)),
-        np.empty((N, mmax, 6)),
-        np.empty(cclus[NC, IA_OFFSET]),
-        np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_),
-        np.empty((NC, mmax, mmax)),
-        np.empty((mmax, mmax)),
-        np.empty((mmax, mmax)),
-        np.empty((NC, mmax)),
-        np.empty((lmax, mmax, 6)),
-        np.empty((lmax, mmax, 6)),
-        np.empty(lmax, dtype=np.int64),
-        np.empty((lmax, 6)),
-        np.empty((2, mmax)),
-        np.empty(6),
-        np.empty((6, 6)),
-        np.empty((2, 6)),
-        np.empty((4, 3, 3)),
-        np.empty((6, 6)),
-    )
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 3, 3),  # E0, r0: ^iX_0
+            (N, 3),
+            (n_s, 6),  # Phi: spanning joints' columns, ground coordinates
+            (n_s,),  # qd: q̇_s = G v
+            (N, 6),  # vel, ck, p_A: twists, velocity products, bias forces
+            (N, 6),
+            (N, 6),
+            (N, mmax, 6),  # Sk, U: S_k and U_k, rows per body
+            (N, mmax, 6),
+            (N, 6, 6),  # IAd: diagonal blocks of I^A (upper triangles)
+            (cclus[NC, IA_OFFSET],),  # IAo: off-diagonal blocks of I^A_k (general clusters)
+            (NC, mmax, mmax),  # Dinv: D_k⁻¹
+            (mmax, mmax),  # Dk, L
+            (mmax, mmax),
+            (NC, mmax),  # u: u_k
+            (lmax, mmax, 6),  # Ub: Ū per output body
+            (mmax, 6),  # UD: rows of D⁻¹ Ūᵀ
+            (2, mmax),  # w2: m-vectors
+            (3, 6),  # x6: 6-vectors
+            (10,),  # I10: an inertia's ten parameters
+        )
+    ) + (np.zeros(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_), np.empty(lmax, dtype=np.int64))
 
 
-@njit(**INLINE)
-def _reduced_solve(Dinv_k, U, u_k, cbody, b0, n, m, x, tmp, out):
-    """``out = D_k⁻¹ (u_k − U_kᵀ x)`` over the bodies of cluster k (``tmp``: m-vector work)."""
-    for c in range(m):
-        y = u_k[c]
-        for s in range(n):
-            i = cbody[b0 + s, STACK]
-            for e in range(6):
-                y -= U[i, c, e] * x[i, e]
-        tmp[c] = y
-    for c in range(m):
-        y = 0.0
-        for d in range(m):
-            y += Dinv_k[c, d] * tmp[d]
-        out[c] = y
-
-
-@njit(**JIT)
+@njit(**FMA)
 def _c_aba(
     topo,
     placement,
@@ -616,150 +623,300 @@ def _c_aba(
     a0,
     f_ext,
     a,
-    E,
-    r,
-    Eo,
-    ro,
-    qd,
-    vel,
-    ck,
-    p_A,
-    acc,
-    Sk,
-    U,
-    IA,
-    nzb,
-    Dinv,
-    Dk,
-    L,
-    u,
-    XU,
-    XUD,
-    slots,
-    p_a,
-    w6,
-    h,
-    W,
-    col,
-    W3,
-    P,
+    w,
 ):
-    """:func:`c_aba` with its work arrays."""
-    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
-    N = parent.shape[0]
+    """:func:`c_aba` with its work arrays (:func:`_aba_work`)."""
+    (E, r, E0, r0, Phi, qd, vel, ck, p_A, Sk, U, IAd, IAo, Dinv, Dk, L, u, Ub, UD, w2, x6,
+     I10, nzb, slots) = w  # fmt: skip
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
     if not (
-        all_finite(q)
-        and all_finite(v)
-        and all_finite(tau)
-        and all_finite(a0)
-        and all_finite(f_ext)
-        and all_finite(Gc)
-        and all_finite(gs)
+        all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k, p^A_k = v_k ×* I_k v_k --------
-    cluster_kinematics(
-        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
-    )
-    _init_inertia(inertia, cbody, cclus, IA, nzb)  # l.20
-    for i in range(N):  # l.21 (minus the external forces)
-        inertia_times(inertia[i], vel[i], h)
-        p_A[i, :] = 0.0
-        cross_force(vel[i], h, p_A[i])
-        if f_ext.shape[0] > 0:
-            for e in range(6):
-                p_A[i, e] -= f_ext[i, e]
+    acc, vJ, x, z = p_A, x6[0], x6[1], x6[2]  # acc takes p_A's place in forward pass #2
+    general = False  # off-diagonal blocks in some I^A_k: clear their storage
+    for k in range(NC):
+        if not cclus[k, SHAPE] & BLOCK_DIAGONAL:
+            general = True
+    if general:
+        IAo[:] = 0.0
+        nzb[:] = False
+
+    # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k (l.20), p^A_k (l.21), ground --
+    for k in range(NC):  # l.3: clusters in regular order
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):  # l.4
+            i = cbody[t, STACK]
+            p = parent[i]
+            inside = p != cbody[i, OUTPUT]  # the tree parent is in the cluster
+            if p < 0:  # ^iX_0 of a root, the origin at body 0's (as the tree ABA)
+                E0[i, :, :] = E[i]
+                for e in range(3):
+                    r0[i, e] = r[i, e] - r[0, e]
+            else:
+                compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])
+            inertia_params(inertia[i], I10)  # l.20: I^A = I_i in ground
+            inertia_params_transform(E0[i], r0[i], I10, I10)
+            inertia_params_matrix(I10, IAd[i])
+            vJ[:] = 0.0
+            for c in range(m):
+                for e in range(6):
+                    Sk[i, c, e] = Sk[p, c, e] if inside else 0.0
+            if inside:
+                ck[i, :] = ck[p]
+            else:
+                ck[i, :] = 0.0
+            for j in range(iv[i], iv[i + 1]):
+                transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
+                s = 0.0  # l.11: q̇_𝒥k = G_k ẏ_k
+                for c in range(m):
+                    g = Gc[j, c]
+                    s += g * v[yidx[y0 + c]]
+                    for e in range(6):  # l.12: S_k,i = S_k,λ(i) + Φ_i G_k,i
+                        Sk[i, c, e] += Phi[j, e] * g
+                qd[j] = s
+                for e in range(6):
+                    vJ[e] += Phi[j, e] * s
+                    ck[i, e] += Phi[j, e] * gs[j]
+            for e in range(6):  # l.13: v_i = v_λ(i) + Φ_i q̇_i
+                vel[i, e] = vJ[e] if p < 0 else vel[p, e] + vJ[e]
+            cross_motion(vel[i], vJ, ck[i])  # l.14–19 with trap 1's v × Φ q̇
+            if jtype[i] == USER:  # + ^0X_i S̊_i q̇_i (zero for the built-in joints)
+                x[:] = 0.0
+                for j in range(iv[i], iv[i + 1]):
+                    for e in range(6):
+                        x[e] += S_ring[j, e] * qd[j]
+                transform_motion_transpose(E0[i], r0[i], x, z)
+                for e in range(6):
+                    ck[i, e] += z[e]
+            inertia_params_times(I10, vel[i], x)  # l.21: p^A = v ×* I v − f^ext
+            p_A[i, :] = 0.0
+            cross_force(vel[i], x, p_A[i])
+            if f_ext.shape[0] > 0:  # f^ext_i in body coordinates: ^0X_i^* f^ext_i
+                force_to_parent(E0[i], r0[i], f_ext[i], x, False)
+                for e in range(6):
+                    p_A[i, e] -= x[e]
 
     # ---- backward pass (l.24–35) ---------------------------------------------------------
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
+        shape = cclus[k, SHAPE]
+        diag = shape & BLOCK_DIAGONAL
+        ia = cclus[k, IA_OFFSET]
         if m > 0:
-            if not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):  # l.26–27
-                return pack(SINGULAR, cbody[b0, STACK])
-            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
-                x = tau[yidx[y0 + c]]
+            scale = 0.0
+            for s in range(n):  # l.26: U_k = I^A_k S_k, diagonal blocks ...
+                i = cbody[b0 + s, STACK]
+                scale += trace_about(IAd[i], r0[i])
+                for c in range(m):
+                    sym_matvec6(IAd[i], Sk[i, c], U[i, c])
+            if not diag:  # ... and the off-diagonal ones
                 for s in range(n):
                     i = cbody[b0 + s, STACK]
-                    for e in range(6):
-                        x -= Sk[i, c, e] * p_A[i, e]
-                u[k, c] = x
+                    for s2 in range(n):
+                        if s2 == s or not nzb[ia // 36 + s * n + s2]:
+                            continue
+                        j = cbody[b0 + s2, STACK]
+                        o = ia + 36 * (s * n + s2)
+                        for c in range(m):
+                            for e in range(6):
+                                y = 0.0
+                                for e2 in range(6):
+                                    y += IAo[o + 6 * e + e2] * Sk[j, c, e2]
+                                U[i, c, e] += y
+            for c in range(m):  # l.27: D_k = S_kᵀ U_k;  l.28: u_k = τ_k − S_kᵀ p^A_k
+                y = tau[yidx[y0 + c]]
+                for s in range(n):
+                    i = cbody[b0 + s, STACK]
+                    y -= dot6(Sk[i, c], p_A[i])
+                u[k, c] = y
+                for d in range(c + 1):
+                    y = 0.0
+                    for s in range(n):
+                        i = cbody[b0 + s, STACK]
+                        y += dot6(Sk[i, c], U[i, d])
+                    Dk[c, d] = Dk[d, c] = y
+            if m == 1:  # a number (ONE_DOF)
+                if not Dk[0, 0] > SINGULAR_RTOL * scale:
+                    return pack(SINGULAR, cbody[b0, STACK])
+                Dinv[k, 0, 0] = 1.0 / Dk[0, 0]
+            elif not cholesky_inverse(Dk, m, scale, Dinv[k], L):
+                return pack(SINGULAR, cbody[b0, STACK])
         if cclus[k, PARENT_CLUSTER] < 0:  # l.29
             continue
-        # l.31 with l.30 substituted: p^a = p^A + I^a c_k + U D⁻¹ u_k
-        #                                   = p^A + I^A_k c_k + U D⁻¹ (u_k − Uᵀ c_k)
-        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, ck, w6[1], w6[0])
+        # w = D⁻¹ (u_k − U_kᵀ c_k): l.30 and l.31 give p^a = p^A + I^A_k c_k + U w
+        for c in range(m):
+            y = u[k, c]
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                y -= dot6(U[i, c], ck[i])
+            w2[1, c] = y
+        for c in range(m):
+            y = 0.0
+            for d in range(m):
+                y += Dinv[k, c, d] * w2[1, d]
+            w2[0, c] = y
+        # l.33: p^A_Λ(i) += p^a_i (ground: a sum); l.30 + l.32: I^A_Λ(i)Λ(j) += I^a_ij with
+        # I^a = I^A_k − U D⁻¹ Uᵀ never formed: the blocks of I^A_k, then −Ū D⁻¹ Ūᵀ with Ū
+        # summed per output body
         for s in range(n):
             i = cbody[b0 + s, STACK]
+            o = cbody[i, OUTPUT]
+            sym_matvec6(IAd[i], ck[i], x)
             for e in range(6):
-                x = p_A[i, e]
+                y = p_A[i, e] + x[e]
                 for c in range(m):
-                    x += U[i, c, e] * w6[0, c]
-                p_a[s, e] = x
-            for s2 in range(n):  # I^A_k c_k over the nonzero blocks
-                if not nzk[s, s2]:
-                    continue
-                j = cbody[b0 + s2, STACK]
+                    y += U[i, c, e] * w2[0, c]
+                p_A[o, e] += y
+            for e in range(6):
+                for e2 in range(e, 6):
+                    IAd[o, e, e2] += IAd[i, e, e2]
+        if not diag:  # off-diagonal blocks of I^A_k: I^A c and the congruence
+            _off_diagonal_to_parent(cbody, cclus, k, ck, p_A, IAd, IAo, nzb)
+        if m == 0:
+            continue
+        if shape & ONE_OUTPUT:  # one output body: Ū = Σ U_i, one rank-m update
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            for c in range(m):
                 for e in range(6):
-                    x = 0.0
-                    for e2 in range(6):
-                        x += IAk[6 * s + e, 6 * s2 + e2] * ck[j, e2]
-                    p_a[s, e] += x
-        # l.30 + l.32: I^A_λ(k) += ^λX*_k (I^A_k − U D⁻¹ Uᵀ) ^kX_λ, I^a never formed
-        _to_parent_inertia(
-            IAk,
-            nzk,
-            U,
-            Dinv[k],
-            m,
-            Eo,
-            ro,
-            cbody,
-            cclus,
-            b0,
-            n,
-            IA,
-            nzb,
-            W,
-            col,
-            W3,
-            P,
-            XU,
-            XUD,
-            slots,
-        )
-        for s in range(n):  # l.33: p^A_λ(k) += ^λ(k)X*_k p^a
-            i = cbody[b0 + s, STACK]
-            force_to_parent(Eo[i], ro[i], p_a[s], p_A[cbody[i, OUTPUT]], True)
+                    y = 0.0
+                    for s in range(n):
+                        y += U[cbody[b0 + s, STACK], c, e]
+                    Ub[0, c, e] = y
+            for c in range(m):  # UD = D⁻¹ Ūᵀ
+                for e in range(6):
+                    y = 0.0
+                    for d in range(m):
+                        y += Dinv[k, c, d] * Ub[0, d, e]
+                    UD[c, e] = y
+            for e in range(6):
+                for e2 in range(e, 6):
+                    y = 0.0
+                    for c in range(m):
+                        y += Ub[0, c, e] * UD[c, e2]
+                    IAd[o, e, e2] -= y
+        else:
+            _rank_update_to_parent(cbody, cclus, k, m, U, Dinv[k], Ub, UD, slots, IAd, IAo, nzb)
 
-    # ---- forward pass #2 (l.37–43) ---------------------------------------------------------
+    # ---- forward pass #2 (l.37–43), ground: a_0 = −a_g (l.38) ------------------------------
     for k in range(NC):
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        for s in range(n):  # l.40: a' = ^kX_λ(k) a_λ(k) + c_k (a_0 = −a_g, l.38)
+        for c in range(m):
+            w2[1, c] = u[k, c]
+        for s in range(n):  # l.40: a' = a_Λ(i) + c_k;  l.41: u_k − U_kᵀ a'
             i = cbody[b0 + s, STACK]
             o = cbody[i, OUTPUT]
-            transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
             for e in range(6):
-                acc[i, e] += ck[i, e]
-        _reduced_solve(Dinv[k], U, u[k], cbody, b0, n, m, acc, w6[1], w6[0])  # l.41
+                acc[i, e] = ck[i, e] + (a0[e] if o < 0 else acc[o, e])
+            for c in range(m):
+                w2[1, c] -= dot6(U[i, c], acc[i])
         for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
-            a[yidx[y0 + c]] = w6[0, c]
+            y = 0.0
+            for d in range(m):
+                y += Dinv[k, c, d] * w2[1, d]
+            a[yidx[y0 + c]] = y
         for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
             i = cbody[b0 + s, STACK]
             for c in range(m):
-                x = a[yidx[y0 + c]]
+                y = a[yidx[y0 + c]]
                 for e in range(6):
-                    acc[i, e] += Sk[i, c, e] * x
+                    acc[i, e] += Sk[i, c, e] * y
     if not all_finite(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
+
+
+@njit(**JIT)
+def _off_diagonal_to_parent(cbody, cclus, k, ck, p_A, IAd, IAo, nzb):
+    r"""The off-diagonal blocks of a general cluster's :math:`\mathsf I^A_k` (ground
+    coordinates): :math:`\mathsf p^A_{\Lambda(i)} \mathrel{+}= \sum_{j\ne i}\mathsf
+    I^A_{ij}\mathsf c_j` and :math:`\mathsf I^A_{\Lambda(i)\Lambda(j)} \mathrel{+}=
+    \mathsf I^A_{ij}` (a diagonal block of the parent when :math:`\Lambda(i) = \Lambda(j)`).
+    """
+    b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+    ia = cclus[k, IA_OFFSET]
+    for s in range(n):
+        i = cbody[b0 + s, STACK]
+        o = cbody[i, OUTPUT]
+        for s2 in range(n):
+            if s2 == s or not nzb[ia // 36 + s * n + s2]:
+                continue
+            j = cbody[b0 + s2, STACK]
+            o2 = cbody[j, OUTPUT]
+            blk = ia + 36 * (s * n + s2)
+            for e in range(6):
+                y = 0.0
+                for e2 in range(6):
+                    y += IAo[blk + 6 * e + e2] * ck[j, e2]
+                p_A[o, e] += y
+            if o == o2:  # both halves (i, j) and (j, i) land on one diagonal block
+                for e in range(6):
+                    for e2 in range(e, 6):
+                        IAd[o, e, e2] += IAo[blk + 6 * e + e2]
+            else:
+                kp = cbody[o, CLUSTER]
+                npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
+                sa, sb = cbody[o, SLOT], cbody[o2, SLOT]
+                pb = cclus[kp, IA_OFFSET] + 36 * (sa * npar + sb)
+                for e in range(36):
+                    IAo[pb + e] += IAo[blk + e]
+                nzb[cclus[kp, IA_OFFSET] // 36 + sa * npar + sb] = True
+
+
+@njit(**JIT)
+def _rank_update_to_parent(cbody, cclus, k, m, U, Dinv_k, Ub, UD, slots, IAd, IAo, nzb):
+    r""":math:`-\bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top` onto the parent's blocks,
+    :math:`\bar{\mathsf U}` summed per output body (a cluster hanging from several bodies)."""
+    b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+    nsl = 0
+    for s in range(n):
+        i = cbody[b0 + s, STACK]
+        o = cbody[i, OUTPUT]
+        t = 0
+        while t < nsl and slots[t] != o:
+            t += 1
+        if t == nsl:
+            slots[t] = o
+            Ub[t, :m, :] = 0.0
+            nsl += 1
+        for c in range(m):
+            for e in range(6):
+                Ub[t, c, e] += U[i, c, e]
+    for t in range(nsl):
+        oa = slots[t]
+        for c in range(m):  # UD = D⁻¹ Ū_aᵀ
+            for e in range(6):
+                y = 0.0
+                for d in range(m):
+                    y += Dinv_k[c, d] * Ub[t, d, e]
+                UD[c, e] = y
+        for t2 in range(nsl):
+            ob = slots[t2]
+            if oa == ob:
+                for e in range(6):
+                    for e2 in range(e, 6):
+                        y = 0.0
+                        for c in range(m):
+                            y += UD[c, e] * Ub[t, c, e2]
+                        IAd[oa, e, e2] -= y
+                continue
+            kp = cbody[oa, CLUSTER]
+            npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
+            sa, sb = cbody[oa, SLOT], cbody[ob, SLOT]
+            pb = cclus[kp, IA_OFFSET] + 36 * (sb * npar + sa)  # block (Λ_b, Λ_a) = Ū_b D⁻¹ Ū_aᵀ
+            for e in range(6):
+                for e2 in range(6):
+                    y = 0.0
+                    for c in range(m):
+                        y += Ub[t2, c, e] * UD[c, e2]
+                    IAo[pb + 6 * e + e2] -= y
+            nzb[cclus[kp, IA_OFFSET] // 36 + sb * npar + sa] = True
 
 
 @njit(**JIT)
@@ -806,7 +963,7 @@ def c_aba_batch(
             at(A0, b),
             at(F_ext, b),
             A[b],
-            *w,
+            w,
         )
     return first_failure(status)
 

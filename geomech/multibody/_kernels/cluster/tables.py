@@ -22,7 +22,15 @@ reads them: the import graph stays acyclic.)
 - :data:`FIRST_Y` — offset of its independent speeds :math:`\dot y_k` in ``yidx`` (row
   N_C: nv);
 - :data:`IA_OFFSET` — offset of its articulated inertia, a dense :math:`6n_b\times 6n_b`
-  block, in one flat work array (row N_C: the array's size).
+  block, in one flat work array (row N_C: the array's size);
+- :data:`SHAPE` — its shape code, the sum of the flags :data:`ONE_OUTPUT` (every body of
+  the cluster has the same output body: its articulated inertia reaches the parent as one
+  6×6 block), :data:`BLOCK_DIAGONAL` (no child cluster hangs from two of its bodies: its
+  articulated inertia stays block diagonal, one 6×6 block per body) and :data:`ONE_DOF`
+  (:math:`m_k = 1`: :math:`\mathsf D_k` is a number). A link with its geared rotor, a belt
+  pair (two links, two rotors, 2 DoF), a four-bar and every body of a tree are
+  ``ONE_OUTPUT | BLOCK_DIAGONAL`` (with ``ONE_DOF`` but for the belt pair) in a chain of
+  such clusters; the kernels branch on the flags, never on the cluster's size.
 
 The constraint kernel's tables (:func:`~.constraints.cluster_constraints`):
 
@@ -76,6 +84,10 @@ __all__ = [
     "FIRST_BODY",
     "FIRST_Y",
     "IA_OFFSET",
+    "SHAPE",
+    "ONE_OUTPUT",
+    "BLOCK_DIAGONAL",
+    "ONE_DOF",
     "CCLUS_COLUMNS",
     "KERNEL",
     "MODE",
@@ -126,7 +138,12 @@ PARENT_CLUSTER = 0
 FIRST_BODY = 1
 FIRST_Y = 2
 IA_OFFSET = 3
-CCLUS_COLUMNS = 4
+SHAPE = 4
+CCLUS_COLUMNS = 5
+#: shape flags (column ``SHAPE``)
+ONE_OUTPUT = 1
+BLOCK_DIAGONAL = 2
+ONE_DOF = 4
 
 # ---- kc: the constraint kernel's plan per cluster ---------------------------------------
 #: mode of a cluster whose G, g and Ġ are computed by the constraint kernel
