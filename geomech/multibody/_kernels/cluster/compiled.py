@@ -141,7 +141,7 @@ class ClusterLayout:
             self.lmax = max(self.lmax, len(bodies))
             static.append(not constrained or coupling_only)
         cclus[NC, :SHAPE] = (-1, t, ny, nia)
-        for k, (bodies, parent, out, y, *_rest) in enumerate(groups):  # shape codes
+        for k, (bodies, _parent, out, y, *_rest) in enumerate(groups):  # shape codes
             flags = ONE_DOF if len(y) == 1 else 0
             if len(set(out)) == 1:
                 flags |= ONE_OUTPUT

@@ -64,7 +64,6 @@ from geomech.multibody._kernels.cluster.tables import (
     FIRST_BODY,
     FIRST_Y,
     IA_OFFSET,
-    ONE_OUTPUT,
     OUTPUT,
     PARENT_CLUSTER,
     SHAPE,
@@ -76,7 +75,6 @@ from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.linalg import SINGULAR_RTOL, cholesky_inverse
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
-    congruence_sym,
     cross_force,
     cross_motion,
     dot6,
@@ -337,170 +335,6 @@ def c_rnea_batch(
 
 
 # ----------------------------------------------------------------------------------------
-# articulated-cluster helpers
-# ----------------------------------------------------------------------------------------
-@njit(**JIT)
-def _congruence_pair(Ei, ri, M, Ej, rj, W, col, out):
-    r"""``out += Xᵢᵀ M Xⱼ`` for a general 6×6 ``M`` (a block of eq. 32's
-    :math:`{}^{\lambda}\mathsf X^*_k\,\mathsf I^a\,{}^k\mathsf X_{\lambda}`); ``W`` 6×6 and
-    ``col`` (2, 6) are work arrays.
-    """
-    for a in range(6):  # W = M Xⱼ: row a of M times Xⱼ is Xⱼᵀ applied to that row
-        force_to_parent(Ej, rj, M[a], W[a], False)
-    for b in range(6):  # out[:, b] += Xᵢᵀ W[:, b]
-        for a in range(6):
-            col[0, a] = W[a, b]
-        force_to_parent(Ei, ri, col[0], col[1], False)
-        for a in range(6):
-            out[a, b] += col[1, a]
-
-
-@njit(**JIT)
-def _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv):
-    r"""l.26–27 for one cluster: ``U[i, c]`` :math:`= (\mathsf I^A_k\mathsf S_k)` rows and
-    :math:`\mathsf D_k^{-1}` (Cholesky, trap 9); False when :math:`\mathsf D_k` is singular.
-
-    Only the nonzero 6×6 blocks of :math:`\mathsf I^A_k` (``nzk[s, s2]``) are visited: the
-    cluster's own inertia is block diagonal and its children add blocks only between the
-    bodies that are their output bodies, so :math:`\mathsf U_k` costs :math:`36\,m` per
-    nonzero block instead of :math:`(6n)^2 m`.
-    """
-    for s in range(n):  # l.26: U_k = I^A_k S_k (6n × m), block row by block row
-        i = cbody[b0 + s, STACK]
-        for c in range(m):
-            for e in range(6):
-                U[i, c, e] = 0.0
-        for s2 in range(n):
-            if not nzk[s, s2]:
-                continue
-            j = cbody[b0 + s2, STACK]
-            for c in range(m):
-                for e in range(6):
-                    x = 0.0
-                    for e2 in range(6):
-                        x += IAk[6 * s + e, 6 * s2 + e2] * Sk[j, c, e2]
-                    U[i, c, e] += x
-    for c in range(m):  # l.27: D_k = S_kᵀ U_k (m × m)
-        for d in range(m):
-            x = 0.0
-            for s in range(n):
-                i = cbody[b0 + s, STACK]
-                for e in range(6):
-                    x += Sk[i, c, e] * U[i, d, e]
-            Dk[c, d] = x
-    for c in range(m):  # symmetric up to rounding
-        for d in range(c):
-            Dk[c, d] = Dk[d, c] = 0.5 * (Dk[c, d] + Dk[d, c])
-    scale = 0.0
-    for s in range(n):  # max |I^A_k| over its nonzero blocks
-        for s2 in range(n):
-            if nzk[s, s2]:
-                for e in range(6):
-                    for e2 in range(6):
-                        scale = max(scale, abs(IAk[6 * s + e, 6 * s2 + e2]))
-    return cholesky_inverse(Dk, m, scale, Dinv, L)
-
-
-@njit(**JIT)
-def _to_parent_inertia(
-    IAk, nzk, U, Dinv, m, Eo, ro, cbody, cclus, b0, n, IA, nzb, W, col, W3, P, XU, XUD, slots
-):
-    r"""l.30 and l.32 without forming :math:`\mathsf I^a`: :math:`\mathsf I^A_{\lambda(k)}
-    \mathrel{+}= {}^{\lambda(k)}\mathsf X^*_k\mathsf I^A_k{}^k\mathsf X_{\lambda(k)} -
-    \bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top`, :math:`\bar{\mathsf U} =
-    {}^{\lambda(k)}\mathsf X^*_k\mathsf U_k`.
-
-    The congruence of :math:`\mathsf I^A_k` visits its nonzero blocks only (block (i, j) goes
-    to block (Λ(i), Λ(j)) of the parent: :math:`{}^k\mathsf X_{\lambda(k)}` has one nonzero
-    block per body, eq. 17); :math:`\bar{\mathsf U}` (6 m per output body, usually one or two
-    of them) is summed per output body of the parent, so the rank-m update touches
-    :math:`36m` entries per pair of output bodies instead of :math:`(6n)^2 m` for
-    :math:`\mathsf U\mathsf D^{-1}\mathsf U^\top`. ``nzb`` marks the parent's new nonzero
-    blocks.
-    """
-    o0 = cbody[cbody[b0, STACK], OUTPUT]
-    kp = cbody[o0, CLUSTER]
-    npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
-    ia = cclus[kp, IA_OFFSET]  # the parent cluster's articulated inertia and its block mask
-    IAp = IA[ia : ia + 36 * npar * npar].reshape((6 * npar, 6 * npar))
-    nzp = nzb[ia // 36 : ia // 36 + npar * npar].reshape((npar, npar))
-    for s in range(n):  # ^λX*_k I^A_k ^kX_λ, nonzero blocks of the (symmetric) I^A_k
-        i = cbody[b0 + s, STACK]
-        si = cbody[cbody[i, OUTPUT], SLOT]
-        congruence_sym(
-            Eo[i],
-            ro[i],
-            IAk[6 * s : 6 * s + 6, 6 * s : 6 * s + 6],
-            W3,
-            IAp[6 * si : 6 * si + 6, 6 * si : 6 * si + 6],
-        )
-        for s2 in range(s + 1, n):
-            if not nzk[s, s2]:
-                continue
-            j = cbody[b0 + s2, STACK]
-            sj = cbody[cbody[j, OUTPUT], SLOT]
-            P[:, :] = 0.0
-            _congruence_pair(
-                Eo[i], ro[i], IAk[6 * s : 6 * s + 6, 6 * s2 : 6 * s2 + 6], Eo[j], ro[j], W, col, P
-            )
-            for a in range(6):
-                for b in range(6):
-                    IAp[6 * si + a, 6 * sj + b] += P[a, b]
-                    IAp[6 * sj + b, 6 * si + a] += P[a, b]
-            nzp[si, sj] = nzp[sj, si] = True
-    if m == 0:
-        return
-    nsl = 0  # Ū = ^λX*_k U_k, one (m × 6) block per distinct output body
-    for s in range(n):
-        i = cbody[b0 + s, STACK]
-        si = cbody[cbody[i, OUTPUT], SLOT]
-        t = 0
-        while t < nsl and slots[t] != si:
-            t += 1
-        if t == nsl:
-            slots[t] = si
-            XU[t, :m, :] = 0.0
-            nsl += 1
-        for c in range(m):
-            force_to_parent(Eo[i], ro[i], U[i, c], XU[t, c], True)
-    for t in range(nsl):  # Ū D⁻¹
-        for c in range(m):
-            for e in range(6):
-                x = 0.0
-                for d in range(m):
-                    x += XU[t, d, e] * Dinv[d, c]
-                XUD[t, c, e] = x
-    for t in range(nsl):  # l.30 projected: − Ū D⁻¹ Ūᵀ on the blocks of the output bodies
-        sa = slots[t]
-        for t2 in range(nsl):
-            sb = slots[t2]
-            for e in range(6):
-                for e2 in range(6):
-                    x = 0.0
-                    for c in range(m):
-                        x += XUD[t, c, e] * XU[t2, c, e2]
-                    IAp[6 * sa + e, 6 * sb + e2] -= x
-            nzp[sa, sb] = True
-
-
-@njit(**JIT)
-def _init_inertia(inertia, cbody, cclus, IA, nzb):
-    """l.20: I^A_k = I_k = block(I_i) for every cluster; ``nzb`` marks its diagonal blocks."""
-    IA[:] = 0.0
-    nzb[:] = False
-    for k in range(cclus.shape[0] - 1):
-        n = cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
-        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
-        for s in range(n):
-            nzk[s, s] = True
-            i = cbody[cclus[k, FIRST_BODY] + s, STACK]
-            for e in range(6):
-                for e2 in range(6):
-                    IAk[6 * s + e, 6 * s + e2] = inertia[i, e, e2]
-
-
-# ----------------------------------------------------------------------------------------
 # C-ABA (Algorithm 1)
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
@@ -637,7 +471,7 @@ def _c_aba(
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    acc, vJ, x, z = p_A, x6[0], x6[1], x6[2]  # acc takes p_A's place in forward pass #2
+    acc, x = p_A, x6[1]  # acc takes p_A's place in forward pass #2
     general = False  # off-diagonal blocks in some I^A_k: clear their storage
     for k in range(NC):
         if not cclus[k, SHAPE] & BLOCK_DIAGONAL:
@@ -647,7 +481,95 @@ def _c_aba(
         nzb[:] = False
 
     # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k (l.20), p^A_k (l.21), ground --
-    for k in range(NC):  # l.3: clusters in regular order
+    _ground_kinematics(
+        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w
+    )
+
+    # ---- backward pass (l.24–35) ---------------------------------------------------------
+    for k in range(NC - 1, -1, -1):
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        shape = cclus[k, SHAPE]
+        if m > 0:
+            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
+                y = tau[yidx[y0 + c]]
+                for s in range(n):
+                    i = cbody[b0 + s, STACK]
+                    y -= dot6(Sk[i, c], p_A[i])
+                u[k, c] = y
+            if not _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k]):
+                return pack(SINGULAR, cbody[b0, STACK])  # l.26–27
+        if cclus[k, PARENT_CLUSTER] < 0:  # l.29
+            continue
+        # w = D⁻¹ (u_k − U_kᵀ c_k): l.30 and l.31 give p^a = p^A + I^A_k c_k + U w
+        for c in range(m):
+            y = u[k, c]
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                y -= dot6(U[i, c], ck[i])
+            w2[1, c] = y
+        for c in range(m):
+            y = 0.0
+            for d in range(m):
+                y += Dinv[k, c, d] * w2[1, d]
+            w2[0, c] = y
+        # l.33: p^A_Λ(i) += p^a_i (ground coordinates: a sum)
+        for s in range(n):
+            i = cbody[b0 + s, STACK]
+            o = cbody[i, OUTPUT]
+            sym_matvec6(IAd[i], ck[i], x)
+            for e in range(6):
+                y = p_A[i, e] + x[e]
+                for c in range(m):
+                    y += U[i, c, e] * w2[0, c]
+                p_A[o, e] += y
+        if not shape & BLOCK_DIAGONAL:  # the off-diagonal blocks' I^A c
+            _off_diagonal_bias(cbody, cclus, k, ck, IAo, nzb, p_A)
+        # l.30 + l.32: I^A_λ(k) += ^λX*_k I^a ^kX_λ (block sums, I^a never formed)
+        _inertia_to_parent(cbody, cclus, k, m, U, Dinv[k], IAd, IAo, nzb, Ub, UD, slots)
+
+    # ---- forward pass #2 (l.37–43), ground: a_0 = −a_g (l.38) ------------------------------
+    for k in range(NC):
+        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        for c in range(m):
+            w2[1, c] = u[k, c]
+        for s in range(n):  # l.40: a' = a_Λ(i) + c_k;  l.41: u_k − U_kᵀ a'
+            i = cbody[b0 + s, STACK]
+            o = cbody[i, OUTPUT]
+            for e in range(6):
+                acc[i, e] = ck[i, e] + (a0[e] if o < 0 else acc[o, e])
+            for c in range(m):
+                w2[1, c] -= dot6(U[i, c], acc[i])
+        for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
+            y = 0.0
+            for d in range(m):
+                y += Dinv[k, c, d] * w2[1, d]
+            a[yidx[y0 + c]] = y
+        for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
+            i = cbody[b0 + s, STACK]
+            for c in range(m):
+                y = a[yidx[y0 + c]]
+                for e in range(6):
+                    acc[i, e] += Sk[i, c, e] * y
+    if not all_finite(a):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
+
+
+@njit(**FMA)
+def _ground_kinematics(
+    jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w
+):
+    r"""Alg. 1 l.1–21 in ground coordinates (:func:`c_aba`): ``E0, r0`` (:math:`{}^i\mathbf
+    X_0`), ``Phi``, ``qd`` :math:`= Gv`, ``vel``, ``Sk``, ``ck``, the diagonal blocks ``IAd``
+    :math:`= \mathbf I_i` and ``p_A`` :math:`= \mathbf v_i\times^*\mathbf I_i\mathbf v_i -
+    \mathbf f^{ext}_i`.
+    """
+    (_E, _r, E0, r0, Phi, qd, vel, ck, p_A, Sk, _U, IAd, _IAo, _Dinv, _Dk, _L, _u, _Ub, _UD,
+     _w2, x6, I10, _nzb, _slots) = w  # fmt: skip
+    vJ, x, z = x6[0], x6[1], x6[2]
+    for k in range(cclus.shape[0] - 1):  # l.3: clusters in regular order
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):  # l.4
             i = cbody[t, STACK]
@@ -701,180 +623,118 @@ def _c_aba(
                 for e in range(6):
                     p_A[i, e] -= x[e]
 
-    # ---- backward pass (l.24–35) ---------------------------------------------------------
-    for k in range(NC - 1, -1, -1):
-        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
-        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        shape = cclus[k, SHAPE]
-        diag = shape & BLOCK_DIAGONAL
-        ia = cclus[k, IA_OFFSET]
-        if m > 0:
-            scale = 0.0
-            for s in range(n):  # l.26: U_k = I^A_k S_k, diagonal blocks ...
-                i = cbody[b0 + s, STACK]
-                scale += trace_about(IAd[i], r0[i])
-                for c in range(m):
-                    sym_matvec6(IAd[i], Sk[i, c], U[i, c])
-            if not diag:  # ... and the off-diagonal ones
-                for s in range(n):
-                    i = cbody[b0 + s, STACK]
-                    for s2 in range(n):
-                        if s2 == s or not nzb[ia // 36 + s * n + s2]:
-                            continue
-                        j = cbody[b0 + s2, STACK]
-                        o = ia + 36 * (s * n + s2)
-                        for c in range(m):
-                            for e in range(6):
-                                y = 0.0
-                                for e2 in range(6):
-                                    y += IAo[o + 6 * e + e2] * Sk[j, c, e2]
-                                U[i, c, e] += y
-            for c in range(m):  # l.27: D_k = S_kᵀ U_k;  l.28: u_k = τ_k − S_kᵀ p^A_k
-                y = tau[yidx[y0 + c]]
-                for s in range(n):
-                    i = cbody[b0 + s, STACK]
-                    y -= dot6(Sk[i, c], p_A[i])
-                u[k, c] = y
-                for d in range(c + 1):
-                    y = 0.0
-                    for s in range(n):
-                        i = cbody[b0 + s, STACK]
-                        y += dot6(Sk[i, c], U[i, d])
-                    Dk[c, d] = Dk[d, c] = y
-            if m == 1:  # a number (ONE_DOF)
-                if not Dk[0, 0] > SINGULAR_RTOL * scale:
-                    return pack(SINGULAR, cbody[b0, STACK])
-                Dinv[k, 0, 0] = 1.0 / Dk[0, 0]
-            elif not cholesky_inverse(Dk, m, scale, Dinv[k], L):
-                return pack(SINGULAR, cbody[b0, STACK])
-        if cclus[k, PARENT_CLUSTER] < 0:  # l.29
-            continue
-        # w = D⁻¹ (u_k − U_kᵀ c_k): l.30 and l.31 give p^a = p^A + I^A_k c_k + U w
+
+@njit(**FMA)
+def _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv_k):
+    r"""l.26–27 for cluster ``k`` in ground coordinates: :math:`\mathsf U_k = \mathsf I^A_k
+    \mathsf S_k` (the diagonal blocks, and the off-diagonal ones unless ``BLOCK_DIAGONAL``)
+    and :math:`\mathsf D_k^{-1}` (a division when ``m = 1``, else Cholesky, trap 9); False
+    when :math:`\mathsf D_k` is singular (a pivot at most ``SINGULAR_RTOL`` times the traces
+    of the diagonal blocks about their bodies' origins).
+    """
+    b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
+    m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+    ia = cclus[k, IA_OFFSET]
+    scale = 0.0
+    for s in range(n):
+        i = cbody[b0 + s, STACK]
+        scale += trace_about(IAd[i], r0[i])
         for c in range(m):
-            y = u[k, c]
-            for s in range(n):
-                i = cbody[b0 + s, STACK]
-                y -= dot6(U[i, c], ck[i])
-            w2[1, c] = y
-        for c in range(m):
-            y = 0.0
-            for d in range(m):
-                y += Dinv[k, c, d] * w2[1, d]
-            w2[0, c] = y
-        # l.33: p^A_Λ(i) += p^a_i (ground: a sum); l.30 + l.32: I^A_Λ(i)Λ(j) += I^a_ij with
-        # I^a = I^A_k − U D⁻¹ Uᵀ never formed: the blocks of I^A_k, then −Ū D⁻¹ Ūᵀ with Ū
-        # summed per output body
+            sym_matvec6(IAd[i], Sk[i, c], U[i, c])
+    if not cclus[k, SHAPE] & BLOCK_DIAGONAL:
         for s in range(n):
             i = cbody[b0 + s, STACK]
-            o = cbody[i, OUTPUT]
-            sym_matvec6(IAd[i], ck[i], x)
-            for e in range(6):
-                y = p_A[i, e] + x[e]
+            for s2 in range(n):
+                if s2 == s or not nzb[ia // 36 + s * n + s2]:
+                    continue
+                j = cbody[b0 + s2, STACK]
+                o = ia + 36 * (s * n + s2)
                 for c in range(m):
-                    y += U[i, c, e] * w2[0, c]
-                p_A[o, e] += y
-            for e in range(6):
-                for e2 in range(e, 6):
-                    IAd[o, e, e2] += IAd[i, e, e2]
-        if not diag:  # off-diagonal blocks of I^A_k: I^A c and the congruence
-            _off_diagonal_to_parent(cbody, cclus, k, ck, p_A, IAd, IAo, nzb)
-        if m == 0:
-            continue
-        if shape & ONE_OUTPUT:  # one output body: Ū = Σ U_i, one rank-m update
-            o = cbody[cbody[b0, STACK], OUTPUT]
-            for c in range(m):
-                for e in range(6):
-                    y = 0.0
-                    for s in range(n):
-                        y += U[cbody[b0 + s, STACK], c, e]
-                    Ub[0, c, e] = y
-            for c in range(m):  # UD = D⁻¹ Ūᵀ
-                for e in range(6):
-                    y = 0.0
-                    for d in range(m):
-                        y += Dinv[k, c, d] * Ub[0, d, e]
-                    UD[c, e] = y
-            for e in range(6):
-                for e2 in range(e, 6):
-                    y = 0.0
-                    for c in range(m):
-                        y += Ub[0, c, e] * UD[c, e2]
-                    IAd[o, e, e2] -= y
-        else:
-            _rank_update_to_parent(cbody, cclus, k, m, U, Dinv[k], Ub, UD, slots, IAd, IAo, nzb)
-
-    # ---- forward pass #2 (l.37–43), ground: a_0 = −a_g (l.38) ------------------------------
-    for k in range(NC):
-        b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
-        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        for c in range(m):
-            w2[1, c] = u[k, c]
-        for s in range(n):  # l.40: a' = a_Λ(i) + c_k;  l.41: u_k − U_kᵀ a'
-            i = cbody[b0 + s, STACK]
-            o = cbody[i, OUTPUT]
-            for e in range(6):
-                acc[i, e] = ck[i, e] + (a0[e] if o < 0 else acc[o, e])
-            for c in range(m):
-                w2[1, c] -= dot6(U[i, c], acc[i])
-        for c in range(m):  # ÿ_k = D_k⁻¹ (u_k − U_kᵀ a')
+                    for e in range(6):
+                        y = 0.0
+                        for e2 in range(6):
+                            y += IAo[o + 6 * e + e2] * Sk[j, c, e2]
+                        U[i, c, e] += y
+    for c in range(m):  # D_k = S_kᵀ U_k (lower triangle and mirror)
+        for d in range(c + 1):
             y = 0.0
-            for d in range(m):
-                y += Dinv[k, c, d] * w2[1, d]
-            a[yidx[y0 + c]] = y
-        for s in range(n):  # l.42: a_k = a' + S_k ÿ_k
-            i = cbody[b0 + s, STACK]
-            for c in range(m):
-                y = a[yidx[y0 + c]]
-                for e in range(6):
-                    acc[i, e] += Sk[i, c, e] * y
-    if not all_finite(a):
-        return pack(NON_FINITE_RESULT, -1)
-    return OK
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                y += dot6(Sk[i, c], U[i, d])
+            Dk[c, d] = Dk[d, c] = y
+    if m == 1:  # ONE_DOF: D_k is a number
+        if not Dk[0, 0] > SINGULAR_RTOL * scale:
+            return False
+        Dinv_k[0, 0] = 1.0 / Dk[0, 0]
+        return True
+    return cholesky_inverse(Dk, m, scale, Dinv_k, L)
 
 
 @njit(**JIT)
-def _off_diagonal_to_parent(cbody, cclus, k, ck, p_A, IAd, IAo, nzb):
-    r"""The off-diagonal blocks of a general cluster's :math:`\mathsf I^A_k` (ground
-    coordinates): :math:`\mathsf p^A_{\Lambda(i)} \mathrel{+}= \sum_{j\ne i}\mathsf
-    I^A_{ij}\mathsf c_j` and :math:`\mathsf I^A_{\Lambda(i)\Lambda(j)} \mathrel{+}=
-    \mathsf I^A_{ij}` (a diagonal block of the parent when :math:`\Lambda(i) = \Lambda(j)`).
+def _off_diagonal_bias(cbody, cclus, k, ck, IAo, nzb, p_A):
+    r""":math:`\mathsf p^A_{\Lambda(i)} \mathrel{+}= \sum_{j\ne i}\mathsf I^A_{ij}\mathsf c_j`
+    over the off-diagonal blocks of a general cluster (ground coordinates).
     """
     b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
     ia = cclus[k, IA_OFFSET]
     for s in range(n):
-        i = cbody[b0 + s, STACK]
-        o = cbody[i, OUTPUT]
+        o = cbody[cbody[b0 + s, STACK], OUTPUT]
         for s2 in range(n):
             if s2 == s or not nzb[ia // 36 + s * n + s2]:
                 continue
             j = cbody[b0 + s2, STACK]
-            o2 = cbody[j, OUTPUT]
             blk = ia + 36 * (s * n + s2)
             for e in range(6):
                 y = 0.0
                 for e2 in range(6):
                     y += IAo[blk + 6 * e + e2] * ck[j, e2]
                 p_A[o, e] += y
-            if o == o2:  # both halves (i, j) and (j, i) land on one diagonal block
-                for e in range(6):
-                    for e2 in range(e, 6):
-                        IAd[o, e, e2] += IAo[blk + 6 * e + e2]
-            else:
-                kp = cbody[o, CLUSTER]
-                npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
-                sa, sb = cbody[o, SLOT], cbody[o2, SLOT]
-                pb = cclus[kp, IA_OFFSET] + 36 * (sa * npar + sb)
-                for e in range(36):
-                    IAo[pb + e] += IAo[blk + e]
-                nzb[cclus[kp, IA_OFFSET] // 36 + sa * npar + sb] = True
 
 
-@njit(**JIT)
-def _rank_update_to_parent(cbody, cclus, k, m, U, Dinv_k, Ub, UD, slots, IAd, IAo, nzb):
-    r""":math:`-\bar{\mathsf U}\mathsf D_k^{-1}\bar{\mathsf U}^\top` onto the parent's blocks,
-    :math:`\bar{\mathsf U}` summed per output body (a cluster hanging from several bodies)."""
+@njit(**FMA)
+def _inertia_to_parent(cbody, cclus, k, m, U, Dinv_k, IAd, IAo, nzb, Ub, UD, slots):
+    r"""l.30 and l.32 in ground coordinates: :math:`\mathsf I^A_{\Lambda(i)\Lambda(j)}
+    \mathrel{+}= \mathsf I^A_{ij} - \mathsf U_i\mathsf D_k^{-1}\mathsf U_j^\top`, without
+    forming :math:`\mathsf I^a`.
+
+    The blocks of :math:`\mathsf I^A_k` are summed into the parent's (a diagonal block when
+    :math:`\Lambda(i) = \Lambda(j)`; upper triangles of the diagonal blocks only), then the
+    rank-:math:`m` update by :math:`\bar{\mathsf U}_o = \sum_{\Lambda(i) = o}\mathsf U_i`
+    (one output body: ``ONE_OUTPUT``; else one :math:`\bar{\mathsf U}` per output body and
+    the blocks between them).
+    """
     b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
-    nsl = 0
+    shape = cclus[k, SHAPE]
+    for s in range(n):
+        i = cbody[b0 + s, STACK]
+        o = cbody[i, OUTPUT]
+        for e in range(6):
+            for e2 in range(e, 6):
+                IAd[o, e, e2] += IAd[i, e, e2]
+    if not shape & BLOCK_DIAGONAL:
+        ia = cclus[k, IA_OFFSET]
+        for s in range(n):
+            o = cbody[cbody[b0 + s, STACK], OUTPUT]
+            for s2 in range(n):
+                if s2 == s or not nzb[ia // 36 + s * n + s2]:
+                    continue
+                o2 = cbody[cbody[b0 + s2, STACK], OUTPUT]
+                blk = ia + 36 * (s * n + s2)
+                if o == o2:  # (i, j) and (j, i) land on one diagonal block
+                    for e in range(6):
+                        for e2 in range(e, 6):
+                            IAd[o, e, e2] += IAo[blk + 6 * e + e2]
+                else:
+                    kp = cbody[o, CLUSTER]
+                    npar = cclus[kp + 1, FIRST_BODY] - cclus[kp, FIRST_BODY]
+                    sa, sb = cbody[o, SLOT], cbody[o2, SLOT]
+                    pb = cclus[kp, IA_OFFSET] + 36 * (sa * npar + sb)
+                    for e in range(36):
+                        IAo[pb + e] += IAo[blk + e]
+                    nzb[cclus[kp, IA_OFFSET] // 36 + sa * npar + sb] = True
+    if m == 0:
+        return
+    nsl = 0  # Ū per distinct output body (one when ONE_OUTPUT)
     for s in range(n):
         i = cbody[b0 + s, STACK]
         o = cbody[i, OUTPUT]
@@ -978,117 +838,123 @@ def c_efpa(
     r"""Cluster-based extended-force-propagator algorithm for one state: the inverse
     operational-space inertia ``omega`` (6 n_ee, 6 n_ee) of the body frames ``ee``.
 
-    End-effector ``e`` is the frame of body ``ee[e]`` (so :math:`{}^e\mathbf X_{\lambda(e)}
-    = \mathbf 1`); twists and wrenches in body coordinates. Zero velocity, torque and gravity
-    (trap 10). Returns a packed status.
+    End-effector ``e`` is the frame of body ``ee[e]``; twists and wrenches in body
+    coordinates. Zero velocity, torque and gravity (trap 10). Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
-    N = parent.shape[0]
+    w = _aba_work(topo, cclus, Gc.shape[1], S.shape[0])
+    return _c_efpa(
+        topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee,
+        omega, w, _efpa_work(topo, cclus, Gc.shape[1], ee.shape[0]),
+    )  # fmt: skip
+
+
+@njit(**JIT)
+def _efpa_work(topo, cclus, mmax, ne):
+    """The propagator arrays of :func:`c_efpa` (besides :func:`_aba_work`'s)."""
+    N = topo.shape[0] - 1
+    NC = cclus.shape[0] - 1
+    lmax = 1
+    for k in range(NC):
+        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
+    return (
+        np.empty((ne, N, 6, 6)),  # chi: ^eχ, block of body i
+        np.empty((ne, N, 6, 6)),  # Oinv: Ω⁻¹_ke, acceleration of body i per unit force at e
+        np.empty((6, mmax)),  # chiS
+        np.empty((mmax, 6)),  # Z
+        np.empty((lmax, 6, 6)),  # chiL
+        np.zeros((ne, NC), dtype=np.bool_),  # sup: k supports e
+    )
+
+
+@njit(**FMA)
+def _c_efpa(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, q, ee, omega,
+    w, we,
+):  # fmt: skip
+    r""":func:`c_efpa` with its work arrays.
+
+    In ground coordinates (as :func:`c_aba`): the cluster transforms are selections of the
+    output bodies, so the propagators move to the parent by sums, :math:`{}^e\chi_{\lambda(k)}
+    \mathrel{+}= {}^e\chi_k\mathsf L_k` block by block (eq. 62), and :math:`\Omega^{-1}_{ke}`
+    starts from :math:`\Omega^{-1}_{\lambda(k)e}` unchanged (eq. 67); the end-effector's
+    own propagator is :math:`{}^{e}\mathbf X_0` (its twist in its body coordinates).
+    """
+    (E, r, E0, r0, Phi, qd, vel, ck, p_A, Sk, U, IAd, IAo, Dinv, Dk, L, u, Ub, UD, w2, x6,
+     I10, nzb, slots) = w  # fmt: skip
+    chi, Oinv, chiS, Z, chiL, sup = we
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
     ne = ee.shape[0]
     if not (all_finite(q) and all_finite(Gc)):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    mmax = Gc.shape[1]
-    lmax = 1
+    general = False
     for k in range(NC):
-        lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
-    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
-    qd = np.empty(S.shape[0])
-    vel, ck = np.empty((N, 6)), np.empty((N, 6))
-    Sk, U = np.empty((N, mmax, 6)), np.empty((N, mmax, 6))
-    IA = np.empty(cclus[NC, IA_OFFSET])
-    Dinv, Dk, L = np.empty((NC, mmax, mmax)), np.empty((mmax, mmax)), np.empty((mmax, mmax))
-    nzb = np.empty(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)
-    XU, XUD = np.empty((lmax, mmax, 6)), np.empty((lmax, mmax, 6))
-    slots = np.empty(lmax, dtype=np.int64)
-    W, col, W3, P = np.empty((6, 6)), np.empty((2, 6)), np.empty((4, 3, 3)), np.empty((6, 6))
-    chi = np.zeros((ne, N, 6, 6))  # ^eχ_k: block of body i of cluster(i)'s propagator
-    Oinv = np.zeros((ne, N, 6, 6))  # Ω⁻¹_ke: acceleration of body i per unit force at e
-    chiS, Z, Y = np.empty((6, mmax)), np.empty((mmax, 6)), np.empty((lmax, 6, 6))
-    chiL = np.empty((lmax, 6, 6))
-    sup = np.zeros((ne, NC), dtype=np.bool_)  # k ∈ supports of e: e ∈ ES(C_k)
+        if not cclus[k, SHAPE] & BLOCK_DIAGONAL:
+            general = True
+    if general:
+        IAo[:] = 0.0
+        nzb[:] = False
+    zero_v = np.zeros(yidx.shape[0])
+    zero_g, no_f = np.zeros(S.shape[0]), np.zeros((0, 6))
+    # ---- kinematics (only the transforms and S_k are used), I^A_k = I_k -----------------
+    _ground_kinematics(
+        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v,
+        no_f, w,
+    )  # fmt: skip
+    chi[:] = 0.0
+    sup[:] = False
+    x, y6 = x6[0], x6[1]
     for e in range(ne):
         k = cbody[ee[e], CLUSTER]
         while k >= 0:
             sup[e, k] = True
             k = cclus[k, PARENT_CLUSTER]
-        for d in range(6):  # ^eχ_λ(e) = ^eX_λ(e) = 1 (the end-effector is the body frame)
-            chi[e, ee[e], d, d] = 1.0
-    zero_v, zero_g = np.zeros(yidx.shape[0]), np.zeros(S.shape[0])
-
-    # ---- kinematics (§2.0: only the transforms and S_k are used), I^A_k = I_k ------------
-    cluster_kinematics(
-        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v, Eo, ro, qd, vel, Sk, ck
-    )
-    _init_inertia(inertia, cbody, cclus, IA, nzb)
+        i = ee[e]
+        for g in range(6):  # ^eχ at its own body: ^eX_0, column by column
+            x[:] = 0.0
+            x[g] = 1.0
+            transform_motion(E0[i], r0[i], x, y6)
+            for d in range(6):
+                chi[e, i, d, g] = y6[d]
 
     # ---- backward pass: articulated inertias and force propagators -----------------------
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        IAk = IA[cclus[k, IA_OFFSET] : cclus[k, IA_OFFSET] + 36 * n * n].reshape((6 * n, 6 * n))
-        nzk = nzb[cclus[k, IA_OFFSET] // 36 : cclus[k, IA_OFFSET] // 36 + n * n].reshape((n, n))
-        if m > 0 and not _articulate(IAk, nzk, Sk, cbody, b0, n, m, U, Dk, L, Dinv[k]):
+        if m > 0 and not _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k]):
             return pack(SINGULAR, cbody[b0, STACK])
         if cclus[k, PARENT_CLUSTER] < 0:
             continue
-        # I^A_λ(k) += ^λX*_k I^a ^kX_λ, I^a = L_kᵀ I^A_k = I^A − U D⁻¹ Uᵀ (not formed)
-        _to_parent_inertia(
-            IAk,
-            nzk,
-            U,
-            Dinv[k],
-            m,
-            Eo,
-            ro,
-            cbody,
-            cclus,
-            b0,
-            n,
-            IA,
-            nzb,
-            W,
-            col,
-            W3,
-            P,
-            XU,
-            XUD,
-            slots,
-        )
-        for e in range(ne):  # eq. 62: ^eχ_λ(k) = ^eχ_k L_k ^kX_λ(k), L_k = 1 − S D⁻¹ Uᵀ
+        _inertia_to_parent(cbody, cclus, k, m, U, Dinv[k], IAd, IAo, nzb, Ub, UD, slots)
+        for e in range(ne):  # eq. 62: ^eχ_λ(k) += ^eχ_k L_k, L_k = 1 − S D⁻¹ Uᵀ
             if not sup[e, k]:
                 continue
-            for d in range(6):  # χS = ^eχ_k S_k, then (χS) D⁻¹
+            for d in range(6):  # χS = ^eχ_k S_k, then Z = (χS D⁻¹)ᵀ
                 for c in range(m):
-                    x = 0.0
+                    t = 0.0
                     for s in range(n):
                         i = cbody[b0 + s, STACK]
                         for g in range(6):
-                            x += chi[e, i, d, g] * Sk[i, c, g]
-                    chiS[d, c] = x
+                            t += chi[e, i, d, g] * Sk[i, c, g]
+                    chiS[d, c] = t
             for d in range(6):
                 for c in range(m):
-                    x = 0.0
+                    t = 0.0
                     for c2 in range(m):
-                        x += chiS[d, c2] * Dinv[k, c2, c]
-                    Z[c, d] = x
-            for s in range(n):  # χL = χ − (χ S D⁻¹) Uᵀ
-                i = cbody[b0 + s, STACK]
-                for d in range(6):
-                    for g in range(6):
-                        x = chi[e, i, d, g]
-                        for c in range(m):
-                            x -= Z[c, d] * U[i, c, g]
-                        chiL[s, d, g] = x
-            for s in range(n):  # times ^kX_λ(k): block i lands at Λ(i), rows as forces
+                        t += chiS[d, c2] * Dinv[k, c2, c]
+                    Z[c, d] = t
+            for s in range(n):  # χL = χ − (χ S D⁻¹) Uᵀ, onto the output body's block
                 i = cbody[b0 + s, STACK]
                 o = cbody[i, OUTPUT]
                 for d in range(6):
-                    force_to_parent(Eo[i], ro[i], chiL[s, d], chi[e, o, d], True)
+                    for g in range(6):
+                        t = chi[e, i, d, g]
+                        for c in range(m):
+                            t -= Z[c, d] * U[i, c, g]
+                        chi[e, o, d, g] += t
 
     # ---- forward pass: Ω⁻¹_ke (eq. 67) -------------------------------------------------------
     for k in range(NC):
@@ -1097,40 +963,35 @@ def c_efpa(
         for e in range(ne):
             if not sup[e, k]:
                 continue
-            for s in range(n):  # Y = ^kX_λ(k) Ω⁻¹_λ(k)e (Ω⁻¹_0e = 0), column by column
+            for s in range(n):  # Y = Ω⁻¹_λ(k)e at the output body (Ω⁻¹_0e = 0)
                 i = cbody[b0 + s, STACK]
                 o = cbody[i, OUTPUT]
-                for d in range(6):
-                    if o < 0:
-                        Y[s, :, d] = 0.0
-                    else:
-                        for g in range(6):
-                            col[0, g] = Oinv[e, o, g, d]
-                        transform_motion(Eo[i], ro[i], col[0], col[1])
-                        for g in range(6):
-                            Y[s, g, d] = col[1, g]
+                if o < 0:
+                    chiL[s, :, :] = 0.0
+                else:
+                    chiL[s, :, :] = Oinv[e, o]
             for c in range(m):  # Z = (^eχ_k S_k)ᵀ − U_kᵀ Y  (m × 6)
                 for d in range(6):
-                    x = 0.0
+                    t = 0.0
                     for s in range(n):
                         i = cbody[b0 + s, STACK]
                         for g in range(6):
-                            x += Sk[i, c, g] * chi[e, i, d, g] - U[i, c, g] * Y[s, g, d]
-                    Z[c, d] = x
-            for c in range(m):  # Z ← D⁻¹ Z
+                            t += Sk[i, c, g] * chi[e, i, d, g] - U[i, c, g] * chiL[s, g, d]
+                    Z[c, d] = t
+            for c in range(m):  # D⁻¹ Z
                 for d in range(6):
-                    x = 0.0
+                    t = 0.0
                     for c2 in range(m):
-                        x += Dinv[k, c, c2] * Z[c2, d]
-                    chiS[d, c] = x
-            for s in range(n):  # Ω⁻¹_ke = Y + S_k D⁻¹ (S_kᵀ χᵀ − U_kᵀ Y) = L_k Y + S D⁻¹ Sᵀ χᵀ
+                        t += Dinv[k, c, c2] * Z[c2, d]
+                    chiS[d, c] = t
+            for s in range(n):  # Ω⁻¹_ke = Y + S_k D⁻¹ (S_kᵀ χᵀ − U_kᵀ Y)
                 i = cbody[b0 + s, STACK]
                 for g in range(6):
                     for d in range(6):
-                        x = Y[s, g, d]
+                        t = chiL[s, g, d]
                         for c in range(m):
-                            x += Sk[i, c, g] * chiS[d, c]
-                        Oinv[e, i, g, d] = x
+                            t += Sk[i, c, g] * chiS[d, c]
+                        Oinv[e, i, g, d] = t
 
     # ---- assembly: Ω_e1e2 = ^e1χ_k Ω⁻¹_ke2 at the deepest cluster k supporting both ----------
     for e1 in range(ne):
@@ -1140,13 +1001,13 @@ def c_efpa(
                 k = cclus[k, PARENT_CLUSTER]
             for d in range(6):
                 for g in range(6):
-                    x = 0.0
+                    t = 0.0
                     for s in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
                         i = cbody[s, STACK]
                         for h in range(6):
-                            x += chi[e1, i, d, h] * Oinv[e2, i, h, g]
-                    omega[6 * e1 + d, 6 * e2 + g] = x
-                    omega[6 * e2 + g, 6 * e1 + d] = x
+                            t += chi[e1, i, d, h] * Oinv[e2, i, h, g]
+                    omega[6 * e1 + d, 6 * e2 + g] = t
+                    omega[6 * e2 + g, 6 * e1 + d] = t
     if not all_finite(omega):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -1170,22 +1031,12 @@ def c_efpa_batch(
     OMEGA,
     status,
 ):
-    """:func:`c_efpa` over a batch; first failure + 1."""
+    """:func:`c_efpa` over a batch (work arrays allocated once); first failure + 1."""
+    w = _aba_work(topo, cclus, Gc.shape[2], S.shape[1])
+    we = _efpa_work(topo, cclus, Gc.shape[2], ee.shape[0])
     for b in range(status.shape[0]):
-        status[b] = c_efpa(
-            topo,
-            placement,
-            jparam,
-            inertia,
-            cbody,
-            cclus,
-            yidx,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Gc, b),
-            at(Q, b),
-            ee,
-            OMEGA[b],
-        )
+        status[b] = _c_efpa(
+            topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b), at(S_ring, b),
+            at(T_user, b), at(Gc, b), at(Q, b), ee, OMEGA[b], w, we,
+        )  # fmt: skip
     return first_failure(status)
