@@ -23,20 +23,26 @@ transform densely (trap 9):
   lacks (seed 004 §6 trap 1, erratum): the term :math:`\mathbf v_i\times\mathbf S_i\dot q_i`
   is the derivative of :math:`{}^i\mathbf X_{\lambda(i)}` (l.15) acting on the parent's
   motion plus the :math:`\mathbf v_k\times\mathsf S_k` of eq. 26;
-- articulated inertias :math:`\mathsf I^A_k` are :math:`6n_b\times 6n_b` blocks of one
-  flat work array (offsets in ``cclus[:, IA_OFFSET]``), with a mask of their nonzero 6×6 blocks
-  (``nzb``, offsets ``cclus[:, IA_OFFSET] // 36``): :math:`\mathsf I_k` is block diagonal and a
-  child cluster adds blocks only between its output bodies, so C-ABA and C-EFPA visit those
-  blocks only. The work per cluster goes through the cluster joint's :math:`n_{v,k}`
-  columns (Alg. 1 l.26–33): :math:`\mathsf U_k = \mathsf I^A_k\mathsf S_k` is
-  :math:`6n_b\times n_{v,k}`, :math:`\mathsf D_k` is :math:`n_{v,k}\times n_{v,k}`, and
-  :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf U_k^\top` is
-  never formed: :math:`{}^{\lambda}\mathsf X^*_k\mathsf I^a{}^k\mathsf X_{\lambda}` is the
-  congruence of the nonzero blocks of :math:`\mathsf I^A_k` minus the rank-:math:`n_{v,k}`
-  update by :math:`\bar{\mathsf U} = {}^{\lambda}\mathsf X^*_k\mathsf U_k`, which lives on
-  the (usually one or two) output bodies only, and :math:`\mathsf p^a = \mathsf p^A +
-  \mathsf I^A_k\mathsf c_k + \mathsf U_k\mathsf D_k^{-1}(\mathsf u_k - \mathsf U_k^\top
-  \mathsf c_k)` (l.30 substituted in l.31).
+- C-RNEA runs in body coordinates (one fused forward pass, as the tree RNEA); C-ABA and
+  C-EFPA run in ground coordinates (as the tree ABA), where :math:`{}^k\mathsf
+  X_{\lambda(k)}` is the selection of each body's output body: the congruences
+  :math:`{}^{\lambda}\mathsf X^*_k\mathsf I^a{}^k\mathsf X_{\lambda}` (l.32) and the force
+  and propagator transfers (l.33, eq. 62) are sums of 6×6 blocks, and the columns are
+  :math:`\mathsf S_{k,i} = \mathsf S_{k,\lambda(i)} + \boldsymbol\Phi_i\mathsf G_{k,i}`.
+  The articulated inertia :math:`\mathsf I^A_k` is kept as one 6×6 block per body (upper
+  triangles, ``IAd``) plus, for clusters whose child clusters hang from two of their bodies,
+  the off-diagonal blocks in one flat work array (offsets ``cclus[:, IA_OFFSET]``, mask
+  ``nzb``). :math:`\mathsf I^a = \mathsf I^A_k - \mathsf U_k\mathsf D_k^{-1}\mathsf
+  U_k^\top` is never formed: the parent receives the blocks of :math:`\mathsf I^A_k` and the
+  rank-:math:`m_k` update by :math:`\bar{\mathsf U}_o = \sum_{\Lambda(i) = o}\mathsf U_i`,
+  and :math:`\mathsf p^a = \mathsf p^A + \mathsf I^A_k\mathsf c_k + \mathsf U_k\mathsf
+  D_k^{-1}(\mathsf u_k - \mathsf U_k^\top\mathsf c_k)` (l.30 substituted in l.31);
+- the cluster's shape code ``cclus[k, SHAPE]`` (flags of
+  :mod:`~geomech.multibody._kernels.cluster.tables`) selects the work in the one kernel:
+  ``BLOCK_DIAGONAL`` skips the off-diagonal blocks, ``ONE_OUTPUT`` makes the rank update one
+  6×6 block, and :math:`m_k = 1` (``ONE_DOF``) makes :math:`\mathsf D_k^{-1}` a division.
+  A link with its geared rotor, a belt pair and a four-bar are ``ONE_OUTPUT |
+  BLOCK_DIAGONAL``: one block per body, as the tree ABA.
 
 A tree is the degenerate cluster tree (one body per cluster, :math:`\mathsf G_k = \mathbf 1`),
 where C-RNEA and C-ABA are the RNEA and ABA (seed 004 §5 identity 11).
@@ -74,6 +80,7 @@ from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.linalg import SINGULAR_RTOL, cholesky_inverse
 from geomech.multibody._kernels.spatial import (
+    body_force,
     compose_transforms,
     cross_force,
     cross_motion,
@@ -83,9 +90,9 @@ from geomech.multibody._kernels.spatial import (
     inertia_params_matrix,
     inertia_params_times,
     inertia_params_transform,
-    inertia_times,
     sym_matvec6,
     trace_about,
+    transform_force_transpose,
     transform_motion,
     transform_motion_transpose,
 )
@@ -97,11 +104,10 @@ from geomech.multibody._kernels.status import (
     pack,
 )
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
-from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.views import workspace
 
 __all__ = [
-    "cluster_kinematics",
     "c_rnea",
     "c_rnea_batch",
     "c_aba",
@@ -111,82 +117,6 @@ __all__ = [
 ]
 
 _SINGULAR_RTOL = 1e-12
-
-
-@njit(**JIT)
-def _compose(E1, r1, E2, r2, E, r):
-    r"""``(E, r)`` of :math:`\mathbf X(E_1, r_1)\,\mathbf X(E_2, r_2)`: :math:`E = E_1E_2`,
-    :math:`r = r_2 + E_2^\top r_1`.
-    """
-    for a in range(3):
-        r[a] = r2[a] + E2[0, a] * r1[0] + E2[1, a] * r1[1] + E2[2, a] * r1[2]
-        for b in range(3):
-            E[a, b] = E1[a, 0] * E2[0, b] + E1[a, 1] * E2[1, b] + E1[a, 2] * E2[2, b]
-
-
-# ----------------------------------------------------------------------------------------
-# shared kinematics pass (Alg. 1 lines 1–19)
-# ----------------------------------------------------------------------------------------
-@njit(**JIT)
-def cluster_kinematics(
-    topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
-):
-    r"""Forward pass over the clusters: ``Eo, ro`` (:math:`{}^i\mathbf X_{\Lambda(i)}`), the
-    spanning speeds ``qd`` :math:`= G v`, body twists ``vel``, ``Sk`` and ``ck``.
-
-    ``E, r`` hold the tree transforms :math:`{}^i\mathbf X_{\lambda(i)}` (Alg. 1 l.6).
-    """
-    parent, iv = topo[:-1, PARENT], topo[:, IV]
-    NC = cclus.shape[0] - 1
-    vJ = np.empty(6)
-    for k in range(NC):  # l.3: clusters in regular order
-        y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        # l.4: bodies in regular order
-        for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
-            i = cbody[t, STACK]
-            o = cbody[i, OUTPUT]
-            p = parent[i]
-            inside = p != o  # the parent is in the cluster
-            # l.9–10: ^iX_Λ(i), one block of ^kX_λ(k); in-cluster products of ^ΛX_λ
-            if inside:
-                _compose(E[i], r[i], Eo[p], ro[p], Eo[i], ro[i])
-            else:
-                Eo[i, :, :] = E[i]
-                ro[i, :] = r[i]
-            # l.11: q̇_𝒥k = G_k ẏ_k (the cluster joint's spanning speeds)
-            for j in range(iv[i], iv[i + 1]):
-                s = 0.0
-                for c in range(m):
-                    s += Gc[j, c] * v[yidx[y0 + c]]
-                qd[j] = s
-            # l.12: S_k = ^ΛX_λ S̄ G_k (eq. 24), column by column by the in-cluster recursion
-            for c in range(m):
-                if inside:
-                    transform_motion(E[i], r[i], Sk[p, c], Sk[i, c])
-                else:
-                    Sk[i, c, :] = 0.0
-                for j in range(iv[i], iv[i + 1]):
-                    for e in range(6):
-                        Sk[i, c, e] += S[j, e] * Gc[j, c]
-            # l.13: v_k = ^kX_λ(k) v_λ(k) + S_k ẏ_k (eq. 33), row of body i
-            if o < 0:
-                vel[i, :] = 0.0
-            else:
-                transform_motion(Eo[i], ro[i], vel[o], vel[i])
-            for c in range(m):
-                w = v[yidx[y0 + c]]
-                for e in range(6):
-                    vel[i, e] += Sk[i, c, e] * w
-            # l.14–19 (with trap 1's v × S q̇): c_k = Ṡ_k ẏ_k, row of body i
-            if inside:
-                transform_motion(E[i], r[i], ck[p], ck[i])
-            else:
-                ck[i, :] = 0.0
-            for j in range(iv[i], iv[i + 1]):
-                for e in range(6):
-                    ck[i, e] += S[j, e] * gs[j] + S_ring[j, e] * qd[j]
-            joint_velocity(S, iv, i, qd, vJ)
-            cross_motion(vel[i], vJ, ck[i])
 
 
 # ----------------------------------------------------------------------------------------
@@ -219,69 +149,112 @@ def c_rnea(
     ``a0 = [0; −g]``; ``f_ext`` (N, 6) body wrenches in body coordinates (or no rows).
     Returns a packed status.
     """
-    parent, jtype, iq = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ]
-    N = parent.shape[0]
+    return _c_rnea(
+        topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q, v,
+        a, a0, f_ext, tau, _rnea_work(topo, Gc.shape[1], S.shape[0]),
+    )  # fmt: skip
+
+
+@njit(**JIT)
+def _rnea_work(topo, mmax, n_s):
+    """The work arrays of :func:`c_rnea`, from one allocation."""
+    N = topo.shape[0] - 1
+    return workspace(
+        (
+            (N, 3, 3),  # E, r: ^iX_λ(i)
+            (N, 3),
+            (N, 6),  # vel, acc, f
+            (N, 6),
+            (N, 6),
+            (n_s,),  # tau_s: S_jᵀ f̃_i per spanning joint
+            (2, 6),  # vJ, cJ
+        )
+    )
+
+
+@njit(**FMA)
+def _c_rnea(
+    topo, placement, jparam, inertia, cbody, cclus, yidx, S, S_ring, T_user, Gc, gs, q, v, a,
+    a0, f_ext, tau, w,
+):  # fmt: skip
+    r""":func:`c_rnea` with its work arrays (:func:`_rnea_work`), in body coordinates.
+
+    The cluster joint's columns are never formed: with :math:`\mathsf S_{k,i} =
+    \sum_j {}^i\mathbf X_j\mathbf S_j\mathsf G_{k,j}` over the in-cluster path to body ``i``
+    (eq. 24), the cluster recursions (eqs. 31–35) are the spanning tree's body recursions
+    driven by the cluster's own speeds: :math:`\dot q_{\mathcal J_k} = \mathsf G_k\dot y_k`,
+    :math:`\ddot q_{\mathcal J_k} = \mathsf G_k\ddot y_k + \mathsf g_k` (Alg. 1 l.11, so that
+    :math:`\mathsf S_k\ddot y_k + \mathsf c_k` is the bodies' acceleration relative to the
+    output bodies), and :math:`\tau_k = \mathsf S_k^\top\mathsf f_k = \sum_j\mathsf
+    G_{k,j}^\top\mathbf S_j^\top\tilde{\mathbf f}_j` with :math:`\tilde{\mathbf f}_j` the
+    force that body ``j`` passes to its parent (the same sums regrouped along the in-cluster
+    paths). Per cluster only its rows of ``Gc`` and ``gs`` are read: a cluster of one body
+    and one speed costs what the tree RNEA costs for that body.
+    """
+    E, r, vel, acc, f, tau_s, x6 = w
+    vJ, cJ = x6[0], x6[1]
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
     if not (
-        all_finite(q)
-        and all_finite(v)
-        and all_finite(a)
-        and all_finite(a0)
-        and all_finite(f_ext)
-        and all_finite(Gc)
-        and all_finite(gs)
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    E, r = np.empty((N, 3, 3)), np.empty((N, 3))
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
-    mmax = Gc.shape[1]
-    Eo, ro = np.empty((N, 3, 3)), np.empty((N, 3))
-    qd = np.empty(S.shape[0])
-    vel, acc, f, ck = np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6)), np.empty((N, 6))
-    Sk = np.empty((N, mmax, 6))
-    h = np.empty(6)
 
-    # ---- forward pass: kinematics (§2.0), accelerations and net forces -----------------
-    cluster_kinematics(
-        topo, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, Eo, ro, qd, vel, Sk, ck
-    )
+    # ---- forward pass: v_k, a_k, f_k body by body (Alg. 1 l.11–19 with trap 1, eqs. 33–34)
     for k in range(NC):
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
             i = cbody[t, STACK]
-            o = cbody[i, OUTPUT]
-            # eq. 33: a_k = ^kX_λ(k) a_λ(k) + S_k ÿ_k + c_k (a_0 = −a_g)
-            transform_motion(Eo[i], ro[i], a0 if o < 0 else acc[o], acc[i])
+            p = parent[i]
             for e in range(6):
-                acc[i, e] += ck[i, e]
-            for c in range(m):
-                w = a[yidx[y0 + c]]
+                vJ[e] = 0.0
+                cJ[e] = 0.0
+            for j in range(iv[i], iv[i + 1]):
+                s = 0.0  # l.11: q̇ = G_k ẏ_k, q̈ = G_k ÿ_k + g_k
+                sa = gs[j]
+                for c in range(m):
+                    g = Gc[j, c]
+                    s += g * v[yidx[y0 + c]]
+                    sa += g * a[yidx[y0 + c]]
                 for e in range(6):
-                    acc[i, e] += Sk[i, c, e] * w
-            # eq. 34: f_k = I_k a_k + v_k ×* I_k v_k (− external forces)
-            inertia_times(inertia[i], acc[i], f[i])
-            inertia_times(inertia[i], vel[i], h)
-            cross_force(vel[i], h, f[i])
+                    vJ[e] += S[j, e] * s
+                    cJ[e] += S[j, e] * sa + S_ring[j, e] * s
+            if p < 0:  # v_0 = 0, a_0 = −a_g
+                for e in range(6):
+                    vel[i, e] = vJ[e]
+                transform_motion(E[i], r[i], a0, acc[i])
+            else:
+                transform_motion(E[i], r[i], vel[p], vel[i])
+                transform_motion(E[i], r[i], acc[p], acc[i])
+                for e in range(6):
+                    vel[i, e] += vJ[e]
+            for e in range(6):
+                acc[i, e] += cJ[e]
+            cross_motion(vel[i], vJ, acc[i])  # + v_i × S_i q̇_i (trap 1)
+            body_force(inertia[i], vel[i], acc[i], f[i])  # eq. 34: f = I a + v ×* I v
             if f_ext.shape[0] > 0:
                 for e in range(6):
                     f[i, e] -= f_ext[i, e]
 
-    # ---- backward pass: cluster joint forces ---------------------------------------------
+    # ---- backward pass: τ_k = S_kᵀ f_k (eq. 31), forces to the parents (eq. 35) ----------
     for k in range(NC - 1, -1, -1):
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        for c in range(m):  # eq. 31: τ_k = S_kᵀ f_k
+        for t in range(cclus[k + 1, FIRST_BODY] - 1, cclus[k, FIRST_BODY] - 1, -1):
+            i = cbody[t, STACK]
+            for j in range(iv[i], iv[i + 1]):
+                tau_s[j] = dot6(S[j], f[i])
+            if parent[i] >= 0:
+                transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+        for c in range(m):
             s = 0.0
             for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
                 i = cbody[t, STACK]
-                for e in range(6):
-                    s += Sk[i, c, e] * f[i, e]
+                for j in range(iv[i], iv[i + 1]):
+                    s += Gc[j, c] * tau_s[j]
             tau[yidx[y0 + c]] = s
-        if cclus[k, PARENT_CLUSTER] >= 0:  # eq. 35: f_λ(k) += ^λ(k)X*_k f_k, one block per body
-            for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
-                i = cbody[t, STACK]
-                force_to_parent(Eo[i], ro[i], f[i], f[cbody[i, OUTPUT]], True)
     if not all_finite(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -309,28 +282,14 @@ def c_rnea_batch(
     TAU,
     status,
 ):
-    """:func:`c_rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
+    """:func:`c_rnea` over a batch (work arrays allocated once); first failure + 1."""
+    w = _rnea_work(topo, Gc.shape[2], S.shape[1])
     for b in range(status.shape[0]):
-        status[b] = c_rnea(
-            topo,
-            placement,
-            jparam,
-            inertia,
-            cbody,
-            cclus,
-            yidx,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Gc, b),
-            at(gs, b),
-            at(Q, b),
-            at(V, b),
-            at(A, b),
-            at(A0, b),
-            at(F_ext, b),
-            TAU[b],
-        )
+        status[b] = _c_rnea(
+            topo, placement, jparam, inertia, cbody, cclus, yidx, at(S, b), at(S_ring, b),
+            at(T_user, b), at(Gc, b), at(gs, b), at(Q, b), at(V, b), at(A, b), at(A0, b),
+            at(F_ext, b), TAU[b], w,
+        )  # fmt: skip
     return first_failure(status)
 
 
@@ -576,22 +535,20 @@ def _ground_kinematics(
             p = parent[i]
             inside = p != cbody[i, OUTPUT]  # the tree parent is in the cluster
             if p < 0:  # ^iX_0 of a root, the origin at body 0's (as the tree ABA)
-                E0[i, :, :] = E[i]
                 for e in range(3):
                     r0[i, e] = r[i, e] - r[0, e]
+                    for e2 in range(3):
+                        E0[i, e, e2] = E[i, e, e2]
             else:
                 compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])
             inertia_params(inertia[i], I10)  # l.20: I^A = I_i in ground
             inertia_params_transform(E0[i], r0[i], I10, I10)
             inertia_params_matrix(I10, IAd[i])
-            vJ[:] = 0.0
-            for c in range(m):
-                for e in range(6):
+            for e in range(6):  # slices are not copied: numba's copies check for overlap
+                vJ[e] = 0.0
+                ck[i, e] = ck[p, e] if inside else 0.0
+                for c in range(m):
                     Sk[i, c, e] = Sk[p, c, e] if inside else 0.0
-            if inside:
-                ck[i, :] = ck[p]
-            else:
-                ck[i, :] = 0.0
             for j in range(iv[i], iv[i + 1]):
                 transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
                 s = 0.0  # l.11: q̇_𝒥k = G_k ẏ_k
@@ -608,7 +565,8 @@ def _ground_kinematics(
                 vel[i, e] = vJ[e] if p < 0 else vel[p, e] + vJ[e]
             cross_motion(vel[i], vJ, ck[i])  # l.14–19 with trap 1's v × Φ q̇
             if jtype[i] == USER:  # + ^0X_i S̊_i q̇_i (zero for the built-in joints)
-                x[:] = 0.0
+                for e in range(6):
+                    x[e] = 0.0
                 for j in range(iv[i], iv[i + 1]):
                     for e in range(6):
                         x[e] += S_ring[j, e] * qd[j]
@@ -616,7 +574,8 @@ def _ground_kinematics(
                 for e in range(6):
                     ck[i, e] += z[e]
             inertia_params_times(I10, vel[i], x)  # l.21: p^A = v ×* I v − f^ext
-            p_A[i, :] = 0.0
+            for e in range(6):
+                p_A[i, e] = 0.0
             cross_force(vel[i], x, p_A[i])
             if f_ext.shape[0] > 0:  # f^ext_i in body coordinates: ^0X_i^* f^ext_i
                 force_to_parent(E0[i], r0[i], f_ext[i], x, False)
@@ -966,10 +925,9 @@ def _c_efpa(
             for s in range(n):  # Y = Ω⁻¹_λ(k)e at the output body (Ω⁻¹_0e = 0)
                 i = cbody[b0 + s, STACK]
                 o = cbody[i, OUTPUT]
-                if o < 0:
-                    chiL[s, :, :] = 0.0
-                else:
-                    chiL[s, :, :] = Oinv[e, o]
+                for g in range(6):
+                    for d in range(6):
+                        chiL[s, g, d] = 0.0 if o < 0 else Oinv[e, o, g, d]
             for c in range(m):  # Z = (^eχ_k S_k)ᵀ − U_kᵀ Y  (m × 6)
                 for d in range(6):
                     t = 0.0
