@@ -435,7 +435,7 @@ def _cluster_inputs(model, gravity, f_ext, *named):
     F = arrays[-1] if f_ext is not None else _NO_FORCES
     Q, V = arrays[0], arrays[1]
     if getattr(model, "is_closed", False) and lay.all_static:
-        model.check_configuration(Q)  # constant G: only the constraint residual to check
+        lay.check_static(Q)  # constant G: only the couplings' residuals to check
     Gc, gs = lay.constraint_arrays(Q, V)  # otherwise validated while G and g are computed
     return lay, batch, B, arrays[:n], A0, F, Gc, gs
 
@@ -702,7 +702,7 @@ def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") ->
     cm = st.compiled
     batch, B, (Q,) = states(("q", q, (st.nq,)))
     if closed and lay.all_static:
-        model.check_configuration(Q)
+        lay.check_static(Q)
     Gc, _ = lay.constraint_arrays(Q, None)
     OMEGA = np.empty((B, 6 * ee.size, 6 * ee.size))
     call(

@@ -14,6 +14,12 @@ Generated models (every one a :class:`~geomech.multibody.model.tree.MultibodyMod
 - :func:`quadruped`, :func:`humanoid`: deterministic floating-base legged robots
   (18 and 30 degrees of freedom); ``humanoid(fixed_base=True)`` welds the pelvis to the world.
 
+Robots with transmissions (closed models,
+:class:`~geomech.multibody.closed.model.ClosedMultibodyModel`: seed 004's benchmark set,
+Sec. IX and Table I): :func:`geared_chain` and :func:`belt_chain` (the "GT" and "PBT"
+chains), :func:`mini_cheetah`, :func:`mit_humanoid` and :func:`jvrc1_geared`;
+:func:`add_rotors` drives the named joints of any tree through geared rotors.
+
 Shipped URDFs (in ``geomech/multibody/io/data``, visuals and meshes stripped; see the
 ``README.md`` there for sources and licences) are listed by :func:`names` and loaded by
 :func:`load`, which also accepts the names of the generated models and URDF file paths.
@@ -50,6 +56,7 @@ import numpy as np
 from geomech._validation import check_size, default_rng
 from geomech.errors import ModelError
 from geomech.lie import SO3
+from geomech.multibody.closed.model import ClosedMultibodyModel
 from geomech.multibody.io.urdf import load_urdf
 from geomech.multibody.model.joints import FreeFlyer, Prismatic, Revolute
 from geomech.multibody.model.tree import MultibodyModel
@@ -63,6 +70,13 @@ __all__ = [
     "scara",
     "quadruped",
     "humanoid",
+    "add_rotors",
+    "geared_chain",
+    "belt_chain",
+    "mini_cheetah",
+    "mit_humanoid",
+    "jvrc1_geared",
+    "JVRC1_GEARED_JOINTS",
     "names",
     "load",
     "urdf_path",
@@ -564,6 +578,362 @@ def humanoid(fixed_base: bool = False) -> MultibodyModel:
              [0, 0, -0.2]),
         ])  # fmt: skip
     return MultibodyModel(G)
+
+
+# ----------------------------------------------------------------------------------------
+# Robots with geared and belt transmissions (closed models, seed 004 Sec. IX)
+# ----------------------------------------------------------------------------------------
+def _rotor_inertia(mass: float, radius: float, axis) -> np.ndarray:
+    """A rotor: a thin disc of ``mass`` and ``radius`` about ``axis``, centred on the axis."""
+    axis = np.asarray(axis, dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    axial, trans = 0.5 * mass * radius**2, 0.25 * mass * radius**2
+    return spatial_inertia(
+        mass, np.zeros(3), trans * np.eye(3) + (axial - trans) * np.outer(axis, axis)
+    )
+
+
+def add_rotors(graph: nx.DiGraph, ratios: dict, rotor=None) -> nx.DiGraph:
+    r"""Drive joints of a tree through geared rotors: a copy of ``graph`` with a rotor per joint.
+
+    For every joint edge ``parent -> child`` named in ``ratios`` (joint name -> gear ratio
+    :math:`N`), a rotor body ``<child>_rotor`` is added on ``parent``, turning about the
+    joint's axis at the joint's placement, with a coupling :math:`q_{\rm rotor} = N q` (seed
+    004 Fig. 3a, grbda's ``RevoluteWithRotor``): each link and its rotor form a cluster of two
+    bodies with one degree of freedom.
+
+    Parameters
+    ----------
+    graph : networkx.DiGraph
+        A tree graph (``MultibodyModel.graph``) whose named joints are revolute.
+    ratios : dict
+        Joint name -> gear ratio.
+    rotor : callable, optional
+        ``rotor(name, axis) -> (6, 6)`` spatial inertia of the rotor of joint ``name`` (in
+        the rotor's frame, the joint frame); default a 0.1 kg disc of radius 4 cm.
+
+    Returns
+    -------
+    networkx.DiGraph
+        For :class:`~geomech.multibody.closed.model.ClosedMultibodyModel`.
+
+    Raises
+    ------
+    ModelError
+        If a named joint is missing or not revolute.
+
+    Examples
+    --------
+    >>> from geomech.multibody import ClosedMultibodyModel
+    >>> from geomech.multibody.io.robots import add_rotors, serial_chain
+    >>> m = ClosedMultibodyModel(add_rotors(serial_chain(2).graph, {"joint1": 6.0}))
+    >>> m.n_bodies, m.nv, len(m.clusters)
+    (3, 2, 2)
+    """
+    g = graph.copy()
+    rotor = rotor or (lambda name, axis: _rotor_inertia(0.1, 0.04, axis))
+    found = {}
+    for u, v, d in graph.edges(data=True):
+        if d.get("kind", "joint") == "joint" and d.get("name") in ratios:
+            found[d["name"]] = (u, v, d)
+    missing = sorted(set(ratios) - set(found))
+    if missing:
+        raise ModelError(f"Expected joints {missing} in the graph to drive by rotors.")
+    for name, (u, v, d) in found.items():
+        joint = d["joint"]
+        if not isinstance(joint, Revolute):
+            raise ModelError(f"Expected a revolute joint to drive by a rotor, got {name!r}.")
+        r = f"{v}_rotor"
+        g.add_node(r, inertia=rotor(name, joint.axis))
+        g.add_edge(u, r, joint=Revolute(joint.axis), placement=np.array(d["placement"]),
+                   name=f"{name}_rotor", independent=False)  # fmt: skip
+        g.add_edge(v, r, kind="coupling", ratio=float(ratios[name]), name=f"{name}_gear")
+    return g
+
+
+def geared_chain(n: int = 12, rng=None):
+    r"""Seed 004's geared-transmission chain: ``n`` links, each driven by a geared rotor.
+
+    Link ``k`` turns about a random axis on link ``k − 1``; its rotor sits on link ``k − 1``
+    about the same axis with a ratio :math:`N_k \sim U(6, 10)` (grbda's
+    ``RevoluteChainWithRotor``, the paper's "GT chain", Table I: 2n bodies, n clusters,
+    n DoF). Random inertias (:func:`random_inertia`, rotors at 1 %) and placements.
+
+    Parameters
+    ----------
+    n : int
+        Number of links.
+    rng : None, int or numpy.random.Generator, optional
+        ``None`` is the fixed seed 0.
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import geared_chain
+    >>> m = geared_chain(12)
+    >>> m.n_bodies, len(m.clusters), m.nv
+    (24, 12, 12)
+    """
+    n = _check_n(n)
+    rng = default_rng(0 if rng is None else rng)
+    g = nx.DiGraph(name=f"geared_chain_{n}")
+    g.add_node("world")
+    prev = "world"
+    for k in range(1, n + 1):
+        T = np.eye(4)
+        T[:3, :3] = SO3.exp(0.5 * rng.normal(size=3))
+        T[:3, 3] = rng.uniform(-0.3, 0.3, 3)
+        axis = _random_axis(rng)
+        Tr = T.copy()
+        Tr[:3, 3] = T[:3, 3] + rng.uniform(-0.1, 0.1, 3)
+        g.add_node(f"link{k}", inertia=random_inertia(rng))
+        g.add_node(f"rotor{k}", inertia=0.01 * random_inertia(rng))
+        g.add_edge(prev, f"link{k}", joint=Revolute(axis), placement=T, name=f"joint{k}")
+        g.add_edge(prev, f"rotor{k}", joint=Revolute(axis), placement=Tr,
+                   name=f"rotor{k}_joint", independent=False)  # fmt: skip
+        g.add_edge(f"link{k}", f"rotor{k}", kind="coupling", ratio=float(rng.uniform(6, 10)),
+                   name=f"gear{k}")  # fmt: skip
+        prev = f"link{k}"
+    return ClosedMultibodyModel(g)
+
+
+def belt_chain(n: int = 12, rng=None):
+    r"""Seed 004's parallel-belt-transmission chain: ``n`` links (``n`` even) in pairs.
+
+    Each pair is grbda's ``RevolutePairWithRotor`` (the MIT Humanoid's knee and ankle): link
+    ``2j − 1`` on the previous pair's second link, link ``2j`` on link ``2j − 1``, and two
+    rotors on the previous link; rotor 1 turns with :math:`N_1 q_{2j-1}`, rotor 2, through
+    a belt, with :math:`N_2 (q_{2j-1} + q_{2j})` (seed 004 §1.2: it depends on both
+    joints). The paper's "PBT chain" (Table I: 2n bodies, n/2 clusters of four bodies,
+    n DoF). Random inertias, axes and placements (rotor ratios :math:`U(6, 10)`).
+
+    Parameters
+    ----------
+    n : int
+        Number of links (even).
+    rng : None, int or numpy.random.Generator, optional
+        ``None`` is the fixed seed 0.
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Raises
+    ------
+    ModelError
+        If ``n`` is not a positive even integer.
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import belt_chain
+    >>> m = belt_chain(12)
+    >>> m.n_bodies, len(m.clusters), m.nv
+    (24, 6, 12)
+    """
+    n = _check_n(n)
+    if n % 2:
+        raise ModelError(f"Expected an even number of links for belt pairs, got {n}.")
+    rng = default_rng(0 if rng is None else rng)
+    g = nx.DiGraph(name=f"belt_chain_{n}")
+    g.add_node("world")
+    prev = "world"
+    for j in range(1, n // 2 + 1):
+        a, b = f"link{2 * j - 1}", f"link{2 * j}"
+        ra, rb = f"rotor{2 * j - 1}", f"rotor{2 * j}"
+        axes = [_random_axis(rng) for _ in range(2)]
+        poses = []
+        for _ in range(4):
+            T = np.eye(4)
+            T[:3, :3] = SO3.exp(0.5 * rng.normal(size=3))
+            T[:3, 3] = rng.uniform(-0.3, 0.3, 3)
+            poses.append(T)
+        for body in (a, b):
+            g.add_node(body, inertia=random_inertia(rng))
+        for body in (ra, rb):
+            g.add_node(body, inertia=0.01 * random_inertia(rng))
+        g.add_edge(prev, a, joint=Revolute(axes[0]), placement=poses[0], name=f"joint{2 * j - 1}")
+        g.add_edge(prev, ra, joint=Revolute(axes[0]), placement=poses[1],
+                   name=f"rotor{2 * j - 1}_joint", independent=False)  # fmt: skip
+        g.add_edge(prev, rb, joint=Revolute(axes[1]), placement=poses[2],
+                   name=f"rotor{2 * j}_joint", independent=False)  # fmt: skip
+        g.add_edge(a, b, joint=Revolute(axes[1]), placement=poses[3], name=f"joint{2 * j}")
+        g.add_edge(a, ra, kind="coupling", ratio=float(rng.uniform(6, 10)),
+                   name=f"gear{2 * j - 1}")  # fmt: skip
+        g.add_edge(b, rb, kind="coupling", ratio=float(rng.uniform(6, 10)),
+                   name=f"belt{2 * j}")  # fmt: skip
+        prev = b
+    return ClosedMultibodyModel(g)
+
+
+def mini_cheetah():
+    r"""A Mini-Cheetah-like quadruped: a floating trunk and four legs of three geared joints.
+
+    Each leg has ab/adduction (about x, ratio 6), hip (about −y, ratio 6) and knee (about
+    −y, ratio 9.33), each driven by a rotor on the previous body (seed 004 Table I: 25
+    bodies, 13 clusters, 18 DoF). Masses and lengths are those of the MIT Mini Cheetah
+    (trunk 3.3 kg; ab/ad 0.54 kg, thigh 0.634 kg, shank 0.064 kg; thigh and shank 0.209 m;
+    rotors 0.055 kg), the rotational inertias solid boxes and discs of those sizes.
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import mini_cheetah
+    >>> m = mini_cheetah()
+    >>> m.n_bodies, len(m.clusters), m.nv
+    (25, 13, 18)
+    """
+    G = nx.DiGraph(name="mini_cheetah")
+    G.add_node("world")
+    G.add_node("trunk", inertia=_box(3.3, [0.38, 0.19, 0.1]))
+    G.add_edge("world", "trunk", joint=FreeFlyer(), name="root_joint")
+    x, ny = [1.0, 0.0, 0.0], [0.0, -1.0, 0.0]
+    ratios = {}
+    for leg, (sx, sy) in (("FR", (1, -1)), ("FL", (1, 1)), ("HR", (-1, -1)), ("HL", (-1, 1))):
+        G.add_node(f"{leg}_abad", inertia=_box(0.54, [0.08, 0.06, 0.06], [0, sy * 0.036, 0]))
+        G.add_node(f"{leg}_thigh", inertia=_rod(0.634, 0.209, 0.02, [0, sy * 0.016, -0.02]))
+        G.add_node(f"{leg}_shank", inertia=_rod(0.064, 0.209, 0.01, [0, 0, -0.1045]))
+        G.add_edge("trunk", f"{leg}_abad", joint=Revolute(x), name=f"{leg}_abad_joint",
+                   placement=_pose([sx * 0.19, sy * 0.049, 0.0]))  # fmt: skip
+        G.add_edge(f"{leg}_abad", f"{leg}_thigh", joint=Revolute(ny),
+                   placement=_pose([0.0, sy * 0.062, 0.0]), name=f"{leg}_hip_joint")  # fmt: skip
+        G.add_edge(f"{leg}_thigh", f"{leg}_shank", joint=Revolute(ny),
+                   placement=_pose([0.0, 0.0, -0.209]), name=f"{leg}_knee_joint")  # fmt: skip
+        ratios.update({f"{leg}_abad_joint": 6.0, f"{leg}_hip_joint": 6.0,
+                       f"{leg}_knee_joint": 9.33})  # fmt: skip
+    return ClosedMultibodyModel(
+        add_rotors(G, ratios, lambda name, axis: _rotor_inertia(0.055, 0.04, axis))
+    )
+
+
+def mit_humanoid():
+    r"""An MIT-Humanoid-like robot: geared hips and arms, belt-driven knee–ankle pairs.
+
+    A floating torso; per leg a geared hip yaw (z), roll (x) and pitch (y) (ratio 6) and a
+    knee–ankle pair driven by two rotors on the thigh, the ankle's through a belt
+    (:math:`q_{r,\rm knee} = 12\,q_{\rm knee}`, :math:`q_{r,\rm ankle} = 12(q_{\rm knee} +
+    q_{\rm ankle})`, seed 004 Fig. 1a); per arm a geared shoulder pitch, roll, yaw and elbow
+    (ratio 6). Seed 004 Table I: 37 bodies, 17 clusters, 24 DoF. Leg geometry and masses
+    after the MIT Humanoid (thigh 2.64 kg and 0.267 m, shank 0.354 kg and 0.2785 m).
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import mit_humanoid
+    >>> m = mit_humanoid()
+    >>> m.n_bodies, len(m.clusters), m.nv
+    (37, 17, 24)
+    """
+    G = nx.DiGraph(name="mit_humanoid")
+    x, y, z = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]
+    G.add_node("world")
+    G.add_node("torso", inertia=_box(8.5, [0.2, 0.3, 0.4], [0.0, 0.0, 0.1]))
+    G.add_edge("world", "torso", joint=FreeFlyer(), name="root_joint")
+    ratios = {}
+
+    def chain(parent, links):
+        for body, inertia, joint_name, axis, xyz, ratio in links:
+            G.add_node(body, inertia=inertia)
+            G.add_edge(parent, body, joint=Revolute(axis), placement=_pose(xyz), name=joint_name)
+            if ratio:
+                ratios[joint_name] = ratio
+            parent = body
+        return parent
+
+    for s, sy in (("l", 1.0), ("r", -1.0)):
+        thigh = chain("torso", [
+            (f"{s}_hip_yaw_link", _box(0.85, [0.1] * 3, [-0.06, 0, -0.06]), f"{s}_hip_yaw", z,
+             [-0.00565, sy * 0.082, -0.05735], 6.0),
+            (f"{s}_hip_roll_link", _box(1.21, [0.1] * 3, [0.067, -sy * 0.013, 0]), f"{s}_hip_roll",
+             x, [-0.06435, 0, -0.07499], 6.0),
+            (f"{s}_thigh", _rod(2.64, 0.267, 0.05, [0.013, sy * 0.027, -0.096]), f"{s}_hip_pitch",
+             y, [0.071, sy * 0.0018, 0], 6.0),
+            (f"{s}_shank", _rod(0.354, 0.2785, 0.03, [0.005, 0.0015, -0.132]), f"{s}_knee", y,
+             [0, 0, -0.267], None),
+            (f"{s}_foot", _box(0.281, [0.15, 0.05, 0.04], [0.023, 0, -0.013]), f"{s}_ankle", y,
+             [0, 0, -0.2785], None),
+        ])  # fmt: skip
+        del thigh
+        rotors = (("knee", f"{s}_shank", [0.013, -sy * 0.0497, -0.0178]),
+                  ("ankle", f"{s}_foot", [0.0156, -sy * 0.0454, -0.1335]))  # fmt: skip
+        for joint, link, xyz in rotors:
+            r = f"{s}_{joint}_rotor"
+            G.add_node(r, inertia=_rotor_inertia(0.1, 0.04, y))
+            G.add_edge(f"{s}_thigh", r, joint=Revolute(y), placement=_pose(xyz),
+                       name=f"{s}_{joint}_rotor_joint", independent=False)  # fmt: skip
+            G.add_edge(link, r, kind="coupling", ratio=12.0, name=f"{s}_{joint}_transmission")
+        chain("torso", [
+            (f"{s}_shoulder_pitch_link", _box(0.5, [0.08] * 3), f"{s}_shoulder_pitch", y,
+             [0.01, sy * 0.15, 0.35], 6.0),
+            (f"{s}_shoulder_roll_link", _box(0.5, [0.08] * 3), f"{s}_shoulder_roll", x,
+             [0, sy * 0.05, 0], 6.0),
+            (f"{s}_upper_arm", _rod(0.7, 0.25, 0.03, [0, 0, -0.1]), f"{s}_shoulder_yaw", z,
+             [0, 0, -0.05], 6.0),
+            (f"{s}_forearm", _rod(0.5, 0.25, 0.03, [0, 0, -0.1]), f"{s}_elbow", y,
+             [0, 0, -0.2], 6.0),
+        ])  # fmt: skip
+    return ClosedMultibodyModel(
+        add_rotors(G, ratios, lambda name, axis: _rotor_inertia(0.1, 0.04, axis))
+    )
+
+
+#: the JVRC-1 joints driven by rotors in seed 004's modified JVRC-1 (its fingers removed)
+JVRC1_GEARED_JOINTS = (
+    "L_HIP_P", "L_HIP_R", "L_HIP_Y", "L_KNEE", "L_ANKLE_R", "L_ANKLE_P",
+    "R_HIP_P", "R_HIP_R", "R_HIP_Y", "R_KNEE", "R_ANKLE_R", "R_ANKLE_P",
+    "WAIST_Y", "WAIST_P", "WAIST_R", "NECK_Y", "NECK_R", "NECK_P",
+    "L_SHOULDER_P", "L_SHOULDER_R", "L_SHOULDER_Y", "L_ELBOW_P", "L_ELBOW_Y", "L_WRIST_R",
+    "L_WRIST_Y",
+    "R_SHOULDER_P", "R_SHOULDER_R", "R_SHOULDER_Y", "R_ELBOW_P", "R_ELBOW_Y", "R_WRIST_R",
+    "R_WRIST_Y",
+)  # fmt: skip
+
+
+def jvrc1_geared(ratio: float = 100.0):
+    r"""The shipped JVRC-1 humanoid with its fingers removed and its 32 joints geared.
+
+    Seed 004's "modified JVRC-1" (Table I: 65 bodies, 33 clusters, 38 DoF): every joint of
+    :data:`JVRC1_GEARED_JOINTS` is driven by a rotor (:func:`add_rotors`, a 0.2 kg disc of
+    radius 3 cm) on its parent body with gear ratio ``ratio``.
+
+    Parameters
+    ----------
+    ratio : float
+        The gear ratio of every joint.
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import jvrc1_geared
+    >>> m = jvrc1_geared()
+    >>> m.n_bodies, len(m.clusters), m.nv
+    (65, 33, 38)
+    """
+    tree = load("jvrc1")
+    g = tree.graph.copy()
+    finger = ("UINDEX", "LINDEX", "ULITTLE", "LLITTLE", "UTHUMB", "LTHUMB")
+    for _u, v, d in tree.graph.edges(data=True):
+        if d.get("name", "").split("_", 1)[-1] in finger and v in g:
+            g.remove_nodes_from(nx.descendants(g, v) | {v})
+    g.graph["name"] = "jvrc1_geared"
+    return ClosedMultibodyModel(
+        add_rotors(
+            g,
+            dict.fromkeys(JVRC1_GEARED_JOINTS, float(ratio)),
+            lambda name, axis: _rotor_inertia(0.2, 0.03, axis),
+        )  # fmt: skip
+    )
 
 
 # ----------------------------------------------------------------------------------------

@@ -174,6 +174,12 @@ class ClusterLayout:
                     Gc[0, j, c] = 1.0
             self._G_const = Gc
             return
+        # the couplings' residuals r = C q (wrapped for angles) in one product per batch
+        cps = [con for con in model.constraints if con.kind == "coupling"]
+        self._cq = np.zeros((st.nq, len(cps)))
+        for c, con in enumerate(cps):
+            self._cq[con.q_index, c] += con._q_row
+        self._angular = np.array([bool(con.angular) for con in cps], dtype=bool)
         G, _, _ = model._matrices_single(model.neutral(), np.zeros(model.nv), False)
         G0 = self.gather(G[None])
         self._G_const = G0 if self.all_static else None
@@ -277,6 +283,19 @@ class ClusterLayout:
             np.ascontiguousarray(G0),
             sizes,
         )
+
+    def check_static(self, Q):
+        """Validate the states ``Q`` (B, nq) of a model whose constraints are all couplings.
+
+        The residuals :math:`r = C q` of all couplings in one product (angles wrapped to
+        :math:`[-\pi, \pi)`, as :meth:`ClosedMultibodyModel.check_configuration` measures
+        them); a batch within half the tolerance is accepted, anything else goes to the
+        model's check (which raises :class:`NotOnManifoldError` naming the state).
+        """
+        r = Q @ self._cq
+        r[..., self._angular] = (r[..., self._angular] + np.pi) % (2.0 * np.pi) - np.pi
+        if not np.all(np.abs(r) <= 0.5 * self._model.closure_tol):
+            self._model.check_configuration(Q)
 
     @staticmethod
     def _is_independent(model, j: int) -> bool:
