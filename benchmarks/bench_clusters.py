@@ -131,7 +131,7 @@ def closed_states(model, n, B, rng):
 class Case:
     """Per-state constraint data and the argument tuples of every contender."""
 
-    def __init__(self, model, n, B, rng):
+    def __init__(self, model, n, B, rng, ee=None):
         self.model = model
         lay = cluster_layout(model)
         st = lay.tree
@@ -162,8 +162,13 @@ class Case:
         self.out = np.empty((B, model.nv))
         self.ref = np.empty((B, model.nv))
         self.tau, self.tau_ref = np.empty((B, model.nv)), np.empty((B, model.nv))
-        ee = np.array([st.n_bodies - 1, st.n_bodies // 2], dtype=np.int64)
-        self.W1, self.W2 = np.empty((B, 12, 12)), np.empty((B, 12, 12))
+        if ee is None:
+            ee = [st.n_bodies - 1, st.n_bodies // 2]
+        ee = np.array([st.body_index(e) if isinstance(e, str) else e for e in ee], dtype=np.int64)
+        self.W1, self.W2 = (
+            np.empty((B, 6 * ee.size, 6 * ee.size)),
+            np.empty((B, 6 * ee.size, 6 * ee.size)),
+        )
         topo = (*cm.arrays(),)
         clus = (lay.cbody, lay.cclus, lay.yidx)
         self.c_rnea = (*topo, *clus, S, S_ring, T_user, Gc, gs, Q, V, ACC, cm.a0, F, self.tau,

@@ -1,0 +1,266 @@
+r"""Seed 004's Tables II–IV and Figs. 11, 13 on geomech's builders of the paper's robot set.
+
+Chignoli, Adrian, Kim, Wensing (arXiv:2311.13732) time the cluster algorithms against
+the projection and Lagrange-multiplier baselines on six robots (Sec. IX, Table I). This
+script builds them from :mod:`geomech.multibody.io.robots` as far as geomech can:
+
+- ``GT chain``: :func:`~geomech.multibody.io.robots.geared_chain` (12 links, 12 geared rotors);
+- ``PBT chain``: :func:`~geomech.multibody.io.robots.belt_chain` (12 links in 6 belt pairs);
+- ``Mini Cheetah``: :func:`~geomech.multibody.io.robots.mini_cheetah` (18 DoF);
+- ``MIT Humanoid``: :func:`~geomech.multibody.io.robots.mit_humanoid` (24 DoF);
+- ``JVRC-1``: :func:`~geomech.multibody.io.robots.jvrc1_geared` (38 DoF, 32 geared joints);
+- ``Tello``: not built (its hip and knee–ankle differentials are implicit constraints,
+  which geomech expresses, but the cluster kernels take them through the two-stage Python
+  path; the row prints ``n/a``).
+
+For each robot and each algorithm it prints the paper's relative cost (baseline / cluster −
+1, in %; the paper's Tables II–IV convention) measured here beside the paper's figure:
+
+- Table II: projected RNEA :math:`G^\top\mathrm{RNEA}_s(q, Gv, G\dot v + g)` against C-RNEA;
+- Table III: the projection method and the Lagrange-multiplier (KKT) method against C-ABA;
+- Table IV: the projected inverse OSIM :math:`JG(G^\top HG)^{-1}G^\top J^\top` against
+  C-EFPA (end-effectors: the feet and hands, the chains' last link);
+- the "Approximate" rows (the paper's reflected-inertia model) print ``n/a (pending)``
+  until geomech has that model (a joint-space armature transformation).
+
+All contenders are the compiled kernels (:mod:`benchmarks.baselines`, the cluster kernels
+behind ``rnea``/``aba``/``inverse_operational_space_inertia``) with the same per-state
+constraint data computed beforehand (as the paper neglects the cost of the constraint
+Jacobians), timed interleaved in one process (``_timing``), medians and their range over
+the rounds: per state in batches of 1000 and in single calls (batches of one: each call
+crosses the same thin Python-to-kernel boundary). Every benchmarked state is checked first:
+all methods agree to 1e-9 relative (the largest deviation is printed).
+
+Then Fig. 11 (forward dynamics against the number of links, geared and belt chains, n = 2
+… 24) and Fig. 13 (inverse OSIM of the belt chain), with fitted log-log slopes.
+
+Run: ``python benchmarks/bench_seed004.py`` (``--quick`` for a smoke run).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import baselines as BL  # noqa: E402
+from _timing import _block, _block_size, slope  # noqa: E402
+from bench_clusters import Case  # noqa: E402
+
+from geomech.multibody._kernels.cluster import dynamics as CK  # noqa: E402
+from geomech.multibody.io import robots as R  # noqa: E402
+
+#: the paper's Tables II–IV (% change of the baseline's time relative to the cluster algorithm)
+PAPER = {
+    "Projected RNEA": (38.0, 37.8, 36.7, 35.9, 22.4, 36.6),
+    "Approximate RNEA": (-40.3, -36.2, -41.0, -42.0, -59.6, -37.7),
+    "Projection ABA": (86.8, 73.5, 21.0, 32.5, 22.2, 87.3),
+    "Lagrange ABA": (133.1, 119.8, 76.3, 106.2, 82.7, 212.8),
+    "Approximate ABA": (-34.1, -34.6, -35.3, -38.6, -49.4, -38.4),
+    "Projected EFPA": (51.8, 6.3, 19.0, 23.2, 7.80, 107.4),
+    "Approximate EFPA": (-35.7, -52.1, -28.6, -37.4, -51.4, -22.54),
+}
+COLUMNS = ("GT chain", "PBT chain", "Mini Cheetah", "MIT Humanoid", "Tello", "JVRC-1")
+TOL = 1e-9
+
+
+def robot_set():
+    """(column, builder, end-effector bodies) of the paper's robots that geomech builds."""
+    legs = ["FR_shank", "FL_shank", "HR_shank", "HL_shank"]
+    return [
+        ("GT chain", lambda: R.geared_chain(12), ["link12"]),
+        ("PBT chain", lambda: R.belt_chain(12), ["link12"]),
+        ("Mini Cheetah", R.mini_cheetah, legs),
+        ("MIT Humanoid", R.mit_humanoid, ["l_foot", "r_foot", "l_forearm", "r_forearm"]),
+        ("JVRC-1", R.jvrc1_geared, ["L_ANKLE_P_S", "R_ANKLE_P_S", "L_WRIST_Y_S", "R_WRIST_Y_S"]),
+    ]
+
+
+def approximate_model():
+    """The paper's approximate (reflected-inertia) model, when geomech has one, else None."""
+    from geomech.multibody.closed import dynamics as D
+
+    return getattr(D, "approximate", None)
+
+
+def rounds_of(fa, fb, rounds, block=0.01):
+    """Interleaved per-call times (two arrays over the rounds) of ``fa`` and ``fb``."""
+    fa(), fb()
+    na, nb = _block_size(fa, block), _block_size(fb, block)
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(_block(fa, na))
+        tb.append(_block(fb, nb))
+    return np.array(ta), np.array(tb)
+
+
+def rel(a, b):
+    return float(np.max(np.abs(a - b)) / max(1.0, float(np.max(np.abs(b)))))
+
+
+def check(case):
+    """Run every contender once; the largest relative deviation from the cluster results."""
+    CK.c_rnea_batch(*case.c_rnea)
+    BL.projected_rnea_batch(*case.p_rnea)
+    worst = {"RNEA": rel(case.tau_ref, case.tau)}
+    CK.c_aba_batch(*case.c_aba)
+    BL.projection_aba_batch(*case.proj)
+    worst["ABA projection"] = rel(case.ref, case.out)
+    BL.lagrange_aba_batch(*case.lag)
+    worst["ABA Lagrange"] = rel(case.ref, case.out)
+    CK.c_efpa_batch(*case.c_efpa)
+    BL.projection_iosim_batch(*case.p_iosim)
+    worst["EFPA"] = rel(case.W2, case.W1)
+    assert np.all(case.status == 0)
+    bad = {k: v for k, v in worst.items() if not v <= TOL}
+    assert not bad, f"methods disagree beyond {TOL:g}: {bad}"
+    return worst
+
+
+def contenders(case):
+    """(row, cluster call, baseline call) of Tables II–IV."""
+    return [
+        ("Projected RNEA", lambda: CK.c_rnea_batch(*case.c_rnea),
+         lambda: BL.projected_rnea_batch(*case.p_rnea)),
+        ("Projection ABA", lambda: CK.c_aba_batch(*case.c_aba),
+         lambda: BL.projection_aba_batch(*case.proj)),
+        ("Lagrange ABA", lambda: CK.c_aba_batch(*case.c_aba),
+         lambda: BL.lagrange_aba_batch(*case.lag)),
+        ("Projected EFPA", lambda: CK.c_efpa_batch(*case.c_efpa),
+         lambda: BL.projection_iosim_batch(*case.p_iosim)),
+    ]  # fmt: skip
+
+
+def measure(build, ee, B, rounds, rng):
+    """{row: (cluster s/state, baseline s/state, % median, % min, % max)} and the check."""
+    model = build()
+    case = Case(model, 0, B, rng, ee=ee)
+    worst = check(case)
+    out = {}
+    for row, fc, fb in contenders(case):
+        tc, tb = rounds_of(fc, fb, rounds)
+        pct = 100.0 * (tb / tc - 1.0)
+        out[row] = (np.median(tc) / B, np.median(tb) / B, np.median(pct), pct.min(), pct.max())
+    return model, out, worst
+
+
+def print_table(title, rows, results, columns):
+    print(f"\n{title}: % change of the baseline's time relative to the cluster algorithm")
+    print("  (measured median [min, max] over the rounds | paper)")
+    width = 25
+    print("  " + "method".ljust(18) + "".join(c.rjust(width) for c in columns))
+    for row in rows:
+        cells = []
+        for j, col in enumerate(columns):
+            paper = PAPER[row][COLUMNS.index(col)]
+            if row.startswith("Approximate"):
+                cell = "n/a (pending)" if approximate_model() is None else "wire in"
+            elif col not in results:
+                cell = "n/a"
+            else:
+                _, _, med, lo, hi = results[col][row]
+                cell = f"{med:+6.0f} [{lo:+4.0f},{hi:+4.0f}]"
+            cells.append(f"{cell} | {paper:+6.1f}".rjust(width))
+            del j
+        print("  " + row.ljust(18) + "".join(cells))
+
+
+def tables(B, rounds, rng, label):
+    results, times = {}, {}
+    for col, build, ee in robot_set():
+        model, out, worst = measure(build, ee, B, rounds, rng)
+        results[col] = out
+        times[col] = (model, out, worst)
+        dev = max(worst.values())
+        print(
+            f"  {col:13s} bodies {model.n_bodies:3d}, clusters {len(model.clusters):3d}, "
+            f"nv {model.nv:3d}: all methods agree to {dev:.1e} (relative) on {B} states; "
+            + ", ".join(
+                f"{r.split()[-1]} {1e6 * v[0]:.1f}/{1e6 * v[1]:.1f} us" for r, v in out.items()
+            ),  # fmt: skip
+            flush=True,
+        )
+    cols = list(COLUMNS)
+    print(f"\n=== {label} ===")
+    print_table("Table II (RNEA)", ["Approximate RNEA", "Projected RNEA"], results, cols)
+    print_table(
+        "Table III (forward dynamics)",
+        ["Approximate ABA", "Projection ABA", "Lagrange ABA"],
+        results,
+        cols,
+    )
+    print_table("Table IV (inverse OSIM)", ["Approximate EFPA", "Projected EFPA"], results, cols)
+    return results
+
+
+def scaling(sizes, B, rounds, rng):
+    """Fig. 11 (FD) and Fig. 13 (inverse OSIM of the belt chain) against the number of links."""
+    for name, build in (("geared", R.geared_chain), ("belt", R.belt_chain)):
+        rows = []
+        print(f"\nFig. 11 ({name} chain): forward dynamics per state (batches of {B})")
+        for n in sizes:
+            case = Case(build(n, rng), n, B, rng, ee=[f"link{n}"])
+            check(case)
+            tc, tp = rounds_of(lambda c=case: CK.c_aba_batch(*c.c_aba),
+                               lambda c=case: BL.projection_aba_batch(*c.proj), rounds)  # fmt: skip
+            tc2, tl = rounds_of(lambda c=case: CK.c_aba_batch(*c.c_aba),
+                                lambda c=case: BL.lagrange_aba_batch(*c.lag), rounds)  # fmt: skip
+            te, tpe = rounds_of(lambda c=case: CK.c_efpa_batch(*c.c_efpa),
+                                lambda c=case: BL.projection_iosim_batch(*c.p_iosim),
+                                rounds)  # fmt: skip
+            r = [np.median(x) / B for x in (np.r_[tc, tc2], tp, tl, te, tpe)]
+            rows.append((n, *r))
+            print(
+                f"  n={n:3d}: C-ABA {1e6 * r[0]:7.2f} us, projection {1e6 * r[1]:7.2f} us "
+                f"({100 * (r[1] / r[0] - 1):+5.0f}%), Lagrange {1e6 * r[2]:7.2f} us "
+                f"({100 * (r[2] / r[0] - 1):+5.0f}%)"
+                + (
+                    f" | C-EFPA {1e6 * r[3]:7.2f} us, projected OSIM {1e6 * r[4]:7.2f} us "
+                    f"({100 * (r[4] / r[3] - 1):+5.0f}%)"
+                    if name == "belt"
+                    else ""
+                ),  # fmt: skip
+                flush=True,
+            )
+        a = np.array(rows)
+        names = ["C-ABA", "projection", "Lagrange"]
+        for lo in (0, len(a) // 2) if len(a) >= 6 else (0,):
+            what = "all sizes" if lo == 0 else f"n >= {int(a[lo, 0])}"
+            print(
+                f"  slopes of log time vs log n ({what}): "
+                + ", ".join(
+                    f"{nm} {slope(a[lo:, 0], a[lo:, 1 + i]):.2f}" for i, nm in enumerate(names)
+                )  # fmt: skip
+                + (
+                    f" | Fig. 13: C-EFPA {slope(a[lo:, 0], a[lo:, 4]):.2f}, projected OSIM "
+                    f"{slope(a[lo:, 0], a[lo:, 5]):.2f}"
+                    if name == "belt"
+                    else ""
+                )
+            )
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small batches, few rounds")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(2023)
+    if args.quick:
+        B, rounds, sizes, Bs = 8, 3, [2, 4], 8
+    else:
+        B, rounds, sizes, Bs = 1000, 9, [2, 4, 6, 8, 12, 16, 20, 24], 200
+    print(f"Per state in batches of {B}:")
+    tables(B, rounds, rng, f"per state, batches of {B}")
+    print("\nSingle calls (one state per kernel call):")
+    tables(1, 3 * rounds, rng, "single calls")
+    scaling(sizes, Bs, rounds, rng)
+
+
+if __name__ == "__main__":
+    main()
