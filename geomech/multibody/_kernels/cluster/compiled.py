@@ -285,7 +285,7 @@ class ClusterLayout:
         )
 
     def check_static(self, Q):
-        """Validate the states ``Q`` (B, nq) of a model whose constraints are all couplings.
+        r"""Validate the states ``Q`` (B, nq) of a model whose constraints are all couplings.
 
         The residuals :math:`r = C q` of all couplings in one product (angles wrapped to
         :math:`[-\pi, \pi)`, as :meth:`ClosedMultibodyModel.check_configuration` measures
