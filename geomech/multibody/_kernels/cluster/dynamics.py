@@ -441,7 +441,7 @@ def _c_aba(
 
     # ---- forward pass #1: kinematics (l.1–19), I^A_k = I_k (l.20), p^A_k (l.21), ground --
     _ground_kinematics(
-        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w
+        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w, True
     )
 
     # ---- backward pass (l.24–35) ---------------------------------------------------------
@@ -518,12 +518,13 @@ def _c_aba(
 
 @njit(**FMA)
 def _ground_kinematics(
-    jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w
+    jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, gs, v, f_ext, w, moving
 ):
     r"""Alg. 1 l.1–21 in ground coordinates (:func:`c_aba`): ``E0, r0`` (:math:`{}^i\mathbf
-    X_0`), ``Phi``, ``qd`` :math:`= Gv`, ``vel``, ``Sk``, ``ck``, the diagonal blocks ``IAd``
-    :math:`= \mathbf I_i` and ``p_A`` :math:`= \mathbf v_i\times^*\mathbf I_i\mathbf v_i -
-    \mathbf f^{ext}_i`.
+    X_0`), ``Phi``, ``Sk``, the diagonal blocks ``IAd`` :math:`= \mathbf I_i` and, if
+    ``moving``, ``qd`` :math:`= Gv`, ``vel``, ``ck`` and ``p_A`` :math:`= \mathbf v_i
+    \times^*\mathbf I_i\mathbf v_i - \mathbf f^{ext}_i` (C-EFPA works at rest and reads
+    ``gs``, ``v`` and ``f_ext`` not at all).
     """
     (_E, _r, E0, r0, Phi, qd, vel, ck, p_A, Sk, _U, IAd, _IAo, _Dinv, _Dk, _L, _u, _Ub, _UD,
      _w2, x6, I10, _nzb, _slots) = w  # fmt: skip
@@ -545,10 +546,19 @@ def _ground_kinematics(
             inertia_params_transform(E0[i], r0[i], I10, I10)
             inertia_params_matrix(I10, IAd[i])
             for e in range(6):  # slices are not copied: numba's copies check for overlap
-                vJ[e] = 0.0
-                ck[i, e] = ck[p, e] if inside else 0.0
                 for c in range(m):
                     Sk[i, c, e] = Sk[p, c, e] if inside else 0.0
+            if not moving:  # l.12 only: S_k,i = S_k,λ(i) + Φ_i G_k,i
+                for j in range(iv[i], iv[i + 1]):
+                    transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
+                    for c in range(m):
+                        g = Gc[j, c]
+                        for e in range(6):
+                            Sk[i, c, e] += Phi[j, e] * g
+                continue
+            for e in range(6):
+                vJ[e] = 0.0
+                ck[i, e] = ck[p, e] if inside else 0.0
             for j in range(iv[i], iv[i + 1]):
                 transform_motion_transpose(E0[i], r0[i], S[j], Phi[j])
                 s = 0.0  # l.11: q̇_𝒥k = G_k ẏ_k
@@ -856,12 +866,10 @@ def _c_efpa(
     if general:
         IAo[:] = 0.0
         nzb[:] = False
-    zero_v = np.zeros(yidx.shape[0])
-    zero_g, no_f = np.zeros(S.shape[0]), np.zeros((0, 6))
-    # ---- kinematics (only the transforms and S_k are used), I^A_k = I_k -----------------
+    # ---- kinematics at rest (the transforms and S_k), I^A_k = I_k -------------------------
     _ground_kinematics(
-        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, zero_g, zero_v,
-        no_f, w,
+        jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, qd, qd, p_A[:0], w,
+        False,
     )  # fmt: skip
     chi[:] = 0.0
     sup[:] = False
