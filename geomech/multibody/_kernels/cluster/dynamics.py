@@ -879,16 +879,24 @@ def _c_efpa(
         jtype, parent, iv, inertia, cbody, cclus, yidx, E, r, S, S_ring, Gc, qd, qd, p_A[:0], w,
         False,
     )  # fmt: skip
-    chi[:] = 0.0
-    sup[:] = False
     # ^eχ and Ω⁻¹ are needed (and nonzero) only at output bodies and end-effectors
-    needed[:] = False
-    for i in range(parent.shape[0]):
+    N = parent.shape[0]
+    for i in range(N):
+        needed[i] = False
+    for i in range(N):
         if cbody[i, OUTPUT] >= 0:
             needed[cbody[i, OUTPUT]] = True
     for e in range(ne):
         needed[ee[e]] = True
     x, y6 = x6[0], x6[1]
+    for e in range(ne):
+        for k in range(NC):
+            sup[e, k] = False
+        for i in range(N):
+            if needed[i]:
+                for d in range(6):
+                    for g in range(6):
+                        chi[e, i, d, g] = 0.0
     for e in range(ne):
         k = cbody[ee[e], CLUSTER]
         while k >= 0:
@@ -896,8 +904,8 @@ def _c_efpa(
             k = cclus[k, PARENT_CLUSTER]
         i = ee[e]
         for g in range(6):  # ^eχ at its own body: ^eX_0, column by column
-            x[:] = 0.0
-            x[g] = 1.0
+            for d in range(6):
+                x[d] = 1.0 if d == g else 0.0
             transform_motion(E0[i], r0[i], x, y6)
             for d in range(6):
                 chi[e, i, d, g] = y6[d]
