@@ -268,7 +268,7 @@ def main(argv=None):
     tables(B, rounds, rng, f"per state, batches of {B}")
     print("\nSingle calls (one state per kernel call):")
     tables(1, 3 * rounds, rng, "single calls")
-    scaling(sizes, Bs, rounds, rng)
+    scaling(sizes, Bs, 2 * rounds + 3, rng)
 
 
 if __name__ == "__main__":
