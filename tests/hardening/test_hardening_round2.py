@@ -764,6 +764,24 @@ def test_a_diverging_run_keeps_what_was_integrated(method, rate):
 
 
 @pytest.mark.parametrize("method", ["RK45", "DOP853", "Radau"])
+@pytest.mark.parametrize("rate", [400.0, 800.0])
+def test_an_adaptive_blow_up_is_named_early(method, rate):
+    """A finite-time blow-up under an adaptive method is a NonFiniteError found within a few
+    thousand steps, not a budget overrun after minutes (the wall-time budget here would name it
+    a SimulationBudgetError)."""
+
+    def pushing(t, q, v):
+        return 1e3 * np.exp(rate * t) * np.ones(2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NonFiniteError, match="diverged") as info:
+            gm.simulate(MODEL, Q0, V0, 3.0, controller=pushing, dt=0.01, method=method,
+                        max_wall_time=20.0)  # fmt: skip
+    assert np.all(np.isfinite(info.value.partial.q))
+
+
+@pytest.mark.parametrize("method", ["RK45", "DOP853", "Radau"])
 def test_an_adaptive_run_failing_midway_keeps_its_outputs(method):
     """The adaptive solvers' partial trajectory (a controller failing at t > 0.05)."""
 
