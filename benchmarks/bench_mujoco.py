@@ -1,8 +1,8 @@
 """geomech's kernels against MuJoCo's, single calls (issue 28 item 6; MuJoCo is optional).
 
-For ur5, panda, xarm7, solo12, anymal (C), talos (full v2) (example-robot-data), the built-in humanoid and a chain of 100
-revolute links, each written as MJCF by ``_mujoco.mjcf`` (contacts and constraints off), times
-one call of:
+For ur5, panda, xarm7, solo12, anymal (C), talos (full v2) (example-robot-data), the built-in
+humanoid and a chain of 100 revolute links, each written as MJCF by ``_mujoco.mjcf`` (contacts
+and constraints off), times one call of:
 
 * ``rnea``: geomech's ``rnea`` against MuJoCo's ``mj_kinematics``, ``mj_comPos``,
   ``mj_comVel``, ``mj_rne`` (the inverse dynamics from scratch: poses, com-based frames,
