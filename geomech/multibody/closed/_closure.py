@@ -563,12 +563,47 @@ def matrices_single(model, q, y, rate):
     return G, G_dot @ y, (G_dot if rate else None)
 
 
+def compiled_closure(model):
+    """The model's compiled closure (:class:`~geomech.multibody._kernels.cluster.closure.
+    ClosureLayout`) when every cluster is in reach of the kernel, else ``None`` (the loops are
+    then closed by :func:`newton`, with the model's Python constraint objects).
+    """
+    if not model.constraints:
+        return None
+    from geomech.multibody._kernels.cluster.closure import closure_layout
+
+    cl = closure_layout(model)
+    return cl if cl.capable else None
+
+
+def close_batch(model, mode, Q, DY, what):
+    """Run the compiled closure on ``Q`` (B, nq) and ``DY`` (B or 1, nv); raise the named
+    error of the first failed state (located in the batch when B > 1).
+    """
+    cl = compiled_closure(model)
+    out, res, status = cl.run(mode, Q, DY, tol=NEWTON_TOL)
+    bad = np.flatnonzero(status)
+    if bad.size:
+        b = int(bad[0])
+        exc = cl.error(int(status[b]), float(res[b]), what)
+        if out.shape[0] > 1:
+            exc = type(exc)(f"{str(exc).rstrip('.')} (batch element ({b},)).")
+        raise exc
+    return out
+
+
 def continue_closed(model, q, dy, steps=None, max_step=0.2):
     """Move the independent coordinates by ``dy`` from closed ``q``.
 
     Euler predictor along G, Newton corrector; steps of at most ``max_step`` keep the
-    branch of ``q``.
+    branch of ``q``. By the compiled closure when the model's clusters allow it
+    (:mod:`~geomech.multibody._kernels.cluster.closure`, steps of at most 0.2), else by
+    :func:`newton` on the constraint objects.
     """
+    if compiled_closure(model) is not None and steps is None and max_step == 0.2:
+        from geomech.multibody._kernels.cluster.closure import INTEGRATE
+
+        return close_batch(model, INTEGRATE, q[None], np.asarray(dy, float)[None], "integrate")[0]
     st = model.spanning_tree
     free = np.concatenate([np.arange(model._n_s)[st.v_slices[b]] for b in model._dependent]
                           + [np.zeros(0, int)])  # fmt: skip
