@@ -351,7 +351,7 @@ def _newton(k, q, tol, max_iter, topo, placement, jparam, T_user, S, cbody, cclu
     polish = False
     for _ in range(max_iter):
         if err <= tol:
-            if polish or err == 0.0:
+            if polish or err <= 1e-15:  # at rounding level already
                 return OK, err
             polish = True  # one Gauss–Newton step more reaches rounding level
         for i in range(nr):
