@@ -229,7 +229,8 @@ def test_every_in_place_change_is_refused_and_results_follow_the_inputs(kind):
     q, v, a = _state(model)
     _results(model, q, v, a)
     tried = 0
-    owners = [model] + list(model.joints) + [model.frame]
+    # the constraint objects of a closed model (loop joints, couplings, implicit ones) too
+    owners = [model] + list(model.joints) + [model.frame] + list(getattr(model, "constraints", []))
     for owner in owners:
         for name, value in _values(owner):
             for what, change in _in_place_changes(value, rng):

@@ -75,8 +75,10 @@ from geomech.multibody.closed._closure import (
     check_configuration,
     check_single,
     choose_independent,
+    close_batch,
     closed_random_configuration,
     cluster_matrices,
+    compiled_closure,
     constraint_jacobian,
     constraint_matrices,
     continue_closed,
@@ -541,6 +543,12 @@ class ClosedMultibodyModel(MultibodySystem):
         (array([0.1]), array([0.6]))
         """
         q = as_array(q, "q", (self.nq,))
+        if compiled_closure(self) is not None:  # per cluster, in the kernel
+            from geomech.multibody._kernels.cluster.closure import PROJECT
+
+            Q = np.ascontiguousarray(q.reshape(-1, self.nq), dtype=float)
+            out = close_batch(self, PROJECT, Q, np.zeros((1, self.nv)), "project")
+            return out.reshape(q.shape)
         out = np.array(q, dtype=float, copy=True)
         free = np.concatenate([np.arange(self._n_s)[self.spanning_tree.v_slices[b]]
                                for b in self._dependent] + [np.zeros(0, int)])  # fmt: skip
@@ -642,6 +650,13 @@ class ClosedMultibodyModel(MultibodySystem):
         batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         q = np.broadcast_to(q, batch + (self.nq,))
         v = np.broadcast_to(v, batch + (self.nv,))
+        if compiled_closure(self) is not None:  # per cluster, in the kernel
+            from geomech.multibody._kernels.cluster.closure import INTEGRATE
+
+            B = int(np.prod(batch, dtype=int))
+            Q = np.ascontiguousarray(q.reshape(B, self.nq))
+            V = np.ascontiguousarray(v.reshape(B, self.nv))
+            return close_batch(self, INTEGRATE, Q, V, "integrate").reshape(batch + (self.nq,))
         out = np.empty(batch + (self.nq,))
         for idx in np.ndindex(batch):
             out[idx] = continue_closed(self, q[idx].copy(), v[idx])
