@@ -32,10 +32,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.errors import NotATreeError
 from geomech.multibody._kernels.driver import call, compiled, states
 from geomech.multibody._kernels.tree import christoffel as K
+from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays
 
-__all__ = ["christoffel_symbols", "joint_structure_constants"]
+__all__ = ["christoffel_symbols", "joint_structure_constants", "coriolis_matrix_derivative"]
 
 
 def joint_structure_constants(model, q) -> np.ndarray:
@@ -94,7 +96,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     return s.reshape(batch + (cm.nv,) * 3)
 
 
-def christoffel_symbols(model, q) -> np.ndarray:
+def christoffel_symbols(model, q, *, sparse: bool = False):
     r"""Generalized Christoffel symbols of the first kind, :math:`\Gamma^\star_{ijk}(q)`, in
     :math:`O(Nd^2)`.
 
@@ -106,7 +108,18 @@ def christoffel_symbols(model, q) -> np.ndarray:
     :math:`\mathcal D_i = \partial\mathring{\boldsymbol\Phi}_i/\partial\nu_i` that handle
     multi-DoF joints whose fields do not commute (spherical joints and free-flyers with
     body-frame speeds) and joints with :math:`\mathring{\boldsymbol\Phi}\ne 0`. Blocks are
-    zero unless the three joints lie on one root-to-leaf path.
+    zero unless the three joints lie on one root-to-leaf path (seed 001 eq. 36).
+
+    The dense result has :math:`n_v^3` entries, whose allocation and writing dominate the
+    algorithm's :math:`O(Nd^2)` work beyond a few dozen DoFs (16 MB at :math:`n_v = 128`);
+    ``sparse=True`` returns only the triples on one root-to-leaf path, :math:`O(Nd^2)` of
+    them (a binary tree of 255 bodies: 0.5 % of the dense size). On a serial chain every
+    triple is on the one path: both hold :math:`n_v^3` numbers. The contracted forms users
+    mostly need are cheaper without the tensor: :math:`\Gamma_{ijk}\nu^j` is
+    :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` (:math:`O(Nd)`),
+    :math:`\Gamma_{ijk}\nu^j\nu^k` the bias forces of
+    :func:`~geomech.multibody.algorithms.dynamics.rnea` at zero gravity and acceleration
+    (:math:`O(N)`), and its derivative along :math:`q` is :func:`coriolis_matrix_derivative`.
 
     Parameters
     ----------
@@ -115,22 +128,30 @@ def christoffel_symbols(model, q) -> np.ndarray:
         Alg. 2 in cluster form
         (:func:`~geomech.multibody.closed.coriolis.closed_christoffel_symbols`).
     q : array_like, shape (..., nq)
+    sparse : bool, optional
+        Return a :class:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor` (trees
+        only). Default False: the dense array.
 
     Returns
     -------
-    ndarray, shape (..., nv, nv, nv)
+    ndarray or BlockSparseTensor, shape (..., nv, nv, nv)
         ``Gamma[..., i, j, k]`` (first index lowered, second the direction:
-        :ref:`conventions-connections`).
+        :ref:`conventions-connections`); ``np.asarray`` or ``.todense()`` of the block-sparse
+        result gives the dense array.
 
     Raises
     ------
     DimensionError, NonFiniteError, NotOnManifoldError
-        If ``q`` is malformed (non-finite entries, a non-unit quaternion), or the result
-        overflows.
+        If ``q`` is malformed (non-finite entries, a non-unit quaternion), the result
+        overflows, or it would exceed the allocation limit
+        (:data:`geomech._validation.MAX_ARRAY_BYTES`).
+    NotATreeError
+        If ``sparse=True`` on a closed model (its cluster Christoffel symbols are dense).
 
     References
     ----------
-    seed 000 Alg. 2, eqs. (8)–(10), (24)–(28); seed 001 Alg. 2 (1-DoF joints).
+    seed 000 Alg. 2, eqs. (8)–(10), (24)–(28); seed 001 Alg. 2 (1-DoF joints), eq. (36) and
+    §3 (:math:`O(Nd^2)` mutually related triples).
 
     Examples
     --------
@@ -147,20 +168,140 @@ def christoffel_symbols(model, q) -> np.ndarray:
     True
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
+
+    The block-sparse result holds the same numbers:
+
+    >>> G = christoffel_symbols(model, q, sparse=True)
+    >>> G.nnz < model.nv**3, bool(np.array_equal(G.todense(), Gamma))
+    (True, True)
     """
     if getattr(model, "is_closed", False):  # seed 000 Alg. 2 in cluster form
+        if sparse:
+            raise NotATreeError(
+                "Expected a kinematic tree for sparse=True: the Christoffel symbols of a closed "
+                "model (in its independent speeds) couple the joints of a cluster and are "
+                "returned dense; call christoffel_symbols(model, q) without sparse=True."
+            )
         return model.ALGORITHMS["christoffel_symbols"](model, q)
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=2 * cm.nv**3)
+    lay, layout_args, size = layout_arrays(model, bool(sparse))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=size)
     S, _, T_user = cm.joint_arrays(Q)
-    Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
+    G = np.zeros((B, size))  # the entries the algorithm does not write are zero
     call(
         K.christoffel_batch,
-        cm.arrays(),
-        (S, cm.rate_derivatives(Q), T_user, Q, Gamma),
+        (*cm.arrays(), *layout_args),
+        (S, cm.rate_derivatives(Q), T_user, Q, G),
         batch,
         model,
         names=("q", "q", "q", "q"),
         what="the Christoffel symbols",
     )
-    return Gamma.reshape(batch + (cm.nv,) * 3)
+    if sparse:
+        return BlockSparseTensor(G.reshape(batch + (size,)), lay)
+    return G.reshape(batch + (cm.nv,) * 3)
+
+
+def _speed_brackets(model, v) -> np.ndarray:
+    r"""``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the built-in joints.
+
+    Their speed fields have constant structure constants, :math:`s^\ell_{ab} =
+    \boldsymbol\Psi_\ell^\top(\mathbf S_a\times\mathbf S_b)` with the body-frame motion
+    subspace :math:`\mathbf S` (digest §1.1), so block :math:`i` is :math:`\boldsymbol\Psi_i^\top
+    ((\mathbf S_i\nu_i)\times)\mathbf S_i` (seed 000 eq. 30); zero for 1-DoF joints.
+    """
+    from geomech.spatial import crm
+
+    S = model.compiled.S[0]  # (nv, 6) rows, constant for built-in joints
+    K_ = np.zeros(v.shape + (v.shape[-1],))
+    for sl in model.v_slices:
+        if sl.stop - sl.start < 2:
+            continue
+        Sb = S[sl].T  # (6, d)
+        Psi_T = np.linalg.pinv(Sb)  # (d, 6): Ψᵀ, a left inverse of S
+        w = v[..., sl] @ Sb.T  # (..., 6): S ν_i
+        K_[..., sl, sl] = Psi_T @ crm(w) @ Sb
+    return K_
+
+
+def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
+    r"""Derivative of the Christoffel-consistent Coriolis matrix along a direction,
+    :math:`\sum_b \delta q^b X_b\bar C^\star(q, \nu)`, without forming :math:`\Gamma`.
+
+    .. math:: \frac{d}{d\epsilon}\bar C^\star(q\oplus\epsilon\,\delta q, \nu)\Big|_0
+              = \tfrac12\Big[\sum_b\frac{\partial^2\boldsymbol\tau}{\partial q_b\,
+              \partial\nu}\,\delta q^b
+              + \Big(\sum_b\frac{\partial\mathbf M}{\partial q_b}\,\delta q^b\Big)K\Big],
+              \qquad K_{\ell k} = s^\ell_{jk}\nu^j
+
+    (the derivative along :math:`X_b` of seed 000 eq. 29, :math:`\bar C^\star = \tfrac12
+    [\partial c/\partial\nu + HK]`, with constant structure constants :math:`s`: the
+    built-in joints), from the block-sparse second-order partials of inverse dynamics
+    (:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`, seed 002
+    Alg. 1) contracted with :math:`\delta q`: :math:`O(Nd^2)` work and memory (on a chain
+    of :math:`n` joints, :math:`4n^3` numbers). :math:`\bar C^\star = \Gamma^\star\nu` is
+    :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` with the Levi-Civita
+    connection; the derivative is along ``model.integrate``
+    (:math:`q\oplus\epsilon\,\delta q`), a body-frame twist for free-flyers and spherical
+    joints.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        A tree of built-in joints.
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    dq : array_like, shape (..., nv)
+        The direction :math:`\delta q` (a tangent vector in the model's speeds).
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+        ``dC[..., i, k]``.
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, NotOnManifoldError, ModelError, NotATreeError
+        As :func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives` (closed
+        models and user-defined joints are refused).
+
+    References
+    ----------
+    seed 000 eqs. (29)–(30); seed 002 Alg. 1; seed 001 eq. (3)
+    (:math:`C^\star_{ik} = \Gamma_{ijk}\dot q_j`).
+
+    Examples
+    --------
+    Against a central difference of the Coriolis matrix along the flow:
+
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.algorithms.christoffel import coriolis_matrix_derivative
+    >>> from geomech.multibody.algorithms.coriolis import coriolis_matrix
+    >>> model = robots.random_tree(4, rng=0, floating_base=True)
+    >>> q, v = model.random_configuration(rng=1), np.linspace(-1.0, 1.0, model.nv)
+    >>> dq, h = np.cos(np.arange(model.nv)), 1e-6
+    >>> fd = (coriolis_matrix(model, model.integrate(q, dq, h), v)
+    ...       - coriolis_matrix(model, model.integrate(q, dq, -h), v)) / (2 * h)
+    >>> bool(np.allclose(coriolis_matrix_derivative(model, q, v, dq), fd, atol=1e-6))
+    True
+    """
+    from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
+
+    nv = compiled(model).nv
+    v, dq = np.asarray(v, dtype=float), np.asarray(dq, dtype=float)
+    zero = np.zeros(nv)
+    # ∂²τ/∂q∂ν and ∂M/∂q do not depend on the acceleration nor on gravity
+    d2 = rnea_second_derivatives(model, q, v, zero, gravity=np.zeros(3), sparse=True)
+    dq_ = _check_vector(dq, nv, "dq")
+    d_dcdv = d2.d2tau_dqdv.contract(dq_, axis=1)  # [a, c] = Σ_b ∂²τ_a/∂q_b∂ν_c δq_b
+    dM = d2.dM_dq.contract(dq_, axis=2)  # [a, l] = Σ_b ∂M_al/∂q_b δq_b
+    return 0.5 * (d_dcdv + dM @ _speed_brackets(model, np.broadcast_to(v, dM.shape[:-1])))
+
+
+def _check_vector(x, nv, name):
+    from geomech.errors import DimensionError
+
+    if x.ndim < 1 or x.shape[-1] != nv:
+        raise DimensionError(f"Expected `{name}` to have shape (..., {nv}), got {x.shape}.")
+    return x

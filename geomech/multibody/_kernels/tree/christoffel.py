@@ -41,6 +41,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
 )
+from geomech.multibody._kernels.tree.layout import slot
 
 __all__ = [
     "christoffel_workspace",
@@ -74,13 +75,19 @@ def christoffel_workspace(N, nv):
 
 
 @njit(**JIT)
-def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
-    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
+def christoffel_work(
+    topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, q, G, work
+):
+    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``G`` (L,), zeroed by the caller.
 
-    ``Gamma[i, j, k]`` = :math:`\Gamma^\star_{ijk}`, with every quantity in ground
-    coordinates as in :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products
-    of lines 14, 19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and
-    28 are identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
+    Entry :math:`\Gamma^\star_{xyz}` goes to ``G[slot(base[k], mcube[k], acube[k], loc[x],
+    loc[y], loc[z])]`` with ``k`` the deepest body of the triple, in the dense or the
+    block-sparse layout of :mod:`geomech.multibody._kernels.tree.layout`: every entry the
+    algorithm writes has its three DoFs on the path root → ``k`` (seed 001 eq. 36), and the
+    entries it does not write are zero. Every quantity is in ground coordinates as in
+    :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products of lines 14,
+    19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and 28 are
+    identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
     is eq. 21 in closed form, :math:`\tfrac12[\mathbf P_c + \mathbf h_c\bar\times^*]` with
     :math:`\mathbf P_c = (\boldsymbol\Phi_c\times^*)\mathbf I^C_k - \mathbf I^C_k
     (\boldsymbol\Phi_c\times)` and :math:`\mathbf h_c = \mathbf I^C_k\boldsymbol\Phi_c`, which
@@ -116,11 +123,11 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
                     D0[k, c, :] = 0.0
         inertia_params(inertia[i], I_C[i])  # l.2: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
-    Gamma[:, :, :] = 0.0
 
     # ---- backward pass over k (l.5-32) ---------------------------------------------------
     for k in range(N - 1, -1, -1):
         ok, dk = iv[k], iv[k + 1] - iv[k]
+        bk, mk, ak = base[k], mcube[k], acube[k]  # the cube of k: every triple below has k
         for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
             inertia_params_rate(I_C[k], Phi[ok + c], P[c])
             inertia_params_times(I_C[k], Phi[ok + c], h[c])
@@ -141,28 +148,33 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
             while i >= 0 and dj > 0:  # l.13
                 oi, di = iv[i], iv[i + 1] - iv[i]
                 for a in range(di):
+                    lx = loc[oi + a]
                     for b in range(dj):
+                        ly = loc[oj + b]
                         for c in range(dk):
+                            lz = loc[ok + c]
                             A1 = dot6(Phi[oi + a], F1[b * dk + c])  # l.14: A1[a, b, c]
                             A2 = dot6(Phi[oi + a], F2[b * dk + c])  # A2[b, a, c]
-                            Gamma[oi + a, oj + b, ok + c] = A1  # l.15
-                            Gamma[oi + a, ok + c, oj + b] = A1
-                            Gamma[oj + b, oi + a, ok + c] = A2  # l.16
-                            Gamma[oj + b, ok + c, oi + a] = A2
-                            Gamma[ok + c, oi + a, oj + b] = -A2  # l.17: A3 = -A2^T13
-                            Gamma[ok + c, oj + b, oi + a] = -A2
+                            G[slot(bk, mk, ak, lx, ly, lz)] = A1  # l.15
+                            G[slot(bk, mk, ak, lx, lz, ly)] = A1
+                            G[slot(bk, mk, ak, ly, lx, lz)] = A2  # l.16
+                            G[slot(bk, mk, ak, ly, lz, lx)] = A2
+                            G[slot(bk, mk, ak, lz, lx, ly)] = -A2  # l.17: A3 = -A2^T13
+                            G[slot(bk, mk, ak, lz, ly, lx)] = -A2
                 if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
                     for c in range(dk):
+                        lz = loc[ok + c]
                         for a in range(di):
                             for b in range(di):
-                                Gamma[ok + c, oi + a, oi + b] = dot6(h[c], D0[oi + a, b]) - dot6(
-                                    Phi[oi + a], F2[b * dk + c]
-                                )
+                                G[slot(bk, mk, ak, lz, loc[oi + a], loc[oi + b])] = dot6(
+                                    h[c], D0[oi + a, b]
+                                ) - dot6(Phi[oi + a], F2[b * dk + c])
                 if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
                     for a in range(di):
+                        lx = loc[oi + a]
                         for b in range(dk):
                             for c in range(dk):
-                                Gamma[oi + a, ok + b, ok + c] = dot6(
+                                G[slot(bk, mk, ak, lx, loc[ok + b], loc[ok + c])] = dot6(
                                     Phi[oi + a], F1[b * dk + c]
                                 ) + dot6(Phi[oi + a], F3[b * dk + c])
                 i = parent[i]  # l.26 (l.23, l.25: identities in ground coordinates)
@@ -171,13 +183,13 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
         if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
             for a in range(10):
                 I_C[p, a] += I_C[k, a]
-    if not all_finite(Gamma):
+    if not all_finite(G):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**JIT)
-def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
+def christoffel(topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, q, G):
     """:func:`christoffel_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
     return christoffel_work(
@@ -185,19 +197,25 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
         placement,
         jparam,
         inertia,
+        loc,
+        base,
+        mcube,
+        acube,
         S,
         D,
         T_user,
         q,
-        Gamma,
+        G,
         christoffel_workspace(N, topo[N, IV]),
     )
 
 
 @njit(**JIT)
-def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
-    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first
-    failure + 1.
+def christoffel_batch(
+    topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, Q, G, status
+):
+    """:func:`christoffel_work` over a batch: ``G`` (B, L), zeroed, in the layout ``(loc, base,
+    mcube, acube)`` (per-state arrays with one row are shared); first failure + 1.
     """
     N = topo.shape[0] - 1
     work = christoffel_workspace(N, topo[N, IV])
@@ -207,11 +225,15 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
             placement,
             jparam,
             inertia,
+            loc,
+            base,
+            mcube,
+            acube,
             at(S, b),
             at(D, b),
             at(T_user, b),
             at(Q, b),
-            Gamma[b],
+            G[b],
             work,
         )
     return first_failure(status)
