@@ -89,7 +89,7 @@ def layout_arrays(model, sparse: bool):
     >>> from geomech.multibody.algorithms.blocksparse import layout_arrays
     >>> model = robots.binary_tree(7, rng=0)
     >>> layout_arrays(model, sparse=True)[2], layout_arrays(model, sparse=False)[2]
-    (73, 343)
+    (91, 343)
     """
     cm = model.compiled
     if sparse:
@@ -139,7 +139,7 @@ class BlockSparseTensor:
     >>> q, v = model.random_configuration(rng=1), np.linspace(-1.0, 1.0, model.nv)
     >>> Gamma = christoffel_symbols(model, q, sparse=True)
     >>> Gamma
-    BlockSparseTensor(shape=(31, 31, 31), nnz=1891)
+    BlockSparseTensor(shape=(31, 31, 31), nnz=1363)
     >>> bool(np.array_equal(np.asarray(Gamma), christoffel_symbols(model, q)))
     True
 

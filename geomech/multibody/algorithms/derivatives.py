@@ -513,6 +513,13 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     (:math:`\mathbf D_{q,c}` the column ``c``; the :math:`\nu\tau` and :math:`\tau\tau`
     partials vanish). Cost: one IDSVA SO pass and :math:`O(n^4)` contractions.
 
+    The result is dense: there is no block-sparse output (``sparse=True`` of
+    :func:`rnea_second_derivatives`), because :math:`\mathbf M^{-1}` couples every pair of
+    DoFs of one subtree of the root, so the acceleration index of every tensor above is full
+    even where the triple of DoFs is not on one root-to-leaf path. Contract the
+    block-sparse partials of inverse dynamics first and solve with :math:`\mathbf M` after
+    (the formula above), where only a few directions are needed.
+
     Parameters
     ----------
     model : MultibodyModel
