@@ -373,6 +373,12 @@ def sparse_series(rounds, sizes=(64, 128, 256)):
             f"{target}: {'met' if ss <= target else 'NOT met'}), Γ dense {slope(N, td):.2f}; "
             f"vs N d^2: sparse {slope(N * d**2, ts):.2f}"
         )
+        if kind == "chain":  # the output is nv^3 numbers: how much is touching fresh memory
+            tf = np.array([best(r[3]["floor"]) for r in rows])
+            print(
+                f"   Γ sparse minus the floor (first touch of nv^3 fresh numbers, which a chain's "
+                f"block-sparse Γ also has): slope {slope(N, np.maximum(ts - tf, 1e-9)):.2f}"
+            )
     return out
 
 

@@ -190,8 +190,9 @@ def christoffel_work(
                 lz = loc[ok + c]
                 for u in range(pstart[w], m):
                     ly = loc[pdof[u]]
-                    G[slot(bk, mk, ak, lx, ly, lz)] = dot6(Phi_x, F1[u, c])  # l.15
-                    G[slot(bk, mk, ak, lx, lz, ly)] = dot6(Phi_x, F1[u, c])
+                    A1 = dot6(Phi_x, F1[u, c])
+                    G[slot(bk, mk, ak, lx, ly, lz)] = A1  # l.15
+                    G[slot(bk, mk, ak, lx, lz, ly)] = A1
                     G[slot(bk, mk, ak, lz, lx, ly)] = -dot6(Phi_x, F2[u, c])  # l.17
         for w in range(m):  # l.18-19 (i = j): Γ_kii = A3 + f4ᵀ D_i
             for u in range(pstart[w], pend[w]):
