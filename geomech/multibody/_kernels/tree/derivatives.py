@@ -313,37 +313,14 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
         W6[9],
     )
     h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
+    u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
+    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[16], V6[17]
     d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
     for k in range(iv[N]):
         for c in range(6):
             SdPsid[k, c] = Sd[k, c] + Psid[k, c]
-    # the DoFs of the path root -> i (root first), and per DoF its 12 vectors of l.29-36
-    path = np.empty(max(N, 1), np.int64)
-    n_dof = max(iv[N], 1)
-    pdof, pstart, pend = (
-        np.empty(n_dof, np.int64),
-        np.empty(n_dof, np.int64),
-        np.empty(n_dof, np.int64),
-    )
-    U = np.empty((max(iv[N], 1), 12, 6))
     for i in range(N - 1, -1, -1):  # l.12
         bi, mi, ai = base[i], mcube[i], acube[i]
-        nb, j = 0, i
-        while j >= 0:
-            path[nb] = j
-            nb += 1
-            j = parent[j]
-        m = 0
-        for t in range(nb - 1, -1, -1):
-            j = path[t]
-            start = m
-            for dof in range(iv[j], iv[j + 1]):
-                pdof[m] = dof
-                pstart[m] = start
-                m += 1
-            for w in range(start, m):
-                pend[w] = m
-        i_start = m - (iv[i + 1] - iv[i])  # path index of the first DoF of i
         for ip in range(iv[i], iv[i + 1]):  # l.13-14
             s_p, psid_p = Sg[ip], Psid[ip]
             li = loc[ip]
@@ -375,107 +352,101 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                     A2[x, y] = 2.0 * A0[x, y] - BCsp[x, y]  # l.19
                     A6[x, y] = A0[x, y]
             crf_left(s_p, IC[i], A6)  # l.23: A6 = s_p ×* I^C + A0
-            # l.25-72. The printed loops visit the pairs k ⪯ j ⪯ i (j, then its ancestors k)
-            # and write up to twenty entries each, about half of them striding through the
-            # cube of i. Here l.27-36 run first for every DoF jt of the path (its vectors u
-            # stored in U), then two sweeps over the DoF pairs (jt, kr) with k ⪯ j write the
-            # entries contiguous in kr (sweep A, inner loop over kr) and those contiguous in jt
-            # (sweep B, inner loop over jt); no two of the twenty entries of one p coincide, so
-            # the values are those of the printed order.
-            for pj in range(m):  # l.26-36 for every jt
-                jt = pdof[pj]
-                s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
-                # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
-                dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
-                dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
-                mval = dot6(s_t, u_b)
-                M[jt, ip] = mval
-                M[ip, jt] = mval
-                if pj < i_start:  # j ≠ i
-                    dq[jt, ip] = dot6(s_t, w1)
-                    dv[jt, ip] = dot6(s_t, w2)
-                Uj = U[pj]
-                for q in range(12):
+            j = i  # l.25
+            while j >= 0:  # l.26
+                for jt in range(iv[j], iv[j + 1]):  # l.27-28
+                    s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
+                    lj = loc[jt]
+                    # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
+                    dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
+                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
+                    mval = dot6(s_t, u_b)
+                    M[jt, ip] = mval
+                    M[ip, jt] = mval
+                    if j != i:
+                        dq[jt, ip] = dot6(s_t, w1)
+                        dv[jt, ip] = dot6(s_t, w2)
+                    # l.29-36
                     for c in range(6):
-                        Uj[q, c] = 0.0
-                u1, u2, u3, u4, u5, u6 = Uj[0], Uj[1], Uj[2], Uj[3], Uj[4], Uj[5]
-                u7, u8, u9, u10, u11, u12 = Uj[6], Uj[7], Uj[8], Uj[9], Uj[10], Uj[11]
-                matTvec6_add(A3, s_t, 1.0, u1)  # l.29-36
-                matTvec6_add(A1, s_t, 1.0, u2)
-                matvec6_add(A3, psid_t, 1.0, u3)
-                matvec6_add(A1, psidd_t, 1.0, u3)
-                matvec6_add(A5, s_t, 1.0, u3)
-                matvec6_add(A6, s_t, 1.0, u4)
-                matvec6_add(A2, psid_t, 1.0, u5)
-                matvec6_add(A4, s_t, 1.0, u5)
-                matvec6_add(BCsp, psid_t, 1.0, u6)
-                matvec6_add(A7, s_t, 1.0, u6)
-                matvec6_add(A3, s_t, 1.0, u7)
-                matvec6_add(A1, sdpsid_t, 1.0, u7)
-                matvec6_add(A4, s_t, 1.0, u8)
-                matTvec6_add(BCsp, psid_t, -1.0, u8)
-                matvec6_add(A0, s_t, 1.0, u9)
-                matvec6_add(BCsp, s_t, 1.0, u10)
-                matTvec6_add(BCsp, s_t, 1.0, u11)
-                matvec6_add(A1, s_t, 1.0, u12)
-            for pj in range(m):  # sweep A: jt outer, kr inner (k ⪯ j: pk < pend[pj])
-                lj = loc[pdof[pj]]
-                Uj = U[pj]
-                u1, u2, u5, u8 = Uj[0], Uj[1], Uj[4], Uj[7]
-                u9, u11, u12 = Uj[8], Uj[10], Uj[11]
-                j_ne_i = pj < i_start
-                for pk in range(pend[pj]):
-                    kr = pdof[pk]
-                    s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
-                    lk = loc[kr]
-                    p1 = dot6(u11, psid_r)  # l.42
-                    p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
-                    d2q[slot(bi, mi, ai, li, lj, lk)] = p2  # l.44
-                    if j_ne_i:  # l.45-50
-                        val = dot6(u1, psid_r) + dot6(u2, psidd_r)
-                        d2q[slot(bi, mi, ai, lj, lk, li)] = val
-                        d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                        d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(u2, sdpsid_r)
-                        d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
-                        val = dot6(u11, s_r)
-                        d2v[slot(bi, mi, ai, lj, lk, li)] = val
-                        d2v[slot(bi, mi, ai, lj, li, lk)] = val
-                        dM[slot(bi, mi, ai, lj, lk, li)] = dot6(s_r, u12)
-                    if pstart[pk] != pstart[pj]:  # l.52-64 (k ≠ j)
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u11, s_r)
-                        d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, u5) + dot6(u9, sdpsid_r)
-                    else:  # l.65-66
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
-            for pk in range(m):  # sweep B: kr outer, jt inner (j ⪰ k: pj >= pstart[pk])
-                kr = pdof[pk]
-                s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
-                lk = loc[kr]
-                for pj in range(pstart[pk], m):
-                    lj = loc[pdof[pj]]
-                    Uj = U[pj]
-                    u3, u4, u6, u7 = Uj[2], Uj[3], Uj[5], Uj[6]
-                    u8, u9, u10, u11, u12 = Uj[7], Uj[8], Uj[9], Uj[10], Uj[11]
-                    j_ne_i = pj < i_start
-                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -dot6(u11, psid_r)  # l.44
-                    if j_ne_i:  # l.45-50
-                        dM[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u12)
-                    if pstart[pk] != pstart[pj]:  # l.52-64 (k ≠ j)
-                        d2q[slot(bi, mi, ai, li, lk, lj)] = dot6(u8, psid_r) + dot6(u9, psidd_r)
-                        val = dot6(s_r, u3)
-                        d2q[slot(bi, mi, ai, lk, li, lj)] = val
-                        d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6(u11, s_r)
-                        d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
-                        m9 = dot6(s_r, u9)
-                        dM[slot(bi, mi, ai, lk, li, lj)] = m9
-                        dM[slot(bi, mi, ai, li, lk, lj)] = m9
-                        if j_ne_i:
-                            d2q[slot(bi, mi, ai, lk, lj, li)] = val
-                            d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, u7)
-                            m10 = dot6(s_r, u10)
-                            d2v[slot(bi, mi, ai, lk, li, lj)] = m10
-                            d2v[slot(bi, mi, ai, lk, lj, li)] = m10
-                        else:
-                            d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u4)
+                        u1[c] = 0.0
+                        u2[c] = 0.0
+                        u3[c] = 0.0
+                        u4[c] = 0.0
+                        u5[c] = 0.0
+                        u6[c] = 0.0
+                        u7[c] = 0.0
+                        u8[c] = 0.0
+                        u9[c] = 0.0
+                        u10[c] = 0.0
+                        u11[c] = 0.0
+                        u12[c] = 0.0
+                    matTvec6_add(A3, s_t, 1.0, u1)
+                    matTvec6_add(A1, s_t, 1.0, u2)
+                    matvec6_add(A3, psid_t, 1.0, u3)
+                    matvec6_add(A1, psidd_t, 1.0, u3)
+                    matvec6_add(A5, s_t, 1.0, u3)
+                    matvec6_add(A6, s_t, 1.0, u4)
+                    matvec6_add(A2, psid_t, 1.0, u5)
+                    matvec6_add(A4, s_t, 1.0, u5)
+                    matvec6_add(BCsp, psid_t, 1.0, u6)
+                    matvec6_add(A7, s_t, 1.0, u6)
+                    matvec6_add(A3, s_t, 1.0, u7)
+                    matvec6_add(A1, sdpsid_t, 1.0, u7)
+                    matvec6_add(A4, s_t, 1.0, u8)
+                    matTvec6_add(BCsp, psid_t, -1.0, u8)
+                    matvec6_add(A0, s_t, 1.0, u9)
+                    matvec6_add(BCsp, s_t, 1.0, u10)
+                    matTvec6_add(BCsp, s_t, 1.0, u11)
+                    matvec6_add(A1, s_t, 1.0, u12)
+                    k = j  # l.37
+                    while k >= 0:  # l.38
+                        for kr in range(iv[k], iv[k + 1]):  # l.39-41
+                            s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
+                            lk = loc[kr]
+                            p1 = dot6(u11, psid_r)  # l.42
+                            p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
+                            d2q[slot(bi, mi, ai, li, lj, lk)] = p2  # l.44
+                            d2qv[slot(bi, mi, ai, li, lk, lj)] = -p1
+                            if j != i:  # l.45-50
+                                val = dot6(u1, psid_r) + dot6(u2, psidd_r)
+                                d2q[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2q[slot(bi, mi, ai, lj, li, lk)] = val
+                                d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(
+                                    u2, sdpsid_r
+                                )
+                                d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
+                                val = dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, lj, lk, li)] = val
+                                d2v[slot(bi, mi, ai, lj, li, lk)] = val
+                                val = dot6(s_r, u12)
+                                dM[slot(bi, mi, ai, lk, lj, li)] = val
+                                dM[slot(bi, mi, ai, lj, lk, li)] = val
+                            if k != j:  # l.52-64
+                                d2q[slot(bi, mi, ai, li, lk, lj)] = p2
+                                val = dot6(s_r, u3)
+                                d2q[slot(bi, mi, ai, lk, li, lj)] = val
+                                m11 = -dot6(u11, s_r)
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = m11
+                                d2v[slot(bi, mi, ai, li, lk, lj)] = m11
+                                d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, u5) + dot6(
+                                    u9, sdpsid_r
+                                )
+                                d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
+                                m9 = dot6(s_r, u9)
+                                dM[slot(bi, mi, ai, lk, li, lj)] = m9
+                                dM[slot(bi, mi, ai, li, lk, lj)] = m9
+                                if j != i:
+                                    d2q[slot(bi, mi, ai, lk, lj, li)] = val
+                                    d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, u7)
+                                    m10 = dot6(s_r, u10)
+                                    d2v[slot(bi, mi, ai, lk, li, lj)] = m10
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = m10
+                                else:
+                                    d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u4)
+                            else:  # l.65-66
+                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
+                        k = parent[k]  # l.69
+                j = parent[j]  # l.72
         _accumulate(parent, i, IC, BC, fC)  # l.75-77
 
 
