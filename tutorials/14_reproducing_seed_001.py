@@ -222,8 +222,10 @@ fig.tight_layout()
 # dense slopes exceed 3 there. The block-sparse output keeps the algorithm's order: on binary
 # trees it holds :math:`O(N\log^2 N)` numbers (0.5 % of the dense array at :math:`N = 256`)
 # and its slope stays between 1 and 2, the paper's Fig. 3; on chains every triple lies on the
-# one path, the block-sparse output holds all :math:`N^3` numbers as the dense one, and its
-# slope is the algorithm's 3 (Fig. 2).
+# one path and the block-sparse output holds all :math:`N^3` numbers, as the dense one: its
+# time grows as the algorithm's :math:`N^3` (Fig. 2) plus the first touch of that much fresh
+# memory (134 MB at :math:`N = 256`), whose cost depends on the machine's memory settings and
+# load, so its slope over :math:`N \ge 64` lands between 3 and 4.
 #
 # Fig. 4: biped vs quadruped
 # --------------------------
