@@ -212,3 +212,30 @@ def test_named_errors():
     four_bar = load_example("four_bar")  # a closed model: its Γ is dense
     with pytest.raises(NotATreeError):
         christoffel_symbols(four_bar, four_bar.neutral(), sparse=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_both_routes_of_the_coriolis_derivative_agree(seed, monkeypatch):
+    """The column-by-column route (long chains) against finite differences and the IDSVA one."""
+    import geomech.multibody.algorithms.christoffel as ch
+
+    rng = np.random.default_rng(400 + seed)
+    model = mixed_tree(int(rng.integers(3, 7)), rng, floating_base=bool(seed % 2))
+    q, v, _ = random_state(model, rng, size=2)
+    dq = rng.normal(size=(2, model.nv))
+    by_idsva = coriolis_matrix_derivative(model, q, v, dq)
+    monkeypatch.setattr(ch, "_CHUNK", 0)  # forces the polarization route, one column a step
+    by_columns = coriolis_matrix_derivative(model, q, v, dq)
+    scale = max(1.0, float(np.abs(by_idsva).max()))
+    assert np.abs(by_columns - by_idsva).max() <= 1e-10 * scale
+    for b in range(2):
+        fd = five_point(
+            lambda e, b=b: coriolis_matrix(model, model.integrate(q[b], dq[b], e), v[b]), 1e-3
+        )
+        assert np.abs(by_columns[b] - fd).max() <= 1e-6 * scale
+
+
+def test_coriolis_derivative_refuses_closed_models():
+    four_bar = load_example("four_bar")
+    with pytest.raises(NotATreeError):
+        coriolis_matrix_derivative(four_bar, four_bar.neutral(), np.zeros(1), np.zeros(1))

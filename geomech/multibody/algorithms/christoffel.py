@@ -238,8 +238,14 @@ def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
     [\partial c/\partial\nu + HK]`, with constant structure constants :math:`s`: the
     built-in joints), from the block-sparse second-order partials of inverse dynamics
     (:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`, seed 002
-    Alg. 1) contracted with :math:`\delta q`: :math:`O(Nd^2)` work and memory (on a chain
-    of :math:`n` joints, :math:`4n^3` numbers). :math:`\bar C^\star = \Gamma^\star\nu` is
+    Alg. 1) contracted with :math:`\delta q`: :math:`O(Nd^2)` work and memory. Where those
+    would hold more than 32 MiB (long chains: :math:`4n_v^3` numbers), the derivative of
+    :math:`\partial c/\partial\nu` is taken column by column instead, from the first-order
+    partials of RNEA at :math:`\nu\pm e_k` (:math:`c` is quadratic in :math:`\nu`), in
+    :math:`O(n_v^2)` memory and :math:`O(n_v(Nd + n_v^2))` work, and :math:`\sum_b
+    (\partial\mathbf M/\partial q_b)\,\delta q^b` is
+    :func:`~geomech.multibody.algorithms.coriolis.mass_matrix_derivative` along
+    :math:`\delta q`. :math:`\bar C^\star = \Gamma^\star\nu` is
     :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` with the Levi-Civita
     connection; the derivative is along ``model.integrate``
     (:math:`q\oplus\epsilon\,\delta q`), a body-frame twist for free-flyers and spherical
@@ -286,17 +292,66 @@ def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
     >>> bool(np.allclose(coriolis_matrix_derivative(model, q, v, dq), fd, atol=1e-6))
     True
     """
-    from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
-
+    if getattr(model, "is_closed", False):
+        raise NotATreeError(
+            "Expected a kinematic tree: the derivative of the Coriolis matrix of a closed model "
+            "is not available; model.spanning_tree gives that of its spanning tree."
+        )
     nv = compiled(model).nv
     v, dq = np.asarray(v, dtype=float), np.asarray(dq, dtype=float)
-    zero = np.zeros(nv)
+    _check_vector(v, nv, "v")
+    _check_vector(dq, nv, "dq")
+    batch = np.broadcast_shapes(np.shape(q)[:-1], v.shape[:-1], dq.shape[:-1])
+    B = int(np.prod(batch))
+    if 4 * layout_arrays(model, True)[2] * B <= _CHUNK:
+        X_dcdv, X_H = _derivatives_by_idsva(model, q, v, dq)
+    else:  # a long chain: 4 nv³ numbers would not pay; O(nv²) memory instead
+        X_dcdv, X_H = _derivatives_by_polarization(model, q, v, dq, batch)
+    K_ = _speed_brackets(model, np.broadcast_to(v, X_H.shape[:-1]))
+    return 0.5 * (X_dcdv + X_H @ K_)
+
+
+#: float64 numbers a step of :func:`coriolis_matrix_derivative` may hold at once (32 MiB)
+_CHUNK = 2**22
+
+
+def _derivatives_by_idsva(model, q, v, dq):
+    """``(X_δ ∂c/∂ν, X_δ H)`` from the block-sparse IDSVA SO partials contracted with δq."""
+    from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
+
+    zero = np.zeros(v.shape[-1])
     # ∂²τ/∂q∂ν and ∂M/∂q do not depend on the acceleration nor on gravity
     d2 = rnea_second_derivatives(model, q, v, zero, gravity=np.zeros(3), sparse=True)
-    dq_ = _check_vector(dq, nv, "dq")
-    d_dcdv = d2.d2tau_dqdv.contract(dq_, axis=1)  # [a, c] = Σ_b ∂²τ_a/∂q_b∂ν_c δq_b
-    dM = d2.dM_dq.contract(dq_, axis=2)  # [a, l] = Σ_b ∂M_al/∂q_b δq_b
-    return 0.5 * (d_dcdv + dM @ _speed_brackets(model, np.broadcast_to(v, dM.shape[:-1])))
+    X_dcdv = d2.d2tau_dqdv.contract(dq, axis=1)  # [a, c] = Σ_b ∂²τ_a/∂q_b∂ν_c δq_b
+    X_H = d2.dM_dq.contract(dq, axis=2)  # [a, l] = Σ_b ∂M_al/∂q_b δq_b
+    return X_dcdv, X_H
+
+
+def _derivatives_by_polarization(model, q, v, dq, batch):
+    r"""``(X_δ ∂c/∂ν, X_δ H)`` in :math:`O(n_v^2)` memory per state.
+
+    :math:`c(q, \nu)` is quadratic in :math:`\nu`, so column ``k`` of :math:`\partial c/
+    \partial\nu` is :math:`\tfrac12[c(\nu + e_k) - c(\nu - e_k)]` exactly, and its derivative
+    along :math:`\delta q` is :math:`\tfrac12[\partial_q c(\nu + e_k) - \partial_q c(\nu -
+    e_k)]\,\delta q` (first-order partials of RNEA, seed 002 eqs. 7–8), taken for a chunk of
+    ``k`` at a time; :math:`X_\delta H` is :math:`\dot H` along :math:`\delta q`.
+    """
+    from geomech.multibody.algorithms.coriolis import mass_matrix_derivative
+    from geomech.multibody.algorithms.derivatives import rnea_derivatives
+
+    n = v.shape[-1]
+    q = np.asarray(q, dtype=float)
+    E = np.eye(n)
+    out = np.empty(batch + (n, n))
+    step = max(1, _CHUNK // (2 * n * n * max(1, int(np.prod(batch)))))
+    zero, g0 = np.zeros(n), np.zeros(3)
+    for k0 in range(0, n, step):
+        ks = slice(k0, min(n, k0 + step))
+        V = np.stack([v[..., None, :] + E[ks], v[..., None, :] - E[ks]], axis=-3)
+        DQ, _ = rnea_derivatives(model, q[..., None, None, :], V, zero, gravity=g0)
+        col = (DQ[..., 0, :, :, :] - DQ[..., 1, :, :, :]) @ dq[..., None, :, None]
+        out[..., :, ks] = np.swapaxes(0.5 * col[..., 0], -1, -2)  # [.., i, k]
+    return out, mass_matrix_derivative(model, q, dq)
 
 
 def _check_vector(x, nv, name):
