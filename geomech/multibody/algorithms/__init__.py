@@ -12,10 +12,10 @@ the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.mod
 - :mod:`~geomech.multibody.algorithms.centroidal` — centre of mass, its Jacobian, the centroidal
   momentum matrix and its rate, the centroidal inertia;
 - :mod:`~geomech.multibody.algorithms.coriolis` — Coriolis matrices from body connections
-  (seed 000 Alg. 1, seed 001), Ḣ, Slotine–Li torques;
+  (seed 000 Alg. 1, seed 001), Ḣ, Slotine–Li torques, the derivative of C along a
+  direction;
 - :mod:`~geomech.multibody.algorithms.christoffel` — Christoffel symbols (seed 000 Alg. 2),
-  dense or block-sparse (:mod:`~geomech.multibody.algorithms.blocksparse`), and the
-  derivative of the Coriolis matrix along a direction;
+  dense or block-sparse (:mod:`~geomech.multibody.algorithms.blocksparse`);
 - :mod:`~geomech.multibody.algorithms.derivatives` — first and second order derivatives of
   the dynamics (seed 002);
 - :mod:`~geomech.multibody.algorithms.regressor` — the Slotine–Li regressor.
@@ -38,12 +38,12 @@ _HOMES = {
     ],
     "christoffel": [
         "christoffel_symbols",
-        "coriolis_matrix_derivative",
         "joint_structure_constants",
     ],
     "coriolis": [
         "coriolis_matrix",
         "coriolis_matrix_dense",
+        "coriolis_matrix_derivative",
         "coriolis_matrix_differentiation",
         "coriolis_transpose_product",
         "mass_matrix_derivative",
