@@ -312,8 +312,13 @@ class MultibodySystem(MechanicalSystem):
         return -np.einsum("...ni,i->...", mc, self.gravity)
 
     def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
-        r"""Accelerations :math:`\dot v = H^{-1}(\tau - C v - g)` by the ABA
+        r"""Accelerations :math:`\dot v = H^{-1}(\tau + \tau_f - C v - g)` by the ABA
         (:func:`~geomech.multibody.algorithms.dynamics.aba`).
+
+        :math:`H` includes the armature and :math:`\tau_f = -k_d v - k_f\operatorname{sign}
+        (v)` is the joint friction torque of a tree's ``damping`` and ``friction``
+        (:func:`~geomech.multibody.algorithms.dynamics.joint_friction_torques`; zero when
+        absent), the forces that :func:`geomech.simulate` integrates.
 
         Parameters
         ----------
@@ -337,7 +342,11 @@ class MultibodySystem(MechanicalSystem):
         >>> robots.double_pendulum().forward_dynamics([0.0, 0.0], [0.0, 0.0]).round(12)
         array([0., 0.])
         """
-        return dynamics.aba(self, q, v, np.zeros(self.nv) if tau is None else tau)
+        tau = np.zeros(self.nv) if tau is None else tau
+        if not self.is_closed and (np.any(self.damping) or np.any(self.friction)):
+            tau = as_array(tau, "tau", (self.nv,))
+            tau = tau + dynamics.joint_friction_torques(self, v)  # τ + τ_f (model's Notes)
+        return dynamics.aba(self, q, v, tau)
 
     def connection(self, body_connection="levi-civita"):
         """The whole system's affine connection induced by the body connections.

@@ -157,6 +157,60 @@ def _as_4x4(T, label: str) -> np.ndarray:
     return T
 
 
+#: the edge attributes of a joint's dynamics, per speed: (name, lower bound, default)
+_JOINT_DYNAMICS = ("armature", "damping", "friction")
+
+
+def _per_coordinate(value, n: int, what: str, *, low=None) -> np.ndarray:
+    """``value`` (a number, a numeric string, or ``n`` of them) as a float array of ``n``.
+
+    NaN is refused; ``low`` is an inclusive lower bound (``inf`` allowed above it).
+    """
+    if isinstance(value, str):
+        value = value.split()
+    try:
+        x = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"Expected {what} to be a number or {n} numbers, got {value!r}.") from exc
+    if x.ndim == 1 and x.shape[0] == 1:
+        x = x[0]
+    if x.ndim == 0:
+        x = np.full(n, float(x))
+    if x.shape != (n,):
+        raise ModelError(f"Expected {what} to be a number or {n} numbers, got shape {x.shape}.")
+    if np.any(np.isnan(x)) or (low is not None and np.any(x < low)):
+        bound = "" if low is None else f" of at least {low:g}"
+        raise ModelError(f"Expected {what} to be numbers{bound}, got {x.tolist()}.")
+    return x
+
+
+def _joint_dynamics(edge: dict, joint: Joint, label: str) -> tuple:
+    """``(armature, damping, friction, velocity, effort)`` (each (nv_i,)) and ``(lower, upper)``
+    (each (nq_i,)) of one edge's joint (see :class:`MultibodyModel`, "Joint dynamics").
+    """
+    nq, nv = joint.nq, joint.nv
+    out = [
+        _per_coordinate(edge.get(k, 0.0), nv, f"`{k}` of {label}", low=0.0) for k in _JOINT_DYNAMICS
+    ]
+    if any(np.any(np.isinf(x)) for x in out):
+        raise ModelError(f"Expected finite armature, damping and friction on {label}.")
+    limits = edge.get("limits") or {}
+    if not hasattr(limits, "get"):
+        raise ModelError(f"Expected `limits` of {label} to be a dict, got {limits!r}.")
+    lower = _per_coordinate(limits.get("lower", -np.inf), nq, f"`limits['lower']` of {label}")
+    upper = _per_coordinate(limits.get("upper", np.inf), nq, f"`limits['upper']` of {label}")
+    if np.any(lower > upper):
+        raise ModelError(
+            f"Expected `limits['lower']` <= `limits['upper']` on {label}, got {lower.tolist()} "
+            f"and {upper.tolist()}."
+        )
+    for k in ("velocity", "effort"):
+        out.append(
+            _per_coordinate(limits.get(k, np.inf), nv, f"`limits['{k}']` of {label}", low=0.0)
+        )
+    return tuple(out), (lower, upper)
+
+
 def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
     """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
     if I.shape[0] == 0:
@@ -326,7 +380,12 @@ class MultibodyModel(MultibodySystem):
         body) and may have ``name`` (default ``str(node)``) and any metadata. Every edge
         needs ``joint`` (a :class:`~geomech.multibody.model.joints.Joint`) and may have
         ``placement`` (4×4 pose of the joint frame in the parent body frame, default
-        identity) and ``name`` (default the joint's own name, else the child's name).
+        identity) and ``name`` (default the joint's own name, else the child's name), and
+        the joint's dynamics and limits (see Notes): ``armature``, ``damping``, ``friction``
+        (a number or one per speed of the joint, ``>= 0``, default 0) and ``limits`` (a dict
+        with any of ``lower``, ``upper`` (per coordinate), ``velocity``, ``effort`` (per
+        speed, ``>= 0``); numbers or numeric strings, as :func:`~geomech.load_urdf` keeps
+        the ``<limit>`` attributes; absent bounds are infinite).
     gravity : array_like, shape (3,), optional
         Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
     strict : bool, optional
@@ -370,6 +429,16 @@ class MultibodyModel(MultibodySystem):
         Largest number of bodies on a root-to-leaf path (seed 001's :math:`d`).
     gravity : ndarray, shape (3,)
         Gravitational acceleration in the base frame.
+    armature : ndarray, shape (nv,)
+        Rotor inertia reflected to each speed, :math:`\mathbf H \mathrel{+}=
+        \mathrm{diag}(\text{armature})` (Pinocchio's ``model.armature``).
+    damping, friction : ndarray, shape (nv,)
+        Viscous and Coulomb joint friction coefficients (Pinocchio's ``model.damping``,
+        ``model.friction``).
+    lower_position_limit, upper_position_limit : ndarray, shape (nq,)
+        Position bounds, ``-inf`` / ``inf`` where none is given.
+    velocity_limit, effort_limit : ndarray, shape (nv,)
+        Speed and torque bounds, ``inf`` where none is given.
 
     Raises
     ------
@@ -382,6 +451,28 @@ class MultibodyModel(MultibodySystem):
     NotATreeError
         If the graph has a cycle, a node with two parents, or more than one root (the message
         names the cycle).
+
+    Notes
+    -----
+    Joint dynamics. The armature is a constant diagonal inertia of the speeds (a rotor
+    spinning at ``N`` times the joint's rate, of axial inertia :math:`I_r`, reflects
+    :math:`N^2 I_r`: seed 004's approximate model, :func:`~geomech.multibody.closed.
+    transmission.approximate_transmission_model`). The equations of motion are
+
+    .. math::
+        (\mathbf H(q) + \mathrm{diag}(\mathbf k_a))\dot\nu + \mathbf c(q, \nu)
+        + \mathbf g(q) = \boldsymbol\tau + \boldsymbol\tau_f, \qquad
+        \boldsymbol\tau_f = -\mathbf k_d \odot \nu - \mathbf k_f \odot
+        \operatorname{sign}(\nu),
+
+    with :math:`\mathbf k_a` = ``armature``, :math:`\mathbf k_d` = ``damping`` and
+    :math:`\mathbf k_f` = ``friction``. As in Pinocchio, ``rnea``, ``crba``, ``aba``,
+    :meth:`mass_matrix` and :meth:`kinetic_energy` include the armature and not the
+    friction torque :math:`\boldsymbol\tau_f`; :meth:`forward_dynamics` and
+    :func:`geomech.simulate` add :math:`\boldsymbol\tau_f`
+    (:func:`~geomech.multibody.algorithms.dynamics.joint_friction_torques`) to the applied
+    torque. Limits are data for controllers: no algorithm clamps to them
+    (:func:`~geomech.multibody.algorithms.dynamics.clamp_to_limits` does on request).
 
     References
     ----------
@@ -440,6 +531,8 @@ class MultibodyModel(MultibodySystem):
         joints, joint_names, body_names = [], [], []
         placements = np.tile(np.eye(4), (N, 1, 1))
         inertias = np.zeros((N, 6, 6))
+        dyn_v = ([], [], [], [], [])  # armature, damping, friction, velocity, effort limits
+        dyn_q = ([], [])  # lower, upper position limits
         for i, node in enumerate(order):
             (pnode,) = graph.predecessors(node)
             parent[i] = index.get(pnode, -1)
@@ -464,6 +557,11 @@ class MultibodyModel(MultibodySystem):
             joint_names.append(str(name))
             if edge.get("placement") is not None:
                 placements[i] = _as_4x4(edge["placement"], label)
+            per_speed, per_coord = _joint_dynamics(edge, joint, label)
+            for k, x in enumerate(per_speed):
+                dyn_v[k].append(x)
+            for k, x in enumerate(per_coord):
+                dyn_q[k].append(x)
         # the numerical checks, vectorised over the bodies (the first failure is re-checked
         # alone for its message): linear time for large models
         for k in _failing_inertias(inertias, strict):
@@ -497,6 +595,16 @@ class MultibodyModel(MultibodySystem):
             iq += joint.nq
             iv += joint.nv
         self.nq, self.nv = iq, iv
+        (
+            self.armature,
+            self.damping,
+            self.friction,
+            self.velocity_limit,
+            self.effort_limit,
+        ) = (np.concatenate(x + [np.zeros(0)]) for x in dyn_v)
+        self.lower_position_limit, self.upper_position_limit = (
+            np.concatenate(x + [np.zeros(0)]) for x in dyn_q
+        )
         self._joint_index = {name: i for i, name in enumerate(joint_names)}
 
         # ---- depths and subtree sizes (supports κ(i) are walked on demand: memory O(N))
