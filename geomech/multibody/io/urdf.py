@@ -1102,7 +1102,7 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
             ET.SubElement(el, "axis", xyz=_fmt(joint.axis))
         elif jtype == "planar":
             ET.SubElement(el, "axis", xyz="0 0 1")
-        if jtype in ("revolute", "prismatic"):
+        if jtype in ("revolute", "prismatic") or (jtype == "continuous" and edge.get("limits")):
             limits = dict(edge.get("limits") or {})
             if not limits:
                 bound = math.pi if jtype == "revolute" else 1.0
