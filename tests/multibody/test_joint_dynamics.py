@@ -6,7 +6,6 @@ of the same model without armature, Pinocchio's URDF reader for ``<dynamics>`` a
 ``<limit>``, and the energy balance of a damped simulation.
 """
 
-import networkx as nx
 import numpy as np
 import pytest
 
