@@ -340,7 +340,8 @@ class _Document:
     Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first ``<origin>``,
     ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``, ``<child>``,
     ``<origin>``, ``<axis>``, ``<limit>`` and ``<dynamics>``) are kept, as attribute dicts, and
-    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at most ``max_links`` of them);
+    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at most
+    ``max_links`` of them);
     every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
     dropped, so memory is proportional to the links and joints. Entity declarations (never needed by
     URDF, the vehicle of "billion laughs" expansions) are refused.
