@@ -186,3 +186,29 @@ def test_fig14_ankle_error_ordering():
         rms[label] = np.sqrt(np.mean((rnea(tree, y, v, a) - exact) ** 2, axis=0))
     ankle = model.independent_joints.index("ankle")
     assert 0.0 < rms["approx"][ankle] < rms["unc"][ankle]
+
+
+def test_tutorial_15_runs(monkeypatch, capsys, tmp_path):
+    """The tutorial runs headless; its energy balance and Fig. 14 table hold."""
+    import re
+    import runpy
+    from pathlib import Path
+
+    plt = pytest.importorskip("matplotlib.pyplot")
+    path = Path(__file__).resolve().parents[2] / "tutorials"
+    monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("GEOMECH_FIGURES", str(tmp_path))
+    plt.switch_backend("Agg")
+    try:
+        runpy.run_path(str(path / "15_approximate_transmission_models.py"), run_name="__main__")
+    finally:
+        plt.close("all")
+    out = capsys.readouterr().out
+    lost, work = map(float, re.search(r"energy lost (\S+) J, friction work (\S+) J", out).groups())
+    assert abs(lost - work) < 1e-4 * lost
+    rows = {
+        label: [float(x) for x in re.findall(r"(\d+\.\d+) \(", line)]
+        for label, line in re.findall(r"^\s+(approximate|unconstrained) (.*)$", out, re.M)
+    }
+    assert all(a < u for a, u in zip(rows["approximate"], rows["unconstrained"], strict=True))
+    assert [p.name for p in tmp_path.iterdir()] == ["15_approximate_transmission_models_1.png"]
