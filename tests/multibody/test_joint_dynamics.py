@@ -248,3 +248,30 @@ def test_simulate_dissipates_the_friction_work(friction):
                   on_inaccuracy="ignore")  # fmt: skip
     short = simulate(model, q0, v0, 0.2, dt=1e-3, on_inaccuracy="ignore")
     assert np.allclose(py.v, short.v, rtol=0, atol=1e-12)
+
+
+def test_aba_derivatives_refuse_armature_and_rnea_derivatives_hold(rng):
+    from geomech import aba_derivatives, rnea_derivatives
+
+    model = _with(robots.double_pendulum(), rng)
+    q, v, a = rng.normal(size=(3, 2))
+    with pytest.raises(ModelError, match="armature"):
+        aba_derivatives(model, q, v, a)
+    # ∂τ/∂q, ∂τ/∂ν: the armature term k_a ν̇ depends on neither (central differences)
+    h = 1e-6
+    dq = np.stack([rnea(model, q + h * e, v, a) - rnea(model, q - h * e, v, a) for e in np.eye(2)])
+    dv = np.stack([rnea(model, q, v + h * e, a) - rnea(model, q, v - h * e, a) for e in np.eye(2)])
+    d_q, d_v = rnea_derivatives(model, q, v, a)
+    assert np.allclose(d_q, dq.T / (2 * h), atol=1e-8)
+    assert np.allclose(d_v, dv.T / (2 * h), atol=1e-8)
+
+
+def test_closed_models_refuse_joint_dynamics():
+    from geomech.multibody import ClosedMultibodyModel
+    from geomech.multibody.io.examples import load_example
+
+    G = load_example("geared_chain").graph.copy()
+    u, v = next((u, v) for u, v, d in G.edges(data=True) if d.get("kind", "joint") == "joint")
+    G.edges[u, v]["damping"] = 0.1
+    with pytest.raises(ModelError, match="nonzero damping"):
+        ClosedMultibodyModel(G)
