@@ -528,14 +528,14 @@ def joint_friction_torques(model, v) -> np.ndarray:
     --------
     >>> import networkx as nx
     >>> import numpy as np
-    >>> from geomech.multibody import MultibodyModel, Revolute, robots
+    >>> from geomech.multibody import MultibodyModel, robots
     >>> from geomech.multibody.algorithms.dynamics import joint_friction_torques
     >>> G = robots.double_pendulum().graph.copy()
-    >>> nx.set_edge_attributes(G, {("link1", "link2"): 0.5}, "damping")
-    >>> nx.set_edge_attributes(G, {("link1", "link2"): 0.1}, "friction")
+    >>> nx.set_edge_attributes(G, 0.5, "damping")
+    >>> nx.set_edge_attributes(G, 0.1, "friction")
     >>> model = MultibodyModel(G)
-    >>> joint_friction_torques(model, [2.0, -2.0])
-    array([0. , 0.9])
+    >>> joint_friction_torques(model, [2.0, -2.0])  # -0.5 v - 0.1 sign(v)
+    array([-1.1,  1.1])
     """
     from geomech._validation import as_array
 

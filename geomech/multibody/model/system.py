@@ -40,6 +40,11 @@ from geomech.multibody.model.frame import JointFrame
 __all__ = ["MultibodySystem"]
 
 
+#: the joint-dynamics arrays of a tree (added after 0.1.0: older pickles get the defaults)
+_JOINT_DYNAMICS_ARRAYS = ("armature", "damping", "friction", "velocity_limit", "effort_limit",
+                          "lower_position_limit", "upper_position_limit")  # fmt: skip
+
+
 class MultibodySystem(MechanicalSystem):
     r"""A multibody model as a :class:`~geomech.geometry.MechanicalSystem` (the common base).
 
@@ -131,6 +136,16 @@ class MultibodySystem(MechanicalSystem):
     def __setstate__(self, state):
         # pickles of this version carry `_frozen`; older ones (0.1.0) are frozen on loading
         self.__dict__.update(state)
+        if not self.is_closed and "armature" not in state:  # pickled before joint dynamics
+            d, nv, nq = self.__dict__, state["nv"], state["nq"]
+            d["armature"], d["damping"], d["friction"] = (np.zeros(nv) for _ in range(3))
+            d["velocity_limit"], d["effort_limit"] = (np.full(nv, np.inf) for _ in range(2))
+            d["lower_position_limit"], d["upper_position_limit"] = (
+                -np.full(nq, np.inf),
+                np.full(nq, np.inf),
+            )
+            for name in _JOINT_DYNAMICS_ARRAYS:
+                d[name].flags.writeable = False
         if not state.get("_frozen", False):
             self._freeze()
 

@@ -211,6 +211,13 @@ def _joint_dynamics(edge: dict, joint: Joint, label: str) -> tuple:
     return tuple(out), (lower, upper)
 
 
+def _stack_joint_dynamics(dynamics: list) -> tuple:
+    """The model's arrays of :func:`_joint_dynamics` results, joint blocks end to end."""
+    per_speed = [np.concatenate([d[0][k] for d in dynamics] + [np.zeros(0)]) for k in range(5)]
+    per_coordinate = [np.concatenate([d[1][k] for d in dynamics] + [np.zeros(0)]) for k in range(2)]
+    return per_speed, per_coordinate
+
+
 def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
     """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
     if I.shape[0] == 0:
@@ -381,11 +388,10 @@ class MultibodyModel(MultibodySystem):
         needs ``joint`` (a :class:`~geomech.multibody.model.joints.Joint`) and may have
         ``placement`` (4×4 pose of the joint frame in the parent body frame, default
         identity) and ``name`` (default the joint's own name, else the child's name), and
-        the joint's dynamics and limits (see Notes): ``armature``, ``damping``, ``friction``
-        (a number or one per speed of the joint, ``>= 0``, default 0) and ``limits`` (a dict
-        with any of ``lower``, ``upper`` (per coordinate), ``velocity``, ``effort`` (per
-        speed, ``>= 0``); numbers or numeric strings, as :func:`~geomech.load_urdf` keeps
-        the ``<limit>`` attributes; absent bounds are infinite).
+        ``armature``, ``damping``, ``friction`` (a number or one per speed, ``>= 0``,
+        default 0) and ``limits`` (a dict of ``lower``, ``upper`` per coordinate,
+        ``velocity``, ``effort`` per speed; numbers or numeric strings, as
+        :func:`~geomech.load_urdf` keeps ``<limit>``; absent bounds are infinite).
     gravity : array_like, shape (3,), optional
         Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
     strict : bool, optional
@@ -429,16 +435,11 @@ class MultibodyModel(MultibodySystem):
         Largest number of bodies on a root-to-leaf path (seed 001's :math:`d`).
     gravity : ndarray, shape (3,)
         Gravitational acceleration in the base frame.
-    armature : ndarray, shape (nv,)
-        Rotor inertia reflected to each speed, :math:`\mathbf H \mathrel{+}=
-        \mathrm{diag}(\text{armature})` (Pinocchio's ``model.armature``).
-    damping, friction : ndarray, shape (nv,)
-        Viscous and Coulomb joint friction coefficients (Pinocchio's ``model.damping``,
-        ``model.friction``).
+    armature, damping, friction, velocity_limit, effort_limit : ndarray, shape (nv,)
+        Per speed: reflected rotor inertia (:math:`\mathbf H \mathrel{+}=
+        \mathrm{diag}(\text{armature})`), viscous and Coulomb friction coefficients, bounds.
     lower_position_limit, upper_position_limit : ndarray, shape (nq,)
-        Position bounds, ``-inf`` / ``inf`` where none is given.
-    velocity_limit, effort_limit : ndarray, shape (nv,)
-        Speed and torque bounds, ``inf`` where none is given.
+        Position bounds (Pinocchio's names, camel case; infinite where none is given).
 
     Raises
     ------
@@ -454,25 +455,11 @@ class MultibodyModel(MultibodySystem):
 
     Notes
     -----
-    Joint dynamics. The armature is a constant diagonal inertia of the speeds (a rotor
-    spinning at ``N`` times the joint's rate, of axial inertia :math:`I_r`, reflects
-    :math:`N^2 I_r`: seed 004's approximate model, :func:`~geomech.multibody.closed.
-    transmission.approximate_transmission_model`). The equations of motion are
-
-    .. math::
-        (\mathbf H(q) + \mathrm{diag}(\mathbf k_a))\dot\nu + \mathbf c(q, \nu)
-        + \mathbf g(q) = \boldsymbol\tau + \boldsymbol\tau_f, \qquad
-        \boldsymbol\tau_f = -\mathbf k_d \odot \nu - \mathbf k_f \odot
-        \operatorname{sign}(\nu),
-
-    with :math:`\mathbf k_a` = ``armature``, :math:`\mathbf k_d` = ``damping`` and
-    :math:`\mathbf k_f` = ``friction``. As in Pinocchio, ``rnea``, ``crba``, ``aba``,
-    :meth:`mass_matrix` and :meth:`kinetic_energy` include the armature and not the
-    friction torque :math:`\boldsymbol\tau_f`; :meth:`forward_dynamics` and
-    :func:`geomech.simulate` add :math:`\boldsymbol\tau_f`
-    (:func:`~geomech.multibody.algorithms.dynamics.joint_friction_torques`) to the applied
-    torque. Limits are data for controllers: no algorithm clamps to them
-    (:func:`~geomech.multibody.algorithms.dynamics.clamp_to_limits` does on request).
+    ``rnea``, ``crba``, ``aba``, :meth:`mass_matrix` and :meth:`kinetic_energy` include the
+    armature (as Pinocchio's do), not the joint friction torque :math:`-k_d\nu -
+    k_f\operatorname{sign}\nu`, which :meth:`forward_dynamics` and :func:`geomech.simulate`
+    add; no algorithm clamps to the limits (conventions page, "Joint armature, damping,
+    friction and limits").
 
     References
     ----------
@@ -531,8 +518,7 @@ class MultibodyModel(MultibodySystem):
         joints, joint_names, body_names = [], [], []
         placements = np.tile(np.eye(4), (N, 1, 1))
         inertias = np.zeros((N, 6, 6))
-        dyn_v = ([], [], [], [], [])  # armature, damping, friction, velocity, effort limits
-        dyn_q = ([], [])  # lower, upper position limits
+        dynamics = []  # per joint: (armature, damping, friction, velocity, effort), (lower, upper)
         for i, node in enumerate(order):
             (pnode,) = graph.predecessors(node)
             parent[i] = index.get(pnode, -1)
@@ -557,11 +543,7 @@ class MultibodyModel(MultibodySystem):
             joint_names.append(str(name))
             if edge.get("placement") is not None:
                 placements[i] = _as_4x4(edge["placement"], label)
-            per_speed, per_coord = _joint_dynamics(edge, joint, label)
-            for k, x in enumerate(per_speed):
-                dyn_v[k].append(x)
-            for k, x in enumerate(per_coord):
-                dyn_q[k].append(x)
+            dynamics.append(_joint_dynamics(edge, joint, label))
         # the numerical checks, vectorised over the bodies (the first failure is re-checked
         # alone for its message): linear time for large models
         for k in _failing_inertias(inertias, strict):
@@ -595,16 +577,9 @@ class MultibodyModel(MultibodySystem):
             iq += joint.nq
             iv += joint.nv
         self.nq, self.nv = iq, iv
-        (
-            self.armature,
-            self.damping,
-            self.friction,
-            self.velocity_limit,
-            self.effort_limit,
-        ) = (np.concatenate(x + [np.zeros(0)]) for x in dyn_v)
-        self.lower_position_limit, self.upper_position_limit = (
-            np.concatenate(x + [np.zeros(0)]) for x in dyn_q
-        )
+        speeds, coords = _stack_joint_dynamics(dynamics)
+        self.armature, self.damping, self.friction, self.velocity_limit, self.effort_limit = speeds
+        self.lower_position_limit, self.upper_position_limit = coords
         self._joint_index = {name: i for i, name in enumerate(joint_names)}
 
         # ---- depths and subtree sizes (supports κ(i) are walked on demand: memory O(N))
