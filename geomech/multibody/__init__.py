@@ -42,6 +42,7 @@ _HOMES = {
         "aba",
         "aba_derivatives",
         "aba_second_derivatives",
+        "clamp_to_limits",
         "body_jacobians",
         "body_velocities",
         "center_of_mass",
@@ -65,6 +66,7 @@ _HOMES = {
         "frame_table",
         "frame_velocity",
         "gravity_forces",
+        "joint_friction_torques",
         "joint_structure_constants",
         "joint_transforms",
         "kinetic_energy",
@@ -79,8 +81,11 @@ _HOMES = {
     "geomech.multibody.closed": [
         "ClosedMultibodyModel",
         "ImplicitConstraint",
+        "approximate_transmission_model",
         "inverse_operational_space_inertia",
+        "link_reflected_inertia_model",
         "reflected_inertia",
+        "unconstrained_transmission_model",
     ],
     "geomech.multibody.connections": [
         "NAMED_BODY_CONNECTIONS",
@@ -182,6 +187,9 @@ __all__ = [
     "ClosedMultibodyModel",
     "ImplicitConstraint",
     "inverse_operational_space_inertia",
+    "approximate_transmission_model",
+    "unconstrained_transmission_model",
+    "link_reflected_inertia_model",
     "reflected_inertia",
     # connections
     "NAMED_BODY_CONNECTIONS",

@@ -392,6 +392,12 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
 def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state):
     cm = _check_model(model)
+    if np.any(model.armature):  # (the RNEA derivatives hold: k_a ν̇ depends on neither q nor ν)
+        raise ModelError(
+            "The ABA derivatives do not include a joint armature yet (model.armature is "
+            "nonzero): with M = crba(model, q), which has it, use -M⁻¹ ∂τ/∂(q, ν) from "
+            "rnea_derivatives(model, q, v, aba(model, q, v, tau)) and M⁻¹."
+        )
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model,
         gravity,

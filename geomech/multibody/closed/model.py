@@ -111,6 +111,22 @@ def _from_tree(name: str) -> property:
     )
 
 
+def _refuse_joint_dynamics(tree) -> None:
+    """Raise :class:`ModelError` if a joint of the spanning tree has armature, damping or
+    friction: the cluster algorithms do not include them yet.
+    """
+    for name in ("armature", "damping", "friction"):
+        values = getattr(tree, name)
+        if np.any(values):
+            i = next(i for i, s in enumerate(tree.v_slices) if np.any(values[s]))
+            raise ModelError(
+                f"Joint {tree.joint_names[i]!r} of a closed model has a nonzero {name}: joint "
+                "armature, damping and friction are supported on kinematic trees only (a rotor "
+                "of a closed model is a body; approximate_transmission_model gives the tree "
+                "with armature)."
+            )
+
+
 class ClosedMultibodyModel(MultibodySystem):
     r"""A multibody model with kinematic loops: a spanning tree closed by constraints.
 
@@ -254,6 +270,7 @@ class ClosedMultibodyModel(MultibodySystem):
         tree_graph, loop_edges, coupling_edges = split_closures(graph)
         self.graph = graph
         self.spanning_tree = MultibodyModel(tree_graph, gravity=gravity, strict=strict)
+        _refuse_joint_dynamics(self.spanning_tree)
         self._n_s = self.spanning_tree.nv
         with one_blas_thread():
             build_constraints(self, graph, loop_edges, coupling_edges)
