@@ -16,6 +16,9 @@ Prints
 4. **scaling** — time of RNEA, IDSVA FO and IDSVA SO on serial chains (d = N) and binary
    trees (d = log₂(N+1)) of 8–128 bodies, per state in a batch, with the fitted slopes of
    log t against log N and against log(N d²) (the paper's O(Nd²));
+   Then (4b) one call of the block-sparse SO and of the block-sparse Christoffel symbols
+   on chains and binary trees of N = 64, 128, 256 with the slopes over that range (issue
+   28's targets: <= 3.2 on chains, <= 2.3 on binary trees) and the bytes of the outputs;
 5. **relative cost** RNEA : IDSVA FO : IDSVA SO per model, per state in a batch of 200
    (the form of the paper's Fig. 4).
 
@@ -24,7 +27,8 @@ Every comparison is interleaved in the same process and reported as the median o
 first order ≤ 1.5× Pinocchio single and batched; second order ≤ 0.25× the finite
 differences of Pinocchio's first order on the humanoid.
 
-Run: ``python benchmarks/bench_derivatives.py`` (``--quick`` for a smoke run).
+Run: ``python benchmarks/bench_derivatives.py`` (``--quick`` for a smoke run,
+``--only-sparse`` for part 4b alone).
 """
 
 from __future__ import annotations
@@ -41,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
-from _timing import interleaved, slope  # noqa: E402
+from _timing import best_time, interleaved, slope  # noqa: E402
 
 import geomech as gm  # noqa: E402
 from conftest import mixed_tree  # noqa: E402
@@ -315,6 +319,69 @@ def scaling(rng, sizes, batch):
     return out
 
 
+#: issue 28's targets for the slopes of the block-sparse outputs over N = 64 ... 256
+SPARSE_TARGETS = {"chain": 3.2, "binary tree": 2.3}
+
+
+def _fresh(n):
+    """Allocate and fill n fresh float64 numbers: the least a result of that size costs."""
+
+    def floor():
+        out = np.empty(n)
+        out.fill(0.0)
+        return out
+
+    return floor
+
+
+def sparse_single(rng, sizes=(64, 128, 256), repeat=3):
+    """One call of the block-sparse SO partials and Γ: times, bytes, slopes vs the targets.
+
+    ``floor``: allocating and filling as many fresh numbers as the four SO tensors hold (on a
+    chain, 4 nv³): the first touch of fresh memory, which numpy asks the kernel to back with
+    transparent huge pages (on a machine whose ``defrag`` setting compacts memory on demand,
+    that first touch costs more than the arithmetic). The slopes are given with and without it.
+    """
+    for family, make in (
+        ("chain", lambda n: robots.serial_chain(n, rng=0)),
+        ("binary tree", lambda n: robots.binary_tree(n, rng=0)),
+    ):
+        rows = []
+        for n in sizes:
+            model = make(n)
+            q, v, a = _state(model, rng)
+
+            def so(m=model, q=q, v=v, a=a):
+                return gm.rnea_second_derivatives(m, q, v, a, sparse=True)
+
+            ga = lambda m=model, q=q: gm.christoffel_symbols(m, q, sparse=True)  # noqa: E731
+            nnz = ga().nnz
+            t_so, t_g = best_time(so, repeat), best_time(ga, repeat)
+            rows.append((n, model.depth, t_so, t_g, nnz, best_time(_fresh(4 * nnz), repeat)))
+        print(
+            f"   {family}:  N    d   SO sparse (ms)  Γ sparse (ms)  SO MB (4 tensors)  dense MB"
+            "  floor (ms)"
+        )
+        for n, d, ts, tg, nnz, tf in rows:
+            print(
+                f"   {'':<{len(family)}} {n:>3} {d:>4} {ts * 1e3:>15.3f} {tg * 1e3:>14.3f} "
+                f"{4 * nnz * 8 / 1e6:>18.1f} {4 * n**3 * 8 / 1e6:>9.1f} {tf * 1e3:>11.3f}"
+            )
+        N = np.array([r[0] for r in rows], float)
+        d = np.array([r[1] for r in rows], float)
+        t_so = np.array([r[2] for r in rows])
+        t_g = np.array([r[3] for r in rows])
+        t_f = np.array([r[5] for r in rows])
+        target = SPARSE_TARGETS[family]
+        print(
+            f"   {family}: slope vs N over N = {sizes[0]}..{sizes[-1]}: SO sparse "
+            f"{slope(N, t_so):.2f} ({slope(N, np.maximum(t_so - t_f, 1e-9)):.2f} without the "
+            f"floor), Γ sparse {slope(N, t_g):.2f} (target <= {target}); vs N d^2: "
+            f"SO {slope(N * d**2, t_so):.2f}, Γ {slope(N * d**2, t_g):.2f}",
+            flush=True,
+        )
+
+
 def relative_cost(rng, batch):
     models = {
         "ur5 (fixed)": load_urdf(str(robots.urdf_path("ur5"))),
@@ -333,9 +400,14 @@ def relative_cost(rng, batch):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--only-sparse", action="store_true", help="part 4b alone")
     args = parser.parse_args(argv)
     quick = args.quick
     rng = np.random.default_rng(0)
+    if args.only_sparse:
+        print("4b. One call, block-sparse outputs (best of repeats)")
+        sparse_single(rng, (16, 32, 64) if quick else (64, 128, 256))
+        return
     batch = 100 if quick else BATCH
     rounds = 5 if quick else 15
     t_start = time.perf_counter()
@@ -420,6 +492,8 @@ def main(argv=None):
             f"{slope(N * d**2, ts):.2f}; FO vs N {slope(N, tf):.2f}, vs N d "
             f"{slope(N * d, tf):.2f}"
         )
+    print("\n4b. One call, block-sparse outputs (best of repeats)")
+    sparse_single(rng, (16, 32, 64) if quick else (64, 128, 256))
 
     print(
         "\n5. Relative cost RNEA : IDSVA FO : IDSVA SO (per state in a batch of 200; "

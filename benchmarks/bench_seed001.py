@@ -21,17 +21,23 @@ through 8 random states) on the paper's topologies and prints
    fixed and floating main body): the times and the quadruped : biped ratio (paper: the
    quadruped is faster for the same number of actuated joints).
 
-Γ is returned dense, (nv, nv, nv), zeroed and written by the kernel; a block-sparse Γ output
-does not exist yet. The column "floor" is the time to allocate and zero that dense array,
-the least a dense Γ costs. Every model has random inertias, joint placements and revolute
-axes (``geomech.multibody.io.robots.random_inertia``), as the paper's random trees.
+4. **Γ with the block-sparse output** (``christoffel_symbols(..., sparse=True)``: only the
+   triples on one root-to-leaf path, O(Nd²) numbers) on chains and binary trees of
+   N = 64, 128, 256 beside the dense output, with the fitted slopes over N = 64 … 256
+   (targets of issue 28: ≤ 2.3 on binary trees, ≤ 3.2 on chains) and the bytes of each
+   output; and the 599-DoF chain of the hardening issue.
+
+In 1–3, Γ is returned dense, (nv, nv, nv), zeroed and written by the kernel; the column
+"floor" is the time to allocate and zero that dense array, the least a dense Γ costs. Every
+model has random inertias, joint placements and revolute axes
+(``geomech.multibody.io.robots.random_inertia``), as the paper's random trees.
 
 Times are medians over interleaved rounds with their range [min–max] (the machine is
 shared: see the load average printed first); the slopes, orderings and ratios use the
 smallest round (``_papers.best``), the estimate of the uncontended time. ``--plot DIR``
 saves Figs. 2–4 as PNG files.
 
-Run: ``python benchmarks/bench_seed001.py [--quick] [--rounds 15] [--plot DIR]``.
+Run: ``python benchmarks/bench_seed001.py [--quick] [--rounds 15] [--plot DIR] [--only-sparse]``.
 """
 
 from __future__ import annotations
@@ -49,8 +55,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import geomech as gm  # noqa: E402
+from geomech.errors import GeomechError  # noqa: E402
 from geomech.lie import SO3  # noqa: E402
-from geomech.multibody import FreeFlyer, MultibodyModel, Prismatic, Revolute, robots  # noqa: E402
+from geomech.multibody import (  # noqa: E402
+    FreeFlyer,
+    MultibodyModel,
+    Prismatic,
+    Revolute,
+    coriolis_matrix_derivative,
+    robots,
+)
 
 #: seed 001 Table 1 (µs): system -> (C by Algorithm 1, Γ by Algorithm 2)
 PAPER_TABLE1 = {
@@ -123,11 +137,16 @@ def _cycled(fun, model, with_v: bool, seed: int):
     return lambda: fun(model, *next(it))
 
 
+def _sparse_gamma(model, q):
+    return gm.christoffel_symbols(model, q, sparse=True)
+
+
 def _functions(model, seed=0, floor=True, batch=False):
     """C (Alg. 1), Γ (Alg. 2), the dense-Γ floor and C on a batch of BATCH states."""
     funs = {
         "C": _cycled(gm.coriolis_matrix, model, True, seed),
         "Gamma": _cycled(gm.christoffel_symbols, model, False, seed),
+        "Gamma sparse": _cycled(_sparse_gamma, model, False, seed),
     }
     if floor:
         funs["floor"] = dense_floor(model.nv)
@@ -308,6 +327,96 @@ def print_scaling(title, rows, expect):
     return s
 
 
+# ----------------------------------------------------------------------------------------
+# 4. Γ with the block-sparse output
+# ----------------------------------------------------------------------------------------
+#: issue 28's targets for the slope of the block-sparse Γ over N = 64 ... 256
+SPARSE_TARGETS = {"chain": 3.2, "binary tree": 2.3}
+
+
+def sparse_series(rounds, sizes=(64, 128, 256)):
+    """Dense and block-sparse Γ on chains and binary trees: times, bytes and slopes."""
+    print(f"\nΓ with the block-sparse output, N = {sizes[0]} … {sizes[-1]}", end="", flush=True)
+    out, makers = (
+        {},
+        {
+            "chain": lambda n: robots.serial_chain(n, rng=n),
+            "binary tree": lambda n: robots.binary_tree(n, rng=n),
+        },
+    )
+    for kind, make in makers.items():
+        out[kind] = scaling(make, list(sizes), rounds)
+    print()
+    for kind, rows in out.items():
+        print(f"\n{kind}s (d = {'N' if kind == 'chain' else 'floor(log2 N) + 1'})")
+        print(
+            f"{'N':>4} {'d':>4} {'Γ dense (µs)':>28} {'Γ sparse (µs)':>26} {'dense MB':>9} "
+            f"{'sparse MB':>10} {'floor':>9}"
+        )
+        for n, nv, d, t, *_ in rows:
+            model = (
+                robots.serial_chain(n, rng=n) if kind == "chain" else robots.binary_tree(n, rng=n)
+            )
+            nnz = gm.christoffel_symbols(model, model.neutral(), sparse=True).nnz
+            print(
+                f"{n:>4} {d:>4} {fmt_us(t['Gamma'], 9):>28} {fmt_us(t['Gamma sparse'], 9):>26} "
+                f"{nv**3 * 8 / 1e6:>9.2f} {nnz * 8 / 1e6:>10.2f} {best(t['floor']) * US:>9.1f}"
+            )
+        N = np.array([r[0] for r in rows], float)
+        d = np.array([r[2] for r in rows], float)
+        td = np.array([best(r[3]["Gamma"]) for r in rows])
+        ts = np.array([best(r[3]["Gamma sparse"]) for r in rows])
+        target = SPARSE_TARGETS[kind]
+        ss = slope(N, ts)
+        print(
+            f"   slope vs N over N = {int(N[0])}..{int(N[-1])}: Γ sparse {ss:.2f} (target ≤ "
+            f"{target}: {'met' if ss <= target else 'NOT met'}), Γ dense {slope(N, td):.2f}; "
+            f"vs N d^2: sparse {slope(N * d**2, ts):.2f}"
+        )
+        if kind == "chain":  # the output is nv^3 numbers: how much is touching fresh memory
+            tf = np.array([best(r[3]["floor"]) for r in rows])
+            print(
+                f"   Γ sparse minus the floor (first touch of nv^3 fresh numbers, which a chain's "
+                f"block-sparse Γ also has): slope {slope(N, np.maximum(ts - tf, 1e-9)):.2f}"
+            )
+    return out
+
+
+def long_chain(n=599):
+    """The hardening issue's chain: what the dense, the block-sparse Γ and the contractions cost.
+
+    Each is called once (after a warm-up on a 4-DoF chain); ``peak`` is the largest memory
+    numpy and Python held during the call (``tracemalloc``).
+    """
+    import tracemalloc
+
+    funs = {
+        "Γ dense": lambda m, q, v: gm.christoffel_symbols(m, q),
+        "Γ block-sparse": lambda m, q, v: gm.christoffel_symbols(m, q, sparse=True),
+        "C = Γ·ν (coriolis_matrix)": lambda m, q, v: gm.coriolis_matrix(m, q, v),
+        "C ν = νᵀΓν (rnea, g = 0)": lambda m, q, v: gm.rnea(m, q, v, 0 * v, gravity=0 * v[:3]),
+        "dC/dq·δq": lambda m, q, v: coriolis_matrix_derivative(m, q, v, v),
+    }
+    rng = np.random.default_rng(0)
+    small = robots.serial_chain(4, rng=0)
+    for fun in funs.values():
+        fun(small, small.neutral(), np.ones(4))
+    model = robots.serial_chain(n, rng=0)
+    q, v = model.random_configuration(rng), rng.uniform(-1.0, 1.0, model.nv)
+    print(f"\n{n}-DoF chain (every triple on the one path: nnz = nv^3 = {n**3:,})")
+    for label, fun in funs.items():
+        tracemalloc.start()
+        t0 = time.perf_counter()
+        try:
+            fun(model, q, v)
+            what = f"{(time.perf_counter() - t0) * 1e3:9.1f} ms"
+        except GeomechError as e:
+            what = f"refused: {type(e).__name__}: {str(e)[:90]}"
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        print(f"   {label:<28} {what}; peak {peak / 2**20:8.1f} MiB")
+
+
 def plot(figures, directory):
     import matplotlib
 
@@ -348,10 +457,19 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="N <= 32, 5 rounds: a smoke run")
     parser.add_argument("--rounds", type=int, default=15, help="interleaved rounds per model")
     parser.add_argument("--plot", metavar="DIR", help="save Figs. 2-4 as PNG files in DIR")
+    parser.add_argument(
+        "--only-sparse", action="store_true", help="only part 4 (Γ block-sparse, N = 64..256)"
+    )
     args = parser.parse_args(argv)
     rounds = 5 if args.quick else args.rounds
     t_start = time.perf_counter()
     print(f"geomech {gm.__version__}, numpy {np.__version__}; {load_average()}")
+    if args.only_sparse:
+        sparse_series(rounds, (32, 64, 128) if args.quick else (64, 128, 256))
+        if not args.quick:
+            long_chain()
+        print(f"\n{load_average()}; total benchmark time {time.perf_counter() - t_start:.0f} s")
+        return
 
     print_table1(table1(rounds))
 
@@ -395,6 +513,10 @@ def main(argv=None):
             f"   quadruped / biped time, {label} (paper: < 1): "
             + ", ".join(f"N = {n}: C {c:.2f}, Γ {g:.2f}" for n, c, g in ratios)
         )
+
+    sparse_series(rounds, (32, 64, 128) if args.quick else (64, 128, 256))
+    if not args.quick:
+        long_chain()
 
     if args.plot:
         plot(

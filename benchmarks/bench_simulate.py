@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
+from _mujoco import mjcf
 
 import geomech.simulation.driver as driver
 from geomech import simulate
@@ -161,69 +162,10 @@ def passive(name, model, t_aba, repeat, mj=None):
 # ----------------------------------------------------------------------------------------
 # MuJoCo (optional)
 # ----------------------------------------------------------------------------------------
-def _mjcf(model) -> str:
-    """The model as MJCF: bodies at their joint placements, inertias, joints (no geoms)."""
-    children = {i: [] for i in range(-1, model.n_bodies)}
-    for i, p in enumerate(model.parent):
-        children[int(p)].append(i)
-
-    def body(i, depth):
-        X, joint, I_ = model.placements[i], model.joints[i], model.inertias[i]  # noqa: N806
-        m = I_[5, 5]
-        c = np.array([I_[2, 4], I_[0, 5], I_[1, 3]]) / m
-        Ic = I_[:3, :3] - m * (c @ c * np.eye(3) - np.outer(c, c))
-        w, x, y, z = _wxyz(X[:3, :3])
-        pad = "  " * depth
-        out = [
-            f'{pad}<body name="b{i}" pos="{_f(X[:3, 3])}" quat="{w} {x} {y} {z}">',
-            f'{pad}  <inertial pos="{_f(c)}" mass="{m}" fullinertia="{Ic[0, 0]} {Ic[1, 1]} '
-            f'{Ic[2, 2]} {Ic[0, 1]} {Ic[0, 2]} {Ic[1, 2]}"/>',
-        ]
-        kind = joint.kind
-        if kind == "revolute":
-            out.append(f'{pad}  <joint type="hinge" axis="{_f(joint.axis)}"/>')
-        elif kind == "prismatic":
-            out.append(f'{pad}  <joint type="slide" axis="{_f(joint.axis)}"/>')
-        elif kind == "spherical":
-            out.append(f'{pad}  <joint type="ball"/>')
-        elif kind == "free_flyer":
-            out.append(f"{pad}  <freejoint/>")
-        for k in children[i]:
-            out += body(k, depth + 1)
-        return out + [f"{pad}</body>"]
-
-    lines = [b for i in children[-1] for b in body(i, 2)]
-    g = model.gravity
-    return "\n".join(
-        [
-            '<mujoco model="geomech">',
-            '  <compiler angle="radian" autolimits="true"/>',
-            f'  <option timestep="0.001" integrator="RK4" gravity="{_f(g)}">',
-            '    <flag contact="disable" constraint="disable"/>',
-            "  </option>",
-            "  <worldbody>",
-            *lines,
-            "  </worldbody>",
-            "</mujoco>",
-        ]
-    )
-
-
-def _f(x):
-    return " ".join(f"{float(a):.17g}" for a in np.ravel(x))
-
-
-def _wxyz(R):
-    from scipy.spatial.transform import Rotation
-
-    x, y, z, w = Rotation.from_matrix(R).as_quat()
-    return w, x, y, z
-
-
 def mujoco_figures(name, model, q0, v0, repeat, mj):
     from mujoco import rollout
 
-    m = mj.MjModel.from_xml_string(_mjcf(model))
+    m = mj.MjModel.from_xml_string(mjcf(model))
     d = mj.MjData(m)
     assert m.nv == model.nv, (m.nv, model.nv)
     spec = mj.mjtState.mjSTATE_FULLPHYSICS

@@ -229,7 +229,7 @@ show_or_save()
 # Gauss–Newton keeps its linear rate. A practical solver starts with Gauss–Newton and switches
 # to the exact Hessian near the optimum; DDP uses the same second-order terms contracted with
 # the costate, :math:`\lambda^\top\partial^2\tau`, which is what
-# :meth:`~geomech.multibody.algorithms.derivatives.BlockSparseTensor.contract` computes.
+# :meth:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor.contract` computes.
 #
 # With revolute joints the coordinates are a chart in which the second derivatives commute, so
 # :math:`\partial^2\tau/\partial q^2` is symmetric. For spherical, planar, Schönflies and free-flyer

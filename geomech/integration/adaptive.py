@@ -294,17 +294,22 @@ def integrate_adaptive(
             if solver.status != "running":
                 break
             budget.check_step(steps, solver.t, name)
+            # A collapsed step size is a blow-up if the state exploded: once the state has grown
+            # by _BLOWUP, a step size projecting more steps than the whole budget is reported at
+            # once (the run could not finish within max_steps anyway), instead of integrating on
+            # until it projects 100 budgets (a finite-time blow-up took minutes to be reported).
+            magnitude = float(np.max(np.abs(solver.y), initial=0.0))
+            grown = magnitude > _BLOWUP * (1.0 + scale0)
             try:
-                budget.check_projection(steps, solver.t, t[-1], solver.step_size, name)
-            except (
-                SimulationBudgetError
-            ) as exc:  # a collapsed step size: a blow-up if the state exploded
-                size = float(np.max(np.abs(solver.y), initial=0.0))
-                if size > _BLOWUP * (1.0 + scale0):
+                budget.check_projection(
+                    steps, solver.t, t[-1], solver.step_size, name, factor=1.0 if grown else 100.0
+                )
+            except SimulationBudgetError as exc:
+                if grown:
                     raise diverged(
                         solver.t,
                         f"{name}: the step size collapsed to {solver.step_size:.3g} "
-                        f"while the state grew to {size:.3g}",
+                        f"while the state grew to {magnitude:.3g}",
                     ) from exc
                 raise
             # ---- re-centre the chart when a non-flat coordinate grows ---------------------------

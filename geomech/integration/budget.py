@@ -154,19 +154,21 @@ class Budget:
                 f"(at t = {t:.6g}, after {steps} steps); pass a larger `max_wall_time`."
             )
 
-    def check_projection(self, steps: int, t: float, t_end: float, h: float, method: str) -> None:
+    def check_projection(
+        self, steps: int, t: float, t_end: float, h: float, method: str, factor: float = _PROJECTION
+    ) -> None:
         """Stop an adaptive run whose step size ``h`` projects far more steps than are left.
 
         Raises
         ------
         SimulationBudgetError
-            After a few steps, if ``(t_end - t) / h`` exceeds 100 times ``max_steps`` (or
-            ``h = 0``).
+            After a few steps, if ``(t_end - t) / h`` exceeds ``factor`` (by default 100) times
+            ``max_steps`` (or ``h = 0``).
         """
         if steps < _SETTLE or self.max_steps == math.inf:
             return
         needed = abs(t_end - t) / h if h > 0.0 else math.inf  # h = 0: the solver does not advance
-        if needed > _PROJECTION * self.max_steps:
+        if needed > factor * self.max_steps:
             raise SimulationBudgetError(
                 f"{method} would need about {needed:.3g} more steps at its current step size "
                 f"h = {h:.3g} (t = {t:.6g} of {t_end:.6g}), far over its budget max_steps = "

@@ -360,7 +360,10 @@ def to_pinocchio(model: MultibodyModel):
     geomech inertia. A body attached by a :class:`~geomech.multibody.model.joints.Fixed` joint is
     appended to its parent's Pinocchio joint (inertia and placement composed). Every body
     also gets a ``BODY`` frame of its own name (fixed bodies included), every joint a
-    ``JOINT`` frame; gravity and the model name are copied.
+    ``JOINT`` frame; gravity and the model name are copied, and the joint dynamics and
+    limits: ``armature``, ``damping``, ``friction``, ``velocityLimit``, ``effortLimit``
+    (speeds permuted as ``v``) and the position limits (except of planar and Schönflies
+    joints, whose configurations differ).
 
     Parameters
     ----------
@@ -437,7 +440,45 @@ def _tree_to_pin(model: MultibodyModel):
         jfid = pm.addJointFrame(jid, parent_frame)
         fid = pm.addBodyFrame(model.body_names[i], jid, pin.SE3.Identity(), jfid)
         frame_of.append((jid, np.eye(4), fid))
+    _joint_dynamics_to_pin(model, pm)
     return pm, frame_of
+
+
+#: the kind of the speed permutation of each geomech joint kind (SPEED_PERMUTATIONS)
+_PERMUTATION_OF = {"free_flyer": "freeflyer", "planar": "planar", "schoenflies": "schoenflies"}
+
+
+def _joint_dynamics_to_pin(model: MultibodyModel, pm) -> None:
+    """Copy the armature, damping, friction and limits of a tree into a ``pinocchio.Model``.
+
+    The per-speed arrays through each joint's speed permutation; the position limits of the
+    joints whose configuration blocks are the same in both (all but planar and Schönflies).
+    """
+    arrays = {
+        "armature": model.armature,
+        "damping": model.damping,
+        "friction": model.friction,
+        "velocityLimit": model.velocity_limit,
+        "effortLimit": model.effort_limit,
+    }
+    out = {name: np.array(getattr(pm, name), dtype=float) for name in arrays}
+    lower, upper = np.array(pm.lowerPositionLimit), np.array(pm.upperPositionLimit)
+    jid = 0
+    for i, joint in enumerate(model.joints):
+        if joint.nv == 0:
+            continue
+        jid += 1
+        vs, qs = model.v_slices[i], model.q_slices[i]
+        iv, iq = pm.idx_vs[jid], pm.idx_qs[jid]
+        perm = SPEED_PERMUTATIONS[_PERMUTATION_OF.get(joint.kind, "same")] or range(joint.nv)
+        for name, values in arrays.items():
+            out[name][iv : iv + joint.nv] = values[vs][list(perm)]
+        if joint.kind not in ("planar", "schoenflies") and pm.nqs[jid] == joint.nq:
+            lower[iq : iq + joint.nq] = model.lower_position_limit[qs]
+            upper[iq : iq + joint.nq] = model.upper_position_limit[qs]
+    for name, values in out.items():
+        setattr(pm, name, values)
+    pm.lowerPositionLimit, pm.upperPositionLimit = lower, upper
 
 
 class PinocchioClosedModel(NamedTuple):

@@ -141,8 +141,12 @@ def _(system, q0) -> tuple[SystemChart, np.ndarray]:
 
     chart = frame_chart(_FiniteGuard(frame), curved=getattr(frame, "curved", None))
     compiled = _compiled_chart(system)
+    if compiled is None:
+        compiled = _compiled_closed_chart(system)
     if compiled is not None:  # the same retraction and chart rate, by the compiled kernels
         chart = replace(chart, retract=compiled[0], rate=compiled[1])
+        if len(compiled) > 2:  # a closed model: C-ABA without re-validating the states
+            acceleration = compiled[2]
     q0 = frame.validate_point(q0, "q0")
     q0 = chart.retract(q0, np.zeros(system.dim))  # exactly on the manifold (unit quaternions)
     return SystemChart(chart, system.dim, lambda t, q, v: v, acceleration), q0
@@ -229,3 +233,121 @@ def _compiled_chart(system):
         return out
 
     return retract, rate
+
+
+def _compiled_closed_chart(system):
+    r"""``(retract, rate, acceleration)`` of a closed model's joint frame by the compiled
+    kernels, or ``None``.
+
+    For a closed model whose clusters the compiled closure handles
+    (:mod:`geomech.multibody._kernels.cluster.closure`): the retraction
+    :math:`q_c \oplus \delta` is ``model.integrate(q_c, δ)`` (the independent coordinates
+    moved, the dependent ones closed by Gauss–Newton per cluster) in one kernel call; the
+    chart rate is that of the independent joints (the spanning tree's chart-rate kernel on
+    their columns); the acceleration is C-ABA (seed 004 Alg. 1) on the kernels' ``G`` and
+    ``g``. The integrator's own states are not validated again: they come out of the
+    closure kernel, closed to rounding. A non-finite step gives NaN (as
+    :class:`_FiniteGuard`); any failure of a kernel falls back to the public functions,
+    which raise the named error.
+    """
+    from geomech.multibody._kernels.cluster import constraints as CC
+    from geomech.multibody._kernels.cluster import dynamics as CK
+    from geomech.multibody._kernels.cluster.closure import INTEGRATE, closure_batch
+    from geomech.multibody._kernels.cluster.compiled import cluster_layout
+    from geomech.multibody._kernels.tree.chart import chart_rate, chart_rate_batch
+    from geomech.multibody.closed._closure import compiled_closure
+    from geomech.multibody.closed.constraints import NEWTON_TOL
+    from geomech.multibody.model.frame import JointFrame
+
+    if type(system.frame) is not JointFrame:
+        return None
+    model = system.frame.model
+    if not getattr(model, "is_closed", False) or compiled_closure(model) is None:
+        return None
+    cl, lay = compiled_closure(model), cluster_layout(model)
+    cm = model.spanning_tree.compiled
+    nq, nv, n_s = model.nq, model.nv, model.spanning_tree.nv
+    yv = np.asarray(model.independent_v_index)
+    curved = bool(np.any(np.asarray(getattr(system.frame, "curved", np.zeros(0)), bool)))
+    S, S_ring, T_user = cm.joint_arrays(np.zeros((1, nq)))
+    no_forces = np.zeros((1, 0, 6))
+
+    def rows(x, lead, n):
+        return np.ascontiguousarray(np.broadcast_to(x, lead + (n,)), dtype=float).reshape(-1, n)
+
+    args, one_res, one_status = cl._args, np.empty(1), np.empty(1, dtype=np.int64)
+
+    def retract(q_c, delta):  # q = q_c ⊕ δ on the closure manifold
+        if q_c.ndim == 1 and delta.ndim == 1 and q_c.dtype == delta.dtype == np.float64:
+            out = np.empty((1, nq))  # one state: the kernel directly (the integrator's loop)
+            closure_batch(*args, INTEGRATE, np.ascontiguousarray(q_c)[None],
+                          np.ascontiguousarray(delta)[None], NEWTON_TOL, 50, out, one_res,
+                          one_status)  # fmt: skip
+            if one_status[0] == 0:
+                return out[0]
+        lead = np.broadcast_shapes(q_c.shape[:-1], delta.shape[:-1])
+        Q, D = rows(q_c, lead, nq), rows(delta, lead, nv)
+        finite = np.isfinite(D).all(axis=1)
+        out, res, status = cl.run(INTEGRATE, Q, np.where(finite[:, None], D, 0.0))
+        out[~finite] = np.nan
+        bad = np.flatnonzero(status != 0)
+        if bad.size:  # the public function's named error (SingularityError, located)
+            return model.integrate(Q[bad[0]], D[bad[0]]).reshape(lead + (nq,))
+        return out.reshape(lead + (nq,))
+
+    def rate(q_c, delta, xi):  # δ̇ = J_r(δ)⁻¹ ξ on the independent joints
+        lead = np.broadcast_shapes(q_c.shape[:-1], np.shape(delta)[:-1], np.shape(xi)[:-1])
+        if not curved:
+            return np.array(np.broadcast_to(xi, lead + (nv,)), dtype=float)
+        if not lead:  # one state: the spanning tree's kernel on the independent columns
+            Ds, Xs, out = np.zeros(n_s), np.zeros(n_s), np.empty(n_s)
+            Ds[yv], Xs[yv] = delta, xi
+            chart_rate(cm.topo, Ds, Xs, out)
+            return out[yv]
+        D, X = rows(delta, lead, nv), rows(xi, lead, nv)
+        Ds, Xs = np.zeros((D.shape[0], n_s)), np.zeros((D.shape[0], n_s))
+        Ds[:, yv], Xs[:, yv] = D, X
+        out = np.empty_like(Ds)
+        chart_rate_batch(cm.topo, Ds, Xs, out)
+        return out[:, yv].reshape(lead + (nv,))
+
+    kc_args = None if lay.all_static else (*cm.arrays()[:3], T_user, S, lay.cbody, lay.cclus,
+                                              lay.yidx, *lay._tables)  # fmt: skip
+    Gc1, gs1 = np.empty((1, n_s, lay.mmax)), np.empty((1, n_s))
+    Gd1, r1, s1 = np.empty((1, n_s, lay.mmax)), np.empty(1), np.empty(1, dtype=np.int64)
+    half_tol = 0.5 * model.closure_tol
+    zero_tau = np.zeros((1, nv))
+
+    def acceleration(t, q, v, tau):  # C-ABA on the kernels' G and g
+        if q.ndim == 1 and v.ndim == 1 and (tau is None or np.ndim(tau) == 1):
+            Q, V = np.ascontiguousarray(q)[None], np.ascontiguousarray(v)[None]
+            TAU = zero_tau if tau is None else np.ascontiguousarray(tau, dtype=float)[None]
+            Gc, gs = lay._G_const, lay._g_zero
+            if kc_args is not None:  # one state: the kernels directly (the integrator's loop)
+                CC.cluster_constraints_batch(*kc_args, Q, V, Gc1, gs1, Gd1, r1, s1)
+                Gc, gs = Gc1, gs1
+            if kc_args is None or (s1[0] == 0 and r1[0] <= half_tol):
+                A = np.empty((1, nv))
+                if not CK.c_aba_batch(*cm.arrays(), lay.cbody, lay.cclus, lay.yidx, S, S_ring,
+                                      T_user, Gc, gs, Q, V, TAU, cm.a0, no_forces, A,
+                                      s1):  # fmt: skip
+                    return A[0]
+        lead = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
+        Q, V = rows(q, lead, nq), rows(v, lead, nv)
+        TAU = np.zeros((1, nv)) if tau is None else rows(tau, lead, nv)
+        B = Q.shape[0]
+        if lay.all_static:
+            Gc, gs, ok = lay._G_const, lay._g_zero, True
+        else:
+            Gc, gs, _, res, status = lay._kernel(Q, V)
+            ok = not np.any(status) and np.all(res <= 0.5 * model.closure_tol)
+        if ok:
+            A, status = np.empty((B, nv)), np.empty(B, dtype=np.int64)
+            failed = CK.c_aba_batch(*cm.arrays(), lay.cbody, lay.cclus, lay.yidx, S, S_ring,
+                                    T_user, Gc, gs, Q, V, TAU, cm.a0, no_forces, A,
+                                    status)  # fmt: skip
+            if not failed:
+                return A.reshape(lead + (nv,))
+        return system.forward_dynamics(q, v, tau)  # the named error
+
+    return retract, rate, acceleration

@@ -229,7 +229,8 @@ def test_every_in_place_change_is_refused_and_results_follow_the_inputs(kind):
     q, v, a = _state(model)
     _results(model, q, v, a)
     tried = 0
-    owners = [model] + list(model.joints) + [model.frame]
+    # the constraint objects of a closed model (loop joints, couplings, implicit ones) too
+    owners = [model] + list(model.joints) + [model.frame] + list(getattr(model, "constraints", []))
     for owner in owners:
         for name, value in _values(owner):
             for what, change in _in_place_changes(value, rng):
@@ -761,6 +762,24 @@ def test_a_diverging_run_keeps_what_was_integrated(method, rate):
     np.testing.assert_allclose(partial.t, ref.t, rtol=1e-12)
     np.testing.assert_allclose(partial.q, ref.q, rtol=1e-12, atol=1e-12)
     np.testing.assert_allclose(partial.tau[:-1], ref.tau[:-1], rtol=1e-12)
+
+
+@pytest.mark.parametrize("method", ["RK45", "DOP853", "Radau"])
+@pytest.mark.parametrize("rate", [400.0, 800.0])
+def test_an_adaptive_blow_up_is_named_early(method, rate):
+    """A finite-time blow-up under an adaptive method is a NonFiniteError found within a few
+    thousand steps, not a budget overrun after minutes (the wall-time budget here would name it
+    a SimulationBudgetError)."""
+
+    def pushing(t, q, v):
+        return 1e3 * np.exp(rate * t) * np.ones(2)
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(NonFiniteError, match="diverged") as info:
+            gm.simulate(MODEL, Q0, V0, 3.0, controller=pushing, dt=0.01, method=method,
+                        max_wall_time=20.0)  # fmt: skip
+    assert np.all(np.isfinite(info.value.partial.q))
 
 
 @pytest.mark.parametrize("method", ["RK45", "DOP853", "Radau"])

@@ -16,7 +16,7 @@ from geomech.errors import ModelError
 from geomech.multibody import ClosedMultibodyModel
 from geomech.multibody.algorithms.dynamics import aba, crba
 from geomech.multibody.algorithms.kinematics import body_jacobians, forward_kinematics
-from geomech.multibody.closed.dynamics import reflected_inertia
+from geomech.multibody.closed.dynamics import link_reflected_inertia_model
 from geomech.multibody.io.examples import load_example
 from geomech.multibody.io.robots import double_pendulum
 
@@ -54,7 +54,7 @@ def _predicted_error(model, q):
 @pytest.mark.parametrize("floating", [False, True])
 def test_mass_matrix_error_is_the_gyroscopic_coupling(floating):
     model = load_example("geared_chain", floating_base=floating)
-    approx = reflected_inertia(model)
+    approx = link_reflected_inertia_model(model)
     assert approx.nv == model.nv and approx.n_bodies == model.n_bodies - 3
     rng = np.random.default_rng(30)
     for q in model.random_configuration(rng, size=4):
@@ -76,24 +76,24 @@ def test_rotors_without_inertia_make_the_approximation_exact():
     for r in ("rotor1", "rotor2", "rotor3"):
         graph.nodes[r]["inertia"] = 1e-12 * graph.nodes[r]["inertia"]
     model = ClosedMultibodyModel(graph)
-    approx = reflected_inertia(model)
+    approx = link_reflected_inertia_model(model)
     rng = np.random.default_rng(31)
     q = model.random_configuration(rng)
     v, tau = rng.normal(size=3), rng.normal(size=3)
     q_red = _reduced_q(model, approx, q)
     assert np.allclose(aba(approx, q_red, v, tau), aba(model, q, v, tau), rtol=1e-9, atol=1e-9)
     # and with the real rotors the approximation differs
-    approx = reflected_inertia(base)
+    approx = link_reflected_inertia_model(base)
     assert not np.allclose(aba(approx, q_red, v, tau), aba(base, q, v, tau), rtol=1e-6)
 
 
 def test_validators():
     with pytest.raises(ModelError, match="Expected a closed model"):
-        reflected_inertia(double_pendulum())
+        link_reflected_inertia_model(double_pendulum())
     with pytest.raises(ModelError, match="couplings"):
-        reflected_inertia(load_example("four_bar"))
+        link_reflected_inertia_model(load_example("four_bar"))
     g = nx.DiGraph(load_example("geared_chain").graph)
     g.add_edge("rotor3", "tip", joint=g.edges["link2", "rotor3"]["joint"], name="tip_joint")
     g.nodes["tip"]["inertia"] = g.nodes["rotor3"]["inertia"]
     with pytest.raises(ModelError, match="to be a rotor"):
-        reflected_inertia(ClosedMultibodyModel(g))
+        link_reflected_inertia_model(ClosedMultibodyModel(g))

@@ -11,8 +11,10 @@ the number of bodies:
     row N holds ``nv``).
 ``placement`` (N, 3, 4)
     ``[R_T | p_T]``: the joint frame in the parent body's frame.
-``jparam`` (N, 25)
-    For 1-DoF joints: unit axis ``a`` (3), pitch ``h`` (1), then the constant factors of
+``jparam`` (N, 43)
+    For every joint its armature, damping and friction per speed (6 + 6 + 6, columns
+    ``ARMATURE``, ``DAMPING``, ``FRICTION``); for 1-DoF joints also: unit axis ``a`` (3),
+    pitch ``h`` (1), then the constant factors of
     :math:`\mathbf E_{up}(\theta) = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top
     + (1 - \cos\theta)\mathbf K^2\mathbf R_T^\top` (``K = â``, two 3×3 blocks, row-major)
     and :math:`\mathbf R_T\mathbf a` (3), so that a revolute, prismatic or helical transform
@@ -43,9 +45,12 @@ from numba import njit
 from geomech.multibody._kernels import joints as codes
 from geomech.multibody._kernels.jit import JIT
 from geomech.multibody._kernels.tables import (
+    ARMATURE,
     AXIS,
+    DAMPING,
     E_SIN,
     E_VERS,
+    FRICTION,
     IQ,
     IV,
     IV_END,
@@ -122,6 +127,10 @@ class CompiledModel:
                 self.jparam[i, E_SIN : E_SIN + 9] = (-K @ RtT).ravel()
                 self.jparam[i, E_VERS : E_VERS + 9] = (K @ K @ RtT).ravel()
                 self.jparam[i, R_AXIS : R_AXIS + 3] = model.placements[i, :3, :3] @ a
+            vs = model.v_slices[i]
+            for col, values in ((ARMATURE, model.armature), (DAMPING, model.damping),
+                                (FRICTION, model.friction)):  # fmt: skip
+                self.jparam[i, col : col + joint.nv] = values[vs]
             if topo[i, JTYPE] == codes.USER:
                 self.user.append((i, joint))
             elif joint.nv:

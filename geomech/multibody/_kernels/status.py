@@ -15,6 +15,7 @@ __all__ = [
     "SINGULAR",
     "NON_FINITE_RESULT",
     "SINGULAR_DIFFERENCE",
+    "NOT_CONVERGED",
     "pack",
     "unpack",
 ]
@@ -25,6 +26,7 @@ NOT_ON_MANIFOLD = 2  #: a quaternion of a body's joint is not of unit norm
 SINGULAR = 3  #: the articulated inertia Φᵀ I^A Φ of a body is singular (ABA)
 NON_FINITE_RESULT = 4  #: the result overflowed (inputs finite but too large)
 SINGULAR_DIFFERENCE = 5  #: q1 ⊖ q0 is undefined (planar angle step of 2πk, k ≠ 0)
+NOT_CONVERGED = 6  #: the closure's Gauss–Newton found no step lowering the residual
 
 
 @njit(cache=True, nogil=True)

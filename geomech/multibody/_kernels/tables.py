@@ -26,7 +26,16 @@ depth-first), then a row of totals:
 - :data:`E_VERS` (9, row-major) — :math:`\mathbf K^2\mathbf R_T^\top`, the factor of the
   versine :math:`1 - \cos\theta`;
 - :data:`R_AXIS` (3) — :math:`\mathbf R_T\mathbf a`, the axis in the parent's frame (the
-  direction of the joint's translation).
+  direction of the joint's translation);
+
+and, for every joint, its dynamics per speed (entry ``k`` for speed ``iv[i] + k``, zeros past
+the joint's ``nv``; ``model.armature`` etc.):
+
+- :data:`ARMATURE` (6) — the reflected rotor inertia added to :math:`\mathbf D_i` and
+  :math:`\mathbf H_{kk}`;
+- :data:`DAMPING` (6), :data:`FRICTION` (6) — viscous and Coulomb coefficients of the joint
+  friction torque :math:`-k_d\nu_k - k_f\operatorname{sign}\nu_k` (read by the compiled
+  simulation only).
 
 Examples
 --------
@@ -51,6 +60,9 @@ __all__ = [
     "E_SIN",
     "E_VERS",
     "R_AXIS",
+    "ARMATURE",
+    "DAMPING",
+    "FRICTION",
     "JPARAM_COLUMNS",
 ]
 
@@ -68,4 +80,7 @@ PITCH = 3
 E_SIN = 4
 E_VERS = 13
 R_AXIS = 22
-JPARAM_COLUMNS = 25
+ARMATURE = 25
+DAMPING = 31
+FRICTION = 37
+JPARAM_COLUMNS = 43

@@ -12,8 +12,10 @@ the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.mod
 - :mod:`~geomech.multibody.algorithms.centroidal` — centre of mass, its Jacobian, the centroidal
   momentum matrix and its rate, the centroidal inertia;
 - :mod:`~geomech.multibody.algorithms.coriolis` — Coriolis matrices from body connections
-  (seed 000 Alg. 1, seed 001), Ḣ, Slotine–Li torques;
-- :mod:`~geomech.multibody.algorithms.christoffel` — Christoffel symbols (seed 000 Alg. 2);
+  (seed 000 Alg. 1, seed 001), Ḣ, Slotine–Li torques, the derivative of C along a
+  direction;
+- :mod:`~geomech.multibody.algorithms.christoffel` — Christoffel symbols (seed 000 Alg. 2),
+  dense or block-sparse (:mod:`~geomech.multibody.algorithms.blocksparse`);
 - :mod:`~geomech.multibody.algorithms.derivatives` — first and second order derivatives of
   the dynamics (seed 002);
 - :mod:`~geomech.multibody.algorithms.regressor` — the Slotine–Li regressor.
@@ -31,6 +33,9 @@ _HOMES = {
         "centroidal_momentum_matrix",
         "centroidal_momentum_matrix_rate",
     ],
+    "blocksparse": [
+        "BlockSparseTensor",
+    ],
     "christoffel": [
         "christoffel_symbols",
         "joint_structure_constants",
@@ -38,6 +43,7 @@ _HOMES = {
     "coriolis": [
         "coriolis_matrix",
         "coriolis_matrix_dense",
+        "coriolis_matrix_derivative",
         "coriolis_matrix_differentiation",
         "coriolis_transpose_product",
         "mass_matrix_derivative",
@@ -45,7 +51,6 @@ _HOMES = {
     ],
     "derivatives": [
         "ABASecondDerivatives",
-        "BlockSparseTensor",
         "RNEASecondDerivatives",
         "aba_derivatives",
         "aba_second_derivatives",
@@ -54,8 +59,10 @@ _HOMES = {
     ],
     "dynamics": [
         "aba",
+        "clamp_to_limits",
         "crba",
         "gravity_forces",
+        "joint_friction_torques",
         "kinetic_energy",
         "rnea",
     ],
@@ -87,6 +94,8 @@ __all__ = [
     "aba",
     "gravity_forces",
     "kinetic_energy",
+    "joint_friction_torques",
+    "clamp_to_limits",
     "joint_transforms",
     "forward_kinematics",
     "body_velocities",
@@ -100,6 +109,7 @@ __all__ = [
     "slotine_li_torques",
     "christoffel_symbols",
     "joint_structure_constants",
+    "coriolis_matrix_derivative",
     "rnea_derivatives",
     "rnea_second_derivatives",
     "aba_derivatives",

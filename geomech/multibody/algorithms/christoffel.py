@@ -32,8 +32,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from geomech.errors import NotATreeError
 from geomech.multibody._kernels.driver import call, compiled, states
 from geomech.multibody._kernels.tree import christoffel as K
+from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
@@ -94,7 +96,7 @@ def joint_structure_constants(model, q) -> np.ndarray:
     return s.reshape(batch + (cm.nv,) * 3)
 
 
-def christoffel_symbols(model, q) -> np.ndarray:
+def christoffel_symbols(model, q, *, sparse: bool = False):
     r"""Generalized Christoffel symbols of the first kind, :math:`\Gamma^\star_{ijk}(q)`, in
     :math:`O(Nd^2)`.
 
@@ -106,7 +108,19 @@ def christoffel_symbols(model, q) -> np.ndarray:
     :math:`\mathcal D_i = \partial\mathring{\boldsymbol\Phi}_i/\partial\nu_i` that handle
     multi-DoF joints whose fields do not commute (spherical joints and free-flyers with
     body-frame speeds) and joints with :math:`\mathring{\boldsymbol\Phi}\ne 0`. Blocks are
-    zero unless the three joints lie on one root-to-leaf path.
+    zero unless the three joints lie on one root-to-leaf path (seed 001 eq. 36).
+
+    The dense result has :math:`n_v^3` entries, whose allocation and writing dominate the
+    algorithm's :math:`O(Nd^2)` work beyond a few dozen DoFs (16 MB at :math:`n_v = 128`);
+    ``sparse=True`` returns only the triples on one root-to-leaf path, :math:`O(Nd^2)` of
+    them (a binary tree of 255 bodies: 0.5 % of the dense size). On a serial chain every
+    triple is on the one path: both hold :math:`n_v^3` numbers. The contracted forms users
+    mostly need are cheaper without the tensor: :math:`\Gamma_{ijk}\nu^j` is
+    :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix` (:math:`O(Nd)`),
+    :math:`\Gamma_{ijk}\nu^j\nu^k` the bias forces of
+    :func:`~geomech.multibody.algorithms.dynamics.rnea` at zero gravity and acceleration
+    (:math:`O(N)`), and its derivative along :math:`q` is
+    :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix_derivative`.
 
     Parameters
     ----------
@@ -115,22 +129,30 @@ def christoffel_symbols(model, q) -> np.ndarray:
         Alg. 2 in cluster form
         (:func:`~geomech.multibody.closed.coriolis.closed_christoffel_symbols`).
     q : array_like, shape (..., nq)
+    sparse : bool, optional
+        Return a :class:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor` (trees
+        only). Default False: the dense array.
 
     Returns
     -------
-    ndarray, shape (..., nv, nv, nv)
+    ndarray or BlockSparseTensor, shape (..., nv, nv, nv)
         ``Gamma[..., i, j, k]`` (first index lowered, second the direction:
-        :ref:`conventions-connections`).
+        :ref:`conventions-connections`); ``np.asarray`` or ``.todense()`` of the block-sparse
+        result gives the dense array.
 
     Raises
     ------
     DimensionError, NonFiniteError, NotOnManifoldError
-        If ``q`` is malformed (non-finite entries, a non-unit quaternion), or the result
-        overflows.
+        If ``q`` is malformed (non-finite entries, a non-unit quaternion), the result
+        overflows, or it would exceed the allocation limit
+        (:data:`geomech._validation.MAX_ARRAY_BYTES`).
+    NotATreeError
+        If ``sparse=True`` on a closed model (its cluster Christoffel symbols are dense).
 
     References
     ----------
-    seed 000 Alg. 2, eqs. (8)–(10), (24)–(28); seed 001 Alg. 2 (1-DoF joints).
+    seed 000 Alg. 2, eqs. (8)–(10), (24)–(28); seed 001 Alg. 2 (1-DoF joints), eq. (36) and
+    §3 (:math:`O(Nd^2)` mutually related triples).
 
     Examples
     --------
@@ -147,20 +169,35 @@ def christoffel_symbols(model, q) -> np.ndarray:
     True
     >>> bool(np.allclose(np.einsum("ijk,j->ik", Gamma, v), coriolis_matrix(model, q, v)))
     True
+
+    The block-sparse result holds the same numbers:
+
+    >>> G = christoffel_symbols(model, q, sparse=True)
+    >>> G.nnz < model.nv**3, bool(np.array_equal(G.todense(), Gamma))
+    (True, True)
     """
     if getattr(model, "is_closed", False):  # seed 000 Alg. 2 in cluster form
+        if sparse:
+            raise NotATreeError(
+                "Expected a kinematic tree for sparse=True: the Christoffel symbols of a closed "
+                "model (in its independent speeds) couple the joints of a cluster and are "
+                "returned dense; call christoffel_symbols(model, q) without sparse=True."
+            )
         return model.ALGORITHMS["christoffel_symbols"](model, q)
     cm = compiled(model)
-    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=2 * cm.nv**3)
+    lay, layout_args, size = layout_arrays(model, bool(sparse))
+    batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=size)
     S, _, T_user = cm.joint_arrays(Q)
-    Gamma = np.empty((B, cm.nv, cm.nv, cm.nv))
+    G = np.zeros((B, size))  # the entries the algorithm does not write are zero
     call(
         K.christoffel_batch,
-        cm.arrays(),
-        (S, cm.rate_derivatives(Q), T_user, Q, Gamma),
+        (*cm.arrays(), *layout_args),
+        (S, cm.rate_derivatives(Q), T_user, Q, G),
         batch,
         model,
         names=("q", "q", "q", "q"),
         what="the Christoffel symbols",
     )
-    return Gamma.reshape(batch + (cm.nv,) * 3)
+    if sparse:
+        return BlockSparseTensor(G.reshape(batch + (size,)), lay)
+    return G.reshape(batch + (cm.nv,) * 3)

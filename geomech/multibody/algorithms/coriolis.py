@@ -59,6 +59,7 @@ import numpy as np
 
 from geomech._arrays import matvec, mT
 from geomech._validation import check_allocation, check_q, check_v
+from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import compiled, entry, failure, is_state, single_state
 from geomech.multibody._kernels.tree import coriolis as K
@@ -81,6 +82,7 @@ __all__ = [
     "mass_matrix_derivative",
     "slotine_li_torques",
     "coriolis_transpose_product",
+    "coriolis_matrix_derivative",
 ]
 
 
@@ -564,3 +566,160 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
         (nv,),
         "the product",
     )
+
+
+def _speed_brackets(model, v) -> np.ndarray:
+    r"""``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the built-in joints.
+
+    Their speed fields have constant structure constants, :math:`s^\ell_{ab} =
+    \boldsymbol\Psi_\ell^\top(\mathbf S_a\times\mathbf S_b)` with the body-frame motion
+    subspace :math:`\mathbf S` (digest §1.1), so block :math:`i` is :math:`\boldsymbol\Psi_i^\top
+    ((\mathbf S_i\nu_i)\times)\mathbf S_i` (seed 000 eq. 30); zero for 1-DoF joints.
+    """
+    S = model.compiled.S[0]  # (nv, 6) rows, constant for built-in joints
+    K_ = np.zeros(v.shape + (v.shape[-1],))
+    for sl in model.v_slices:
+        if sl.stop - sl.start < 2:
+            continue
+        Sb = S[sl].T  # (6, d)
+        Psi_T = np.linalg.pinv(Sb)  # (d, 6): Ψᵀ, a left inverse of S
+        w = v[..., sl] @ Sb.T  # (..., 6): S ν_i
+        K_[..., sl, sl] = Psi_T @ crm(w) @ Sb
+    return K_
+
+
+def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
+    r"""Derivative of the Christoffel-consistent Coriolis matrix along a direction,
+    :math:`\sum_b \delta q^b X_b\bar C^\star(q, \nu)`, without forming :math:`\Gamma`.
+
+    .. math:: \frac{d}{d\epsilon}\bar C^\star(q\oplus\epsilon\,\delta q, \nu)\Big|_0
+              = \tfrac12\Big[\sum_b\frac{\partial^2\boldsymbol\tau}{\partial q_b\,
+              \partial\nu}\,\delta q^b
+              + \Big(\sum_b\frac{\partial\mathbf M}{\partial q_b}\,\delta q^b\Big)K\Big],
+              \qquad K_{\ell k} = s^\ell_{jk}\nu^j
+
+    (the derivative along :math:`X_b` of seed 000 eq. 29, :math:`\bar C^\star = \tfrac12
+    [\partial c/\partial\nu + HK]`, with constant structure constants :math:`s`: the
+    built-in joints), from the block-sparse second-order partials of inverse dynamics
+    (:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`, seed 002
+    Alg. 1) contracted with :math:`\delta q`: :math:`O(Nd^2)` work and memory. Where those
+    would hold more than 32 MiB (long chains: :math:`4n_v^3` numbers), the derivative of
+    :math:`\partial c/\partial\nu` is taken column by column instead, from the first-order
+    partials of RNEA at :math:`\nu\pm e_k` (:math:`c` is quadratic in :math:`\nu`), in
+    :math:`O(n_v^2)` memory and :math:`O(n_v(Nd + n_v^2))` work, and :math:`\sum_b
+    (\partial\mathbf M/\partial q_b)\,\delta q^b` is
+    :func:`mass_matrix_derivative` along
+    :math:`\delta q`. :math:`\bar C^\star = \Gamma^\star\nu` is
+    :func:`coriolis_matrix` with the Levi-Civita
+    connection; the derivative is along ``model.integrate``
+    (:math:`q\oplus\epsilon\,\delta q`), a body-frame twist for free-flyers and spherical
+    joints.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+        A tree of built-in joints.
+    q : array_like, shape (..., nq)
+    v : array_like, shape (..., nv)
+    dq : array_like, shape (..., nv)
+        The direction :math:`\delta q` (a tangent vector in the model's speeds).
+
+    Returns
+    -------
+    ndarray, shape (..., nv, nv)
+        ``dC[..., i, k]``.
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, NotOnManifoldError, ModelError, NotATreeError
+        As :func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives` (closed
+        models and user-defined joints are refused).
+
+    References
+    ----------
+    seed 000 eqs. (29)–(30); seed 002 Alg. 1; seed 001 eq. (3)
+    (:math:`C^\star_{ik} = \Gamma_{ijk}\dot q_j`).
+
+    Examples
+    --------
+    Against a central difference of the Coriolis matrix along the flow:
+
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.algorithms.coriolis import (
+    ...     coriolis_matrix, coriolis_matrix_derivative)
+    >>> model = robots.random_tree(4, rng=0, floating_base=True)
+    >>> q, v = model.random_configuration(rng=1), np.linspace(-1.0, 1.0, model.nv)
+    >>> dq, h = np.cos(np.arange(model.nv)), 1e-6
+    >>> fd = (coriolis_matrix(model, model.integrate(q, dq, h), v)
+    ...       - coriolis_matrix(model, model.integrate(q, dq, -h), v)) / (2 * h)
+    >>> bool(np.allclose(coriolis_matrix_derivative(model, q, v, dq), fd, atol=1e-6))
+    True
+    """
+    if getattr(model, "is_closed", False):
+        raise NotATreeError(
+            "Expected a kinematic tree: the derivative of the Coriolis matrix of a closed model "
+            "is not available; model.spanning_tree gives that of its spanning tree."
+        )
+    nv = compiled(model).nv
+    v, dq = np.asarray(v, dtype=float), np.asarray(dq, dtype=float)
+    _check_vector(v, nv, "v")
+    _check_vector(dq, nv, "dq")
+    batch = np.broadcast_shapes(np.shape(q)[:-1], v.shape[:-1], dq.shape[:-1])
+    B = int(np.prod(batch))
+    from geomech.multibody.algorithms.blocksparse import layout_arrays
+
+    if 4 * layout_arrays(model, True)[2] * B <= _CHUNK:
+        X_dcdv, X_H = _derivatives_by_idsva(model, q, v, dq)
+    else:  # a long chain: 4 nv³ numbers would not pay; O(nv²) memory instead
+        X_dcdv, X_H = _derivatives_by_polarization(model, q, v, dq, batch)
+    K_ = _speed_brackets(model, np.broadcast_to(v, X_H.shape[:-1]))
+    return 0.5 * (X_dcdv + X_H @ K_)
+
+
+#: float64 numbers a step of :func:`coriolis_matrix_derivative` may hold at once (32 MiB)
+_CHUNK = 2**22
+
+
+def _derivatives_by_idsva(model, q, v, dq):
+    """``(X_δ ∂c/∂ν, X_δ H)`` from the block-sparse IDSVA SO partials contracted with δq."""
+    from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
+
+    zero = np.zeros(v.shape[-1])
+    # ∂²τ/∂q∂ν and ∂M/∂q do not depend on the acceleration nor on gravity
+    d2 = rnea_second_derivatives(model, q, v, zero, gravity=np.zeros(3), sparse=True)
+    X_dcdv = d2.d2tau_dqdv.contract(dq, axis=1)  # [a, c] = Σ_b ∂²τ_a/∂q_b∂ν_c δq_b
+    X_H = d2.dM_dq.contract(dq, axis=2)  # [a, l] = Σ_b ∂M_al/∂q_b δq_b
+    return X_dcdv, X_H
+
+
+def _derivatives_by_polarization(model, q, v, dq, batch):
+    r"""``(X_δ ∂c/∂ν, X_δ H)`` in :math:`O(n_v^2)` memory per state.
+
+    :math:`c(q, \nu)` is quadratic in :math:`\nu`, so column ``k`` of :math:`\partial c/
+    \partial\nu` is :math:`\tfrac12[c(\nu + e_k) - c(\nu - e_k)]` exactly, and its derivative
+    along :math:`\delta q` is :math:`\tfrac12[\partial_q c(\nu + e_k) - \partial_q c(\nu -
+    e_k)]\,\delta q` (first-order partials of RNEA, seed 002 eqs. 7–8), taken for a chunk of
+    ``k`` at a time; :math:`X_\delta H` is :math:`\dot H` along :math:`\delta q`.
+    """
+    from geomech.multibody.algorithms.derivatives import rnea_derivatives
+
+    n = v.shape[-1]
+    q = np.asarray(q, dtype=float)
+    E = np.eye(n)
+    out = np.empty(batch + (n, n))
+    step = max(1, _CHUNK // (2 * n * n * max(1, int(np.prod(batch)))))
+    zero, g0 = np.zeros(n), np.zeros(3)
+    for k0 in range(0, n, step):
+        ks = slice(k0, min(n, k0 + step))
+        V = np.stack([v[..., None, :] + E[ks], v[..., None, :] - E[ks]], axis=-3)
+        DQ, _ = rnea_derivatives(model, q[..., None, None, :], V, zero, gravity=g0)
+        col = (DQ[..., 0, :, :, :] - DQ[..., 1, :, :, :]) @ dq[..., None, :, None]
+        out[..., :, ks] = np.swapaxes(0.5 * col[..., 0], -1, -2)  # [.., i, k]
+    return out, mass_matrix_derivative(model, q, dq)
+
+
+def _check_vector(x, nv, name):
+    if x.ndim < 1 or x.shape[-1] != nv:
+        raise DimensionError(f"Expected `{name}` to have shape (..., {nv}), got {x.shape}.")
+    return x

@@ -9,7 +9,7 @@ IDSVA algorithms of seed 002, in the ground frame:
 - :func:`rnea_second_derivatives` — :math:`\partial^2\boldsymbol\tau/\partial q^2`,
   :math:`\partial^2\boldsymbol\tau/\partial\nu^2`, :math:`\partial^2\boldsymbol\tau/\partial q
   \partial\nu`, :math:`\partial\mathbf M/\partial q` in :math:`O(Nd^2)` (seed 002 Alg. 1),
-  dense or block-sparse (:class:`BlockSparseTensor`);
+  dense or block-sparse (:class:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor`);
 - :func:`aba_derivatives`, :func:`aba_second_derivatives` — the partials of forward dynamics
   :math:`\dot\nu = \mathrm{FD}(q, \nu, \boldsymbol\tau)` from those of inverse dynamics at
   :math:`\dot\nu = \mathrm{FD}` (implicit function theorem, chain rule).
@@ -54,15 +54,16 @@ rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App.
 
 from __future__ import annotations
 
-import weakref
 from typing import NamedTuple
 
 import numpy as np
 
-from geomech.errors import DimensionError, ModelError, NotATreeError, ParameterError
+from geomech.errors import ModelError, NotATreeError
 from geomech.multibody._kernels.driver import call, states
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
+from geomech.multibody._kernels.tree.layout import dense_layout
+from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays
 
 __all__ = [
     "rnea_derivatives",
@@ -71,15 +72,14 @@ __all__ = [
     "aba_second_derivatives",
     "RNEASecondDerivatives",
     "ABASecondDerivatives",
-    "BlockSparseTensor",
 ]
 
 
 class RNEASecondDerivatives(NamedTuple):
     r"""Second-order partials of inverse dynamics (layout: torque index first, see the module).
 
-    Each field is an ndarray of shape (..., nv, nv, nv), or a :class:`BlockSparseTensor`
-    when ``sparse=True``.
+    Each field is an ndarray of shape (..., nv, nv, nv), or a
+    :class:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor` when ``sparse=True``.
 
     Examples
     --------
@@ -126,165 +126,6 @@ class ABASecondDerivatives(NamedTuple):
     d2qdd_dqdv: np.ndarray
     #: :math:`\partial^2\dot\nu_a/\partial q_b\partial\tau_c = X_b(\mathbf M^{-1})_{ac}`
     d2qdd_dqdtau: np.ndarray
-
-
-# ----------------------------------------------------------------------------------------
-# block-sparse storage
-# ----------------------------------------------------------------------------------------
-class _Layout:
-    """The block-sparse layout of a model (kernel arrays, coordinates, scatter matrices)."""
-
-    def __init__(self, model):
-        cm = model.compiled
-        self.nv = cm.nv
-        self.loc, self.base, self.m, self.a, self.size = K.sparse_layout(
-            model.parent, cm.topo[:, IV]
-        )
-        # global DoF of each local position, per body: path root -> i
-        iv = cm.topo[:, IV]
-        x, y, z = [], [], []
-        for i in range(model.n_bodies):
-            path = np.concatenate(
-                [np.arange(iv[b], iv[b + 1]) for b in model.supports(i)] + [np.zeros(0, int)]
-            ).astype(np.int64)
-            a = int(self.a[i])
-            P, A, Nw = path, path[:a], path[a:]
-            for X, Y, Z in ((Nw, P, P), (A, Nw, P), (A, A, Nw)):
-                g = np.meshgrid(X, Y, Z, indexing="ij")
-                x.append(g[0].ravel())
-                y.append(g[1].ravel())
-                z.append(g[2].ravel())
-
-        def cat(parts):
-            return np.concatenate(parts + [np.zeros(0, np.int64)]).astype(np.int64)
-
-        self.indices = np.stack([cat(x), cat(y), cat(z)])
-        self.flat = (self.indices[0] * self.nv + self.indices[1]) * self.nv + self.indices[2]
-        self._scatter = {}
-
-    def kernel_args(self):
-        return self.loc, self.base, self.m, self.a
-
-    def scatter(self, axis):
-        """Sparse (size, nv²) matrix summing the entries onto the two other indices."""
-        P = self._scatter.get(axis)
-        if P is None:
-            rest = [k for k in range(3) if k != axis]
-            cols = self.indices[rest[0]] * self.nv + self.indices[rest[1]]
-            import scipy.sparse as sp  # lazily: keeps scipy out of `import geomech`
-
-            P = sp.csr_matrix(
-                (np.ones(self.size), (np.arange(self.size), cols)), shape=(self.size, self.nv**2)
-            )
-            self._scatter[axis] = P
-        return P
-
-
-_LAYOUTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-
-
-def _layout(model) -> _Layout:
-    cm = model.compiled
-    lay = _LAYOUTS.get(cm)
-    if lay is None:
-        lay = _LAYOUTS[cm] = _Layout(model)
-    return lay
-
-
-class BlockSparseTensor:
-    r"""A third-order (nv, nv, nv) tensor stored by blocks of joints on one root-to-leaf path.
-
-    A second-order partial of inverse dynamics vanishes unless its three DoFs lie on one
-    root-to-leaf path (seed 002 §4.1, digest T13): a tree of depth ``d`` has
-    :math:`O(N d^2)` such entries instead of :math:`n^3`. They are kept with the deepest of
-    their three bodies ``i``: the entries over the DoFs of the path root → ``i`` that involve
-    ``i`` (see :func:`geomech.multibody._kernels.tree.derivatives.sparse_layout`).
-
-    Attributes
-    ----------
-    values : ndarray, shape (..., nnz)
-        The stored entries, in the order of :attr:`indices`.
-    indices : ndarray of int, shape (3, nnz)
-        Their ``(a, b, c)`` coordinates (shared by the batch).
-    shape : tuple
-        ``(..., nv, nv, nv)``.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from geomech.multibody import robots
-    >>> from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
-    >>> model = robots.binary_tree(31, rng=0)
-    >>> q, v, a = model.neutral(), np.ones(model.nv), np.zeros(model.nv)
-    >>> T = rnea_second_derivatives(model, q, v, a, sparse=True).d2tau_dv2
-    >>> T.nnz, model.nv ** 3
-    (1363, 29791)
-    >>> dense = rnea_second_derivatives(model, q, v, a).d2tau_dv2
-    >>> bool(np.array_equal(T.todense(), dense))
-    True
-    """
-
-    def __init__(self, values, layout: _Layout):
-        self.values = values
-        self._layout = layout
-
-    @property
-    def indices(self) -> np.ndarray:
-        """The ``(a, b, c)`` coordinates of the stored entries, shape (3, nnz)."""
-        return self._layout.indices
-
-    @property
-    def nnz(self) -> int:
-        """Number of stored entries per state."""
-        return self._layout.size
-
-    @property
-    def shape(self) -> tuple:
-        """``(..., nv, nv, nv)``."""
-        return self.values.shape[:-1] + (self._layout.nv,) * 3
-
-    def todense(self) -> np.ndarray:
-        """The dense tensor, shape (..., nv, nv, nv)."""
-        nv = self._layout.nv
-        out = np.zeros(self.values.shape[:-1] + (nv**3,))
-        out[..., self._layout.flat] = self.values
-        return out.reshape(self.shape)
-
-    def contract(self, w, axis: int = 0) -> np.ndarray:
-        r"""Contract one index with a vector: e.g. :math:`\sum_a w_a T_{abc}` for ``axis=0``.
-
-        Parameters
-        ----------
-        w : array_like, shape (..., nv)
-            Broadcast against the batch of the tensor.
-        axis : {0, 1, 2}
-
-        Returns
-        -------
-        ndarray, shape (..., nv, nv)
-            The two remaining indices, in order.
-
-        Raises
-        ------
-        ParameterError
-            If ``axis`` is not 0, 1 or 2.
-        DimensionError
-            If ``w`` does not have shape (..., nv).
-        """
-        nv = self._layout.nv
-        if axis not in (0, 1, 2):
-            raise ParameterError(f"Expected `axis` in (0, 1, 2), got {axis!r}.")
-        w = np.asarray(w, dtype=float)
-        if w.ndim < 1 or w.shape[-1] != nv:
-            raise DimensionError(f"Expected `w` to have shape (..., {nv}), got {w.shape}.")
-        contrib = self.values * w[..., self._layout.indices[axis]]
-        lead = contrib.shape[:-1]
-        flat = contrib.reshape(-1, self._layout.size)
-        out = (self._layout.scatter(axis).T @ flat.T).T
-        return np.asarray(out).reshape(lead + (nv, nv))
-
-    def __repr__(self) -> str:
-        return f"BlockSparseTensor(shape={self.shape}, nnz={self.nnz})"
 
 
 # ----------------------------------------------------------------------------------------
@@ -480,8 +321,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     gravity : array_like, shape (..., 3), optional
         Default ``model.gravity``.
     sparse : bool, optional
-        Return :class:`BlockSparseTensor` fields (entries of DoF triples on one root-to-leaf
-        path only; memory :math:`O(Nd^2)` instead of :math:`4n^3` doubles per state).
+        Return :class:`~geomech.multibody.algorithms.blocksparse.BlockSparseTensor` fields
+        (entries of DoF triples on one root-to-leaf path only; memory :math:`O(Nd^2)` instead
+        of :math:`4n^3` doubles per state).
 
     Returns
     -------
@@ -521,11 +363,7 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     """
     cm = _check_model(model)
     nv = cm.nv
-    if sparse:
-        lay = _layout(model)
-        layout_args, size = lay.kernel_args(), lay.size
-    else:
-        *layout_args, size = K.dense_layout(model.parent, cm.topo[:, IV])
+    lay, layout_args, size = layout_arrays(model, sparse)
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
         gravity,
@@ -554,6 +392,12 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
 def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state):
     cm = _check_model(model)
+    if np.any(model.armature):  # (the RNEA derivatives hold: k_a ν̇ depends on neither q nor ν)
+        raise ModelError(
+            "The ABA derivatives do not include a joint armature yet (model.armature is "
+            "nonzero): with M = crba(model, q), which has it, use -M⁻¹ ∂τ/∂(q, ν) from "
+            "rnea_derivatives(model, q, v, aba(model, q, v, tau)) and M⁻¹."
+        )
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model,
         gravity,
@@ -675,6 +519,13 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     (:math:`\mathbf D_{q,c}` the column ``c``; the :math:`\nu\tau` and :math:`\tau\tau`
     partials vanish). Cost: one IDSVA SO pass and :math:`O(n^4)` contractions.
 
+    The result is dense: there is no block-sparse output (``sparse=True`` of
+    :func:`rnea_second_derivatives`), because :math:`\mathbf M^{-1}` couples every pair of
+    DoFs of one subtree of the root, so the acceleration index of every tensor above is full
+    even where the triple of DoFs is not on one root-to-leaf path. Contract the
+    block-sparse partials of inverse dynamics first and solve with :math:`\mathbf M` after
+    (the formula above), where only a few directions are needed.
+
     Parameters
     ----------
     model : MultibodyModel
@@ -720,7 +571,7 @@ def aba_second_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     # the dense tensors, their products with M⁻¹ and the temporaries of the assembly
     cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 12 * n**3)
     nv = cm.nv
-    *layout_args, size = K.dense_layout(model.parent, cm.topo[:, IV])
+    *layout_args, size = dense_layout(model.parent, cm.topo[:, IV])
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv)), np.empty((B, nv, nv))
     T = np.zeros((B, 4, size))

@@ -46,7 +46,15 @@ from geomech.multibody._kernels.driver import (
 )
 from geomech.multibody._kernels.tree import dynamics as K
 
-__all__ = ["rnea", "crba", "aba", "gravity_forces", "kinetic_energy"]
+__all__ = [
+    "rnea",
+    "crba",
+    "aba",
+    "gravity_forces",
+    "kinetic_energy",
+    "joint_friction_torques",
+    "clamp_to_limits",
+]
 
 #: An articulated-inertia block Φᵀ I^A Φ counts as singular when a pivot of its Cholesky
 #: factorisation is at most this fraction of the largest entry of I^A.
@@ -110,7 +118,11 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     :math:`\mathbf f_i = \mathbf I_i\mathbf a_i + \mathbf v_i\times^*\mathbf I_i\mathbf v_i
     - \mathbf f^{\rm ext}_i`; backward pass :math:`\boldsymbol\tau_i =
     \boldsymbol\Phi_i^\top\mathbf f_i`, :math:`\mathbf f_{p(i)} \mathrel{+}=
-    {}^i\mathbf X_{p(i)}^\top\mathbf f_i`.
+    {}^i\mathbf X_{p(i)}^\top\mathbf f_i`. The armature (``model.armature``, see
+    :class:`~geomech.multibody.model.tree.MultibodyModel`) is part of :math:`\mathbf H`:
+    :math:`\boldsymbol\tau_i \mathrel{+}= \mathrm{diag}(\mathbf k_{a,i})\dot\nu_i`, as in
+    ``pinocchio.rnea``; the joint friction torque (damping, Coulomb friction) is not
+    included (:func:`joint_friction_torques`).
 
     Parameters
     ----------
@@ -202,8 +214,10 @@ def crba(model, q, method=None) -> np.ndarray:
         \mathbf H_{ij} = \boldsymbol\Phi_i^\top\,\mathbf I^C_j\,\boldsymbol\Phi_j
         \quad (i\preceq j),\qquad \mathbf I^C_j = \textstyle\sum_{k\succeq j}\mathbf I_k
 
-    (seed 001 eq. 19), with blocks of unrelated bodies zero. Unlike ``pinocchio.crba`` in
-    C++, the full symmetric matrix is returned.
+    (seed 001 eq. 19), with blocks of unrelated bodies zero, plus the armature on the
+    diagonal, :math:`\mathbf H \mathrel{+}= \mathrm{diag}(\mathbf k_a)` (``model.armature``,
+    as ``pinocchio.crba``; seed 004's approximate reflected inertia). Unlike
+    ``pinocchio.crba`` in C++, the full symmetric matrix is returned.
 
     For a closed model the mass matrix in the independent speeds,
     :math:`\bar{\mathbf H} = G^\top\mathbf H G` (``method`` ``"projection"``, the default:
@@ -290,6 +304,11 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     \boldsymbol\Phi_i^\top\mathbf U_i` and :math:`\mathbf u_i = \boldsymbol\tau_i -
     \boldsymbol\Phi_i^\top\mathbf p^A_i`; the second forward pass gives
     :math:`\dot\nu_i = \mathbf D_i^{-1}(\mathbf u_i - \mathbf U_i^\top\mathbf a'_i)`.
+    The armature enters as :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf U_i +
+    \mathrm{diag}(\mathbf k_{a,i})` (still :math:`O(N)`; :math:`\mathbf H` is then
+    :func:`crba`'s, armature included), as in ``pinocchio.aba``. ``tau`` is the whole
+    applied torque: the joint friction torque is not added here (it is by
+    ``model.forward_dynamics`` and :func:`geomech.simulate`; :func:`joint_friction_torques`).
 
     Parameters
     ----------
@@ -416,8 +435,9 @@ def gravity_forces(model, q, gravity=None) -> np.ndarray:
 
 
 def kinetic_energy(model, q, v) -> np.ndarray:
-    r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i =
-    \tfrac12\nu^\top\mathbf H\nu`.
+    r"""Kinetic energy :math:`T = \tfrac12\sum_i \mathbf v_i^\top\mathbf I_i\mathbf v_i +
+    \tfrac12\sum_k k_{a,k}\nu_k^2 = \tfrac12\nu^\top\mathbf H\nu` (the armature
+    :math:`\mathbf k_a` is the rotors' kinetic energy).
 
     On a closed model ``v`` holds the independent speeds and the bodies move with the
     spanning-tree speeds :math:`G v`, so :math:`T = \tfrac12 (Gv)^\top \mathbf H_s (Gv) =
@@ -470,3 +490,116 @@ def kinetic_energy(model, q, v) -> np.ndarray:
         what="the kinetic energy",
     )
     return T.reshape(batch) if batch else T[0, 0]
+
+
+def joint_friction_torques(model, v) -> np.ndarray:
+    r"""The joint friction torque: viscous damping and Coulomb friction, per speed.
+
+    .. math::
+        \boldsymbol\tau_f = -\mathbf k_d\odot\nu - \mathbf k_f\odot\operatorname{sign}(\nu)
+
+    with :math:`\mathbf k_d` = ``model.damping`` and :math:`\mathbf k_f` = ``model.friction``
+    (URDF ``<dynamics damping= friction=>``; ``sign(0) = 0``). It is what
+    ``model.forward_dynamics(q, v, tau)`` and :func:`geomech.simulate` add to the applied
+    torque before the ABA; :func:`rnea`, :func:`aba` and :func:`crba` leave it out (as
+    Pinocchio's do). Its power :math:`\nu^\top\boldsymbol\tau_f \le 0` is the energy
+    dissipated per unit time.
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    v : array_like, shape (..., nv)
+
+    Returns
+    -------
+    ndarray, shape (..., nv)
+
+    Raises
+    ------
+    DimensionError
+        If the trailing dimension of ``v`` is not ``nv``.
+
+    References
+    ----------
+    Featherstone 2008, §10.2 (joint friction); Pinocchio's ``model.damping``,
+    ``model.friction``.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> import numpy as np
+    >>> from geomech.multibody import MultibodyModel, robots
+    >>> from geomech.multibody.algorithms.dynamics import joint_friction_torques
+    >>> G = robots.double_pendulum().graph.copy()
+    >>> nx.set_edge_attributes(G, 0.5, "damping")
+    >>> nx.set_edge_attributes(G, 0.1, "friction")
+    >>> model = MultibodyModel(G)
+    >>> joint_friction_torques(model, [2.0, -2.0])  # -0.5 v - 0.1 sign(v)
+    array([-1.1,  1.1])
+    """
+    from geomech._validation import as_array
+
+    v = as_array(v, "v", (model.nv,))
+    return -(model.damping * v) - model.friction * np.sign(v)
+
+
+def clamp_to_limits(model, tau=None, q=None, v=None):
+    r"""Clamp torques, configurations or speeds to the model's joint limits.
+
+    .. math::
+        \tau_k \mapsto \min(\max(\tau_k, -\bar\tau_k), \bar\tau_k),\quad
+        q_k \mapsto \min(\max(q_k, \underline q_k), \bar q_k),\quad
+        \nu_k \mapsto \min(\max(\nu_k, -\bar\nu_k), \bar\nu_k)
+
+    with ``model.effort_limit``, ``model.lower_position_limit``,
+    ``model.upper_position_limit`` and ``model.velocity_limit`` (infinite where the URDF
+    gives none). No algorithm of geomech clamps by itself: a controller calls this on its
+    output when it wants saturation. (A quaternion's coordinates clamped one by one are no
+    longer a unit quaternion: URDF gives limits only to 1-DoF joints.)
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    tau : array_like, shape (..., nv), optional
+    q : array_like, shape (..., nq), optional
+    v : array_like, shape (..., nv), optional
+
+    Returns
+    -------
+    ndarray or tuple of ndarray
+        The clamped arrays given, in the order ``tau, q, v`` (one array if one was given).
+
+    Raises
+    ------
+    DimensionError
+        On wrong trailing dimensions, or if none is given.
+
+    Examples
+    --------
+    >>> import networkx as nx
+    >>> from geomech.multibody import MultibodyModel, robots
+    >>> from geomech.multibody.algorithms.dynamics import clamp_to_limits
+    >>> G = robots.double_pendulum().graph.copy()
+    >>> G.edges["world", "link1"]["limits"] = {"effort": "3", "lower": "-1", "upper": "1"}
+    >>> model = MultibodyModel(G)
+    >>> clamp_to_limits(model, tau=[5.0, 5.0])
+    array([3., 5.])
+    >>> clamp_to_limits(model, tau=[-5.0, 0.0], q=[2.0, 2.0])
+    (array([-3.,  0.]), array([1., 2.]))
+    """
+    from geomech._validation import as_array
+    from geomech.errors import DimensionError
+
+    out = []
+    if tau is not None:
+        e = model.effort_limit
+        out.append(np.clip(as_array(tau, "tau", (model.nv,)), -e, e))
+    if q is not None:
+        lo, hi = model.lower_position_limit, model.upper_position_limit
+        out.append(np.clip(as_array(q, "q", (model.nq,)), lo, hi))
+    if v is not None:
+        w = model.velocity_limit
+        out.append(np.clip(as_array(v, "v", (model.nv,)), -w, w))
+    if not out:
+        raise DimensionError("Expected at least one of `tau`, `q`, `v`, got none.")
+    return out[0] if len(out) == 1 else tuple(out)

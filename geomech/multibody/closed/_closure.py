@@ -153,10 +153,10 @@ def build_clusters(model):
     model.clusters = clusters
 
 
-def fit_aux(model, T, q_aux=None) -> np.ndarray:
+def fit_aux(model, T, q_aux=None, exact=True) -> np.ndarray:
     out = np.zeros(model._n_aux_q)
     for lp in model._loops:
-        out[lp.aux_q] = lp.fit(T, None if q_aux is None else q_aux[lp.aux_q])
+        out[lp.aux_q] = lp.fit(T, None if q_aux is None else q_aux[lp.aux_q], exact=exact)
     return out
 
 
@@ -314,45 +314,93 @@ def find_reference(model, graph, q0=None) -> np.ndarray:
         ) from exc
 
 
+def _norm2(M, iterations=30) -> float:
+    r"""Estimate of the spectral norm of ``M`` by power iteration on :math:`M^\top M`
+    (O(rows × cols) per iteration; enough for a rank threshold).
+    """
+    if M.size == 0:
+        return 0.0
+    x = np.random.default_rng(0).standard_normal(M.shape[1])
+    sigma = 0.0
+    for _ in range(iterations):
+        y = M @ x
+        sigma = float(np.linalg.norm(y))
+        if sigma == 0.0:
+            return float(np.max(np.abs(M)))
+        x = M.T @ (y / sigma)
+        x /= np.linalg.norm(x)
+    return max(sigma, float(np.linalg.norm(M @ x)))
+
+
 class _Span:
-    """The column space of the dependent columns chosen so far, grown one joint at a time:
+    """The column space of the columns chosen so far, grown one joint at a time by
+    Gram–Schmidt against an orthonormal basis (reorthogonalised once, "twice is enough"):
     a joint is added when its columns, minus their projection on the span, keep their full
-    rank (one small SVD per joint instead of one of the whole cluster; the threshold is
-    ``RANK_RTOL`` times the cluster Jacobian's norm, as :func:`numerical_rank`'s).
+    rank (one SVD of a rows × (joint's nv) block per joint; the threshold is ``RANK_RTOL``
+    times the cluster Jacobian's norm, as :func:`numerical_rank`'s). ``blocks`` (lists of
+    columns) are added first with whatever rank they have. Cost per joint O(rows × rank): no
+    SVD of the whole cluster.
     """
 
-    def __init__(self, Kc, cols):
-        self.tol = RANK_RTOL * max(1.0, float(np.linalg.norm(Kc, 2)) if Kc.size else 1.0)
-        self.basis = np.zeros((Kc.shape[0], 0))
+    def __init__(self, Kc, blocks=()):
+        self.tol = RANK_RTOL * max(1.0, _norm2(Kc))
+        self.basis_T = np.zeros((min(Kc.shape), Kc.shape[0]))  # rows: orthonormal vectors
         self.rank = 0
-        if cols:
-            s = np.linalg.svd(Kc[:, cols], compute_uv=False)
-            self.rank = int(np.sum(s > self.tol))
-            U = np.linalg.svd(Kc[:, cols], full_matrices=False)[0]
-            self.basis = U[:, : self.rank]
+        for cols in blocks:
+            if len(cols):
+                self.add(Kc[:, cols])
+
+    def _residual(self, block):
+        Bt = self.basis_T[: self.rank]
+        R = block - Bt.T @ (Bt @ block)
+        if np.linalg.norm(R) < 0.5 * np.linalg.norm(block):  # cancellation: once more
+            R -= Bt.T @ (Bt @ R)
+        return R
+
+    def _append(self, U):
+        self.basis_T[self.rank : self.rank + U.shape[1]] = U.T
+        self.rank += U.shape[1]
+
+    def add(self, block) -> int:
+        """Add the range of ``block`` (whatever its rank); returns the rank it added."""
+        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
+        r = int(np.sum(s > self.tol))
+        self._append(U[:, :r])
+        return r
 
     def extends(self, block) -> bool:
-        R = block - self.basis @ (self.basis.T @ block)
-        U, s, _ = np.linalg.svd(R, full_matrices=False)
+        """Add ``block`` if it keeps its full rank beyond the span; whether it did."""
+        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
         if not (s.size and s[-1] > self.tol):
             return False
-        self.basis = np.hstack([self.basis, U])
-        self.rank += block.shape[1]
+        self._append(U)
         return True
+
+
+def _cluster_blocks(model, c):
+    """Column blocks of cluster ``c`` in its rows of K: each loop joint's auxiliary columns,
+    then each body's spanning columns.
+    """
+    st = model.spanning_tree
+    aux = [list(model._n_s + np.arange(model._n_aux)[con.aux_v])
+           for con in c.constraints if con.kind == "loop"]  # fmt: skip
+    return aux, {b: list(np.arange(st.nv)[st.v_slices[b]]) for b in c.bodies}
+
+
+def cluster_rank(model, c, Kc) -> int:
+    """Rank of cluster ``c``'s constraint Jacobian rows ``Kc`` (spanning and auxiliary
+    columns), grown block by block (:class:`_Span`).
+    """
+    aux, vcol = _cluster_blocks(model, c)
+    return _Span(Kc, aux + list(vcol.values())).rank
 
 
 def cluster_ranks(model, q) -> np.ndarray:
     """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``."""
     T, J, _ = kinematics(model, q)
-    K = jacobian_at(model, q, T, J, fit_aux(model, T))
-    return np.array(
-        [
-            numerical_rank(K[c.rows][:, np.concatenate([c.v_index, c.aux_index]).astype(int)])
-            if c.constraints
-            else 0
-            for c in model.clusters
-        ]
-    )
+    K = jacobian_at(model, q, T, J, fit_aux(model, T, exact=False))  # generic rank: any fit
+    return np.array([cluster_rank(model, c, K[c.rows]) if c.constraints else 0
+                     for c in model.clusters])  # fmt: skip
 
 
 def generic_configuration(model, q_ref, samples=3):
@@ -425,20 +473,17 @@ def choose_independent(model, tree_graph):
                     )
             continue
         Kc = K[c.rows]
-        target = numerical_rank(Kc[:, np.concatenate([c.v_index, c.aux_index])])
+        aux, vcol = _cluster_blocks(model, c)
         cols = list(c.aux_index)
-        span = _Span(Kc, cols)
-        rank = span.rank
-        vcol = {b: list(np.arange(st.nv)[st.v_slices[b]]) for b in c.bodies}
+        span = _Span(Kc, aux)
         forced = [b for b in c.bodies if marks[b] is False]
         auto = sorted((b for b in c.bodies if marks[b] is None),
                       key=lambda b: (b not in successors, -b))  # fmt: skip
+        # once the span is the cluster's column space, no further joint extends it: the
+        # greedy pass needs no target rank (seed 004 §1.2: K_D of full column rank)
         for b in forced + auto:
-            if rank == target and b not in forced:
-                break
             if span.extends(Kc[:, vcol[b]]):  # the joint's columns add their full rank
                 cols += vcol[b]
-                rank = span.rank
                 dependent.add(b)
             elif b in forced:
                 raise ModelError(
@@ -446,7 +491,11 @@ def choose_independent(model, tree_graph):
                     "constraints of its cluster do not determine it (given the other "
                     "dependent joints); mark another joint of the loop dependent."
                 )
-        if rank < target:
+        # the joints left independent must add nothing beyond the span (else the marks
+        # over-determine the cluster): the rank gap of the remaining columns
+        rest = [vcol[b] for b in c.bodies if b not in dependent]
+        if any([span.add(Kc[:, cols_b]) for cols_b in rest if cols_b]):
+            target = span.rank
             names = [model.joint_names[b] for b in c.bodies if b not in dependent]
             dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - target
             raise ModelError(
@@ -563,12 +612,47 @@ def matrices_single(model, q, y, rate):
     return G, G_dot @ y, (G_dot if rate else None)
 
 
+def compiled_closure(model):
+    """The model's compiled closure (:class:`~geomech.multibody._kernels.cluster.closure.
+    ClosureLayout`) when every cluster is in reach of the kernel, else ``None`` (the loops are
+    then closed by :func:`newton`, with the model's Python constraint objects).
+    """
+    if not model.constraints:
+        return None
+    from geomech.multibody._kernels.cluster.closure import closure_layout
+
+    cl = closure_layout(model)
+    return cl if cl.capable else None
+
+
+def close_batch(model, mode, Q, DY, what):
+    """Run the compiled closure on ``Q`` (B, nq) and ``DY`` (B or 1, nv); raise the named
+    error of the first failed state (located in the batch when B > 1).
+    """
+    cl = compiled_closure(model)
+    out, res, status = cl.run(mode, Q, DY, tol=NEWTON_TOL)
+    bad = np.flatnonzero(status)
+    if bad.size:
+        b = int(bad[0])
+        exc = cl.error(int(status[b]), float(res[b]), what)
+        if out.shape[0] > 1:
+            exc = type(exc)(f"{str(exc).rstrip('.')} (batch element ({b},)).")
+        raise exc
+    return out
+
+
 def continue_closed(model, q, dy, steps=None, max_step=0.2):
     """Move the independent coordinates by ``dy`` from closed ``q``.
 
     Euler predictor along G, Newton corrector; steps of at most ``max_step`` keep the
-    branch of ``q``.
+    branch of ``q``. By the compiled closure when the model's clusters allow it
+    (:mod:`~geomech.multibody._kernels.cluster.closure`, steps of at most 0.2), else by
+    :func:`newton` on the constraint objects.
     """
+    if compiled_closure(model) is not None and steps is None and max_step == 0.2:
+        from geomech.multibody._kernels.cluster.closure import INTEGRATE
+
+        return close_batch(model, INTEGRATE, q[None], np.asarray(dy, float)[None], "integrate")[0]
     st = model.spanning_tree
     free = np.concatenate([np.arange(model._n_s)[st.v_slices[b]] for b in model._dependent]
                           + [np.zeros(0, int)])  # fmt: skip

@@ -32,7 +32,8 @@ from geomech.multibody.closed.clusters import (
     nearest_common_ancestor,
     path_closure,
 )
-from geomech.multibody.model.joints import OneDoFJoint, Revolute
+from geomech.multibody.model._frozen import Freezable, frozen_value
+from geomech.multibody.model.joints import Helical, OneDoFJoint, Prismatic, Revolute
 from geomech.multibody.model.tree import MultibodyModel
 from geomech.spatial import crm, plucker_from_pose
 
@@ -52,7 +53,27 @@ _KINDS = ("joint", "loop", "coupling")
 # ----------------------------------------------------------------------------------------
 # constraints
 # ----------------------------------------------------------------------------------------
-class ImplicitConstraint:
+class _Constraint(Freezable):
+    """Frozen with the model that owns it (issue 26 item 1): rebinding or deleting a public
+    attribute raises :class:`~geomech.errors.ImmutableModelError`, arrays become read-only,
+    lists and sets immutable.
+    """
+
+    def _freeze(self) -> None:
+        d = self.__dict__
+        for name, value in list(d.items()):
+            if not name.startswith("_"):
+                d[name] = frozenset(value) if isinstance(value, set) else frozen_value(value)
+        super()._freeze()
+
+    def __copy__(self):
+        """An unfrozen shallow copy (a model binds its own copy of a user's constraint)."""
+        new = object.__new__(type(self))
+        new.__dict__.update((k, v) for k, v in self.__dict__.items() if k != "_frozen")
+        return new
+
+
+class ImplicitConstraint(_Constraint):
     r"""A user-defined holonomic constraint :math:`\phi(q_J) = 0` on some joints' coordinates.
 
     Parameters
@@ -227,7 +248,7 @@ class ImplicitConstraint:
         return Kd, np.zeros((self.rows, 0))
 
 
-class Coupling:
+class Coupling(_Constraint):
     r"""A coupling :math:`r\sum_{\rm pred\ path} q = \sum_{\rm succ\ path} q` (URDF+
     ``<coupling>``).
     """
@@ -282,7 +303,7 @@ class Coupling:
         return np.zeros((1, n_s)), np.zeros((1, 0))
 
 
-class LoopJoint:
+class LoopJoint(_Constraint):
     r"""A loop joint: :math:`{}^0T_{F_P}\,T_J(q_L) = {}^0T_{F_S}` (URDF+ ``<loop>``)."""
 
     kind = "loop"
@@ -325,11 +346,41 @@ class LoopJoint:
         E = np.linalg.solve(self.joint.pose(q_L), np.linalg.solve(T_FP, T_FS))
         return E, SE3.log(E)
 
-    def fit(self, T, q_L=None, max_iter=30):
-        """Loop-joint coordinates closest to the current pair of frames (Gauss–Newton)."""
+    def _closed_form(self, T):
+        r"""The loop joint's coordinate read off :math:`M = {}^{F_P}T_{F_S}` for revolute,
+        helical and prismatic loop joints (the angle about the axis closest to :math:`R_M`,
+        :math:`\sin\theta = \mathbf a\cdot\mathrm{vee}(\tfrac12(R_M - R_M^\top))`,
+        :math:`\cos\theta = \tfrac12(\mathrm{tr}R_M - \mathbf a^\top R_M\mathbf a)`; the
+        slide :math:`\mathbf a\cdot p_M`), else ``None``.
+        """
+        joint = self.joint
+        if not isinstance(joint, (Revolute, Prismatic, Helical)):
+            return None
+        T_FP, T_FS = self.frames(T)
+        M = np.linalg.solve(T_FP, T_FS)
+        a, R = np.asarray(joint.axis, dtype=float), M[:3, :3]
+        if isinstance(joint, Prismatic):
+            return np.array([a @ M[:3, 3]])
+        s = 0.5 * (a @ np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]]))
+        return np.array([np.arctan2(s, 0.5 * (np.trace(R) - a @ R @ a))])
+
+    def fit(self, T, q_L=None, max_iter=30, exact=True):
+        r"""Loop-joint coordinates closest to the current pair of frames: in closed form for
+        revolute, helical and prismatic loop joints when the frames close to rounding (or
+        ``exact=False``), else by Gauss–Newton on :math:`\log(T_J(q_L)^{-1}M)`.
+        """
         q_L = self.joint.neutral() if q_L is None else np.array(q_L, dtype=float)
         if self.joint.nv == 0:
             return q_L
+        guess = self._closed_form(T)
+        if guess is not None:
+            if not exact:
+                return guess
+            T_FP, T_FS = self.frames(T)
+            E = np.linalg.solve(self.joint.pose(guess), np.linalg.solve(T_FP, T_FS))
+            if np.max(np.abs(E - np.eye(4))) <= 1e-14:  # closed: log E = 0 there
+                return guess
+            q_L = guess
         for _ in range(max_iter):
             E, r = self.error(T, q_L)
             A = -plucker_from_pose(E) @ self.joint.motion_subspace(q_L)
@@ -346,7 +397,7 @@ class LoopJoint:
 
     def _relative(self, T, J):
         T_FP, T_FS = self.frames(T)
-        X = plucker_from_pose(np.linalg.solve(T_FP, T_FS))  # ^{F_S}X_{F_P}
+        X = _plucker_of(np.linalg.solve(T_FP, T_FS))  # ^{F_S}X_{F_P}
         n_s = J.shape[-1]
         J_FP = np.zeros((6, n_s)) if self.pred < 0 else self.Xp @ J[self.pred]
         J_FS = np.zeros((6, n_s)) if self.succ < 0 else self.Xs @ J[self.succ]
@@ -372,6 +423,19 @@ class LoopJoint:
         Jd_xi = Jd_FS - X_dot @ J_FP - X @ Jd_FP
         q_L, v_L = q_aux[self.aux_q], v_aux[self.aux_v]
         return Jd_xi, -self.joint.motion_subspace_rate(q_L, v_L)
+
+
+def _plucker_of(T) -> np.ndarray:
+    r""":math:`{}^B\mathbf X_A = [R^\top, 0; -R^\top[p]_\times, R^\top]` of a pose ``T`` of
+    B in A (:func:`~geomech.spatial.plucker_from_pose` without its validation: ``T`` is a
+    product of the model's own poses).
+    """
+    E, p = T[:3, :3].T, T[:3, 3]
+    px = np.array([[0.0, -p[2], p[1]], [p[2], 0.0, -p[0]], [-p[1], p[0], 0.0]])
+    X = np.zeros((6, 6))
+    X[:3, :3] = X[3:, 3:] = E
+    X[3:, :3] = -E @ px
+    return X
 
 
 def _path(parent, top: int, b: int) -> list[int]:

@@ -71,6 +71,7 @@ __all__ = [
     "cluster_rnea",
     "cluster_aba",
     "inverse_operational_space_inertia",
+    "link_reflected_inertia_model",
     "reflected_inertia",
 ]
 
@@ -877,10 +878,53 @@ def closed_aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.nd
 
 
 # ----------------------------------------------------------------------------------------
-# the reflected-inertia approximation (seed 004 §2.4, "approximate" methods)
+# a reflected-inertia approximation on the links (not seed 004's: that one is
+# closed.transmission.approximate_transmission_model)
 # ----------------------------------------------------------------------------------------
 def reflected_inertia(model):
-    r"""The reflected-inertia approximation of a geared model: a tree without its rotors.
+    """Deprecated name of :func:`link_reflected_inertia_model` (not seed 004's model).
+
+    Parameters
+    ----------
+    model : ClosedMultibodyModel
+
+    Returns
+    -------
+    MultibodyModel
+
+    Warns
+    -----
+    DeprecationWarning
+        Always: call :func:`link_reflected_inertia_model` (the same model), or
+        :func:`~geomech.multibody.closed.transmission.approximate_transmission_model` for
+        seed 004's approximate model.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from geomech.multibody.io.examples import load_example
+    >>> from geomech.multibody.closed.dynamics import reflected_inertia
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     approx = reflected_inertia(load_example("geared_chain"))
+    >>> caught[0].category.__name__
+    'DeprecationWarning'
+    """
+    import warnings
+
+    warnings.warn(
+        "reflected_inertia is deprecated: it is not seed 004's approximate model. Call "
+        "link_reflected_inertia_model (the same model: N² I_r ΦΦᵀ on the link's spatial "
+        "inertia), or approximate_transmission_model (the paper's: diag(N² I_rot) on the "
+        "joint-space mass matrix).",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    return link_reflected_inertia_model(model)
+
+
+def link_reflected_inertia_model(model):
+    r"""A geared model's rotors folded into its links' spatial inertias: a tree without rotors.
 
     Every rotor (a leaf body on a revolute joint driven through couplings,
     :math:`\dot q_r = \sum_j N_{rj}\dot y_j`, constant :math:`N_{rj}` from :math:`G`) is
@@ -906,9 +950,13 @@ def reflected_inertia(model):
     w_j)(\mathbf a_l\cdot\mathbf w_k)` among the joints supporting :math:`p`, :math:`I_r(N^2
     \mathbf a_l - N\mathbf a_r)\cdot\mathbf w_j` between them and :math:`l` (the gyroscopic
     coupling of the spinning rotor with the parent's rotation, which the approximation gets
-    wrong), and 0 on :math:`(l, l)`. This is seed 004's "approximate" model (reflected
-    inertia, ``DIAGONAL``): cheap, exact for rotors on a fixed base about one axis, and
-    the more wrong the faster the parent turns about the rotor axis.
+    wrong), and 0 on :math:`(l, l)`. This is **not** seed 004's approximate model, which
+    adds :math:`\mathrm{diag}(N^2 I^{\rm rot})` to the joint-space mass matrix and leaves the
+    links' inertias alone
+    (:func:`~geomech.multibody.closed.transmission.approximate_transmission_model`): here
+    the term :math:`N^2 I_r\boldsymbol\Phi_j\boldsymbol\Phi_j^\top` on link :math:`j` also
+    enters every ancestor joint whose axis is not orthogonal to :math:`\mathbf a_l` (the
+    entries above). (Formerly named ``reflected_inertia``, deprecated.)
 
     Parameters
     ----------
@@ -929,17 +977,17 @@ def reflected_inertia(model):
 
     References
     ----------
-    Seed 004 §2.4 (approximate RNEA/ABA, :math:`\tilde H = \mathrm{diag}(N_k^2 I_k^{\rm rot})`),
-    §5 identity 15, §6 trap 6.
+    Seed 004 §2.4 (its approximate RNEA/ABA, :math:`\tilde H = \mathrm{diag}(N_k^2
+    I_k^{\rm rot})`, the model this one differs from), §5 identity 15, §6 trap 6.
 
     Examples
     --------
     >>> import numpy as np
     >>> from geomech.multibody.io.examples import load_example
-    >>> from geomech.multibody.closed.dynamics import reflected_inertia
+    >>> from geomech.multibody.closed.dynamics import link_reflected_inertia_model
     >>> from geomech.multibody.algorithms.dynamics import crba
     >>> model = load_example("geared_chain")
-    >>> approx = reflected_inertia(model)
+    >>> approx = link_reflected_inertia_model(model)
     >>> approx.n_bodies, approx.nv == model.nv
     (3, True)
     >>> H_bar, H_approx = crba(model, model.neutral()), crba(approx, approx.neutral())

@@ -75,8 +75,10 @@ from geomech.multibody.closed._closure import (
     check_configuration,
     check_single,
     choose_independent,
+    close_batch,
     closed_random_configuration,
     cluster_matrices,
+    compiled_closure,
     constraint_jacobian,
     constraint_matrices,
     continue_closed,
@@ -107,6 +109,22 @@ def _from_tree(name: str) -> property:
         lambda self: getattr(self.spanning_tree, name),
         doc=f"The spanning tree's ``{name}`` (see :class:`~geomech.multibody.MultibodyModel`).",
     )
+
+
+def _refuse_joint_dynamics(tree) -> None:
+    """Raise :class:`ModelError` if a joint of the spanning tree has armature, damping or
+    friction: the cluster algorithms do not include them yet.
+    """
+    for name in ("armature", "damping", "friction"):
+        values = getattr(tree, name)
+        if np.any(values):
+            i = next(i for i, s in enumerate(tree.v_slices) if np.any(values[s]))
+            raise ModelError(
+                f"Joint {tree.joint_names[i]!r} of a closed model has a nonzero {name}: joint "
+                "armature, damping and friction are supported on kinematic trees only (a rotor "
+                "of a closed model is a body; approximate_transmission_model gives the tree "
+                "with armature)."
+            )
 
 
 class ClosedMultibodyModel(MultibodySystem):
@@ -252,6 +270,7 @@ class ClosedMultibodyModel(MultibodySystem):
         tree_graph, loop_edges, coupling_edges = split_closures(graph)
         self.graph = graph
         self.spanning_tree = MultibodyModel(tree_graph, gravity=gravity, strict=strict)
+        _refuse_joint_dynamics(self.spanning_tree)
         self._n_s = self.spanning_tree.nv
         with one_blas_thread():
             build_constraints(self, graph, loop_edges, coupling_edges)
@@ -541,6 +560,12 @@ class ClosedMultibodyModel(MultibodySystem):
         (array([0.1]), array([0.6]))
         """
         q = as_array(q, "q", (self.nq,))
+        if compiled_closure(self) is not None:  # per cluster, in the kernel
+            from geomech.multibody._kernels.cluster.closure import PROJECT
+
+            Q = np.ascontiguousarray(q.reshape(-1, self.nq), dtype=float)
+            out = close_batch(self, PROJECT, Q, np.zeros((1, self.nv)), "project")
+            return out.reshape(q.shape)
         out = np.array(q, dtype=float, copy=True)
         free = np.concatenate([np.arange(self._n_s)[self.spanning_tree.v_slices[b]]
                                for b in self._dependent] + [np.zeros(0, int)])  # fmt: skip
@@ -642,6 +667,13 @@ class ClosedMultibodyModel(MultibodySystem):
         batch = np.broadcast_shapes(q.shape[:-1], v.shape[:-1])
         q = np.broadcast_to(q, batch + (self.nq,))
         v = np.broadcast_to(v, batch + (self.nv,))
+        if compiled_closure(self) is not None:  # per cluster, in the kernel
+            from geomech.multibody._kernels.cluster.closure import INTEGRATE
+
+            B = int(np.prod(batch, dtype=int))
+            Q = np.ascontiguousarray(q.reshape(B, self.nq))
+            V = np.ascontiguousarray(v.reshape(B, self.nv))
+            return close_batch(self, INTEGRATE, Q, V, "integrate").reshape(batch + (self.nq,))
         out = np.empty(batch + (self.nq,))
         for idx in np.ndindex(batch):
             out[idx] = continue_closed(self, q[idx].copy(), v[idx])

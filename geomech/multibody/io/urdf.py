@@ -339,15 +339,16 @@ class _Document:
 
     Only ``<robot>``'s ``<link>`` (with the first ``<inertial>`` and, in it, the first ``<origin>``,
     ``<mass>`` and ``<inertia>``) and ``<joint>`` (the first ``<parent>``, ``<child>``,
-    ``<origin>``, ``<axis>`` and ``<limit>``) are kept, as attribute dicts, and the URDF+ ``<loop>``
-    and ``<coupling>`` elements whole (small ElementTree subtrees, at most ``max_links`` of them);
+    ``<origin>``, ``<axis>``, ``<limit>`` and ``<dynamics>``) are kept, as attribute dicts, and
+    the URDF+ ``<loop>`` and ``<coupling>`` elements whole (small ElementTree subtrees, at most
+    ``max_links`` of them);
     every other element (visuals, meshes, ``<gazebo>``, ...) is counted for the depth limit and
     dropped, so memory is proportional to the links and joints. Entity declarations (never needed by
     URDF, the vehicle of "billion laughs" expansions) are refused.
     """
 
     _KEPT = ("link", "joint", "loop", "coupling")
-    _JOINT_CHILDREN = ("parent", "child", "origin", "axis", "limit")
+    _JOINT_CHILDREN = ("parent", "child", "origin", "axis", "limit", "dynamics")
     _INERTIAL_CHILDREN = ("origin", "mass", "inertia")
 
     def __init__(self, limits: URDFLimits):
@@ -602,6 +603,22 @@ def _make_joint(rec: dict, name: str, jtype: str, limits: URDFLimits, element: s
     raise URDFError(f"{what}: unknown joint type {_q(jtype)}.")  # pragma: no cover (callers filter)
 
 
+def _dynamics(attrs: dict | None, name: str, limits: URDFLimits) -> dict:
+    """The edge attributes ``damping``, ``friction``, ``armature`` of a ``<dynamics>`` element.
+
+    ``damping`` and ``friction`` are URDF's; ``armature`` is geomech's (the reflected rotor
+    inertia, ``model.armature``; urdfdom and Pinocchio ignore the attribute). Absent: none.
+    """
+    if not attrs:
+        return {}
+    out = {}
+    for key in ("damping", "friction", "armature"):
+        if key in attrs:
+            what = f"joint {_q(name)} <dynamics {key}>"
+            out[key] = float(_floats(attrs[key], 1, what, limits)[0])
+    return out
+
+
 def _cycle_through(start: str, parent_link: dict[str, str], parent_joint: dict[str, str],
                    order: dict[str, int]):  # fmt: skip
     """Links and joints of the cycle reached by following parents from ``start``.
@@ -672,7 +689,10 @@ def load_urdf(
         Nodes are named after the links (one node per group of links welded by fixed
         joints), edges after the joints; ``graph.graph["name"]`` is the robot's name. Edge
         attributes also keep ``urdf_type`` and ``limits`` (a dict of the ``<limit>``
-        attributes) for :func:`to_urdf`.
+        attributes, read by the model as its position, velocity and effort limits) for
+        :func:`to_urdf`, and the ``<dynamics>`` attributes ``damping``, ``friction`` and
+        ``armature`` (a geomech attribute: the reflected rotor inertia; other readers
+        ignore it) as numbers (``model.damping``, ``model.friction``, ``model.armature``).
 
     Raises
     ------
@@ -873,6 +893,7 @@ def _build_model(doc: _Document, floating_base: bool, strict: bool, limits: URDF
                 name=jname,
                 urdf_type=jtype,
                 limits=None if limit_el is None else dict(limit_el),
+                **_dynamics(rec.get("dynamics"), jname, limits),
             )
         add_link(child)
         stack.extend((child, j) for j in sorted(child_joints[child], reverse=True))
@@ -1000,6 +1021,10 @@ def _ordering_links(model: MultibodyModel, robot: ET.Element) -> list[str]:
 def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     """Write a model as URDF text (links, joints, origins, axes, inertials; no visuals).
 
+    Each joint's ``<limit>`` is the edge's ``limits`` (defaults where URDF requires one) and
+    its ``<dynamics damping= friction= armature=>`` the model's nonzero joint dynamics
+    (``armature`` is geomech's attribute; URDF holds one value per joint).
+
     Revolute joints become ``revolute`` (or ``continuous`` if the model was loaded from a
     continuous joint), prismatic ``prismatic``, free-flyer ``floating``, planar ``planar`` and
     fixed ``fixed``; ``pinocchio.buildModelFromXML`` loads the result with the same joint
@@ -1022,8 +1047,8 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
     Raises
     ------
     URDFError
-        If a joint has no URDF equivalent (helical, spherical, Schönflies); the message
-        names the joint.
+        If a joint has no URDF equivalent (helical, spherical, Schönflies), or has
+        different damping, friction or armature on its speeds; the message names the joint.
 
     Notes
     -----
@@ -1078,17 +1103,35 @@ def to_urdf(model: MultibodyModel, name: str | None = None) -> str:
             ET.SubElement(el, "axis", xyz=_fmt(joint.axis))
         elif jtype == "planar":
             ET.SubElement(el, "axis", xyz="0 0 1")
-        if jtype in ("revolute", "prismatic"):
+        if jtype in ("revolute", "prismatic") or (jtype == "continuous" and edge.get("limits")):
             limits = dict(edge.get("limits") or {})
             if not limits:
                 bound = math.pi if jtype == "revolute" else 1.0
                 limits = {"lower": repr(-bound), "upper": repr(bound)}
             limits.setdefault("effort", "1000.0")
             limits.setdefault("velocity", "100.0")
-            ET.SubElement(el, "limit", **{k: str(v) for k, v in limits.items()})
+            ET.SubElement(el, "limit", **{k: _limit_text(v) for k, v in limits.items()})
+        vs = model.v_slices[i]
+        dyn = {}
+        for key in ("damping", "friction", "armature"):
+            values = getattr(model, key)[vs]
+            if np.any(values):
+                if np.any(values != values[0]):
+                    raise URDFError(
+                        f"joint {model.joint_names[i]!r}: URDF holds one {key} per joint, got "
+                        f"{values.tolist()}."
+                    )
+                dyn[key] = repr(float(values[0]))
+        if dyn:
+            ET.SubElement(el, "dynamics", **dyn)
     _check_xml_names(robot)
     ET.indent(robot)
     return ET.tostring(robot, encoding="unicode") + "\n"
+
+
+def _limit_text(value) -> str:
+    """A ``<limit>`` attribute value: the text kept from a URDF, else the number(s) written."""
+    return value if isinstance(value, str) else _fmt(value)
 
 
 #: characters XML 1.0 cannot hold (even escaped): C0 controls but tab, newline and carriage

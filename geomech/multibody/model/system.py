@@ -40,6 +40,11 @@ from geomech.multibody.model.frame import JointFrame
 __all__ = ["MultibodySystem"]
 
 
+#: the joint-dynamics arrays of a tree (added after 0.1.0: older pickles get the defaults)
+_JOINT_DYNAMICS_ARRAYS = ("armature", "damping", "friction", "velocity_limit", "effort_limit",
+                          "lower_position_limit", "upper_position_limit")  # fmt: skip
+
+
 class MultibodySystem(MechanicalSystem):
     r"""A multibody model as a :class:`~geomech.geometry.MechanicalSystem` (the common base).
 
@@ -131,6 +136,16 @@ class MultibodySystem(MechanicalSystem):
     def __setstate__(self, state):
         # pickles of this version carry `_frozen`; older ones (0.1.0) are frozen on loading
         self.__dict__.update(state)
+        if not self.is_closed and "armature" not in state:  # pickled before joint dynamics
+            d, nv, nq = self.__dict__, state["nv"], state["nq"]
+            d["armature"], d["damping"], d["friction"] = (np.zeros(nv) for _ in range(3))
+            d["velocity_limit"], d["effort_limit"] = (np.full(nv, np.inf) for _ in range(2))
+            d["lower_position_limit"], d["upper_position_limit"] = (
+                -np.full(nq, np.inf),
+                np.full(nq, np.inf),
+            )
+            for name in _JOINT_DYNAMICS_ARRAYS:
+                d[name].flags.writeable = False
         if not state.get("_frozen", False):
             self._freeze()
 
@@ -312,8 +327,13 @@ class MultibodySystem(MechanicalSystem):
         return -np.einsum("...ni,i->...", mc, self.gravity)
 
     def forward_dynamics(self, q, v, tau=None) -> np.ndarray:
-        r"""Accelerations :math:`\dot v = H^{-1}(\tau - C v - g)` by the ABA
+        r"""Accelerations :math:`\dot v = H^{-1}(\tau + \tau_f - C v - g)` by the ABA
         (:func:`~geomech.multibody.algorithms.dynamics.aba`).
+
+        :math:`H` includes the armature and :math:`\tau_f = -k_d v - k_f\operatorname{sign}
+        (v)` is the joint friction torque of a tree's ``damping`` and ``friction``
+        (:func:`~geomech.multibody.algorithms.dynamics.joint_friction_torques`; zero when
+        absent), the forces that :func:`geomech.simulate` integrates.
 
         Parameters
         ----------
@@ -337,7 +357,11 @@ class MultibodySystem(MechanicalSystem):
         >>> robots.double_pendulum().forward_dynamics([0.0, 0.0], [0.0, 0.0]).round(12)
         array([0., 0.])
         """
-        return dynamics.aba(self, q, v, np.zeros(self.nv) if tau is None else tau)
+        tau = np.zeros(self.nv) if tau is None else tau
+        if not self.is_closed and (np.any(self.damping) or np.any(self.friction)):
+            tau = as_array(tau, "tau", (self.nv,))
+            tau = tau + dynamics.joint_friction_torques(self, v)  # τ + τ_f (model's Notes)
+        return dynamics.aba(self, q, v, tau)
 
     def connection(self, body_connection="levi-civita"):
         """The whole system's affine connection induced by the body connections.

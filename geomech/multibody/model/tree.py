@@ -157,6 +157,67 @@ def _as_4x4(T, label: str) -> np.ndarray:
     return T
 
 
+#: the edge attributes of a joint's dynamics, per speed: (name, lower bound, default)
+_JOINT_DYNAMICS = ("armature", "damping", "friction")
+
+
+def _per_coordinate(value, n: int, what: str, *, low=None) -> np.ndarray:
+    """``value`` (a number, a numeric string, or ``n`` of them) as a float array of ``n``.
+
+    NaN is refused; ``low`` is an inclusive lower bound (``inf`` allowed above it).
+    """
+    if isinstance(value, str):
+        value = value.split()
+    try:
+        x = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise ModelError(f"Expected {what} to be a number or {n} numbers, got {value!r}.") from exc
+    if x.ndim == 1 and x.shape[0] == 1:
+        x = x[0]
+    if x.ndim == 0:
+        x = np.full(n, float(x))
+    if x.shape != (n,):
+        raise ModelError(f"Expected {what} to be a number or {n} numbers, got shape {x.shape}.")
+    if np.any(np.isnan(x)) or (low is not None and np.any(x < low)):
+        bound = "" if low is None else f" of at least {low:g}"
+        raise ModelError(f"Expected {what} to be numbers{bound}, got {x.tolist()}.")
+    return x
+
+
+def _joint_dynamics(edge: dict, joint: Joint, label: str) -> tuple:
+    """``(armature, damping, friction, velocity, effort)`` (each (nv_i,)) and ``(lower, upper)``
+    (each (nq_i,)) of one edge's joint (see :class:`MultibodyModel`, "Joint dynamics").
+    """
+    nq, nv = joint.nq, joint.nv
+    out = [
+        _per_coordinate(edge.get(k, 0.0), nv, f"`{k}` of {label}", low=0.0) for k in _JOINT_DYNAMICS
+    ]
+    if any(np.any(np.isinf(x)) for x in out):
+        raise ModelError(f"Expected finite armature, damping and friction on {label}.")
+    limits = edge.get("limits") or {}
+    if not hasattr(limits, "get"):
+        raise ModelError(f"Expected `limits` of {label} to be a dict, got {limits!r}.")
+    lower = _per_coordinate(limits.get("lower", -np.inf), nq, f"`limits['lower']` of {label}")
+    upper = _per_coordinate(limits.get("upper", np.inf), nq, f"`limits['upper']` of {label}")
+    if np.any(lower > upper):
+        raise ModelError(
+            f"Expected `limits['lower']` <= `limits['upper']` on {label}, got {lower.tolist()} "
+            f"and {upper.tolist()}."
+        )
+    for k in ("velocity", "effort"):
+        out.append(
+            _per_coordinate(limits.get(k, np.inf), nv, f"`limits['{k}']` of {label}", low=0.0)
+        )
+    return tuple(out), (lower, upper)
+
+
+def _stack_joint_dynamics(dynamics: list) -> tuple:
+    """The model's arrays of :func:`_joint_dynamics` results, joint blocks end to end."""
+    per_speed = [np.concatenate([d[0][k] for d in dynamics] + [np.zeros(0)]) for k in range(5)]
+    per_coordinate = [np.concatenate([d[1][k] for d in dynamics] + [np.zeros(0)]) for k in range(2)]
+    return per_speed, per_coordinate
+
+
 def _failing_inertias(I: np.ndarray, strict: bool) -> np.ndarray:  # noqa: E741
     """Indices of the inertias (N, 6, 6) that :func:`check_inertia` rejects (its tests, batched)."""
     if I.shape[0] == 0:
@@ -326,7 +387,11 @@ class MultibodyModel(MultibodySystem):
         body) and may have ``name`` (default ``str(node)``) and any metadata. Every edge
         needs ``joint`` (a :class:`~geomech.multibody.model.joints.Joint`) and may have
         ``placement`` (4×4 pose of the joint frame in the parent body frame, default
-        identity) and ``name`` (default the joint's own name, else the child's name).
+        identity) and ``name`` (default the joint's own name, else the child's name), and
+        ``armature``, ``damping``, ``friction`` (a number or one per speed, ``>= 0``,
+        default 0) and ``limits`` (a dict of ``lower``, ``upper`` per coordinate,
+        ``velocity``, ``effort`` per speed; numbers or numeric strings, as
+        :func:`~geomech.load_urdf` keeps ``<limit>``; absent bounds are infinite).
     gravity : array_like, shape (3,), optional
         Gravitational acceleration in the base frame; default ``[0, 0, -9.81]``.
     strict : bool, optional
@@ -370,6 +435,11 @@ class MultibodyModel(MultibodySystem):
         Largest number of bodies on a root-to-leaf path (seed 001's :math:`d`).
     gravity : ndarray, shape (3,)
         Gravitational acceleration in the base frame.
+    armature, damping, friction, velocity_limit, effort_limit : ndarray, shape (nv,)
+        Per speed: reflected rotor inertia (:math:`\mathbf H \mathrel{+}=
+        \mathrm{diag}(\text{armature})`), viscous and Coulomb friction coefficients, bounds.
+    lower_position_limit, upper_position_limit : ndarray, shape (nq,)
+        Position bounds (Pinocchio's names, camel case; infinite where none is given).
 
     Raises
     ------
@@ -382,6 +452,14 @@ class MultibodyModel(MultibodySystem):
     NotATreeError
         If the graph has a cycle, a node with two parents, or more than one root (the message
         names the cycle).
+
+    Notes
+    -----
+    ``rnea``, ``crba``, ``aba``, :meth:`mass_matrix` and :meth:`kinetic_energy` include the
+    armature (as Pinocchio's do), not the joint friction torque :math:`-k_d\nu -
+    k_f\operatorname{sign}\nu`, which :meth:`forward_dynamics` and :func:`geomech.simulate`
+    add; no algorithm clamps to the limits (conventions page, "Joint armature, damping,
+    friction and limits").
 
     References
     ----------
@@ -440,6 +518,7 @@ class MultibodyModel(MultibodySystem):
         joints, joint_names, body_names = [], [], []
         placements = np.tile(np.eye(4), (N, 1, 1))
         inertias = np.zeros((N, 6, 6))
+        dynamics = []  # per joint: (armature, damping, friction, velocity, effort), (lower, upper)
         for i, node in enumerate(order):
             (pnode,) = graph.predecessors(node)
             parent[i] = index.get(pnode, -1)
@@ -464,6 +543,7 @@ class MultibodyModel(MultibodySystem):
             joint_names.append(str(name))
             if edge.get("placement") is not None:
                 placements[i] = _as_4x4(edge["placement"], label)
+            dynamics.append(_joint_dynamics(edge, joint, label))
         # the numerical checks, vectorised over the bodies (the first failure is re-checked
         # alone for its message): linear time for large models
         for k in _failing_inertias(inertias, strict):
@@ -497,6 +577,9 @@ class MultibodyModel(MultibodySystem):
             iq += joint.nq
             iv += joint.nv
         self.nq, self.nv = iq, iv
+        speeds, coords = _stack_joint_dynamics(dynamics)
+        self.armature, self.damping, self.friction, self.velocity_limit, self.effort_limit = speeds
+        self.lower_position_limit, self.upper_position_limit = coords
         self._joint_index = {name: i for i, name in enumerate(joint_names)}
 
         # ---- depths and subtree sizes (supports κ(i) are walked on demand: memory O(N))

@@ -41,6 +41,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
 )
+from geomech.multibody._kernels.tree.layout import slot
 
 __all__ = [
     "christoffel_workspace",
@@ -65,29 +66,38 @@ def christoffel_workspace(N, nv):
         np.empty((N, 10)),  # I_C (ten parameters)
         np.empty((6, 10)),
         np.empty((6, 6)),  # the pages of Bt as (P, h); h = f4
-        np.empty((36, 6)),
-        np.empty((36, 6)),
-        np.empty((36, 6)),  # F1, F2, F3
+        np.empty((max(nv, 1), 6, 6)),
+        np.empty((max(nv, 1), 6, 6)),  # F1, F2 of every DoF of the path root -> k, per page
+        np.empty((36, 6)),  # F3
         np.empty(6),
         np.empty(6),
+        np.empty(max(N, 1), np.int64),  # the bodies of the path
+        np.empty((3, max(nv, 1)), np.int64),  # its DoFs: global index, start, end of the body
     )
 
 
 @njit(**JIT)
-def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, work):
-    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``Gamma`` (nv, nv, nv).
+def christoffel_work(
+    topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, q, G, work
+):
+    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``G`` (L,), zeroed by the caller.
 
-    ``Gamma[i, j, k]`` = :math:`\Gamma^\star_{ijk}`, with every quantity in ground
-    coordinates as in :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products
-    of lines 14, 19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and
-    28 are identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
+    Entry :math:`\Gamma^\star_{xyz}` goes to ``G[slot(base[k], mcube[k], acube[k], loc[x],
+    loc[y], loc[z])]`` with ``k`` the deepest body of the triple, in the dense or the
+    block-sparse layout of :mod:`geomech.multibody._kernels.tree.layout`: every entry the
+    algorithm writes has its three DoFs on the path root → ``k`` (seed 001 eq. 36), and the
+    entries it does not write are zero. Every quantity is in ground coordinates as in
+    :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products of lines 14,
+    19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and 28 are
+    identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
     is eq. 21 in closed form, :math:`\tfrac12[\mathbf P_c + \mathbf h_c\bar\times^*]` with
     :math:`\mathbf P_c = (\boldsymbol\Phi_c\times^*)\mathbf I^C_k - \mathbf I^C_k
     (\boldsymbol\Phi_c\times)` and :math:`\mathbf h_c = \mathbf I^C_k\boldsymbol\Phi_c`, which
     is also column ``c`` of line 8's ``f4``. The overwrites of lines 19 and 22 follow the
     writes of lines 15–17, as printed.
     """
-    E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y = work
+    E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y, path, pdofs = work
+    pdof, pstart, pend = pdofs[0], pdofs[1], pdofs[2]
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not all_finite(q):
@@ -116,68 +126,98 @@ def christoffel_work(topo, placement, jparam, inertia, S, D, T_user, q, Gamma, w
                     D0[k, c, :] = 0.0
         inertia_params(inertia[i], I_C[i])  # l.2: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
-    Gamma[:, :, :] = 0.0
 
     # ---- backward pass over k (l.5-32) ---------------------------------------------------
+    # Lines 10-29 visit the pairs i ⪯ j ⪯ k of the path root -> k and write six entries each
+    # (l.15-17); here the same writes are made in two sweeps over the DoF pairs (x of i, y of
+    # j) of that path, each writing the three entries that are contiguous in its inner index
+    # (one cube of the block-sparse layout stays in cache, where the printed order strides
+    # through it), with F1, F2 of l.11 stored per DoF y. The overwrites of l.18-19 and
+    # l.21-22, which no other pair writes, follow the two sweeps as they follow l.15-17.
     for k in range(N - 1, -1, -1):
         ok, dk = iv[k], iv[k + 1] - iv[k]
+        if dk == 0:
+            p = parent[k]
+            if p >= 0:
+                for a in range(10):
+                    I_C[p, a] += I_C[k, a]
+            continue
+        bk, mk, ak = base[k], mcube[k], acube[k]  # the cube of k: every triple below has k
         for c in range(dk):  # l.6: Bt = B(I^C_k, Φ_k) as (P_c, h_c); l.8: f4 = I^C_k Φ_k = h
             inertia_params_rate(I_C[k], Phi[ok + c], P[c])
             inertia_params_times(I_C[k], Phi[ok + c], h[c])
             for b in range(dk):  # l.7: F3 = I^C_k D_k
                 inertia_params_times(I_C[k], D0[ok + b, c], F3[b * dk + c])
-        j = k
-        while j >= 0 and dk > 0:  # l.10
-            oj, dj = iv[j], iv[j + 1] - iv[j]
-            for b in range(dj):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j (page-wise)
+        # the DoFs of the path root -> k, root first (l.10, l.13: j and i run over them)
+        nb, j = 0, k
+        while j >= 0:
+            path[nb] = j
+            nb += 1
+            j = parent[j]
+        m = 0
+        for t in range(nb - 1, -1, -1):
+            j = path[t]
+            start = m
+            for dof in range(iv[j], iv[j + 1]):
+                pdof[m] = dof
+                pstart[m] = start
+                m += 1
+            for u in range(start, m):
+                pend[u] = m
+        for u in range(m):  # l.11: F1 = Bt Φ_j, F2 = Btᵀ Φ_j (page-wise), per DoF of j
+            for c in range(dk):
+                inertia_params_times(P[c], Phi[pdof[u]], x)
+                y[:] = 0.0
+                cross_force(Phi[pdof[u]], h[c], y)  # (h x̄*) Φ = Φ ×* h
+                for a in range(6):
+                    F1[u, c, a] = 0.5 * (x[a] + y[a])
+                    F2[u, c, a] = 0.5 * (x[a] - y[a])
+        # l.14-17 for every pair i ⪯ j: x of i, y of j, with x < pend[y] (⇔ y ≥ pstart[x])
+        for u in range(m):  # sweep 1: inner over x; A2[b, a, c] = Φ_xᵀ F2[y, c]
+            ly = loc[pdof[u]]
+            for c in range(dk):
+                lz = loc[ok + c]
+                for w in range(pend[u]):
+                    lx = loc[pdof[w]]
+                    A2 = dot6(Phi[pdof[w]], F2[u, c])
+                    G[slot(bk, mk, ak, ly, lx, lz)] = A2  # l.16
+                    G[slot(bk, mk, ak, ly, lz, lx)] = A2
+                    G[slot(bk, mk, ak, lz, ly, lx)] = -A2  # l.17: A3 = -A2^T13
+        for w in range(m):  # sweep 2: inner over y; A1[a, b, c] = Φ_xᵀ F1[y, c]
+            lx = loc[pdof[w]]
+            Phi_x = Phi[pdof[w]]
+            for c in range(dk):
+                lz = loc[ok + c]
+                for u in range(pstart[w], m):
+                    ly = loc[pdof[u]]
+                    A1 = dot6(Phi_x, F1[u, c])
+                    G[slot(bk, mk, ak, lx, ly, lz)] = A1  # l.15
+                    G[slot(bk, mk, ak, lx, lz, ly)] = A1
+                    G[slot(bk, mk, ak, lz, lx, ly)] = -dot6(Phi_x, F2[u, c])  # l.17
+        for w in range(m):  # l.18-19 (i = j): Γ_kii = A3 + f4ᵀ D_i
+            for u in range(pstart[w], pend[w]):
                 for c in range(dk):
-                    inertia_params_times(P[c], Phi[oj + b], x)
-                    y[:] = 0.0
-                    cross_force(Phi[oj + b], h[c], y)  # (h x̄*) Φ = Φ ×* h
-                    for a in range(6):
-                        F1[b * dk + c, a] = 0.5 * (x[a] + y[a])
-                        F2[b * dk + c, a] = 0.5 * (x[a] - y[a])
-            i = j
-            while i >= 0 and dj > 0:  # l.13
-                oi, di = iv[i], iv[i + 1] - iv[i]
-                for a in range(di):
-                    for b in range(dj):
-                        for c in range(dk):
-                            A1 = dot6(Phi[oi + a], F1[b * dk + c])  # l.14: A1[a, b, c]
-                            A2 = dot6(Phi[oi + a], F2[b * dk + c])  # A2[b, a, c]
-                            Gamma[oi + a, oj + b, ok + c] = A1  # l.15
-                            Gamma[oi + a, ok + c, oj + b] = A1
-                            Gamma[oj + b, oi + a, ok + c] = A2  # l.16
-                            Gamma[oj + b, ok + c, oi + a] = A2
-                            Gamma[ok + c, oi + a, oj + b] = -A2  # l.17: A3 = -A2^T13
-                            Gamma[ok + c, oj + b, oi + a] = -A2
-                if i == j:  # l.18-19: Γ_kii = A3 + f4ᵀ D_i
-                    for c in range(dk):
-                        for a in range(di):
-                            for b in range(di):
-                                Gamma[ok + c, oi + a, oi + b] = dot6(h[c], D0[oi + a, b]) - dot6(
-                                    Phi[oi + a], F2[b * dk + c]
-                                )
-                if j == k:  # l.21-22: Γ_ijj = A1 + Φ_iᵀ F3
-                    for a in range(di):
-                        for b in range(dk):
-                            for c in range(dk):
-                                Gamma[oi + a, ok + b, ok + c] = dot6(
-                                    Phi[oi + a], F1[b * dk + c]
-                                ) + dot6(Phi[oi + a], F3[b * dk + c])
-                i = parent[i]  # l.26 (l.23, l.25: identities in ground coordinates)
-            j = parent[j]  # l.29 (l.28: the identity in ground coordinates)
+                    G[slot(bk, mk, ak, loc[ok + c], loc[pdof[w]], loc[pdof[u]])] = dot6(
+                        h[c], D0[pdof[w], u - pstart[w]]
+                    ) - dot6(Phi[pdof[w]], F2[u, c])
+        for w in range(m):  # l.21-22 (j = k): Γ_ijj = A1 + Φ_iᵀ F3
+            lx = loc[pdof[w]]
+            for b in range(dk):
+                for c in range(dk):
+                    G[slot(bk, mk, ak, lx, loc[ok + b], loc[ok + c])] = dot6(
+                        Phi[pdof[w]], F1[m - dk + b, c]
+                    ) + dot6(Phi[pdof[w]], F3[b * dk + c])
         p = parent[k]
         if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
             for a in range(10):
                 I_C[p, a] += I_C[k, a]
-    if not all_finite(Gamma):
+    if not all_finite(G):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**JIT)
-def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
+def christoffel(topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, q, G):
     """:func:`christoffel_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
     return christoffel_work(
@@ -185,19 +225,25 @@ def christoffel(topo, placement, jparam, inertia, S, D, T_user, q, Gamma):
         placement,
         jparam,
         inertia,
+        loc,
+        base,
+        mcube,
+        acube,
         S,
         D,
         T_user,
         q,
-        Gamma,
+        G,
         christoffel_workspace(N, topo[N, IV]),
     )
 
 
 @njit(**JIT)
-def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, status):
-    """:func:`christoffel_work` over a batch (per-state arrays with one row are shared); first
-    failure + 1.
+def christoffel_batch(
+    topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, Q, G, status
+):
+    """:func:`christoffel_work` over a batch: ``G`` (B, L), zeroed, in the layout ``(loc, base,
+    mcube, acube)`` (per-state arrays with one row are shared); first failure + 1.
     """
     N = topo.shape[0] - 1
     work = christoffel_workspace(N, topo[N, IV])
@@ -207,11 +253,15 @@ def christoffel_batch(topo, placement, jparam, inertia, S, D, T_user, Q, Gamma, 
             placement,
             jparam,
             inertia,
+            loc,
+            base,
+            mcube,
+            acube,
             at(S, b),
             at(D, b),
             at(T_user, b),
             at(Q, b),
-            Gamma[b],
+            G[b],
             work,
         )
     return first_failure(status)

@@ -46,7 +46,7 @@ from geomech.multibody._kernels.spatial import (
     transform_motion_transpose,
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
-from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
+from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     joint_velocity,
@@ -608,8 +608,8 @@ def slotine_li_torques(
 
     # ---- backward pass: project the forces on the joints ---------------------------------
     for i in range(N - 1, -1, -1):
-        for k in range(iv[i], iv[i + 1]):
-            tau[k] = dot6(S[k], f[i])
+        for k in range(iv[i], iv[i + 1]):  # (+ k_a a_r: the armature's share of H a_r)
+            tau[k] = dot6(S[k], f[i]) + jparam[i, ARMATURE + k - iv[i]] * a_ref[k]
         if parent[i] >= 0:
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
     if not all_finite(tau):

@@ -24,7 +24,8 @@ body, so they enter only through :math:`\mathbf f^C` (K11–K12 hold with them).
 
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
-C order) or block-sparse (one "cube" per body, see :func:`sparse_layout`).
+C order) or block-sparse (one "cube" per body), the layouts of
+:mod:`geomech.multibody._kernels.tree.layout`, shared with the Christoffel kernel.
 
 References
 ----------
@@ -36,7 +37,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
+from geomech.multibody._kernels.jit import JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     cross_motion,
@@ -56,6 +57,7 @@ from geomech.multibody._kernels.status import (
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.tree.layout import slot
 from geomech.multibody._kernels.tree.tensor import (
     coriolis_factor,
     crbar_add,
@@ -70,86 +72,12 @@ __all__ = [
     "forward_pass",
     "first_order",
     "second_order",
-    "slot",
-    "sparse_layout",
-    "dense_layout",
     "dof_parents",
     "rnea_derivatives_batch",
     "rnea_second_derivatives_batch",
     "aba_derivatives_batch",
     "aba_second_derivatives_batch",
 ]
-
-
-# ----------------------------------------------------------------------------------------
-# layouts of the second-order outputs
-# ----------------------------------------------------------------------------------------
-def dense_layout(parent, iv):
-    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``.
-
-    One cube (``m = nv``, ``a = 0``, ``base = 0``) shared by every body, so that
-    :func:`slot` gives the C-order position.
-
-    Examples
-    --------
-    >>> from geomech.multibody._kernels.tree.derivatives import dense_layout, slot
-    >>> loc, base, m, a, size = dense_layout([-1, 0], [0, 1, 2])
-    >>> size, slot(base[1], m[1], a[1], 1, 0, 1)
-    (8, 5)
-    """
-    N, nv = len(parent), int(iv[-1])
-    return (
-        np.arange(nv, dtype=np.int64),
-        np.zeros(N, np.int64),
-        np.full(N, nv, np.int64),
-        np.zeros(N, np.int64),
-        nv**3,
-    )
-
-
-def sparse_layout(parent, iv):
-    r"""``(loc, base, m, a, size)`` of the block-sparse layout: one cube per body.
-
-    Every nonzero entry ``[x, y, z]`` of a second-order tensor has its three DoFs on one
-    root-to-leaf path (digest T13); it is stored with the deepest of their bodies, ``i``.
-    With the DoFs of the path root → ``i`` numbered ``0 .. m_i − 1`` (``loc[x]``, the same
-    for every descendant), of which the first ``a_i`` belong to strict ancestors, body
-    ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
-    :math:`\ge a_i`, in three C-ordered slabs: ``x ≥ a`` (:math:`n m^2`), then ``x < a ≤ y``
-    (:math:`a n m`), then ``x, y < a ≤ z`` (:math:`a^2 n`), from ``base[i]`` on.
-
-    Examples
-    --------
-    Two 1-DoF children of a 1-DoF root: cubes of 1, 2³ − 1 and 2³ − 1 entries.
-
-    >>> from geomech.multibody._kernels.tree.derivatives import sparse_layout
-    >>> loc, base, m, a, size = sparse_layout([-1, 0, 0], [0, 1, 2, 3])
-    >>> loc.tolist(), base.tolist(), size
-    ([0, 1, 1], [0, 1, 8], 15)
-    """
-    parent = np.asarray(parent)
-    N = len(parent)
-    nvs = np.diff(np.asarray(iv))
-    pre = np.zeros(N, np.int64)
-    for i in range(N):
-        if parent[i] >= 0:
-            pre[i] = pre[parent[i]] + nvs[parent[i]]
-    m = pre + nvs
-    sizes = m**3 - pre**3
-    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    loc = np.concatenate([pre[i] + np.arange(nvs[i]) for i in range(N)] + [np.zeros(0)])
-    return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
-
-
-@njit(**INLINE)
-def slot(base, m, a, x, y, z):
-    """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
-    n = m - a
-    if x >= a:
-        return base + ((x - a) * m + y) * m + z
-    if y >= a:
-        return base + n * m * m + (x * n + (y - a)) * m + z
-    return base + n * m * m + a * n * m + (x * a + y) * n + (z - a)
 
 
 # ----------------------------------------------------------------------------------------
@@ -361,8 +289,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
 
     ``T`` (4, L) receives ``d2tau_dq2``, ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq`` at the
     positions given by :func:`slot` (``loc``, ``base``, ``mcube``, ``acube`` from
-    :func:`dense_layout` or :func:`sparse_layout`); it must be zeroed by the caller (the
-    structurally zero entries are not written, Alg. 1 note 5). Layouts (digest §1.7):
+    :func:`~geomech.multibody._kernels.tree.layout.dense_layout` or
+    :func:`~geomech.multibody._kernels.tree.layout.sparse_layout`); it must be zeroed by the
+    caller (the structurally zero entries are not written, Alg. 1 note 5). Layouts (digest §1.7):
     ``d2q[a, b, c]`` :math:`= X_c X_b\tau_a` (b differentiated first),
     ``d2qv[a, b, c]`` :math:`= \partial^2\tau_a/\partial q_b\partial\dot q_c`,
     ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)

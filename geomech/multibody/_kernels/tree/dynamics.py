@@ -6,7 +6,11 @@ the compiled model (:mod:`geomech.multibody._kernels.compiled`) come first:
 
 - ``topo`` (N + 1, 5) int: columns ``parent``, ``jtype``, ``iq``, ``iv``, ``iv_end`` (row N
   holds the totals ``nq``, ``nv`` in the offset columns);
-- ``placement`` (N, 3, 4), ``jparam`` (N, 25), ``inertia`` (N, 6, 6);
+- ``placement`` (N, 3, 4), ``jparam`` (N, 43), ``inertia`` (N, 6, 6); ``jparam``'s
+  ``ARMATURE`` columns hold each joint's armature :math:`\mathbf k_a` (per speed), which
+  RNEA adds as :math:`k_a\dot\nu`, CRBA on the diagonal of :math:`\mathbf H`, ABA to
+  :math:`\mathbf D_i = \boldsymbol\Phi_i^\top\mathbf U_i + \mathrm{diag}(\mathbf k_{a,i})`
+  and the kinetic energy as :math:`\tfrac12 k_a\nu^2`;
 - the per-state joint arrays ``S`` (nv, 6) (rows: motion-subspace columns in body
   coordinates), ``S_ring`` (nv, 6) (their rates) and ``T_user`` (N, 3, 4) (poses of
   user-defined joints, filled by their Python hooks).
@@ -53,7 +57,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tables import IQ, IV, IV_END, JTYPE, PARENT
+from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody._kernels.views import view, workspace
 
@@ -134,11 +138,11 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
 
     # ---- backward pass: joint forces ------------------------------------------------------
     for i in range(N - 1, -1, -1):
-        for k in range(iv[i], iv[i + 1]):  # seed 001 eq. 13: τ_i = Φ_iᵀ f_i
+        for k in range(iv[i], iv[i + 1]):  # seed 001 eq. 13: τ_i = Φ_iᵀ f_i (+ k_a ν̇_i)
             s = 0.0
             for c in range(6):
                 s += S[k, c] * f[i, c]
-            tau[k] = s
+            tau[k] = s + jparam[i, ARMATURE + k - iv[i]] * a[k]
         if parent[i] >= 0:  # f_p(i) += ^iX_p(i)ᵀ f_i
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
     if not all_finite(tau):
@@ -275,6 +279,7 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 H[m, k] = M_ij
             for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
                 H[k, m] = H[m, k]
+            H[m, m] += jparam[i, ARMATURE + m - iv[i]]  # + diag(k_a): the armature
         p = parent[i]
         if p >= 0:  # l.24 (guarded): I^C_p(i) += I^C_i, a plain sum in ground coordinates
             for a in range(10):
@@ -449,13 +454,18 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         o, o_end = uint64(iv[i]), uint64(iv[i + 1])
         d = iv[i + 1] - iv[i]
         I_i, p_i = I_A[i], p_A[i]
+        rigid = d == 6  # Φ_i invertible and no armature: I^a_i = 0
+        for k in range(d):
+            rigid &= jparam[i, ARMATURE + k] == 0.0
         for k in range(o, o_end):
             sym_matvec6(I_i, Phi[k], Z[k])  # U_i = I^A_i Φ_i
             Z[k, 6] = tau[k] - dot6(Phi[k], p_i)  # u_i = τ_i − Φ_iᵀ p^A_i
         scale = SINGULAR_RTOL * trace_about(I_i, r0[i])
         for k in range(o, o_end):  # row k of L_i, then row k of [Z_i | z_i]
-            for m in range(o, k + 1):  # D_i = Φ_iᵀ U_i = L_i L_iᵀ (Cholesky, row by row)
+            for m in range(o, k + 1):  # D_i = Φ_iᵀ U_i + diag(k_a) = L_i L_iᵀ (Cholesky)
                 s = dot6(Z[k], Phi[m])  # (D_i)_km = U_kᵀ Φ_m: row k still holds U_k
+                if m == k:  # + the armature (Featherstone §9.6: a rotor's reflected inertia)
+                    s += jparam[i, ARMATURE + k - o]
                 for n in range(uint64(0), m - o):
                     s -= L[k, n] * L[m, n]
                 if m < k:
@@ -477,17 +487,17 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
         I_p, p_p = I_A[p], p_A[p]
         # p^a_i = p^A_i + I^a_i c_i + U_i D_i⁻¹ u_i with I^a_i = I^A_i − U_i D_i⁻¹ U_iᵀ
         #       = p^A_i + I^A_i c_i + Z_iᵀ (z_i − Z_i c_i);  p^A_p(i) += p^a_i (ground: a sum)
-        if d == 6:  # Φ_i invertible: I^a_i = 0, the joint hands on no inertia
+        if rigid:  # Φ_i invertible, no armature: I^a_i = 0, the joint hands on no inertia
             x[:] = 0.0
         else:
             sym_matvec6(I_i, c[i], x)
         for k in range(o, o_end):
-            zk = Z[k, 6] if d == 6 else Z[k, 6] - dot6(Z[k], c[i])
+            zk = Z[k, 6] if rigid else Z[k, 6] - dot6(Z[k], c[i])
             for e in range(6):
                 x[e] += Z[k, e] * zk
         for e in range(6):
             p_p[e] += p_i[e] + x[e]
-        if d == 6:
+        if rigid:
             continue
         for e in range(6):  # I^A_p(i) += I^a_i = I^A_i − Z_iᵀ Z_i (upper triangles)
             for g in range(e, 6):
@@ -596,6 +606,8 @@ def kinetic_energy(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, ou
         inertia_times(inertia[i], vel[i], h)
         for k in range(6):
             T += vel[i, k] * h[k]
+        for k in range(iv[i], iv[i + 1]):  # + k_a ν², the armature's
+            T += jparam[i, ARMATURE + k - iv[i]] * v[k] * v[k]
     out[0] = 0.5 * T
     if not np.isfinite(out[0]):
         return pack(NON_FINITE_RESULT, -1)

@@ -15,7 +15,7 @@ support are read (a quaternion elsewhere is not checked). The frame's arguments:
     the support ``chain`` (root first), its joints' type codes, the offsets of their blocks
     in the gathered configuration ``q_c = q[qidx]``;
 ``fpack`` (float64)
-    ``[Tf (12), placement (12 n), jparam (25 n)]``: the frame's pose and the support's rows
+    ``[Tf (12), placement (12 n), jparam (JPARAM_COLUMNS n)]``: the frame pose, the support rows
     of the compiled model's ``placement`` and ``jparam``.
 
 The reference ``fsel[1]`` (:data:`LOCAL`, :data:`WORLD`, :data:`LOCAL_WORLD_ALIGNED`) is
@@ -68,7 +68,7 @@ from geomech.multibody._kernels.jit import INLINE, JIT
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import cross_motion, transform_motion
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
-from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
+from geomech.multibody._kernels.tables import IQ, IV, JPARAM_COLUMNS, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import at
 from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
 from geomech.multibody._kernels.views import view
@@ -171,7 +171,7 @@ def _frame_args(fsel, fpack):
     qidx = fsel[o : o + nqc]
     Tf = view(fpack, 0, (3, 4))
     placement = view(fpack, 12, (n, 3, 4))
-    jparam = view(fpack, 12 + 12 * n, (n, 25))
+    jparam = view(fpack, 12 + 12 * n, (n, JPARAM_COLUMNS))
     return n, chain, jtype, iq, qidx, Tf, placement, jparam
 
 

@@ -68,6 +68,7 @@ from geomech.multibody._kernels.spatial import (
     transform_force_transpose,
 )
 from geomech.multibody._kernels.status import OK
+from geomech.multibody._kernels.tables import ARMATURE, DAMPING, FRICTION
 from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
 from geomech.multibody._kernels.tree.coriolis import _factor_times, reference_state
 from geomech.multibody._kernels.tree.dynamics import _aba, aba_workspace, rnea
@@ -214,10 +215,10 @@ def _slotine_li(est, q, v, v_r, a_r, tau, sw):
             _factor_times(Bt[i], lc, inertia[i], vel[i], w[i], x, y, z)
             for a in range(6):
                 fi[a] += x[a]
-    # ---- backward pass: τ_i = Φ_iᵀ f_i, f_p(i) += ^iX_p(i)ᵀ f_i -------------------------------
+    # ---- backward pass: τ_i = Φ_iᵀ f_i (+ k_a a_r), f_p(i) += ^iX_p(i)ᵀ f_i ------------------
     for i in range(parent.shape[0] - 1, -1, -1):
         for k in range(ejt[i, 3], ejt[i, 4]):
-            tau[k] = dot6(S[k], f[i])
+            tau[k] = dot6(S[k], f[i]) + jparam[i, ARMATURE + k - ejt[i, 3]] * a_r[k]
         if parent[i] >= 0:
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
     return OK
@@ -298,18 +299,38 @@ def _law_workspace(law, nv):
     return np.empty((6, nv)), sw
 
 
+@njit(**_JIT)
+def _with_joint_friction(jt, jparam, v, tau, out):
+    r"""``out = τ + τ_f``, :math:`\tau_f = -k_d\nu - k_f\operatorname{sign}\nu` per speed
+    (``jparam``'s ``DAMPING`` and ``FRICTION``), summed as
+    :func:`~geomech.multibody.algorithms.dynamics.joint_friction_torques` and
+    ``forward_dynamics`` do.
+    """
+    for i in range(jt.shape[0]):
+        iv0, iv1 = jt[i, 3], jt[i, 4]
+        for k in range(iv0, iv1):
+            x = v[k]
+            sgn = 1.0 if x > 0.0 else (-1.0 if x < 0.0 else 0.0 * x)
+            out[k] = tau[k] + (
+                -(jparam[i, DAMPING + k - iv0] * x) - jparam[i, FRICTION + k - iv0] * sgn
+            )
+
+
 @njit(**_INLINE)
 def _field(plant, law, ref, r, q, v, tau, a, work):
     """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
-    status)``. ``work = (law_work, aba_work)``.
+    status)``. ``work = (law_work, aba_work)``. The ABA is driven by ``tau`` plus the joint
+    friction torque (:func:`_with_joint_friction`); ``tau`` (the recorded torque) is the law's.
     """
     RQ, RV, RA = ref
     status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
     if status != OK or not all_finite(tau):
         return TORQUE_FAILED, status
-    topo, _, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext = plant
+    topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext = plant
+    tau_a = work[0][0][4]  # a work row of the law, free once the torque is formed
+    _with_joint_friction(jt, jparam, v, tau, tau_a)
     status = _aba(
-        topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, work[1]
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau_a, a0, f_ext, a, work[1]
     )
     if status != OK:
         return ACCELERATION_FAILED, status

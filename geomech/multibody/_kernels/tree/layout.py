@@ -1,0 +1,92 @@
+r"""Layouts of the third-order outputs (second-order derivatives, Christoffel symbols).
+
+A tensor :math:`T_{xyz}` over the speeds of a kinematic tree (``nv`` in every index) is
+written by its kernel into one flat array per state through :func:`slot`, in one of two
+layouts, each given as ``(loc, base, m, a, size)``:
+
+- :func:`dense_layout` — C order, ``nv³`` entries;
+- :func:`sparse_layout` — one "cube" per body: the entries whose three DoFs lie on one
+  root-to-leaf path (the only ones that can be nonzero for the second-order partials of
+  inverse dynamics, seed 002 digest T13, and for the Christoffel symbols, seed 001 eq. 36),
+  stored with the deepest of their bodies; :math:`O(Nd^2)` entries for a tree of depth ``d``.
+
+A kernel writing the triple ``(x, y, z)`` that involves body ``i`` (and otherwise only its
+ancestors) writes ``T[slot(base[i], m[i], a[i], loc[x], loc[y], loc[z])]`` in either layout.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from geomech.multibody._kernels.jit import INLINE
+
+__all__ = ["dense_layout", "sparse_layout", "slot"]
+
+
+def dense_layout(parent, iv):
+    """``(loc, base, m, a, size)`` of the dense layout: entry ``[x, y, z]`` at ``x nv² + y nv + z``.
+
+    One cube (``m = nv``, ``a = 0``, ``base = 0``) shared by every body, so that
+    :func:`slot` gives the C-order position.
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.tree.layout import dense_layout, slot
+    >>> loc, base, m, a, size = dense_layout([-1, 0], [0, 1, 2])
+    >>> size, slot(base[1], m[1], a[1], 1, 0, 1)
+    (8, 5)
+    """
+    N, nv = len(parent), int(iv[-1])
+    return (
+        np.arange(nv, dtype=np.int64),
+        np.zeros(N, np.int64),
+        np.full(N, nv, np.int64),
+        np.zeros(N, np.int64),
+        nv**3,
+    )
+
+
+def sparse_layout(parent, iv):
+    r"""``(loc, base, m, a, size)`` of the block-sparse layout: one cube per body.
+
+    Every nonzero entry ``[x, y, z]`` of a second-order tensor has its three DoFs on one
+    root-to-leaf path (digest T13); it is stored with the deepest of their bodies, ``i``.
+    With the DoFs of the path root → ``i`` numbered ``0 .. m_i − 1`` (``loc[x]``, the same
+    for every descendant), of which the first ``a_i`` belong to strict ancestors, body
+    ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
+    :math:`\ge a_i`, in three C-ordered slabs: ``x ≥ a`` (:math:`n m^2`), then ``x < a ≤ y``
+    (:math:`a n m`), then ``x, y < a ≤ z`` (:math:`a^2 n`), from ``base[i]`` on.
+
+    Examples
+    --------
+    Two 1-DoF children of a 1-DoF root: cubes of 1, 2³ − 1 and 2³ − 1 entries.
+
+    >>> from geomech.multibody._kernels.tree.layout import sparse_layout
+    >>> loc, base, m, a, size = sparse_layout([-1, 0, 0], [0, 1, 2, 3])
+    >>> loc.tolist(), base.tolist(), size
+    ([0, 1, 1], [0, 1, 8], 15)
+    """
+    parent = np.asarray(parent)
+    N = len(parent)
+    nvs = np.diff(np.asarray(iv))
+    pre = np.zeros(N, np.int64)
+    for i in range(N):
+        if parent[i] >= 0:
+            pre[i] = pre[parent[i]] + nvs[parent[i]]
+    m = pre + nvs
+    sizes = m**3 - pre**3
+    base = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    loc = np.concatenate([pre[i] + np.arange(nvs[i]) for i in range(N)] + [np.zeros(0)])
+    return loc.astype(np.int64), base, m.astype(np.int64), pre, int(sizes.sum())
+
+
+@njit(**INLINE)
+def slot(base, m, a, x, y, z):
+    """Flat position of the local entry ``(x, y, z)`` in the cube ``(base, m, a)`` (see above)."""
+    n = m - a
+    if x >= a:
+        return base + ((x - a) * m + y) * m + z
+    if y >= a:
+        return base + n * m * m + (x * n + (y - a)) * m + z
+    return base + n * m * m + a * n * m + (x * a + y) * n + (z - a)
