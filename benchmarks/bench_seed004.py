@@ -20,8 +20,12 @@ For each robot and each algorithm it prints the paper's relative cost (baseline 
 - Table III: the projection method and the Lagrange-multiplier (KKT) method against C-ABA;
 - Table IV: the projected inverse OSIM :math:`JG(G^\top HG)^{-1}G^\top J^\top` against
   C-EFPA (end-effectors: the feet and hands, the chains' last link);
-- the "Approximate" rows (the paper's reflected-inertia model) print ``n/a (pending)``
-  until geomech has that model (a joint-space armature transformation).
+- the "Approximate" rows: the paper's reflected-inertia model
+  (:func:`~geomech.multibody.closed.transmission.approximate_transmission_model`: the
+  independent tree, rotors merged into their carriers, :math:`\mathrm{diag}(N^2I^{\rm rot})`
+  as joint armature) by the tree RNEA and ABA and the EFPA of that tree, against the cluster
+  algorithm on the exact model (negative: the approximation is cheaper); ``n/a (pending)``
+  where geomech has no such model.
 
 All contenders are the compiled kernels (:mod:`benchmarks.baselines`, the cluster kernels
 behind ``rnea``/``aba``/``inverse_operational_space_inertia``) with the same per-state
@@ -56,6 +60,8 @@ from _timing import _block, _block_size, slope  # noqa: E402
 from bench_clusters import Case  # noqa: E402
 
 from geomech.multibody._kernels.cluster import dynamics as CK  # noqa: E402
+from geomech.multibody._kernels.cluster.compiled import cluster_layout  # noqa: E402
+from geomech.multibody._kernels.tree import dynamics as KD  # noqa: E402
 from geomech.multibody.io import robots as R  # noqa: E402
 
 #: the paper's Tables II–IV (% change of the baseline's time relative to the cluster algorithm)
@@ -86,9 +92,43 @@ def robot_set():
 
 def approximate_model():
     """The paper's approximate (reflected-inertia) model, when geomech has one, else None."""
-    from geomech.multibody.closed import dynamics as D
+    try:
+        from geomech.multibody.closed.transmission import approximate_transmission_model
+    except ImportError:
+        return None
+    return approximate_transmission_model
 
-    return getattr(D, "approximate", None)
+
+class Approximate:
+    """The approximate model's compiled calls on the states of a :class:`Case`: the tree
+    RNEA and ABA (joint armature :math:`\\mathrm{diag}(N^2 I^{\rm rot})`) and the EFPA of the
+    independent tree (the cluster kernel on a tree, armature in :math:`D_i`).
+    """
+
+    def __init__(self, case, ee, make):
+        model = case.model
+        st = model.spanning_tree
+        tree = make(model)
+        Q, V = case.QV
+        idx = np.concatenate([np.arange(st.q_slices[st.joint_names.index(nm)].start,
+                                        st.q_slices[st.joint_names.index(nm)].stop)
+                              for nm in tree.joint_names])  # fmt: skip
+        Qt = np.ascontiguousarray(Q[:, idx])
+        cm = tree.compiled
+        S, S_ring, T_user = cm.joint_arrays(Qt)
+        B = Q.shape[0]
+        TAU = np.ascontiguousarray(case.c_aba[-6])
+        A = np.ascontiguousarray(case.c_rnea[-6])
+        self.out, self.status = np.empty((B, tree.nv)), np.empty(B, dtype=np.int64)
+        F = np.zeros((1, 0, 6))
+        self.rnea = (*cm.arrays(), S, S_ring, T_user, Qt, V, A, cm.a0, F, self.out, self.status)
+        self.aba = (*cm.arrays(), S, S_ring, T_user, Qt, V, TAU, cm.a0, F, self.out, self.status)
+        lay = cluster_layout(tree)
+        Gc, _ = lay.constraint_arrays(Qt)
+        e = np.array([tree.body_index(b) for b in ee], dtype=np.int64)
+        W = np.empty((B, 6 * e.size, 6 * e.size))
+        self.efpa = (*cm.arrays(), lay.cbody, lay.cclus, lay.yidx, S, S_ring, T_user, Gc, Qt, e,
+                     W, self.status)  # fmt: skip
 
 
 def rounds_of(fa, fb, rounds, block=0.01):
@@ -140,12 +180,24 @@ def contenders(case):
 
 
 def measure(build, ee, B, rounds, rng):
-    """{row: (cluster s/state, baseline s/state, % median, % min, % max)} and the check."""
+    """{row: (cluster s/state, baseline s/state, % median, % min, % max, % fastest)}, check."""
     model = build()
     case = Case(model, 0, B, rng, ee=ee)
     worst = check(case)
     out = {}
-    for row, fc, fb in contenders(case):
+    rows = contenders(case)
+    make = approximate_model()
+    if make is not None:
+        ap = Approximate(case, ee, make)
+        rows += [
+            ("Approximate RNEA", lambda: CK.c_rnea_batch(*case.c_rnea),
+             lambda: KD.rnea_batch(*ap.rnea)),
+            ("Approximate ABA", lambda: CK.c_aba_batch(*case.c_aba),
+             lambda: KD.aba_batch(*ap.aba)),
+            ("Approximate EFPA", lambda: CK.c_efpa_batch(*case.c_efpa),
+             lambda: CK.c_efpa_batch(*ap.efpa)),
+        ]  # fmt: skip
+    for row, fc, fb in rows:
         tc, tb = rounds_of(fc, fb, rounds)
         pct = 100.0 * (tb / tc - 1.0)
         fast = 100.0 * (tb.min() / tc.min() - 1.0)  # the fastest rounds: uncontended estimate
@@ -163,8 +215,8 @@ def print_table(title, rows, results, columns):
         cells = []
         for j, col in enumerate(columns):
             paper = PAPER[row][COLUMNS.index(col)]
-            if row.startswith("Approximate"):
-                cell = "n/a (pending)" if approximate_model() is None else "wire in"
+            if row not in results.get(col, {row: None}):
+                cell = "n/a (pending)"
             elif col not in results:
                 cell = "n/a"
             else:
@@ -173,7 +225,7 @@ def print_table(title, rows, results, columns):
             cells.append(f"{cell} | {paper:+6.1f}".rjust(width))
             del j
         print("  " + row.ljust(18) + "".join(cells))
-        if not row.startswith("Approximate"):
+        if any(row in results.get(c, {}) for c in columns):
             fast = [f"{results[c][row][5]:+6.0f}" if c in results else "n/a" for c in columns]
             print("  " + "  fastest rounds".ljust(18) + "".join(f"{f:>13s}".ljust(width)
                                                               for f in fast))  # fmt: skip

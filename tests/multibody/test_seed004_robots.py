@@ -135,3 +135,27 @@ def test_batched_equals_single_calls(setup):
     batch = cluster_aba(model, Q, V, A)
     for b in range(3):
         assert np.array_equal(batch[b], cluster_aba(model, Q[b], V[b], A[b]))
+
+
+def test_cluster_kernels_carry_joint_armature():
+    """The cluster kernels on a tree with joint armature (seed 004's approximate model) equal
+    the tree's RNEA and its mass matrix: :math:`\\tau = H\\dot v + c` with
+    :math:`H = H_{\\rm rigid} + \\mathrm{diag}(k_a)` (the tree CRBA), and C-EFPA equals
+    :math:`JH^{-1}J^\\top` with that :math:`H`."""
+    from geomech import crba, rnea
+    from geomech.multibody.closed.transmission import approximate_transmission_model
+
+    rng = np.random.default_rng(6)
+    for model, ee in ((R.mini_cheetah(), ["FR_shank", "HL_shank"]),
+                      (R.belt_chain(4, rng=3), ["link4"])):  # fmt: skip
+        approx = approximate_transmission_model(model)
+        assert np.any(approx.armature > 0)
+        q = approx.random_configuration(rng)
+        v, a = rng.normal(size=approx.nv), rng.normal(size=approx.nv)
+        H = crba(approx, q)
+        c = rnea(approx, q, v, np.zeros(approx.nv))
+        assert rel_err(cluster_rnea(approx, q, v, a), H @ a + c) <= RTOL
+        assert rel_err(cluster_aba(approx, q, v, H @ a + c), a) <= 1e-8
+        W = inverse_operational_space_inertia(approx, q, ee)
+        W_ref = inverse_operational_space_inertia(approx, q, ee, method="projection")
+        assert rel_err(W, W_ref) <= RTOL

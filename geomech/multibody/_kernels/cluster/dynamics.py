@@ -104,7 +104,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
+from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.views import workspace
 
@@ -222,6 +222,7 @@ def _c_rnea(
                     g = Gc[j, c]
                     s += g * v[yidx[y0 + c]]
                     sa += g * a[yidx[y0 + c]]
+                tau_s[j] = sa  # q̈_j, for the armature term below
                 for e in range(6):
                     vJ[e] += S[j, e] * s
                     cJ[e] += S[j, e] * sa + S_ring[j, e] * s
@@ -247,8 +248,8 @@ def _c_rnea(
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         for t in range(cclus[k + 1, FIRST_BODY] - 1, cclus[k, FIRST_BODY] - 1, -1):
             i = cbody[t, STACK]
-            for j in range(iv[i], iv[i + 1]):
-                tau_s[j] = dot6(S[j], f[i])
+            for j in range(iv[i], iv[i + 1]):  # S_jᵀ f̃_i + k_a q̈_j (the joint's armature)
+                tau_s[j] = dot6(S[j], f[i]) + jparam[i, ARMATURE + j - iv[i]] * tau_s[j]
             if parent[i] >= 0:
                 transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
         for c in range(m):
@@ -453,13 +454,17 @@ def _c_aba(
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         shape = cclus[k, SHAPE]
         if m > 0:
-            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k
+            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k (− G_kᵀ diag(k_a) g_k)
                 y = tau[yidx[y0 + c]]
                 for s in range(n):
                     i = cbody[b0 + s, STACK]
                     y -= dot6(Sk[i, c], p_A[i])
+                    for j in range(iv[i], iv[i + 1]):
+                        y -= Gc[j, c] * jparam[i, ARMATURE + j - iv[i]] * gs[j]
                 u[k, c] = y
-            if not _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k]):
+            if not _articulate(
+                cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k], jparam, iv, Gc
+            ):
                 return pack(SINGULAR, cbody[b0, STACK])  # l.26–27
         if cclus[k, PARENT_CLUSTER] < 0:  # l.29
             continue
@@ -597,7 +602,7 @@ def _ground_kinematics(
 
 
 @njit(**FMA_INLINE)
-def _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv_k):
+def _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv_k, jparam, iv, Gc):
     r"""l.26–27 for cluster ``k`` in ground coordinates: :math:`\mathsf U_k = \mathsf I^A_k
     \mathsf S_k` (the diagonal blocks, and the off-diagonal ones unless ``BLOCK_DIAGONAL``)
     and :math:`\mathsf D_k^{-1}` (a division when ``m = 1``, else Cholesky, trap 9); False
@@ -633,6 +638,8 @@ def _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv_k):
             for s in range(n):
                 i = cbody[b0 + s, STACK]
                 y += dot6(Sk[i, c], U[i, d])
+                for j in range(iv[i], iv[i + 1]):  # + G_kᵀ diag(k_a) G_k: the joints' armature
+                    y += Gc[j, c] * jparam[i, ARMATURE + j - iv[i]] * Gc[j, d]
             Dk[c, d] = Dk[d, c] = y
     if m == 1:  # ONE_DOF: D_k is a number
         if not Dk[0, 0] > SINGULAR_RTOL * scale:
@@ -914,7 +921,9 @@ def _c_efpa(
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
-        if m > 0 and not _articulate(cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k]):
+        if m > 0 and not _articulate(
+            cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k], jparam, iv, Gc
+        ):
             return pack(SINGULAR, cbody[b0, STACK])
         one = cclus[k, SHAPE] & ONE_OUTPUT
         if one:  # Ū = Σ U_i: the propagator reaches the output body as one block
