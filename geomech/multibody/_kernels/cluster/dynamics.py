@@ -713,6 +713,20 @@ def _inertia_to_parent(cbody, cclus, k, m, U, Dinv_k, IAd, IAo, nzb, Ub, UD, slo
                     nzb[cclus[kp, IA_OFFSET] // 36 + sa * npar + sb] = True
     if m == 0:
         return
+    if shape & ONE_OUTPUT and m == 1:  # one output body, one DoF: I^A_o −= Ū Ūᵀ / D_k
+        o = cbody[cbody[b0, STACK], OUTPUT]
+        ub = UD[0]
+        for e in range(6):
+            y = 0.0
+            for s in range(n):
+                y += U[cbody[b0 + s, STACK], 0, e]
+            ub[e] = y
+        dinv = Dinv_k[0, 0]
+        for e in range(6):
+            y = ub[e] * dinv
+            for e2 in range(e, 6):
+                IAd[o, e, e2] -= y * ub[e2]
+        return
     nsl = 0  # Ū per distinct output body (one when ONE_OUTPUT)
     for s in range(n):
         i = cbody[b0 + s, STACK]
