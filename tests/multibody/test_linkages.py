@@ -41,13 +41,8 @@ LINKAGES = {lk.name: lk for lk in all_linkages()}
 # ---------------------------------------------------------------------------------------
 # the current failures (strict: each flips to a failure when it is fixed)
 # ---------------------------------------------------------------------------------------
-_SPLIT = (
-    "ModelError: the idle spin of the RSSR coupler is one component of a spherical joint's "
-    "speed; independent speeds are chosen joint by joint (a whole joint is independent or "
-    "dependent), so no split of the cluster leaves exactly its mobility"
-)
 #: ClosedMultibodyModel(graph) raises
-XFAIL_LOAD = {"rssr": _SPLIT, "rssr_floating": _SPLIT}
+XFAIL_LOAD: dict = {}
 #: loads, with the wrong number of independent speeds
 XFAIL_NV: dict = {}
 #: dynamics differ from the reference (beyond the load and nv failures)
@@ -173,9 +168,7 @@ def test_loads_with_true_mobility(name):
     )
 
 
-@pytest.mark.parametrize(
-    "name", _params(ALL, {n: XFAIL_LOAD[n] for n in ("rssr", "rssr_floating")})
-)
+@pytest.mark.parametrize("name", _params(ALL, XFAIL_LOAD))
 def test_loads_from_a_generic_reference(name):
     """Given a generic closed configuration as ``reference_configuration`` (the workaround
     for the failures above), every linkage loads with its true mobility."""

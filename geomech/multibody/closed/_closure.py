@@ -462,7 +462,7 @@ def choose_independent(model, tree_graph):
     T, J, _ = kinematics(model, q)
     K = jacobian_at(model, q, T, J, fit_aux(model, T))
     successors = {c.succ for c in model.constraints if c.kind == "coupling"}
-    dependent = set()
+    dep_cols = set()
     for c in model.clusters:
         if not c.constraints:
             for b in c.bodies:
@@ -472,54 +472,94 @@ def choose_independent(model, tree_graph):
                         "loop joint, coupling or constraint involves it."
                     )
             continue
-        Kc = K[c.rows]
-        aux, vcol = _cluster_blocks(model, c)
-        cols = list(c.aux_index)
+        dep_cols |= _split_cluster(model, c, K[c.rows], marks, successors)
+    _set_independent(model, dep_cols)
+
+
+def _split_cluster(model, c, Kc, marks, successors) -> set:
+    """The dependent spanning columns of cluster ``c`` (:class:`ClosedMultibodyModel`'s
+    convention). Joint-wise first: the joints marked dependent, then the unmarked ones,
+    leaves and coupled successors first, each made dependent whole when its columns add
+    their full rank to the span of the loop joints' and the dependent columns (Gram–Schmidt,
+    :class:`_Span`). When the joints left independent still add rank (no joint-wise split
+    leaves exactly the mobility: the idle spin of an RSSR coupler is one component of a
+    spherical joint's speed), a second pass in the same order makes an unmarked joint whose
+    whole block does not extend the span dependent component by component, in the joint's
+    velocity order, while each component extends it; its other components stay independent.
+    """
+    aux, vcol = _cluster_blocks(model, c)
+    forced = [b for b in c.bodies if marks[b] is False]
+    auto = sorted((b for b in c.bodies if marks[b] is None),
+                  key=lambda b: (b not in successors, -b))  # fmt: skip
+
+    def split(componentwise):
         span = _Span(Kc, aux)
-        forced = [b for b in c.bodies if marks[b] is False]
-        auto = sorted((b for b in c.bodies if marks[b] is None),
-                      key=lambda b: (b not in successors, -b))  # fmt: skip
+        dep = []
         # once the span is the cluster's column space, no further joint extends it: the
         # greedy pass needs no target rank (seed 004 §1.2: K_D of full column rank)
         for b in forced + auto:
             if span.extends(Kc[:, vcol[b]]):  # the joint's columns add their full rank
-                cols += vcol[b]
-                dependent.add(b)
+                dep += vcol[b]
             elif b in forced:
                 raise ModelError(
                     f"joint {model.joint_names[b]!r} is marked independent=False but the "
                     "constraints of its cluster do not determine it (given the other "
                     "dependent joints); mark another joint of the loop dependent."
                 )
-        # the joints left independent must add nothing beyond the span (else the marks
-        # over-determine the cluster): the rank gap of the remaining columns
-        rest = [vcol[b] for b in c.bodies if b not in dependent]
-        if any([span.add(Kc[:, cols_b]) for cols_b in rest if cols_b]):
-            target = span.rank
-            names = [model.joint_names[b] for b in c.bodies if b not in dependent]
-            dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - target
-            raise ModelError(
-                f"Expected the constraints of the cluster "
-                f"{[model.body_names[b] for b in c.bodies]} to leave {dof} independent "
-                f"speeds, got the joints {names} marked or chosen independent, which "
-                "over-determine it; mark some of them independent=False."
-            )
-    model._dependent = sorted(dependent)
-    model._independent = [i for i in range(model.n_bodies) if i not in dependent]
-    model.independent_joints = [model.joint_names[i] for i in model._independent if st.joints[i].nv]
-    model.dependent_joints = [model.joint_names[i] for i in model._dependent]
+            elif componentwise and len(vcol[b]) > 1:
+                dep += [j for j in vcol[b] if span.extends(Kc[:, [j]])]
+        # the columns left independent must add nothing beyond the span (else the split
+        # over-determines the cluster): the rank gap of the remaining columns
+        taken = set(dep)
+        rest = [j for b in c.bodies for j in vcol[b] if j not in taken]
+        gap = span.add(Kc[:, rest]) if rest else 0
+        return taken, gap, span.rank
+
+    taken, gap, rank = split(False)
+    if gap and any(len(vcol[b]) > 1 for b in auto):
+        taken, gap, rank = split(True)
+    if gap:
+        names = [model.joint_names[b] for b in c.bodies
+                 if any(j not in taken for j in vcol[b])]  # fmt: skip
+        dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - rank
+        raise ModelError(
+            f"Expected the constraints of the cluster "
+            f"{[model.body_names[b] for b in c.bodies]} to leave {dof} independent "
+            f"speeds, got the joints {names} marked or chosen independent, which "
+            "over-determine it; mark some of them independent=False."
+        )
+    return taken
+
+
+def _set_independent(model, dep_cols):
+    """The model's independent/dependent attributes from its dependent spanning columns."""
+    st = model.spanning_tree
     ar = np.arange(st.nv)
-    model.independent_v_index = np.concatenate(
-        [ar[st.v_slices[i]] for i in model._independent] + [np.zeros(0, int)])  # fmt: skip
+    dep = np.zeros(st.nv, dtype=bool)
+    dep[sorted(dep_cols)] = True
+    cols = [ar[st.v_slices[i]] for i in range(model.n_bodies)]
+    model._dependent_v_index = np.flatnonzero(dep)
+    model.independent_v_index = np.flatnonzero(~dep)
+    # joints with every speed dependent / with some speed independent
+    model._dependent = [i for i in range(model.n_bodies) if cols[i].size and dep[cols[i]].all()]
+    model._independent = [i for i in range(model.n_bodies) if i not in model._dependent]
+    model.independent_joints = [model.joint_names[i] for i in range(model.n_bodies)
+                                if cols[i].size and not dep[cols[i]].all()]  # fmt: skip
+    model.dependent_joints = [model.joint_names[i] for i in range(model.n_bodies)
+                              if dep[cols[i]].any()]  # fmt: skip
+    model.independent_components = {
+        model.joint_names[i]: tuple(int(t) for t in np.flatnonzero(~dep[cols[i]]))
+        for i in range(model.n_bodies) if dep[cols[i]].any() and not dep[cols[i]].all()
+    }  # fmt: skip
     model.nv = int(model.independent_v_index.size)
     pos = {int(c): k for k, c in enumerate(model.independent_v_index)}
     model.v_slices, iv = [], 0
     for i in range(model.n_bodies):
-        n = st.joints[i].nv if i not in dependent else 0
+        n = int(np.count_nonzero(~dep[cols[i]]))
         model.v_slices.append(slice(iv, iv + n))
         iv += n
     for c in model.clusters:
-        c.independent = [b for b in c.bodies if b not in dependent and st.joints[b].nv]
+        c.independent = [b for b in c.bodies if cols[b].size and not dep[cols[b]].all()]
         c.y_index = np.array([pos[int(j)] for j in c.v_index if int(j) in pos], dtype=int)
 
 
@@ -578,12 +618,11 @@ def G_hat(model, K):
 
 
 def cluster_cols(model, c):
-    st = model.spanning_tree
-    ar = np.arange(st.nv)
-    Y = np.concatenate([ar[st.v_slices[b]] for b in c.independent] + [np.zeros(0, int)])
-    D = np.concatenate([ar[st.v_slices[b]] for b in c.bodies if b in model._dependent]
-                       + [c.aux_index.astype(int)])  # fmt: skip
-    return Y, D
+    """Independent (Y) and dependent (D) columns of cluster ``c`` over [spanning; aux]."""
+    dep = np.zeros(model._n_s, dtype=bool)
+    dep[model._dependent_v_index] = True
+    v = np.asarray(c.v_index, dtype=int)
+    return v[~dep[v]], np.concatenate([v[dep[v]], c.aux_index.astype(int)])
 
 
 def matrices_single(model, q, y, rate):
@@ -654,8 +693,7 @@ def continue_closed(model, q, dy, steps=None, max_step=0.2):
 
         return close_batch(model, INTEGRATE, q[None], np.asarray(dy, float)[None], "integrate")[0]
     st = model.spanning_tree
-    free = np.concatenate([np.arange(model._n_s)[st.v_slices[b]] for b in model._dependent]
-                          + [np.zeros(0, int)])  # fmt: skip
+    free = model._dependent_v_index
     n = steps or max(1, int(np.ceil(np.max(np.abs(dy), initial=0.0) / max_step)))
     T = forward_kinematics(st, q)
     q_aux = fit_aux(model, T)
@@ -778,7 +816,8 @@ def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
     st = model.spanning_tree
     out = np.empty(shape + (model.nq,))
     in_cluster = {b for c in model.clusters if c.constraints for b in c.bodies}
-    ar = np.arange(st.nv)
+    dep = np.zeros(model._n_s, dtype=bool)
+    dep[model._dependent_v_index] = True
     for idx in np.ndindex(shape):
         q = model._q_ref.copy()
         for i, joint in enumerate(st.joints):
@@ -788,8 +827,8 @@ def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
         for _attempt in range(6):
             dy = np.zeros(model._n_s)
             for c in model.clusters:
-                for b in c.independent:
-                    dy[ar[st.v_slices[b]]] = scale * rng.standard_normal(st.joints[b].nv)
+                y = np.asarray(c.v_index, dtype=int)[~dep[c.v_index]]
+                dy[y] = scale * rng.standard_normal(y.size)
             try:
                 q_new = continue_closed(model, q, dy[model.independent_v_index])
                 break

@@ -360,7 +360,8 @@ def cluster_constraints(
     work,
 ):
     r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
-    returns ``(status, residual)``.
+    returns ``(status, residual)`` (residual ``inf`` when the state is not certified: non-finite
+    input or a joint configuration the transforms refuse).
 
     The tables ``kc`` (per cluster), ``lpi``, ``lpf`` (per loop joint), ``cpi``, ``cpe``
     (per coupling) and their columns are listed in
@@ -407,7 +408,7 @@ def cluster_constraints(
     gs[:] = 0.0
     Gdc[:, :] = 0.0
     if not (all_finite(q) and all_finite(v)):
-        return OK, 0.0
+        return OK, np.inf  # not certified closed: the caller's checks name the input
     res = 0.0
     for c in range(cpi.shape[0]):  # couplings: r Σ q_pred − Σ q_succ
         x = 0.0
@@ -422,8 +423,8 @@ def cluster_constraints(
     if not anykernel:
         return OK, res
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return OK, res  # the caller's kernel reports it
+    if status != OK:  # (a quaternion off the unit sphere): not certified closed, the
+        return OK, np.inf  # caller's checks report it
     for k in range(NC):
         if kc[k, MODE] != KERNEL:
             continue
