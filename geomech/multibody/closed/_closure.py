@@ -11,6 +11,7 @@ public methods loop over batches).
 from __future__ import annotations
 
 import copy
+import heapq
 
 import numpy as np
 
@@ -316,65 +317,141 @@ def find_reference(model, graph, q0=None) -> np.ndarray:
 
 def _norm2(M, iterations=30) -> float:
     r"""Estimate of the spectral norm of ``M`` by power iteration on :math:`M^\top M`
-    (O(rows × cols) per iteration; enough for a rank threshold).
+    (O(rows × cols) per iteration; enough for a rank threshold), exact for a small ``M``.
     """
-    if M.size == 0:
+    if M.shape[0] == 0 or M.shape[1] == 0:
         return 0.0
+    if min(M.shape) <= 8:  # small: exact, by the SVD
+        return float(np.linalg.norm(M, 2))
+    MT = M.T
     x = np.random.default_rng(0).standard_normal(M.shape[1])
     sigma = 0.0
     for _ in range(iterations):
         y = M @ x
         sigma = float(np.linalg.norm(y))
         if sigma == 0.0:
-            return float(np.max(np.abs(M)))
-        x = M.T @ (y / sigma)
+            return float(abs(M).max())
+        x = MT @ (y / sigma)
         x /= np.linalg.norm(x)
     return max(sigma, float(np.linalg.norm(M @ x)))
 
 
 class _Span:
-    """The column space of the columns chosen so far, grown one joint at a time by
-    Gram–Schmidt against an orthonormal basis (reorthogonalised once, "twice is enough"):
-    a joint is added when its columns, minus their projection on the span, keep their full
-    rank (one SVD of a rows × (joint's nv) block per joint; the threshold is ``RANK_RTOL``
-    times the cluster Jacobian's norm, as :func:`numerical_rank`'s). ``blocks`` (lists of
-    columns) are added first with whatever rank they have. Cost per joint O(rows × rank): no
-    SVD of the whole cluster.
+    """The column space of the columns chosen so far, grown one column at a time by sparse
+    Gaussian elimination with partial pivoting (a left-looking LU of the chosen columns in
+    their order): a new column, reduced by the pivots in their order of creation (only
+    those whose pivot row it reaches), is independent when its largest remaining entry
+    exceeds ``RANK_RTOL`` times the cluster Jacobian's norm (as :func:`numerical_rank`'s
+    threshold); its largest entry becomes a pivot. A block (a joint's columns) extends the
+    span when each of its columns does, else it is rolled back. ``blocks`` (lists of
+    columns) are added first with whatever rank they have. Entries below ``1e-4`` times the
+    threshold (rounding, as in the identically zero rows of a planar loop) are dropped.
+
+    Each loop touches few joints, so columns and pivots stay sparse (a loop's rows reach
+    the joints of its own tree paths only: :func:`_sparse_rows`); the cost per column is
+    that of the pivots it meets, not O(rows × rank) (issue 24: a 150-loop ladder).
     """
 
-    def __init__(self, Kc, blocks=()):
-        self.tol = RANK_RTOL * max(1.0, _norm2(Kc))
-        self.basis_T = np.zeros((min(Kc.shape), Kc.shape[0]))  # rows: orthonormal vectors
+    def __init__(self, Kc, cols, blocks=()):
+        self.K = Kc
+        self.tol = RANK_RTOL * max(1.0, _norm2(Kc[:, cols]))  # the cluster's columns
+        self.drop = 1e-4 * self.tol
+        self.pivots = []  # (pivot row, rows, values normalised to 1 at the pivot row)
+        self.row_pivot = {}  # pivot row -> index in self.pivots
         self.rank = 0
         for cols in blocks:
             if len(cols):
-                self.add(Kc[:, cols])
+                self.add(cols)
 
-    def _residual(self, block):
-        Bt = self.basis_T[: self.rank]
-        R = block - Bt.T @ (Bt @ block)
-        if np.linalg.norm(R) < 0.5 * np.linalg.norm(block):  # cancellation: once more
-            R -= Bt.T @ (Bt @ R)
-        return R
+    def _column(self, j):
+        col = self.K[:, j]
+        rows = np.flatnonzero(col)
+        return dict(zip(rows.tolist(), col[rows].tolist(), strict=True))
 
-    def _append(self, U):
-        self.basis_T[self.rank : self.rank + U.shape[1]] = U.T
-        self.rank += U.shape[1]
+    def _reduce(self, x):
+        """``x`` (row -> value) minus its components on the pivots, in their order."""
+        row_pivot, pivots = self.row_pivot, self.pivots
+        heap = [row_pivot[r] for r in x if r in row_pivot]
+        heapq.heapify(heap)
+        seen = set(heap)
+        while heap:
+            p = heapq.heappop(heap)
+            r, rows, vals = pivots[p]
+            f = x.pop(r, 0.0)
+            if f == 0.0:
+                continue
+            for rr, vv in zip(rows, vals, strict=True):
+                if rr == r:
+                    continue
+                if rr in x:
+                    x[rr] -= f * vv
+                else:
+                    x[rr] = -f * vv
+                    p2 = row_pivot.get(rr)
+                    if p2 is not None and p2 not in seen:
+                        seen.add(p2)
+                        heapq.heappush(heap, p2)
+        return x
 
-    def add(self, block) -> int:
-        """Add the range of ``block`` (whatever its rank); returns the rank it added."""
-        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
-        r = int(np.sum(s > self.tol))
-        self._append(U[:, :r])
-        return r
-
-    def extends(self, block) -> bool:
-        """Add ``block`` if it keeps its full rank beyond the span; whether it did."""
-        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
-        if not (s.size and s[-1] > self.tol):
+    def _push(self, x) -> bool:
+        """Reduce ``x``; make it a pivot if it is independent. Whether it was."""
+        x = self._reduce(x)
+        drop = self.drop  # rounding far below the rank threshold: dropped, or it fills in
+        rows = [k for k, v in x.items() if abs(v) > drop]
+        if not rows:
             return False
-        self._append(U)
+        r = max(rows, key=lambda k: abs(x[k]))
+        pivot = x[r]
+        if not abs(pivot) > self.tol:
+            return False
+        self.row_pivot[r] = len(self.pivots)
+        self.pivots.append((r, rows, [x[k] / pivot for k in rows]))
+        self.rank += 1
         return True
+
+    def _pop(self, n):
+        for _ in range(n):
+            r = self.pivots.pop()[0]
+            del self.row_pivot[r]
+            self.rank -= 1
+
+    def add(self, cols) -> int:
+        """Add the columns ``cols`` (whatever their rank); returns the rank they added."""
+        return sum(self._push(self._column(j)) for j in cols)
+
+    def extends(self, cols) -> bool:
+        """Add the columns ``cols`` if they keep their full rank beyond the span; whether
+        they did.
+        """
+        for n, j in enumerate(cols):
+            if not self._push(self._column(j)):
+                self._pop(n)
+                return False
+        return True
+
+
+def _sparse_rows(model, c, Kc):
+    """``Kc`` (cluster ``c``'s rows of K) with its structural zeros exact: a loop joint's rows
+    keep the columns of the joints on its tree paths and its own auxiliary columns (the
+    other entries are rounding of :math:`J_{F_S} - X J_{F_P}` over common ancestors), a
+    coupling's its joints'; implicit constraints keep every column.
+    """
+    st = model.spanning_tree
+    ar = np.arange(st.nv)
+    out = np.zeros_like(Kc)
+    r = 0
+    for con in c.constraints:
+        n = con.rows
+        if con.kind in ("loop", "coupling"):
+            cols = [ar[st.v_slices[b]] for b in con.bodies if b >= 0]
+            if con.kind == "loop":
+                cols.append(model._n_s + np.arange(model._n_aux)[con.aux_v])
+            cols = np.concatenate(cols + [np.zeros(0, int)])
+            out[r : r + n, cols] = Kc[r : r + n, cols]
+        else:
+            out[r : r + n] = Kc[r : r + n]
+        r += n
+    return out
 
 
 def _cluster_blocks(model, c):
@@ -392,15 +469,20 @@ def cluster_rank(model, c, Kc) -> int:
     columns), grown block by block (:class:`_Span`).
     """
     aux, vcol = _cluster_blocks(model, c)
-    return _Span(Kc, aux + list(vcol.values())).rank
+    blocks = aux + list(vcol.values())
+    return _Span(_sparse_rows(model, c, Kc), sum(blocks, []), blocks).rank
 
 
-def cluster_ranks(model, q) -> np.ndarray:
-    """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``."""
+def cluster_ranks(model, q, exact=False):
+    """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``,
+    and that Jacobian (with the loop joints' exact fit if ``exact``; the generic rank needs
+    any fit).
+    """
     T, J, _ = kinematics(model, q)
-    K = jacobian_at(model, q, T, J, fit_aux(model, T, exact=False))  # generic rank: any fit
-    return np.array([cluster_rank(model, c, K[c.rows]) if c.constraints else 0
-                     for c in model.clusters])  # fmt: skip
+    K = jacobian_at(model, q, T, J, fit_aux(model, T, exact=exact))
+    ranks = np.array([cluster_rank(model, c, K[c.rows]) if c.constraints else 0
+                      for c in model.clusters])  # fmt: skip
+    return ranks, K
 
 
 def generic_configuration(model, q_ref, samples=3):
@@ -413,7 +495,8 @@ def generic_configuration(model, q_ref, samples=3):
     generic and kept (one Jacobian, no search). Otherwise closed configurations found from
     ``samples`` seeded perturbations are compared and the one of largest ranks replaces
     ``q_ref``: a singular reference (a parallelogram at its change point, a folded kite)
-    never decides the model's structure (issue 24 item 2).
+    never decides the model's structure (issue 24 item 2). Returns the configuration and
+    the constraint Jacobian there (with the loop joints' exact fit).
     """
     rng = np.random.default_rng(1)
     st = model.spanning_tree
@@ -424,19 +507,19 @@ def generic_configuration(model, q_ref, samples=3):
         dv[free] = size * rng.standard_normal(free.size)
         return st.integrate(q, dv)
 
-    best_ranks = cluster_ranks(model, q_ref)
-    if np.array_equal(best_ranks, cluster_ranks(model, perturbed(q_ref, 1e-3))):
-        return q_ref
+    best_ranks, K = cluster_ranks(model, q_ref, exact=True)
+    if np.array_equal(best_ranks, cluster_ranks(model, perturbed(q_ref, 1e-3))[0]):
+        return q_ref, K
     best = q_ref
     for _ in range(samples):
         try:
             q = closure_search(model, perturbed(q_ref, 0.3), rng, restarts=2)
         except SingularityError:
             continue
-        ranks = cluster_ranks(model, q)
+        ranks, K_q = cluster_ranks(model, q, exact=True)
         if np.all(ranks >= best_ranks) and np.any(ranks > best_ranks):
-            best, best_ranks = q, ranks
-    return best
+            best, best_ranks, K = q, ranks, K_q
+    return best, K
 
 
 def choose_independent(model, tree_graph):
@@ -458,9 +541,7 @@ def choose_independent(model, tree_graph):
                 )
             mark = True
         marks.append(None if mark is None else bool(mark))
-    q = model._q_ref = generic_configuration(model, model._q_ref)
-    T, J, _ = kinematics(model, q)
-    K = jacobian_at(model, q, T, J, fit_aux(model, T))
+    model._q_ref, K = generic_configuration(model, model._q_ref)  # and K there
     successors = {c.succ for c in model.constraints if c.kind == "coupling"}
     dep_cols = set()
     for c in model.clusters:
@@ -488,17 +569,18 @@ def _split_cluster(model, c, Kc, marks, successors) -> set:
     velocity order, while each component extends it; its other components stay independent.
     """
     aux, vcol = _cluster_blocks(model, c)
+    Kc = _sparse_rows(model, c, Kc)
     forced = [b for b in c.bodies if marks[b] is False]
     auto = sorted((b for b in c.bodies if marks[b] is None),
                   key=lambda b: (b not in successors, -b))  # fmt: skip
 
     def split(componentwise):
-        span = _Span(Kc, aux)
+        span = _Span(Kc, sum(aux, []) + sum(vcol.values(), []), aux)
         dep = []
         # once the span is the cluster's column space, no further joint extends it: the
         # greedy pass needs no target rank (seed 004 §1.2: K_D of full column rank)
         for b in forced + auto:
-            if span.extends(Kc[:, vcol[b]]):  # the joint's columns add their full rank
+            if span.extends(vcol[b]):  # the joint's columns add their full rank
                 dep += vcol[b]
             elif b in forced:
                 raise ModelError(
@@ -507,12 +589,12 @@ def _split_cluster(model, c, Kc, marks, successors) -> set:
                     "dependent joints); mark another joint of the loop dependent."
                 )
             elif componentwise and len(vcol[b]) > 1:
-                dep += [j for j in vcol[b] if span.extends(Kc[:, [j]])]
+                dep += [j for j in vcol[b] if span.extends([j])]
         # the columns left independent must add nothing beyond the span (else the split
         # over-determines the cluster): the rank gap of the remaining columns
         taken = set(dep)
         rest = [j for b in c.bodies for j in vcol[b] if j not in taken]
-        gap = span.add(Kc[:, rest]) if rest else 0
+        gap = span.add(rest)
         return taken, gap, span.rank
 
     taken, gap, rank = split(False)

@@ -313,7 +313,7 @@ class LoopJoint(_Constraint):
         self.name, self.pred, self.succ, self.joint = name, pred, succ, joint
         self.predecessor, self.successor = pred_node, succ_node
         self.Tp, self.Ts = Tp, Ts
-        self.Xp, self.Xs = plucker_from_pose(Tp), plucker_from_pose(Ts)  # ^{F_P}X_p, ^{F_S}X_s
+        self.Xp, self.Xs = _plucker_of(Tp), _plucker_of(Ts)  # ^{F_P}X_p, ^{F_S}X_s (checked)
         self.nq_aux, self.nv_aux = joint.nq, joint.nv
         bodies = [b for b in (pred, succ) if b >= 0]
         # the bodies whose joints move the loop: the tree paths from the nearest common
@@ -378,7 +378,9 @@ class LoopJoint(_Constraint):
                 return guess
             T_FP, T_FS = self.frames(T)
             E = np.linalg.solve(self.joint.pose(guess), np.linalg.solve(T_FP, T_FS))
-            if np.max(np.abs(E - np.eye(4))) <= 1e-14:  # closed: log E = 0 there
+            # nearly closed: the closed form and the least-squares fit of log E differ by at
+            # most O(|E - 1|), far below the closure tolerance here (no Gauss–Newton)
+            if np.max(np.abs(E - np.eye(4))) <= 1e-11:
                 return guess
             q_L = guess
         for _ in range(max_iter):
