@@ -68,14 +68,15 @@ from numba import njit
 
 from geomech.multibody._kernels.cluster.tables import (
     CLUSTER,
-    CP_CLUSTER,
     CP_END,
     CP_FIRST,
     CP_ROW,
     CPE_Q,
     CPE_SPEED,
+    END_COUPLING,
     END_LOOP,
     FIRST_BODY,
+    FIRST_COUPLING,
     FIRST_LOOP,
     FIRST_Y,
     FP_E,
@@ -476,9 +477,8 @@ def cluster_constraints(
             for d in range(nva):
                 for e in range(6):
                     K[row0 + e, nc + a0 + d] = -f[LOOP_PHI + 6 * e + d]
-        for cp in range(cpi.shape[0]):  # couplings of the cluster: constant rows
-            if cpi[cp, CP_CLUSTER] != k:
-                continue
+        # couplings of the cluster (stored cluster by cluster): constant rows
+        for cp in range(kc[k, FIRST_COUPLING], kc[k, END_COUPLING]):
             for e in range(cpi[cp, CP_FIRST], cpi[cp, CP_END]):
                 K[cpi[cp, CP_ROW], loc[cpe[e, CPE_SPEED]]] += cpc[e]
         # ---- 3. G_Y = 1, G_D = −K_D⁺ K_Y (seed 004 §1.2), Householder QR of K_D ----
