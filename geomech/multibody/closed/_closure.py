@@ -353,8 +353,12 @@ class _Span:
     """
 
     def __init__(self, Kc, cols, blocks=()):
-        self.K = Kc
-        self.tol = RANK_RTOL * max(1.0, _norm2(Kc[:, cols]))  # the cluster's columns
+        # the nonzeros of Kc column by column (a compressed-column copy, built once)
+        cj, ri = np.nonzero(Kc.T)
+        self._vals = Kc[ri, cj]
+        self._rows = ri
+        self._ptr = np.searchsorted(cj, np.arange(Kc.shape[1] + 1))
+        self.tol = RANK_RTOL * max(1.0, self._norm2(Kc.shape, cols))  # the cluster's columns
         self.drop = 1e-4 * self.tol
         self.pivots = []  # (pivot row, rows, values normalised to 1 at the pivot row)
         self.row_pivot = {}  # pivot row -> index in self.pivots
@@ -363,10 +367,35 @@ class _Span:
             if len(cols):
                 self.add(cols)
 
+    def _norm2(self, shape, cols, iterations=30):
+        r"""Spectral norm of the columns ``cols`` by power iteration on :math:`K^\top K`
+        over the nonzeros (O(nonzeros) per iteration); exact (SVD) when small.
+        """
+        cols = np.asarray(cols, dtype=int)
+        if cols.size == 0:
+            return 0.0
+        lo, hi = self._ptr[cols], self._ptr[cols + 1]
+        take = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        c = np.repeat(np.arange(cols.size), hi - lo)
+        r, v = self._rows[take], self._vals[take]
+        if min(shape[0], cols.size) <= 8 or r.size == 0:
+            M = np.zeros((shape[0], cols.size))
+            M[r, c] = v
+            return _norm2(M)
+        x = np.random.default_rng(0).standard_normal(cols.size)
+        sigma = 0.0
+        for _ in range(iterations):
+            y = np.bincount(r, v * x[c], minlength=shape[0])
+            sigma = float(np.linalg.norm(y))
+            if sigma == 0.0:
+                return float(np.max(np.abs(v)))
+            x = np.bincount(c, v * (y / sigma)[r], minlength=cols.size)
+            x /= np.linalg.norm(x)
+        return max(sigma, float(np.linalg.norm(np.bincount(r, v * x[c], minlength=shape[0]))))
+
     def _column(self, j):
-        col = self.K[:, j]
-        rows = np.flatnonzero(col)
-        return dict(zip(rows.tolist(), col[rows].tolist(), strict=True))
+        lo, hi = self._ptr[j], self._ptr[j + 1]
+        return dict(zip(self._rows[lo:hi].tolist(), self._vals[lo:hi].tolist(), strict=True))
 
     def _reduce(self, x):
         """``x`` (row -> value) minus its components on the pivots, in their order."""
@@ -674,8 +703,43 @@ def check_single(model, q, name="q"):
     return T, q_aux
 
 
-def G_hat(model, K):
-    """Ĝ over [spanning; aux] columns (n_s + n_a, m) from the velocity constraint K."""
+def _dependent_solver(model, c, KD):
+    r"""A solver of :math:`K_D X = B` (least squares) for cluster ``c``, or
+    :class:`~geomech.errors.SingularityError` when :math:`K_D` is rank deficient.
+
+    Small :math:`K_D` (at most 64 columns): the rank by the SVD (:func:`numerical_rank`) and
+    least squares; larger ones (a cluster of hundreds of geared bodies): one Householder QR,
+    rank deficient when some :math:`|R_{ii}|` is at most ``RANK_RTOL`` times the largest
+    (:math:`\det R = \pm\det K_D` for square :math:`K_D`), a few times cheaper than two SVDs.
+    """
+    n = KD.shape[1]
+    if n <= 64:
+        rank = numerical_rank(KD)
+        solve = lambda B: np.linalg.lstsq(KD, B, rcond=None)[0]  # noqa: E731
+    else:
+        from scipy.linalg import solve_triangular
+
+        Q, R = np.linalg.qr(KD)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > RANK_RTOL * max(1.0, float(d.max(initial=0.0)))))
+        solve = lambda B: solve_triangular(R, Q.T @ B)  # noqa: E731
+    if rank < n:
+        # G_D = −K_D⁺ K_Y (seed 004 §1.2) needs K_D of full column rank: at a change point or
+        # a dead centre it is not, and G, g are not defined there (issue 24 item 4)
+        raise SingularityError(
+            f"Expected a regular configuration of cluster {c.index} (bodies "
+            f"{[model.body_names[b] for b in c.bodies]}), got a singular one: its constraint "
+            f"Jacobian on the dependent coordinates has rank {rank} < {n} (rank gap "
+            f"{n - rank}), so the independent speeds do not determine the others "
+            "(a change point or dead centre of the loop)."
+        )
+    return solve
+
+
+def G_hat(model, K, solvers=None):
+    """Ĝ over [spanning; aux] columns (n_s + n_a, m) from the velocity constraint K (the
+    clusters' solvers of K_D stored in ``solvers`` if given).
+    """
     n = model._n_s + model._n_aux
     Gh = np.zeros((n, model.nv))
     Gh[model.independent_v_index, np.arange(model.nv)] = 1.0
@@ -684,18 +748,10 @@ def G_hat(model, K):
             continue
         Y, D = cluster_cols(model, c)
         Kc = K[c.rows]
-        # G_D = −K_D⁺ K_Y (seed 004 §1.2) needs K_D of full column rank: at a change point or
-        # a dead centre it is not, and G, g are not defined there (issue 24 item 4)
-        rank = numerical_rank(Kc[:, D])
-        if rank < D.size:
-            raise SingularityError(
-                f"Expected a regular configuration of cluster {c.index} (bodies "
-                f"{[model.body_names[b] for b in c.bodies]}), got a singular one: its constraint "
-                f"Jacobian on the dependent coordinates has rank {rank} < {D.size} (rank gap "
-                f"{D.size - rank}), so the independent speeds do not determine the others "
-                "(a change point or dead centre of the loop)."
-            )
-        Gh[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], Kc[:, Y], rcond=None)[0]
+        solve = _dependent_solver(model, c, Kc[:, D])
+        if solvers is not None:
+            solvers[c.index] = solve
+        Gh[D[:, None], c.y_index[None, :]] = -solve(Kc[:, Y])
     return Gh
 
 
@@ -712,7 +768,9 @@ def matrices_single(model, q, y, rate):
     st = model.spanning_tree
     J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
     K = jacobian_at(model, q, T, J, q_aux)
-    Gh = G_hat(model, K)
+    solvers = {}
+    with one_blas_thread():
+        Gh = G_hat(model, K, solvers)
     G = Gh[: model._n_s]
     if y is None:
         return G, None, None
@@ -721,14 +779,14 @@ def matrices_single(model, q, y, rate):
     _, _, Jdot = kinematics(model, q, w)
     Kd = jacobian_rate_at(model, q, T, J, Jdot, w, q_aux, v_aux)
     Gd = np.zeros_like(Gh)
-    for c in model.clusters:
-        if not c.constraints:
-            continue
-        Y, D = cluster_cols(model, c)
-        Kc = K[c.rows]
-        # K Ĝ = 0 ⇒ K_D Ġ_D = −K̇ Ĝ (Ġ_Y = 0)
-        rhs = Kd[c.rows] @ Gh[:, c.y_index]
-        Gd[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], rhs, rcond=None)[0]
+    with one_blas_thread():
+        for c in model.clusters:
+            if not c.constraints:
+                continue
+            _, D = cluster_cols(model, c)
+            # K Ĝ = 0 ⇒ K_D Ġ_D = −K̇ Ĝ (Ġ_Y = 0)
+            rhs = Kd[c.rows] @ Gh[:, c.y_index]
+            Gd[D[:, None], c.y_index[None, :]] = -solvers[c.index](rhs)
     G_dot = Gd[: model._n_s]
     return G, G_dot @ y, (G_dot if rate else None)
 
