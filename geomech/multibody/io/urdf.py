@@ -1248,7 +1248,9 @@ _LOOP_TYPE_OF = {Revolute: "revolute", Prismatic: "prismatic", Fixed: "fixed", P
 def _closures_to_urdf(model, tree_text: str) -> str:
     """The URDF+ text of a closed model: its spanning tree's URDF plus the closure elements.
 
-    Every moving joint gets ``independent="true"`` or ``"false"`` (the model's choice), and
+    Every moving joint gets ``independent="true"`` or ``"false"`` (the model's choice; a
+    partly independent joint, :attr:`ClosedMultibodyModel.independent_components`, none, so
+    that loading chooses its components again), and
     each loop joint and coupling becomes a ``<loop>`` or ``<coupling>`` element. Raises
     :class:`URDFError` for implicit constraints and loop joints without a URDF+ equivalent
     (helical, Schönflies).
@@ -1257,8 +1259,10 @@ def _closures_to_urdf(model, tree_text: str) -> str:
     indep = set(model.independent_joints)
     for el in robot.findall("joint"):
         name = el.get("name")
+        partial = name in getattr(model, "independent_components", {})
         if name in model.joint_names and model.joints[model.joint_names.index(name)].nv:
-            el.set("independent", "true" if name in indep else "false")
+            if not partial:  # a partly independent joint is left to the automatic choice
+                el.set("independent", "true" if name in indep else "false")
     link_of = {-1: str(model.root)} | dict(enumerate(model.body_names))
     for con in model.constraints:
         if con.kind == "implicit":
