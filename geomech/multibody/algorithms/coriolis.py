@@ -314,7 +314,7 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
 
     References
     ----------
-    seed 000 §VI-D, eqs. (29)–(32), Remark 9; digest §7 item 9 (general :math:`K`).
+    seed 000 §VI-D, eqs. (29)–(32), Remark 9 (here for a general gain :math:`K`).
 
     Examples
     --------
@@ -535,7 +535,7 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     References
     ----------
-    seed 000 §VI-B, Alg. 1 l.18; anchors §3 (spatial_v2 ``Hqd_and_CTqd``).
+    seed 000 §VI-B, Alg. 1 l.18; spatial_v2_extended ``Hqd_and_CTqd``.
 
     Examples
     --------

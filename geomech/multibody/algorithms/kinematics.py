@@ -359,7 +359,7 @@ def velocity_map(model, q, v=None):
 
     References
     ----------
-    Seed 000 §VI-B (digest §5.3): :math:`A = \mathbf X\boldsymbol\Phi`,
+    Seed 000 §VI-B: :math:`A = \mathbf X\boldsymbol\Phi`,
     :math:`\dot{\mathbf X} = \mathbf X(v\times) - (v\times)\mathbf X`; seed 001 Remark 4.
 
     Examples

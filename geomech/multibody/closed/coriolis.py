@@ -290,8 +290,7 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
 
     References
     ----------
-    seed 000 eqs. (8)–(10), (17), §VI-C, Algorithm 2 (eqs. 24–28); digest §5.6, §7 items 8,
-    13, 14.
+    seed 000 eqs. (8)–(10), (17), §VI-C, Algorithm 2 (eqs. 24–28).
 
     Examples
     --------

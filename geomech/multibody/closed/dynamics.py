@@ -498,7 +498,9 @@ def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
 
     References
     ----------
-    Seed 004 Sec. VI, eqs. 31–35; digest §2.1 and §6 trap 1.
+    Seed 004 Sec. VI, eqs. 31–35, with the velocity product :math:`\mathbf v_k\times
+    \mathbf S_k\dot{\mathbf y}_k` of eq. 26 in the bias :math:`\mathbf c_k` (Algorithm 1,
+    line 18, prints it without).
 
     Examples
     --------
@@ -573,7 +575,11 @@ def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
 
     References
     ----------
-    Seed 004 Algorithm 1 (with the errata of digest §6 traps 1–2), eqs. 49–56.
+    Seed 004 Algorithm 1, eqs. 49–56, with the printed typos corrected: line 18's
+    :math:`\mathbf c_k` gains the velocity product :math:`\mathbf v_k\times\mathbf S_k
+    \dot{\mathbf y}_k` of eq. 26 (and :math:`\mathbf G_k\dot{\mathbf y}_k` for
+    :math:`\mathbf G_k\mathbf y_k`), and eq. 54 reads :math:`\mathbf U\mathbf D^{-1}
+    \mathbf U^\top`.
 
     Examples
     --------
@@ -666,7 +672,9 @@ def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") ->
 
     References
     ----------
-    Seed 004 Sec. VIII (C-EFPA, eqs. 57–67), digest §2.3, §5 identity 14, §6 trap 10;
+    Seed 004 Sec. VIII (C-EFPA, eqs. 57–67; checked against
+    :math:`\mathbf J_y(\mathbf G^\top\mathbf H\mathbf G)^{-1}\mathbf J_y^\top`,
+    :math:`\mathbf J_y = \mathbf J_q\mathbf G`);
     P. M. Wensing, R. Featherstone, D. E. Orin, "A reduced-order recursive algorithm for the
     computation of the operational-space inertia matrix", ICRA 2012 (the EFPA).
 
