@@ -35,12 +35,16 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.viewcode",
     "numpydoc",
+    # one page per public object and per public module, written into generated/
+    "api_pages",
     "sphinx_gallery.gen_gallery",
     # MathJax 3 copied into _static: the math renders without network access
     "sphinx-mathjax-offline",
 ]
 
-autosummary_generate = True
+# The API pages are written by _ext/api_pages.py (one per object, under the module that
+# defines it); autosummary only draws their tables.
+autosummary_generate = False
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -89,6 +93,9 @@ sphinx_gallery_conf = {
     "capture_repr": (),
     # animations (geomech.plot.animate) are embedded as JavaScript players
     "matplotlib_animations": (True, "jshtml"),
+    # "Examples using X" on each API page (the minigallery that _ext/api_pages.py writes)
+    "doc_module": ("geomech",),
+    "backreferences_dir": "generated/backreferences",
 }
 
 templates_path = []
