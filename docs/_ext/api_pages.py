@@ -23,6 +23,7 @@ from __future__ import annotations
 import importlib
 import inspect
 import pkgutil
+import re
 from pathlib import Path
 
 ROOT = "geomech"
@@ -99,6 +100,15 @@ class Catalogue:
             for a in aliases:
                 self.alias[a] = canonical
 
+    def by_short_name(self, short: str) -> str | None:
+        """The canonical name of the one object called ``short`` (None if none or several)."""
+        if not hasattr(self, "_short"):
+            self._short: dict[str, set[str]] = {}
+            for canonical, (_, _, name, _) in self.objects.items():
+                self._short.setdefault(name, set()).add(canonical)
+        found = self._short.get(short, set())
+        return next(iter(found)) if len(found) == 1 else None
+
     def canonical(self, name: str, obj) -> str | None:
         """The canonical dotted name of the object exported as ``name``."""
         return self._home_of.get((id(obj), name))
@@ -155,7 +165,9 @@ def module_page(cat: Catalogue, modname: str) -> str:
             reexported.append(canonical)
     children = [m for m in cat.modules if m.rpartition(".")[0] == modname]
     submodules = sorted(set(submodules) | set(children))
+    # the tables name objects by their full dotted names, not relative to this module
     lines = [_title(modname), f".. automodule:: {modname}", "   :no-members:", ""]
+    lines += [".. currentmodule:: None", ""]
     for kind, (_, heading) in KINDS.items():
         if own[kind]:
             lines += [f".. rubric:: {heading}"] + _table(own[kind])
@@ -218,34 +230,62 @@ def _generate(app) -> None:
     write(cat, Path(app.srcdir) / "generated")
 
 
+def _candidates(cat: Catalogue, node) -> list[str]:
+    """Documented names a Python reference may mean, most specific first: the target as an
+    alias, under the current class or module, then by its first component's short name (when
+    one object has it), then the class whose attribute it names."""
+    target = node.get("reftarget", "").lstrip(".~")
+    pyclass, pymodule = node.get("py:class"), node.get("py:module")
+    spelled = [target]
+    if target.startswith(ROOT + "."):  # a full path: no context to add
+        pyclass = pymodule = None
+    if pyclass:
+        spelled.append(f"{pyclass}.{target}")
+    if pymodule:
+        spelled += [f"{pymodule}.{pyclass}.{target}"] if pyclass else []
+        spelled.append(f"{pymodule}.{target}")
+    found = [c for c in (cat.resolve(s) for s in spelled) if c]
+    for s in spelled[: 2 if pyclass else 1]:
+        head, _, rest = s.partition(".")
+        short = cat.by_short_name(head)
+        if short:
+            found.append(f"{short}.{rest}" if rest else short)
+    return list(dict.fromkeys(found))
+
+
 def _resolve_alias(app, env, node, contnode):
-    """Resolve a Python reference to an alias of a documented object (``geomech.rnea``)."""
+    """Resolve a Python reference that names a documented object by another public path
+    (``geomech.rnea``, ``MultibodyModel`` from another module) to its one page; an attribute
+    without an entry of its own links to its class."""
     if node.get("refdomain") != "py" or not _CATALOGUE:
         return None
     cat = _CATALOGUE[0]
-    target = node.get("reftarget", "")
-    candidates = [target]
-    for prefix in (node.get("py:class"), node.get("py:module")):
-        if prefix:
-            candidates.append(f"{prefix}.{target}")
     domain = env.get_domain("py")
-    for candidate in candidates:
-        canonical = cat.resolve(candidate)
-        if canonical is None:
-            continue
+
+    def resolve(name):
         new = node.deepcopy()
-        new["reftarget"] = canonical
-        new["refspecific"] = False
-        found = domain.resolve_xref(
-            env, node["refdoc"], app.builder, node["reftype"], canonical, new, contnode
-        )
+        new["reftarget"], new["refspecific"] = name, False
+        args = (env, node["refdoc"], app.builder)
+        found = domain.resolve_xref(*args, node["reftype"], name, new, contnode)
         if found is None:  # e.g. :func: on a class, :class: on a constant
-            found = domain.resolve_any_xref(
-                env, node["refdoc"], app.builder, canonical, new, contnode
-            )
-            found = found[0][1] if found else None
+            anyone = domain.resolve_any_xref(*args, name, new, contnode)
+            found = anyone[0][1] if anyone else None
+        return found
+
+    for canonical in _candidates(cat, node):
+        found = resolve(canonical)
         if found is not None:
             return found
+        head, _, attr = canonical.rpartition(".")  # an attribute of a documented class
+        if head in cat.objects and cat.objects[head][0] in ("class", "exception"):
+            _, home, name, _ = cat.objects[head]
+            cls = getattr(importlib.import_module(home), name)
+            described = re.search(rf"\b{re.escape(attr)}\b", cls.__doc__ or "")
+            if not (hasattr(cls, attr) or described):  # an instance attribute it describes
+                continue
+            found = resolve(head)
+            if found is not None:
+                return found
     return None
 
 

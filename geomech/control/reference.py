@@ -303,7 +303,7 @@ class JointwiseTrackingError:
 
     Two stages. The built-in revolute, prismatic, helical, spherical and free-flyer joints
     are handled by one compiled kernel over the compiled model's joint type codes
-    (:func:`geomech.multibody._kernels.tree.tracking.tracking_error`, the equations of
+    (``geomech.multibody._kernels.tree.tracking.tracking_error``, the equations of
     :func:`multibody_tracking_error` joint by joint). The other joints go through numpy:
     1-DoF user joints in one vectorised slice, multi-DoF joints stacked by kind (all planar
     joints in one batched call, ...), a user joint of another class its own block. Calling

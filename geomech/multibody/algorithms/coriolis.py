@@ -38,7 +38,7 @@ a :class:`~geomech.multibody.connections.body.BodyConnection`, an
 :class:`~geomech.geometry.AffineConnection` on a body's SE(3), a callable ``(v, I) -> C``) or a
 mapping from body names to such specifications (bodies not listed use ``"levi-civita"``).
 
-Each algorithm is one compiled kernel per state (:mod:`geomech.multibody._kernels.tree.coriolis`)
+Each algorithm is one compiled kernel per state (``geomech.multibody._kernels.tree.coriolis``)
 run over the flattened batch. Every body connection is left-invariant and linear in the
 twist, so its factor :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathbf B_i(\mathbf e_j)`
 is a constant tensor per body, evaluated once at the unit twists (user connections are

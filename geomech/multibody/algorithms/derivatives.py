@@ -198,7 +198,7 @@ class BlockSparseTensor:
     root-to-leaf path (seed 002 §4.1): a tree of depth ``d`` has
     :math:`O(N d^2)` such entries instead of :math:`n^3`. They are kept with the deepest of
     their three bodies ``i``: the entries over the DoFs of the path root → ``i`` that involve
-    ``i`` (see :func:`geomech.multibody._kernels.tree.derivatives.sparse_layout`).
+    ``i`` (see ``geomech.multibody._kernels.tree.derivatives.sparse_layout``).
 
     Attributes
     ----------

@@ -15,7 +15,7 @@ and :math:`\dot q_s = G v`, :math:`\ddot q_s = G\dot v + g`. The baselines here:
   (the *projected RNEA*), the mass matrix :math:`G^\top H G` (from the spanning tree's CRBA)
   and forward dynamics :math:`\dot v = \bar H^{-1}(\tau - \bar c)` (the *projection method*);
 - ``"cluster"`` (the default): seed 004's C-RNEA and C-ABA on the cluster connectivity
-  tree, compiled kernels (:mod:`geomech.multibody._kernels.cluster.dynamics`),
+  tree, compiled kernels (``geomech.multibody._kernels.cluster.dynamics``),
   :func:`cluster_rnea` and :func:`cluster_aba`;
 - ``"lagrange"``: forward dynamics from the KKT system on the spanning tree,
 
