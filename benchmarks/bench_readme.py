@@ -161,9 +161,9 @@ def table(ratios, nvs, runs: int, batch: int) -> str:
             lines.append(f"| {text} | " + " | ".join(cells) + " |")
     return "\n".join(
         [
-            f"Median of {runs} runs (run-to-run range in brackets) of the time ratio "
-            "geomech / Pinocchio, each run the median of interleaved rounds; below 1 geomech "
-            "is faster. Machine: " + machine() + ".",
+            f"Median of {runs} run{'s' if runs > 1 else ''} (run-to-run range in brackets) of "
+            "the time ratio geomech / Pinocchio, each run the median of interleaved rounds; "
+            "below 1 geomech is faster. Machine: " + machine() + ".",
             "",
             *lines,
         ]

@@ -102,7 +102,13 @@ templates_path = []
 exclude_patterns = ["_build", "auto_tutorials/*.ipynb", "auto_tutorials/*.py"]
 html_theme = "pydata_sphinx_theme"
 html_title = "geomech"
-html_theme_options = {"navigation_with_keys": False}
+html_theme_options = {
+    "navigation_with_keys": False,
+    # tutorial pages print tables and code 100 columns wide: no right-hand sidebar there
+    "secondary_sidebar_items": {"**": ["page-toc", "sourcelink"], "auto_tutorials/*": []},
+}
+html_static_path = ["_static"]
+html_css_files = ["geomech.css"]
 suppress_warnings = ["config.cache"]
 
 

@@ -381,7 +381,7 @@ class MultibodySystem(MechanicalSystem):
     def with_inertias(self, inertias) -> MultibodySystem:
         r"""The same model with other body inertias (e.g. estimated parameters).
 
-        A copy of :attr:`graph` whose body nodes carry the new ``inertia`` attributes (every
+        A copy of the model's ``graph`` whose body nodes carry the new ``inertia`` attributes (every
         other node, edge and graph attribute is kept; the original graph is not mutated),
         built into a new model with the same gravity. Since the numbering depends only on
         the topology, body ``i`` of the result is body ``i`` of this model.
