@@ -191,7 +191,9 @@ def object_page(cat: Catalogue, canonical: str) -> str:
     """The reST of one object's page."""
     kind, home, name, aliases = cat.objects[canonical]
     directive = KINDS[kind][0]
-    lines = [_title(canonical), f".. currentmodule:: {home}", "", f".. {directive}:: {name}"]
+    # the short name as the title (the signature below gives the module; a long dotted title
+    # overflows the page), so that a search for the name finds this page first
+    lines = [_title(name), f".. currentmodule:: {home}", "", f".. {directive}:: {name}"]
     if kind == "data":
         obj = getattr(importlib.import_module(home), name)
         if len(repr(obj)) > 60:
