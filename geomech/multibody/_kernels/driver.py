@@ -68,10 +68,10 @@ _pool: ThreadPoolExecutor | None = None
 
 
 def set_num_threads(n: int | None) -> None:
-    """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
+    """Allow ``n`` threads for batches of at least ``PARALLEL_THRESHOLD`` (256) states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
-    A batch is cut into at most ``n`` chunks of at least :data:`MIN_CHUNK` states, so a
+    A batch is cut into at most ``n`` chunks of at least ``MIN_CHUNK`` (64) states, so a
     batch of fewer states than threads uses fewer threads.
 
     Raises

@@ -1,7 +1,7 @@
 r"""Block-sparse third-order tensors over the speeds of a kinematic tree.
 
 The Christoffel symbols :math:`\Gamma_{ijk}` (seed 001 eq. 36) and the second-order partials
-of inverse dynamics (seed 002 §4.1, digest T13) vanish unless their three DoFs lie on one
+of inverse dynamics (seed 002 §4.1) vanish unless their three DoFs lie on one
 root-to-leaf path. A tree of ``N`` bodies and depth ``d`` has :math:`O(Nd^2)` such triples
 instead of :math:`n_v^3`: :class:`BlockSparseTensor` keeps only them, in the layout the
 kernels write (:func:`geomech.multibody._kernels.tree.layout.sparse_layout`), and contracts

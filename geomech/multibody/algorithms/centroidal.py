@@ -10,7 +10,7 @@ m\dot{\mathbf c}` the linear momentum). It is linear in the speeds,
 
 with :math:`\mathbf A_G` the centroidal momentum matrix (Orin, Goswami and Lee 2013). All
 functions run one :math:`O(N)` compiled kernel
-(:mod:`geomech.multibody._kernels.tree.centroidal`): composite inertias in ground
+(``geomech.multibody._kernels.tree.centroidal``): composite inertias in ground
 coordinates, the columns :math:`\mathbf I^C_i\,{}^0\boldsymbol\Phi_i`, then the move to the
 centre of mass. Every function accepts leading batch dimensions; for a closed model the
 spanning tree is evaluated and the matrices are taken with respect to the independent

@@ -28,7 +28,7 @@ Conventions (where they bite)
   c)``: ``d2tau_dq2[:, b, c] - d2tau_dq2[:, c, b]`` :math:`= -s^\ell_{bc}\,\partial\tau/\partial
   q_\ell` (``s`` the structure constants,
   :func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`). A Newton or DDP step
-  in the exponential chart wants the symmetric part (digest T8).
+  in the exponential chart wants the symmetric part.
 * **Index layout** (torque first, Pinocchio's C++ ``ComputeRNEASecondOrderDerivatives``):
   ``d2tau_dq2[a, b, c]``, ``d2tau_dv2[a, b, c]``
   :math:`=\partial^2\tau_a/\partial\nu_b\partial\nu_c`, ``d2tau_dqdv[a, b, c]``
@@ -47,9 +47,9 @@ Conventions (where they bite)
 References
 ----------
 S. Singh, R. P. Russell, P. M. Wensing, "Analytical second-order partial derivatives of
-rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App. B; digest
-``seed002.md`` §1.7, §2, §5, §8. Pinocchio ``computeRNEADerivatives`` /
-``computeABADerivatives`` (Carpentier & Mansard, RSS 2018) for the conventions.
+rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App. B. Pinocchio
+``computeRNEADerivatives`` / ``computeABADerivatives`` (Carpentier & Mansard, RSS 2018) for the
+conventions.
 """
 
 from __future__ import annotations
@@ -252,7 +252,7 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
 
     References
     ----------
-    Seed 002 eqs. 5, 7a–8b (first-order IDSVA, its ref. [14]); digest §2.
+    Seed 002 eqs. 5, 7a–8b (first-order IDSVA, its ref. [14]).
 
     Examples
     --------
@@ -305,8 +305,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
     (the other second partials, in :math:`\dot\nu\dot\nu` and :math:`\dot\nu\nu`, vanish).
     Alg. 1 is followed line by line (``geomech/multibody/kernels/derivatives.py``), with the
-    composite :math:`\mathbf f^C_i` in line 22 (digest §5.2.1) and the block formulas of App.
-    B as the reference (B17 with its corrected last factor, digest §4.3). Each block
+    composite :math:`\mathbf f^C_i` in line 22 and the block formulas of App. B as the
+    reference (B17 with its last factor corrected to :math:`(\mathbf I^C_i\mathbf S_i)
+    \tilde{\bar\times}^*\mathbf S_j`). Each block
     :math:`(i; j, k)` with :math:`k\preceq j\preceq i` is visited once per DoF triple and
     written into up to 20 entries.
 
@@ -341,12 +342,12 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
     References
     ----------
-    Seed 002 Alg. 1, App. B (B1–B25), eqs. 19–25; digest §4–§5, §8 (T2, T5–T13).
+    Seed 002 Alg. 1, App. B (B1–B25), eqs. 19–25.
 
     Examples
     --------
     The velocity Hessian of a chain of revolute joints is twice the Christoffel symbols of
-    the first kind, :math:`\partial^2\tau_a/\partial\nu_b\partial\nu_c = 2\Gamma_{abc}` (digest T9):
+    the first kind, :math:`\partial^2\tau_a/\partial\nu_b\partial\nu_c = 2\Gamma_{abc}`:
 
     >>> import numpy as np
     >>> from geomech.multibody import robots

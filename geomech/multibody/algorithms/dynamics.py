@@ -14,7 +14,7 @@ and 7.1) in the notation of seed 001 (§1.3–§2.1): ``X_up[i]`` is
 the composite inertias, ``I_A``/``p_A`` the articulated inertias and bias forces, ``parent``
 the parent array (``-1`` for the fixed world). Multi-DoF joints are handled as blocks (the
 columns ``model.v_slices[i]``). Each algorithm is one compiled kernel for one state
-(:mod:`geomech.multibody._kernels.tree.dynamics`, where the paper's lines are); the functions here
+(``geomech.multibody._kernels.tree.dynamics``, where the paper's lines are); the functions here
 validate the inputs once, run the kernel over the flattened batch and raise the named error
 of a failed state.
 

@@ -4,11 +4,11 @@ Each kind evaluates, on a spanning-tree configuration, its residual :math:`\phi`
 :math:`K = \partial\phi/\partial q_s` (columns of the spanning-tree speeds and of the loop
 joints' own speeds) and the rate :math:`\dot K`:
 
-- :class:`LoopJoint` — a joint closing a loop between two bodies (URDF+ ``<loop>``);
-- :class:`Coupling` — :math:`r\sum q_{\rm pred} = \sum q_{\rm succ}` (URDF+ ``<coupling>``);
+- ``LoopJoint`` — a joint closing a loop between two bodies (URDF+ ``<loop>``);
+- ``Coupling`` — :math:`r\sum q_{\rm pred} = \sum q_{\rm succ}` (URDF+ ``<coupling>``);
 - :class:`ImplicitConstraint` — a user's :math:`\phi(q) = 0` with its Jacobian.
 
-:func:`split_closures` separates a graph's tree edges from its closure edges. The closed model
+``split_closures`` separates a graph's tree edges from its closure edges. The closed model
 (:mod:`geomech.multibody.closed.model`) holds a spanning tree and a list of these.
 
 References

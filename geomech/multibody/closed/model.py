@@ -134,8 +134,8 @@ class ClosedMultibodyModel(MultibodySystem):
     graph's tree edges) plus the constraints of the graph's loop joints, couplings and
     implicit constraints (module docstring): composition, not a subclass of the tree model.
     The tree's layout (``nodes``, ``joints``, ``parent``, ``inertias``, ``nq``, ...) is the
-    closed model's; its speeds ``v`` are the independent ones. :func:`~geomech.multibody.
-    io.urdf.load_urdf` builds this class for a URDF+ file with closures.
+    closed model's; its speeds ``v`` are the independent ones. :func:`~geomech.load_urdf` builds
+    this class for a URDF+ file with closures.
 
     Parameters
     ----------
@@ -409,10 +409,10 @@ class ClosedMultibodyModel(MultibodySystem):
         (redundant rows of planar loops are consistent).
 
         :math:`G` is block diagonal over the clusters: each block is evaluated by the
-        compiled kernel :func:`~geomech.multibody._kernels.cluster.constraints.
-        cluster_constraints` (in-cluster Jacobians, Householder QR of :math:`K_D`, single
-        and batched), except the clusters holding user-defined constraints or joints, whose
-        Python objects fill their blocks (two-stage path).
+        compiled kernel ``cluster_constraints`` of ``geomech.multibody._kernels`` (in-cluster
+        Jacobians, Householder QR of :math:`K_D`, single and batched), except the clusters
+        holding user-defined constraints or joints, whose Python objects fill their blocks
+        (two-stage path).
 
         Parameters
         ----------

@@ -43,7 +43,7 @@ Semantics (those of the URDF specification and of Pinocchio's loader):
 References
 ----------
 URDF+ (arXiv 2411.19753) §III; URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link");
-anchors §1 (Pinocchio's ``buildModelFromUrdf``); seed 001 §1.3 (spatial inertia).
+Pinocchio's ``buildModelFromUrdf``; seed 001 §1.3 (spatial inertia).
 """
 
 from __future__ import annotations
@@ -715,7 +715,7 @@ def load_urdf(
 
     References
     ----------
-    URDF specification (joint and link elements); anchors §1.2–1.3 (Pinocchio's loader).
+    URDF specification (joint and link elements); Pinocchio's ``buildModelFromUrdf``.
 
     Examples
     --------
