@@ -146,7 +146,7 @@ def christoffel_symbols(model, q, *, sparse: bool = False):
     DimensionError, NonFiniteError, NotOnManifoldError
         If ``q`` is malformed (non-finite entries, a non-unit quaternion), the result
         overflows, or it would exceed the allocation limit
-        (:data:`geomech._validation.MAX_ARRAY_BYTES`).
+        (``geomech._validation.MAX_ARRAY_BYTES``).
     NotATreeError
         If ``sparse=True`` on a closed model (its cluster Christoffel symbols are dense).
 
