@@ -286,7 +286,7 @@ def bench_threads(rng, rounds):
             t1, t2, r, lo, hi = interleaved_range(one, two, max(3, rounds // 3), block=0.05)
             print(
                 f"  B = {B:>5} {alg:<7} 1 thread {t1 * 1e3:8.2f} ms  2 threads {t2 * 1e3:8.2f} ms  "
-                f"speed-up {1 / r:.2f} [{1 / hi:.2f}-{1 / lo:.2f}]",
+                f"speed-up {r:.2f} [{lo:.2f}-{hi:.2f}]",
                 flush=True,
             )
     driver.set_num_threads(1)

@@ -60,7 +60,7 @@ from typing import NamedTuple
 import numpy as np
 
 from geomech.errors import DimensionError, ModelError, NotATreeError, ParameterError
-from geomech.multibody._kernels.driver import call, states
+from geomech.multibody._kernels.driver import are_states, call, entry, failure, states
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 
@@ -332,6 +332,7 @@ def _inputs(model, gravity, f_ext, *named, per_state=0):
         g = arrays.pop(k)
         A0 = np.zeros((g.shape[0], 6))
         A0[:, 3:] = -g
+        A0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     return batch, B, arrays[:k], A0, (arrays[k] if f_ext is not None else _NO_FORCES)
 
 
@@ -427,6 +428,15 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     array([[29.43,  9.81],
            [ 9.81,  9.81]])
     """
+    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
+    if single is not None and f_ext is None and gravity is None:
+        topo, packed, nq, nv = single
+        if are_states(q, v, a, nq, nv):
+            DQ, DV = np.zeros((nv, nv)), np.zeros((nv, nv))  # zeroed: see the kernel
+            status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, DQ, DV)
+            if status:
+                raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
+            return DQ, DV
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
@@ -627,6 +637,15 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(dqdd_dtau, np.linalg.inv(crba(model, q))))
     True
     """
+    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
+    if single is not None and f_ext is None and gravity is None:
+        topo, packed, nq, nv = single
+        if are_states(q, v, tau, nq, nv):
+            DQ, DV, MINV = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+            status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+            if status:
+                raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
+            return DQ, DV, MINV
     cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2)
     nv = cm.nv
     QDD = np.empty((B, nv))
