@@ -13,10 +13,12 @@ sleep instead of spinning, so a loaded machine is not slowed down.
 Threads are used only where they pay, by a simple cost model: the time per state of each
 kernel is measured on its serial calls (per kernel and model size), and a batch is split only
 when its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of about
-:data:`CHUNK_WORK` seconds. The calling thread works too: it and the helpers take the chunks
-in turn from a shared counter, so a helper that the operating system does not schedule (a
-loaded machine) only leaves more chunks to the caller, and two threads do not slow a batch
-down.
+:data:`CHUNK_WORK` seconds; the time per state of the threaded calls is measured too, and
+while it is not below :data:`PAYS` times the serial one (a machine whose cores are busy)
+the batches run serially, with a threaded probe every :data:`PROBE` calls. The calling
+thread works too: it and the helpers take the chunks in turn from a shared counter, so a
+helper that the operating system does not schedule (a loaded machine) leaves more chunks to
+the caller.
 """
 
 from __future__ import annotations
@@ -67,6 +69,8 @@ __all__ = [
     "MIN_CHUNK",
     "MIN_PARALLEL_WORK",
     "CHUNK_WORK",
+    "PAYS",
+    "PROBE",
     "MAX_THREADS",
 ]
 
@@ -76,6 +80,11 @@ PARALLEL_THRESHOLD = 256
 MIN_CHUNK = 64
 #: smallest estimated work of a batch (s, from the measured time per state) split in threads
 MIN_PARALLEL_WORK = 4e-4
+#: threads are kept while their measured time per state is below this fraction of the serial
+#: one (two threads on a machine whose cores are busy do not pay: then serial calls, and
+#: every PROBE-th call a threaded one, to notice when they pay again)
+PAYS = 0.9
+PROBE = 8
 #: the work of one chunk (s): long against the ~5 µs of handing a chunk out, short enough
 #: for a caller to take over the chunks of a helper that is not scheduled
 CHUNK_WORK = 1.5e-4
@@ -84,7 +93,8 @@ MAX_THREADS = 1024
 
 _threads = 1
 _pool: ThreadPoolExecutor | None = None
-#: measured seconds per state of each kernel, per size of its first model array
+#: per kernel and size of its first model array: measured seconds per state serially and in
+#: threads (running means), and the number of calls
 _COST: dict = {}
 
 
@@ -121,6 +131,8 @@ def set_num_threads(n: int | None) -> None:
         raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
     if n > MAX_THREADS:
         raise ParameterError(f"Expected a number of threads <= {MAX_THREADS}, got {n}.")
+    if n == _threads:
+        return
     if _pool is not None:
         _pool.shutdown(wait=True)
         _pool = None
@@ -381,15 +393,23 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     status = np.empty(B, dtype=np.int64)
     if _threads > 1 and B >= PARALLEL_THRESHOLD:
         key = (kernel, model_args[0].shape if model_args else ())
-        cost = _COST.get(key)
-        if cost is not None and B * cost >= MIN_PARALLEL_WORK:  # threads pay
-            chunk = max(MIN_CHUNK, int(CHUNK_WORK / max(cost, 1e-9)))
+        serial, threaded, calls = _COST.get(key, (0.0, 0.0, 0))
+        parallel = serial > 0.0 and B * serial >= MIN_PARALLEL_WORK  # enough work to split
+        if parallel and threaded >= PAYS * serial:  # threads did not pay lately: serial,
+            parallel = calls % PROBE == 0  # with a threaded probe now and then
+        t0 = time.perf_counter()
+        if parallel:
+            chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
             failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk)
-        else:  # measure the time per state (the first call, or a batch too small to split)
-            t0 = time.perf_counter()
+        else:  # measures the serial time per state (first call, small or unpaid batches)
             failed = _entry(kernel)(*model_args, *batch_args, status)
-            if not failed:
-                _COST[key] = (time.perf_counter() - t0) / B
+        if not failed:  # per-state times, running means over the last few calls
+            t = (time.perf_counter() - t0) / B
+            if parallel:
+                threaded = t if threaded == 0.0 else 0.5 * (threaded + t)
+            else:
+                serial = t if serial == 0.0 else 0.5 * (serial + t)
+            _COST[key] = (serial, threaded, calls + 1)
     else:
         failed = _entry(kernel)(*model_args, *batch_args, status)
     if failed:

@@ -66,6 +66,7 @@ from geomech.multibody._kernels.tree.tensor import (
     matvec6_add,
 )
 from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import workspace as carved
 
 __all__ = [
     "workspace",
@@ -185,6 +186,45 @@ def workspace(N, nv):
         np.empty((18, 6)),
         np.empty((nv, 6)),
     )
+
+
+@njit(**JIT)
+def workspace_one(N, nv):
+    """:func:`workspace`, ``Y`` (:func:`columns_workspace`) and the arrays of the forward
+    partials (``dq``, ``dv``, ``M``, ``L`` (nv, nv), ``X`` (nv, 3 nv), ``qdd`` (nv,)) as views
+    of one allocation, for the single-state entries (an allocation costs ~30 ns: 16 of them
+    were a tenth of a single call's time on an arm).
+    """
+    w = carved(
+        (
+            (N, 3, 3),
+            (N, 3),
+            (N, 3, 3),
+            (N, 3),
+            (N, 6),
+            (N, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (N, 6, 6),
+            (N, 6, 6),
+            (N, 6),
+            (16, 6, 6),
+            (18, 6),
+            (nv, 6),
+            (4, 6, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, 3 * nv),
+            (nv,),
+        )
+    )
+    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+    return ws, w[16], w[17], w[18], w[19], w[20], w[21], w[22]
 
 
 # ----------------------------------------------------------------------------------------
@@ -653,19 +693,48 @@ def rnea_derivatives_batch(
 
 
 @njit(**JIT)
+def _rnea_workspace_one(N, nv):
+    """:func:`workspace` and ``Y`` as views of one allocation (see :func:`workspace_one`)."""
+    w = carved(
+        (
+            (N, 3, 3),
+            (N, 3),
+            (N, 3, 3),
+            (N, 3),
+            (N, 6),
+            (N, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (N, 6, 6),
+            (N, 6, 6),
+            (N, 6),
+            (16, 6, 6),
+            (18, 6),
+            (nv, 6),
+            (4, 6, nv),
+        )
+    )
+    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+    return ws, w[16]
+
+
+@njit(**JIT)
 def rnea_derivatives_one(topo, packed, q, v, a, DQ, DV):
     """First-order partials of RNEA for one state without external forces, the model packed
     (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv), which must come zeroed.
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    ws = workspace(topo.shape[0] - 1, topo[-1, IV])
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws, Y = _rnea_workspace_one(N, nv)
     st = forward_pass(
         topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), ws
     )
     if st != OK:
         return st
-    # the mass matrix is not wanted
-    first_order(topo, ws, DQ, DV, view(q, 0, (0, 0)), columns_workspace(topo[-1, IV]))
+    first_order(topo, ws, DQ, DV, view(q, 0, (0, 0)), Y)  # the mass matrix is not wanted
     if not (all_finite(DQ) and all_finite(DV)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -900,6 +969,7 @@ def _aba_first(
     Minv,
     dqdd_dq,
     dqdd_dv,
+    Y,
 ):
     """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
     st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
@@ -911,7 +981,7 @@ def _aba_first(
     _zero(dq)
     _zero(dv)
     _zero(M)
-    first_order(topo, ws, dq, dv, M, columns_workspace(topo[-1, IV]))
+    first_order(topo, ws, dq, dv, M, Y)
     st = _ltl(M, L, lam, topo[:, IV])
     if st != OK:
         return st
@@ -946,6 +1016,7 @@ def aba_derivatives_batch(
     ws = workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     X = np.empty((nv, 3 * nv))
+    Y = columns_workspace(nv)
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -972,6 +1043,7 @@ def aba_derivatives_batch(
             MINV[b],
             DQ[b],
             DV[b],
+            Y,
         )
     return first_failure(status)
 
@@ -983,8 +1055,7 @@ def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = workspace(N, nv)
-    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    ws, Y, dq, dv, M, L, X, qdd = workspace_one(N, nv)
     return _aba_first(
         topo,
         placement,
@@ -1000,15 +1071,16 @@ def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
         view(q, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
         ws,
         dof_parents(topo),
-        np.empty(nv),
+        qdd,
         dq,
         dv,
         M,
         L,
-        np.empty((nv, 3 * nv)),
+        X,
         MINV,
         DQ,
         DV,
+        Y,
     )
 
 
