@@ -432,7 +432,7 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     if single is not None and f_ext is None and gravity is None:
         topo, packed, nq, nv = single
         if are_states(q, v, a, nq, nv):
-            DQ, DV = np.zeros((nv, nv)), np.zeros((nv, nv))  # zeroed: see the kernel
+            DQ, DV = np.empty((2, nv, nv))  # one allocation (the kernel zeroes them)
             status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, DQ, DV)
             if status:
                 raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
@@ -641,7 +641,7 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     if single is not None and f_ext is None and gravity is None:
         topo, packed, nq, nv = single
         if are_states(q, v, tau, nq, nv):
-            DQ, DV, MINV = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+            DQ, DV, MINV = np.empty((3, nv, nv))  # one allocation
             status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
             if status:
                 raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")

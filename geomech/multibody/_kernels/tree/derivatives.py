@@ -724,11 +724,15 @@ def _rnea_workspace_one(N, nv):
 @njit(**JIT)
 def rnea_derivatives_one(topo, packed, q, v, a, DQ, DV):
     """First-order partials of RNEA for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv), which must come zeroed.
+    (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv).
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws, Y = _rnea_workspace_one(N, nv)
+    for x in range(nv):  # the blocks of unrelated joints are not written
+        for y in range(nv):
+            DQ[x, y] = 0.0
+            DV[x, y] = 0.0
     st = forward_pass(
         topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), ws
     )
