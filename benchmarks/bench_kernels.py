@@ -146,7 +146,7 @@ def robot_cases(model, rng, batch):
     }
 
 
-def bench_robots(names, rng, batch, rounds, algorithms=ALGORITHMS):
+def bench_robots(names, rng, batch, rounds, algorithms=ALGORITHMS, stat="median"):
     """Print the main table: per robot and algorithm, single and per-state batch ratios."""
     header = (
         f"{'robot':<9} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} {'ratio':>5} "
@@ -162,8 +162,12 @@ def bench_robots(names, rng, batch, rounds, algorithms=ALGORITHMS):
         cases = robot_cases(model, rng, batch)
         for alg in algorithms:
             gm1, pin1, gmB, pinB = cases[alg]
-            t1, p1, r1, lo1, hi1 = interleaved_range(gm1, pin1, rounds)
-            tB, pB, rB, loB, hiB = interleaved_range(gmB, pinB, max(3, rounds // 3), block=0.05)
+            if stat == "min":  # many short rounds (a block within a time slice)
+                t1, p1, r1, lo1, hi1 = interleaved_range(gm1, pin1, 8 * rounds, 0.002, stat)
+                tB, pB, rB, loB, hiB = interleaved_range(gmB, pinB, 4 * rounds, 0.001, stat)
+            else:
+                t1, p1, r1, lo1, hi1 = interleaved_range(gm1, pin1, rounds)
+                tB, pB, rB, loB, hiB = interleaved_range(gmB, pinB, max(3, rounds // 3), 0.05)
             print(
                 f"{name:<9} {model.nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} {r1:>5.2f} "
                 f"[{lo1:.2f}-{hi1:.2f}] {tB / batch * 1e6:>8.2f} {pB / batch * 1e6:>8.2f} "
@@ -408,15 +412,18 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     batch, rounds = (100, 5) if args.quick else (BATCH, 15)
+    if args.stat == "min":  # blocks shorter than a time slice of a loaded machine
+        batch = min(batch, 100)
     print(
         f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
-        f"medians of interleaved rounds [range of the ratio]; ratio = geomech / Pinocchio; "
+        f"{'medians' if args.stat == 'median' else 'fastest'} of interleaved rounds "
+        f"[range of the per-round ratio]; ratio = geomech / Pinocchio; "
         f"{load_average()}"
     )
     names = [x for x in args.robots.split(",") if x]
     algorithms = [x for x in args.algorithms.split(",") if x]
     if names and algorithms:
-        bench_robots(names, rng, batch, rounds, algorithms)
+        bench_robots(names, rng, batch, rounds, algorithms, args.stat)
         print(load_average())
     if args.floor:
         bench_floor(rng, rounds)

@@ -14,8 +14,9 @@ Threads are used only where they pay, by a simple cost model: the time per state
 kernel is measured on its serial calls (per kernel and model size), and a batch is split only
 when its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of about
 :data:`CHUNK_WORK` seconds; the time per state of the threaded calls is measured too, and
-while it is not below :data:`PAYS` times the serial one (a machine whose cores are busy)
-the batches run serially, with a threaded probe every :data:`PROBE` calls. The calling
+while it is not below :data:`PAYS` times the serial one the batches run serially, with a
+threaded probe every :data:`PROBE` calls; and no batch is split while the load average
+says that no core is idle (a helper would wait for a time slice, and the caller for it). The calling
 thread works too: it and the helpers take the chunks in turn from a shared counter, so a
 helper that the operating system does not schedule (a loaded machine) leaves more chunks to
 the caller.
@@ -102,8 +103,9 @@ def set_num_threads(n: int | None) -> None:
     """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
-    A batch is cut into at most ``n`` chunks of at least :data:`MIN_CHUNK` states, so a
-    batch of fewer states than threads uses fewer threads.
+    A batch is cut into chunks of at least :data:`MIN_CHUNK` states (about
+    :data:`CHUNK_WORK` seconds of work each) that the calling thread and ``n − 1`` helpers
+    take in turn, and only where the measured cost says threads pay (see the module).
 
     Raises
     ------
@@ -394,7 +396,8 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     if _threads > 1 and B >= PARALLEL_THRESHOLD:
         key = (kernel, model_args[0].shape if model_args else ())
         serial, threaded, calls = _COST.get(key, (0.0, 0.0, 0))
-        parallel = serial > 0.0 and B * serial >= MIN_PARALLEL_WORK  # enough work to split
+        # enough work to split, and a core to spare
+        parallel = serial > 0.0 and B * serial >= MIN_PARALLEL_WORK and _idle_core()
         if parallel and threaded >= PAYS * serial:  # threads did not pay lately: serial,
             parallel = calls % PROBE == 0  # with a threaded probe now and then
         t0 = time.perf_counter()
@@ -468,10 +471,10 @@ _ENTRY: dict = {}
 def _entry(kernel):
     """The kernel's compiled entry point, skipping numba's type dispatch (~60 ns an argument).
 
-    Every argument the wrappers pass has one fixed type (C-contiguous, writable float64 or
-    int64 arrays of fixed dimensions: :func:`states` copies anything else), so each batch
-    kernel has exactly one signature; the dispatcher is used until it has compiled it, and
-    whenever a second signature appears.
+    Every argument the wrappers pass has one fixed type (C-contiguous float64 or int64 arrays
+    of fixed dimensions, read-only for the compiled model's arrays and writable for the rest:
+    :func:`states` copies anything else), so each batch kernel has exactly one signature;
+    the dispatcher is used until it has compiled it, and whenever a second signature appears.
     """
     ep = _ENTRY.get(kernel)
     if ep is not None:
@@ -480,6 +483,26 @@ def _entry(kernel):
         ep = _ENTRY[kernel] = kernel.overloads[kernel.signatures[0]].entry_point
         return ep
     return kernel
+
+
+_LOAD = [-1.0, False]  # time of the last look at the load average, and its verdict
+
+
+def _idle_core() -> bool:
+    """Whether the machine has a core to spare: its 1-minute load average (ours included) is
+    below the number of cores minus one half (looked up at most twice a second).
+
+    A helper thread on a machine whose cores are all busy waits for a time slice, and the
+    caller waits for the helper's chunk: then the batch runs serially.
+    """
+    now = time.monotonic()
+    if now - _LOAD[0] > 0.5:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # pragma: no cover (no load average: Windows)
+            load = 0.0
+        _LOAD[0], _LOAD[1] = now, load < (os.cpu_count() or 1) - 0.5
+    return _LOAD[1]
 
 
 def _call_threaded(kernel, model_args, batch_args, B, status, chunk):
