@@ -1,5 +1,6 @@
 """The compiled-kernel layer: primitives against dense references, statuses, batches, cache."""
 
+import pickle
 import subprocess
 import sys
 
@@ -362,6 +363,8 @@ def test_compiled_arrays_are_read_only(rng):
         with pytest.raises(ValueError, match="read-only"):
             x.flat[0] = 1.0
     assert not cm.packed.flags.writeable and not cm.a0.flags.writeable
+    copy = pickle.loads(pickle.dumps(model)).compiled  # unpickled arrays come back writable
+    assert not any(x.flags.writeable for x in (copy.topo, copy.inertia, copy.packed, copy.a0))
     q = model.random_configuration(rng)
     v = rng.normal(size=model.nv)
     tau = gm.rnea(model, q, v, v)  # single state (packed) and batch (the arrays themselves)

@@ -161,14 +161,23 @@ class CompiledModel:
         #: joints); the model keeps it as ``model._single`` for its public functions' fast path
         self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
         self._model = model
-        # read-only: a user cannot corrupt the kernels' inputs; every kernel sees them as
-        # read-only arrays (one numba signature: the per-state arrays of user joints and the
-        # a_0 of a given gravity are made read-only too)
+        self._read_only()
+
+    def _read_only(self):
+        """Make the arrays read-only: a user cannot corrupt the kernels' inputs, and every
+        kernel sees them as read-only arrays (one numba signature: the per-state arrays of
+        user joints and the a_0 of a given gravity are made read-only too).
+        """
         for x in (self.topo, self.placement, self.jparam, self.inertia, self.S, self.S_ring):
             x.flags.writeable = False
         for x in (self.T_user, self.a0, self.packed):
             if x is not None:
                 x.flags.writeable = False
+
+    def __setstate__(self, state):
+        # unpickled arrays come back writable
+        self.__dict__.update(state)
+        self._read_only()
 
     @property
     def has_user_joints(self) -> bool:
