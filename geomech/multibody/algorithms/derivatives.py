@@ -54,6 +54,7 @@ rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App.
 
 from __future__ import annotations
 
+import contextlib
 import weakref
 from typing import NamedTuple
 
@@ -334,6 +335,23 @@ def _inputs(model, gravity, f_ext, *named, per_state=0):
         A0[:, 3:] = -g
         A0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     return batch, B, arrays[:k], A0, (arrays[k] if f_ext is not None else _NO_FORCES)
+
+
+_BLAS = []  # the threadpoolctl controller of numba's BLAS (scipy's OpenBLAS), made once
+#: from this many speeds on, the forward-dynamics partials run their BLAS products on one
+#: thread (scipy's OpenBLAS threads its products from about this size: on two busy cores the
+#: two threads made chain-100's ∂ABA 50x slower, 34 ms instead of 0.68 ms)
+ONE_BLAS_THREAD_NV = 40
+
+
+def _one_blas_thread():
+    """A context in which the BLAS of numba's ``np.dot`` runs on one thread (~10 µs)."""
+    if not _BLAS:
+        import scipy.linalg.cython_blas  # noqa: F401  (loaded: the controller finds it)
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def _model_args(cm):
@@ -642,7 +660,11 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
         topo, packed, nq, nv = single
         if are_states(q, v, tau, nq, nv):
             DQ, DV, MINV = np.empty((3, nv, nv))  # one allocation
-            status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+            if nv < ONE_BLAS_THREAD_NV:
+                status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+            else:
+                with _one_blas_thread():
+                    status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
             if status:
                 raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
             return DQ, DV, MINV
@@ -650,15 +672,16 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     nv = cm.nv
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
-    call(
-        K.aba_derivatives_batch,
-        (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
-        (*args, QDD, DQ, DV, MINV),
-        batch,
-        model,
-        names=_ABA_NAMES,
-        what="the derivatives",
-    )
+    with _one_blas_thread() if nv >= ONE_BLAS_THREAD_NV else contextlib.nullcontext():
+        call(
+            K.aba_derivatives_batch,
+            (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
+            (*args, QDD, DQ, DV, MINV),
+            batch,
+            model,
+            names=_ABA_NAMES,
+            what="the derivatives",
+        )
     shape = batch + (nv, nv)
     return DQ.reshape(shape), DV.reshape(shape), MINV.reshape(shape)
 
