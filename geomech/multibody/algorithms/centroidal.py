@@ -35,6 +35,7 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody._kernels.driver import (
+    are_states,
     call,
     compiled,
     entry,
@@ -356,7 +357,7 @@ def _rate(tree, q, v):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             A_dot = np.empty((6, nv))
             status = entry(K.centroidal_map_rate_one)(topo, packed, q, v, A_dot)
             if status:

@@ -61,7 +61,13 @@ from geomech._arrays import matvec, mT
 from geomech._validation import check_allocation, check_q, check_v
 from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
-from geomech.multibody._kernels.driver import compiled, entry, failure, is_state, single_state
+from geomech.multibody._kernels.driver import (
+    are_states,
+    compiled,
+    entry,
+    failure,
+    single_state,
+)
 from geomech.multibody._kernels.tree import coriolis as K
 from geomech.multibody.algorithms._body_factors import (
     _QV,
@@ -174,9 +180,15 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             C = np.empty((nv, nv))
-            Bt, levi_civita = _factor_tensors(model, connection)
+            if type(connection) is str and connection == "levi-civita":  # the default: kept
+                factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
+                if factors is None:
+                    factors = model._compiled._levi_civita = _factor_tensors(model, connection)
+                Bt, levi_civita = factors
+            else:
+                Bt, levi_civita = _factor_tensors(model, connection)
             status = entry(K.coriolis_one)(topo, packed, Bt, levi_civita, q, v, C)
             if status:
                 raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")

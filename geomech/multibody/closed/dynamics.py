@@ -433,6 +433,7 @@ def _cluster_inputs(model, gravity, f_ext, *named):
     else:
         A0 = np.zeros((arrays[n].shape[0], 6))
         A0[:, 3:] = -arrays[n]
+        A0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     F = arrays[-1] if f_ext is not None else _NO_FORCES
     Q, V = arrays[0], arrays[1]
     if getattr(model, "is_closed", False) and lay.all_static:
