@@ -47,6 +47,36 @@ def interleaved(fun_a, fun_b, rounds: int = 15, block: float = 0.01, stat: str =
     return float(np.median(ta)), float(np.median(tb)), float(np.median(ta / tb))
 
 
+def interleaved_range(fun_a, fun_b, rounds: int = 15, block: float = 0.01, stat="median"):
+    """As :func:`interleaved`, with the range of the round-by-round ratio a/b.
+
+    Returns ``(t_a, t_b, ratio, ratio_lo, ratio_hi)``: the median per-call times and the
+    median of the per-round ratios (``stat="min"``: the fastest round of each and their
+    ratio), and the smallest and largest per-round ratios.
+    """
+    fun_a(), fun_b()
+    na, nb = _block_size(fun_a, block), _block_size(fun_b, block)
+    ta, tb = [], []
+    for _ in range(rounds):
+        ta.append(_block(fun_a, na))
+        tb.append(_block(fun_b, nb))
+    ta, tb = np.array(ta), np.array(tb)
+    r = ta / tb
+    if stat == "min":
+        return float(ta.min()), float(tb.min()), float(ta.min() / tb.min()), r.min(), r.max()
+    return float(np.median(ta)), float(np.median(tb)), float(np.median(r)), r.min(), r.max()
+
+
+def load_average() -> str:
+    """The 1-, 5- and 15-minute load averages, for reports of timings on a shared machine."""
+    try:
+        import os
+
+        return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+    except OSError:  # pragma: no cover
+        return "load average unknown"
+
+
 def best_time(fun, repeat=5, min_total=0.2, budget=2.0):
     """Best per-call time (s) of ``fun()`` over ``repeat`` timing runs of ~``min_total`` s in all.
 

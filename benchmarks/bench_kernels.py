@@ -1,24 +1,30 @@
-"""geomech's compiled kernels vs Pinocchio: single calls, batches, compile and start-up time.
+"""geomech's compiled kernels vs Pinocchio: single calls, batches, threads, compile and start-up.
 
-For the built-in humanoid (nv = 30) and a 64-body random tree mixing every joint type, prints
-per algorithm (rnea, crba, aba, coriolis_matrix):
+The main table (issue 28) covers ur5, panda, xarm7, solo12 (example-robot-data, when installed),
+the built-in humanoid, talos and a 100-link chain, and for each ``rnea``, ``crba``, ``aba``,
+``coriolis_matrix``, ``rnea_derivatives`` and ``aba_derivatives``:
 
-* ``single``: one call with one state, geomech vs Pinocchio (C++ through its binding), and
-  their ratio;
+* ``single``: one call with one state, geomech vs Pinocchio (C++ through its binding), their
+  median times and the median ratio with its range over the interleaved rounds;
 * ``batch``: one geomech call on 1000 states vs a Python loop of 1000 Pinocchio calls (inputs
-  pre-converted), per state, and the ratio;
+  pre-converted), per state, the median ratio and its range.
 
-then ``christoffel_symbols`` against the route a Python user has today (Christoffel symbols by
-Koszul's formula from nv + 1 calls of ``pin.computeRNEADerivatives``), the cold compile time of all
-kernels (a fresh numba cache) and the first-call time in a second process, imports included, and the
-build time and memory of a 20,000-body chain. Every comparison is interleaved in the same process
-(``_timing.interleaved``) and reported as the median over rounds, or with ``--stat min`` as the
-fastest round of each contender over many short rounds (an estimate of the uncontended times on a
-machine loaded by other processes, where medians swing by 2x; batches of 100 states then, so that a
-block fits in a time slice); results are checked to agree before timing. ``--no-startup`` skips the
-compile and start-up measurements (a cold compile of every kernel).
+Then (``--floor``) the fixed cost of a call: an empty numba function with as many array
+arguments as the single-state entry points against the smallest Pinocchio call, and every
+public function against its kernel alone; (``--threads``) the speed-up of two threads at
+B = 1000, 4000, 10000 with the load average; ``christoffel_symbols`` against the route a Python
+user has today (Christoffel symbols by Koszul's formula from nv + 1 calls of
+``pin.computeRNEADerivatives``), the cold compile time of all kernels (a fresh numba cache) and
+the first-call time in a second process, imports included, and the build time and memory of a
+20,000-body chain. Every comparison is interleaved in the same process (``_timing.interleaved``)
+and reported as the median over rounds, or with ``--stat min`` as the fastest round of each
+contender over many short rounds (an estimate of the uncontended times on a machine loaded by
+other processes, where medians swing by 2x; batches of 100 states then, so that a block fits in
+a time slice); results are checked to agree before timing. ``--no-startup`` skips the compile
+and start-up measurements (a cold compile of every kernel).
 
-Run: ``python benchmarks/bench_kernels.py`` (``--quick`` for a smoke run).
+Run: ``python benchmarks/bench_kernels.py`` (``--quick`` for a smoke run, ``--robots ur5,panda``
+for a subset).
 """
 
 from __future__ import annotations
@@ -32,15 +38,15 @@ from pathlib import Path
 
 import numpy as np
 import pinocchio as pin
+from numba import njit
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests" / "multibody"))
 
-from _timing import interleaved  # noqa: E402
+from _timing import interleaved, interleaved_range, load_average  # noqa: E402
 
 import geomech as gm  # noqa: E402
-from conftest import mixed_tree  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
 
@@ -63,7 +69,26 @@ def koszul_christoffel(pm, pd, q, nv):
     return 0.5 * (D + D.transpose(0, 2, 1) - D.transpose(2, 0, 1))
 
 
-def bench_model(name, model, rng, batch, rounds, stat="median"):
+ROBOTS = ("ur5", "panda", "xarm7", "solo12", "humanoid", "talos", "chain100")
+ALGORITHMS = ("rnea", "crba", "aba", "coriolis", "d_rnea", "d_aba")
+
+
+def load_robot(name):
+    """The model of a robot of the main table, or None when example-robot-data lacks it."""
+    if name == "humanoid":
+        return robots.humanoid()
+    if name == "chain100":
+        return robots.serial_chain(100, rng=0)
+    if name == "ur5":
+        return robots.load("ur5")
+    erd = {"talos": "talos_full_v2"}.get(name, name)
+    if erd not in robots.example_robot_data_names():
+        return None
+    return robots.load(erd)
+
+
+def robot_cases(model, rng, batch):
+    """``{alg: (gm single, pin single, gm batch, pin batch)}`` closures on random states."""
     bridge = PinocchioBridge(model)
     pm, pd = bridge.pin_model, bridge.pin_data
     Q = model.random_configuration(rng, size=batch)
@@ -78,57 +103,201 @@ def bench_model(name, model, rng, batch, rounds, stat="median"):
     )
     q, v, a, tau = Q[0], V[0], A[0], TAU[0]
     qp, vp, ap, taup = Qp[0], Vp[0], Ap[0], TAUp[0]
-    assert np.allclose(bridge.rnea(q, v, a), tau, rtol=1e-9, atol=1e-9)
-    assert np.allclose(bridge.crba(q), gm.crba(model, q), rtol=1e-9, atol=1e-9)
-    cases = {
+    assert np.allclose(bridge.rnea(q, v, a), tau, rtol=1e-8, atol=1e-8)
+    assert np.allclose(bridge.crba(q), gm.crba(model, q), rtol=1e-8, atol=1e-8)
+    B = range(batch)
+    return {
         "rnea": (
             lambda: gm.rnea(model, q, v, a),
             lambda: pin.rnea(pm, pd, qp, vp, ap),
             lambda: gm.rnea(model, Q, V, A),
-            lambda: [pin.rnea(pm, pd, Qp[k], Vp[k], Ap[k]) for k in range(batch)],
+            lambda: [pin.rnea(pm, pd, Qp[k], Vp[k], Ap[k]) for k in B],
         ),
         "crba": (
             lambda: gm.crba(model, q),
             lambda: pin.crba(pm, pd, qp),
             lambda: gm.crba(model, Q),
-            lambda: [pin.crba(pm, pd, Qp[k]) for k in range(batch)],
+            lambda: [pin.crba(pm, pd, Qp[k]) for k in B],
         ),
         "aba": (
             lambda: gm.aba(model, q, v, tau),
             lambda: pin.aba(pm, pd, qp, vp, taup),
             lambda: gm.aba(model, Q, V, TAU),
-            lambda: [pin.aba(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in range(batch)],
+            lambda: [pin.aba(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in B],
         ),
         "coriolis": (
             lambda: gm.coriolis_matrix(model, q, v),
             lambda: pin.computeCoriolisMatrix(pm, pd, qp, vp),
             lambda: gm.coriolis_matrix(model, Q, V),
-            lambda: [pin.computeCoriolisMatrix(pm, pd, Qp[k], Vp[k]) for k in range(batch)],
+            lambda: [pin.computeCoriolisMatrix(pm, pd, Qp[k], Vp[k]) for k in B],
+        ),
+        "d_rnea": (
+            lambda: gm.rnea_derivatives(model, q, v, a),
+            lambda: pin.computeRNEADerivatives(pm, pd, qp, vp, ap),
+            lambda: gm.rnea_derivatives(model, Q, V, A),
+            lambda: [pin.computeRNEADerivatives(pm, pd, Qp[k], Vp[k], Ap[k]) for k in B],
+        ),
+        "d_aba": (
+            lambda: gm.aba_derivatives(model, q, v, tau),
+            lambda: pin.computeABADerivatives(pm, pd, qp, vp, taup),
+            lambda: gm.aba_derivatives(model, Q, V, TAU),
+            lambda: [pin.computeABADerivatives(pm, pd, Qp[k], Vp[k], TAUp[k]) for k in B],
         ),
     }
-    rows = []
-    for alg, (gm1, pin1, gmB, pinB) in cases.items():
-        if stat == "min":  # many short rounds
-            t_gm1, t_pin1, r1 = interleaved(gm1, pin1, 20 * rounds, 0.001, stat)
-            t_gmB, t_pinB, rB = interleaved(gmB, pinB, 4 * rounds, 0.001, stat)
-        else:
-            t_gm1, t_pin1, r1 = interleaved(gm1, pin1, rounds)
-            t_gmB, t_pinB, rB = interleaved(gmB, pinB, max(3, rounds // 3), block=0.05)
-        rows.append(
-            (
-                name,
-                model.n_bodies,
-                model.nv,
-                alg,
-                t_gm1,
-                t_pin1,
-                r1,
-                t_gmB / batch,
-                t_pinB / batch,
-                rB,
+
+
+def bench_robots(names, rng, batch, rounds, algorithms=ALGORITHMS, stat="median"):
+    """Print the main table: per robot and algorithm, single and per-state batch ratios."""
+    header = (
+        f"{'robot':<9} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} {'ratio':>5} "
+        f"{'[range]':<11} {'gm/st':>8} {'pin/st':>8} {'ratio':>5} {'[range]':<11}"
+    )
+    print(header)
+    print("-" * len(header))
+    for name in names:
+        model = load_robot(name)
+        if model is None:
+            print(f"{name:<9} (not in example-robot-data)")
+            continue
+        cases = robot_cases(model, rng, batch)
+        for alg in algorithms:
+            gm1, pin1, gmB, pinB = cases[alg]
+            if stat == "min":  # many short rounds (a block within a time slice)
+                t1, p1, r1, lo1, hi1 = interleaved_range(gm1, pin1, 8 * rounds, 0.002, stat)
+                tB, pB, rB, loB, hiB = interleaved_range(gmB, pinB, 4 * rounds, 0.001, stat)
+            else:
+                t1, p1, r1, lo1, hi1 = interleaved_range(gm1, pin1, rounds)
+                tB, pB, rB, loB, hiB = interleaved_range(gmB, pinB, max(3, rounds // 3), 0.05)
+            print(
+                f"{name:<9} {model.nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} {r1:>5.2f} "
+                f"[{lo1:.2f}-{hi1:.2f}] {tB / batch * 1e6:>8.2f} {pB / batch * 1e6:>8.2f} "
+                f"{rB:>5.2f} [{loB:.2f}-{hiB:.2f}]",
+                flush=True,
             )
+
+
+@njit(cache=False)
+def _empty6(a, b, c, d, e, f):  # the dispatch floor of a kernel with six array arguments
+    return 0
+
+
+def boundary_cases(model, rng):
+    """``{function: (public call, its kernel alone)}`` on one state of ``model``; the kernel is
+    called through the entry point the public function uses, on preallocated outputs."""
+    from geomech.multibody._kernels.driver import entry
+    from geomech.multibody._kernels.tree import coriolis as KC
+    from geomech.multibody._kernels.tree import derivatives as KD
+    from geomech.multibody._kernels.tree import dynamics as K
+    from geomech.multibody.algorithms._body_factors import _factor_tensors
+
+    q = model.random_configuration(rng)
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    tau = gm.rnea(model, q, v, a)
+    topo, packed, nq, nv = model.compiled.single
+    out, H = np.empty(nv), np.empty((nv, nv))
+    Bt, lc = _factor_tensors(model, "levi-civita")
+    cases = {
+        "rnea": (
+            lambda: gm.rnea(model, q, v, a),
+            lambda: entry(K.rnea_one)(topo, packed, q, v, a, out),
+        ),
+        "crba": (lambda: gm.crba(model, q), lambda: entry(K.crba_one)(topo, packed, q, H)),
+        "aba": (
+            lambda: gm.aba(model, q, v, tau),
+            lambda: entry(K.aba_one)(topo, packed, q, v, tau, out),
+        ),
+        "coriolis": (
+            lambda: gm.coriolis_matrix(model, q, v),
+            lambda: entry(KC.coriolis_one)(topo, packed, Bt, lc, q, v, H),
+        ),
+    }
+    one = getattr(KD, "rnea_derivatives_one", None)
+    if one is not None:
+        D1, D2, D3 = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+        cases["d_rnea"] = (
+            lambda: gm.rnea_derivatives(model, q, v, a),
+            lambda: entry(KD.rnea_derivatives_one)(topo, packed, q, v, a, D1, D2),
         )
-    return rows
+        cases["d_aba"] = (
+            lambda: gm.aba_derivatives(model, q, v, tau),
+            lambda: entry(KD.aba_derivatives_one)(topo, packed, q, v, tau, D1, D2, D3),
+        )
+    return cases
+
+
+def bench_floor(rng, rounds, stat="median"):
+    """Print the fixed cost of a call: dispatch floors, and public functions vs their kernels."""
+    from geomech.multibody._kernels.driver import _entry
+
+    x = np.zeros(3)
+    one = robots.serial_chain(1, rng=0)
+    bridge = PinocchioBridge(one)
+    pm, pd = bridge.pin_model, bridge.pin_data
+    q1 = np.zeros(1)
+    _empty6(x, x, x, x, x, x)
+    ep = _entry(_empty6)
+    t_disp, t_pin, _, _, _ = interleaved_range(
+        lambda: _empty6(x, x, x, x, x, x), lambda: pin.rnea(pm, pd, q1, q1, q1), rounds
+    )
+    t_ep, _, _, _, _ = interleaved_range(lambda: ep(x, x, x, x, x, x), lambda: None, rounds)
+    t_gm1, _, _, _, _ = interleaved_range(lambda: gm.rnea(one, q1, q1, q1), lambda: None, rounds)
+    print(
+        f"\ncall floors (µs): empty numba function of 6 arrays {t_disp * 1e6:.3f} through its "
+        f"dispatcher, {t_ep * 1e6:.3f} through its entry point; 1-body pin.rnea {t_pin * 1e6:.3f}; "
+        f"1-body gm.rnea {t_gm1 * 1e6:.3f}"
+    )
+    for name in ("panda", "humanoid"):
+        model = (
+            load_robot(name)
+            if name != "panda" or "panda" in robots.example_robot_data_names()
+            else None
+        )
+        if model is None:
+            continue
+        print(f"public call vs its kernel alone, one state of {name} (nv = {model.nv}), µs:")
+        for alg, (pub, ker) in boundary_cases(model, rng).items():
+            if stat == "min":
+                tp, tk, r, lo, hi = interleaved_range(pub, ker, 8 * rounds, 0.002, stat)
+            else:
+                tp, tk, r, lo, hi = interleaved_range(pub, ker, rounds)
+            print(
+                f"  {alg:<9} public {tp * 1e6:8.3f}  kernel {tk * 1e6:8.3f}  "
+                f"above {(tp - tk) * 1e6:6.3f}"
+            )
+
+
+def bench_threads(rng, rounds):
+    """Print the speed-up of two threads over one on batches (and the load average)."""
+    from geomech.multibody._kernels import driver
+
+    model = robots.humanoid()
+    print(f"\ntwo threads vs one, humanoid (nv = {model.nv}), per batch call; {load_average()}")
+    for B in (1000, 4000, 10000):
+        Q = model.random_configuration(rng, size=B)
+        V, A = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
+        for alg, f in (
+            ("rnea", lambda Q=Q, V=V, A=A: gm.rnea(model, Q, V, A)),
+            ("crba", lambda Q=Q: gm.crba(model, Q)),
+            ("aba", lambda Q=Q, V=V, A=A: gm.aba(model, Q, V, A)),
+            ("d_rnea", lambda Q=Q, V=V, A=A: gm.rnea_derivatives(model, Q, V, A)),
+        ):
+
+            def one(f=f):
+                driver.set_num_threads(1)
+                f()
+
+            def two(f=f):
+                driver.set_num_threads(2)
+                f()
+
+            t1, t2, r, lo, hi = interleaved_range(one, two, max(3, rounds // 3), block=0.05)
+            print(
+                f"  B = {B:>5} {alg:<7} 1 thread {t1 * 1e3:8.2f} ms  2 threads {t2 * 1e3:8.2f} ms  "
+                f"speed-up {r:.2f} [{lo:.2f}-{hi:.2f}]",
+                flush=True,
+            )
+    driver.set_num_threads(1)
+    print(f"  {load_average()}")
 
 
 def bench_christoffel(model, rng, rounds, stat="median"):
@@ -238,6 +407,11 @@ def main(argv=None):
         action="store_true",
         help="skip the cold compile and second-process measurements",
     )
+    parser.add_argument("--robots", default=",".join(ROBOTS), help="robots of the main table")
+    parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="its algorithms")
+    parser.add_argument("--floor", action="store_true", help="the fixed cost of a call")
+    parser.add_argument("--threads", action="store_true", help="two threads vs one")
+    parser.add_argument("--only", action="store_true", help="only the sections asked for")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     batch, rounds = (100, 5) if args.quick else (BATCH, 15)
@@ -245,26 +419,21 @@ def main(argv=None):
         batch = min(batch, 100)
     print(
         f"geomech vs Pinocchio {pin.__version__}, numpy {np.__version__}; times in µs, "
-        f"{args.stat} of interleaved rounds; ratio = geomech / Pinocchio"
+        f"{'medians' if args.stat == 'median' else 'fastest'} of interleaved rounds "
+        f"[range of the per-round ratio]; ratio = geomech / Pinocchio; "
+        f"{load_average()}"
     )
-    header = (
-        f"{'model':<9} {'N':>3} {'nv':>3} {'alg':<8} {'gm 1':>8} {'pin 1':>8} "
-        f"{'ratio':>6} {'gm/state':>9} {'pin/state':>9} {'ratio':>6}"
-    )
-    print(header)
-    print("-" * len(header))
-    models = [
-        ("humanoid", robots.humanoid()),
-        ("mixed-64", mixed_tree(64, np.random.default_rng(7), floating_base=True)),
-    ]
-    for name, model in models:
-        for row in bench_model(name, model, rng, batch, rounds, args.stat):
-            name_, n, nv, alg, t1, p1, r1, tb, pb, rb = row
-            print(
-                f"{name_:<9} {n:>3} {nv:>3} {alg:<8} {t1 * 1e6:>8.2f} {p1 * 1e6:>8.2f} "
-                f"{r1:>6.2f} {tb * 1e6:>9.2f} {pb * 1e6:>9.2f} {rb:>6.2f}",
-                flush=True,
-            )
+    names = [x for x in args.robots.split(",") if x]
+    algorithms = [x for x in args.algorithms.split(",") if x]
+    if names and algorithms:
+        bench_robots(names, rng, batch, rounds, algorithms, args.stat)
+        print(load_average())
+    if args.floor:
+        bench_floor(rng, rounds, args.stat)
+    if args.threads:
+        bench_threads(rng, rounds)
+    if args.only:
+        return
     # Koszul's formula in coordinates needs a fixed base: the humanoid on a fixed pelvis
     fixed = robots.humanoid(fixed_base=True)
     t_gm, t_k, r = bench_christoffel(fixed, rng, rounds, args.stat)

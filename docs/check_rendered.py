@@ -13,7 +13,10 @@ Run after the HTML build, on its output directory. It reads every page and fails
   (:doc:`conventions`, :doc:`papers`) are what to cite;
 * **unresolved cross-references** above ``--max-unresolved``: a ``:func:``/``:class:``/... role
   that Sphinx could not link is rendered as ``<code class="xref ...">`` with no ``<a>`` around
-  it (``sphinx -W`` does not report these unless ``nitpicky`` is on).
+  it (``sphinx -W`` does not report these unless ``nitpicky`` is on);
+* **dangling "[docs]" links**: the back-links of the highlighted source pages (``_modules/``,
+  sphinx.ext.viewcode) to the documentation of each object, when the page or its anchor does
+  not exist.
 
 It prints one line per page with a finding (counts per kind), the findings of the first two
 kinds in full, and the totals; ``--list-unresolved`` also lists the unresolved targets with
@@ -150,9 +153,15 @@ class Page(HTMLParser):
         self._math: list | None = None  # [tag, depth, text parts] of an open formula
         self._xref: list | None = None  # [tag, depth, text parts] of an unlinked xref
         self._text: list[str] = []
+        self.ids: set[str] = set()
+        self.backlinks: list[str] = []  # href of each viewcode "[docs]" link
 
     def handle_starttag(self, tag, attrs):
         classes = (dict(attrs).get("class") or "").split()
+        if dict(attrs).get("id"):
+            self.ids.add(dict(attrs)["id"])
+        if tag == "a" and "viewcode-back" in classes and dict(attrs).get("href"):
+            self.backlinks.append(dict(attrs)["href"])
         if tag in ("script", "style"):
             self._skip += 1
         if tag == "a":
@@ -202,6 +211,27 @@ def _strip_delimiters(tex: str) -> str:
         if tex.startswith(left) and tex.endswith(right):
             return tex[len(left) : -len(right)]
     return tex
+
+
+def dangling_backlinks(pages: list[Page]) -> list[str]:
+    """``"<page>: <href>"`` for each viewcode "[docs]" link whose target page or anchor is
+    missing."""
+    by_name = {p.name: p for p in pages}
+    found = []
+    for p in pages:
+        for href in p.backlinks:
+            path, _, anchor = href.partition("#")
+            target = (Path(p.name).parent / path).as_posix() if path else p.name
+            parts: list[str] = []
+            for part in target.split("/"):
+                if part == "..":
+                    parts = parts[:-1]
+                elif part not in ("", "."):
+                    parts.append(part)
+            page = by_name.get("/".join(parts))
+            if page is None or (anchor and anchor not in page.ids):
+                found.append(f"{p.name}: {href}")
+    return found
 
 
 def scan(build: Path) -> list[Page]:
@@ -272,7 +302,10 @@ def main(argv: list[str] | None = None) -> int:
     by_document = Counter(
         text.split(":", 1)[0] for p in pages for k, text in p.findings if k == "missing-document"
     )
-    failed = totals["math"] > 0
+    dangling = dangling_backlinks(pages)
+    for line in dangling[:20]:
+        print(f"dangling [docs] link: {line}")
+    failed = totals["math"] > 0 or bool(dangling)
     failed |= totals["missing-document"] > args.max_missing_documents
     failed |= n_unresolved > args.max_unresolved
     documents = ", ".join(f"{name} {n}" for name, n in by_document.most_common()) or "none"
@@ -280,7 +313,8 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(pages)} pages: {totals['math']} broken formulas; "
         f"{totals['missing-document']} references to documents not in the project ({documents}; "
         f"at most {args.max_missing_documents} allowed); {n_unresolved} unresolved "
-        f"cross-references ({len(unresolved)} distinct; at most {args.max_unresolved} allowed)"
+        f"cross-references ({len(unresolved)} distinct; at most {args.max_unresolved} allowed); "
+        f"{len(dangling)} dangling [docs] links"
         f" -- {'FAILED' if failed else 'ok'}"
     )
     return 1 if failed else 0

@@ -35,12 +35,16 @@ extensions = [
     "sphinx.ext.intersphinx",
     "sphinx.ext.viewcode",
     "numpydoc",
+    # one page per public object and per public module, written into generated/
+    "api_pages",
     "sphinx_gallery.gen_gallery",
     # MathJax 3 copied into _static: the math renders without network access
     "sphinx-mathjax-offline",
 ]
 
-autosummary_generate = True
+# The API pages are written by _ext/api_pages.py (one per object, under the module that
+# defines it); autosummary only draws their tables.
+autosummary_generate = False
 autodoc_default_options = {"members": True, "inherited-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -89,13 +93,27 @@ sphinx_gallery_conf = {
     "capture_repr": (),
     # animations (geomech.plot.animate) are embedded as JavaScript players
     "matplotlib_animations": (True, "jshtml"),
+    # "Examples using X" on each API page (the minigallery that _ext/api_pages.py writes)
+    "doc_module": ("geomech",),
+    "backreferences_dir": "generated/backreferences",
 }
 
 templates_path = []
 exclude_patterns = ["_build", "auto_tutorials/*.ipynb", "auto_tutorials/*.py"]
 html_theme = "pydata_sphinx_theme"
 html_title = "geomech"
-html_theme_options = {"navigation_with_keys": False}
+_TUTORIALS = Path(__file__).resolve().parent.parent / "tutorials"
+html_theme_options = {
+    "navigation_with_keys": False,
+    # tutorial pages print tables and code 100 columns wide: no right-hand sidebar there
+    "secondary_sidebar_items": {
+        "**": ["page-toc", "sourcelink"],
+        # exact page names: a second wildcard would overlap "**" (a theme warning)
+        **{f"auto_tutorials/{p.stem}": [] for p in _TUTORIALS.glob("*.py")},
+    },
+}
+html_static_path = ["_static"]
+html_css_files = ["geomech.css"]
 suppress_warnings = ["config.cache"]
 
 
@@ -106,14 +124,19 @@ _STAR_NAMES = re.compile(r"([(,\[]\s*)\*([\w.]+)(?=[,)\]])")
 
 
 def _escape_star_shapes(app, what, name, obj, options, lines):
-    """Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils.
+    r"""Docstrings write shapes as ``(..., *point_shape)``; escape the star for docutils.
 
     Examples
     --------
-    >>> lines = ["q : array_like, shape (..., *point_shape)", "Hairer, *Geometric Integration*,"]
+    >>> lines = ["q : array_like, shape (..., *point_shape)", "Hairer, *Geometric Integration*,",
+    ...          "(*size, *group.point_shape)", "Murray, *Robotics*, 1994 (*RBDA*)"]
     >>> _escape_star_shapes(None, "function", "f", None, {}, lines)
-    >>> lines
-    ['q : array_like, shape (..., \\*point_shape)', 'Hairer, *Geometric Integration*,']
+    >>> for line in lines:
+    ...     print(line)
+    q : array_like, shape (..., \*point_shape)
+    Hairer, *Geometric Integration*,
+    (\*size, \*group.point_shape)
+    Murray, *Robotics*, 1994 (*RBDA*)
     """
     lines[:] = [
         line
@@ -142,6 +165,43 @@ def _documented_once(app, what, name, obj, skip, options):
     return None  # no opinion: autodoc's and autosummary's own rules decide
 
 
+def _forwarding_new(app, what, name, obj, options, signature, return_annotation):
+    """A class whose ``__new__`` only dispatches, ``(*args, adaptation=None, **kwargs)``, is
+    shown with its ``__init__``'s parameters (and the keyword-only ones ``__new__`` adds).
+
+    Examples
+    --------
+    >>> class A:
+    ...     def __new__(cls, *args, flag=None, **kwargs):
+    ...         return super().__new__(cls)
+    ...     def __init__(self, x, y=1):
+    ...         pass
+    >>> _forwarding_new(None, "class", "A", A, {}, "(*args, flag=None, **kwargs)", None)
+    ('(x, y=1, *, flag=None)', None)
+    """
+    import inspect
+
+    new = getattr(obj, "__new__", None)
+    if what not in ("class", "exception") or new is object.__new__ or "__init__" not in vars(obj):
+        return None
+    try:
+        new_sig, init_sig = inspect.signature(new), inspect.signature(obj.__init__)
+    except (TypeError, ValueError):
+        return None
+    if not any(p.kind is p.VAR_POSITIONAL for p in new_sig.parameters.values()):
+        return None
+    params = list(init_sig.parameters.values())[1:]  # without self
+    names = {p.name for p in params}
+    extra = [
+        p for p in new_sig.parameters.values() if p.kind is p.KEYWORD_ONLY and p.name not in names
+    ]
+    tail = [p for p in params if p.kind is p.VAR_KEYWORD]
+    head = [p for p in params if p.kind is not p.VAR_KEYWORD]
+    shown = init_sig.replace(parameters=head + extra + tail, return_annotation=init_sig.empty)
+    return str(shown), return_annotation
+
+
 def setup(app):
+    app.connect("autodoc-process-signature", _forwarding_new)
     app.connect("autodoc-process-docstring", _escape_star_shapes)
     app.connect("autodoc-skip-member", _documented_once)

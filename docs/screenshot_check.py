@@ -1,4 +1,4 @@
-"""Headless-browser check of the built site: the landing page and one tutorial.
+"""Headless-browser check of the built site: the landing page and three tutorials.
 
 Run after the HTML build (``.ci/run`` does): for each page, Chromium renders it with every
 network request refused (a dead proxy), takes a screenshot into ``docs/_build/screenshots``
@@ -24,6 +24,8 @@ PAGES = {
     # page: (text that must be on it, minimum number of typeset formulas)
     "index.html": ("Quick start", 1),
     "auto_tutorials/02_connections_and_coriolis.html": ("Four connections on Euclidean", 10),
+    "auto_tutorials/06_coriolis_matrices_of_a_robot.html": ("The named body connections", 10),
+    "auto_tutorials/11_robots_with_kinematic_loops.html": ("Robots with kinematic loops", 10),
 }
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
 FLAGS = [

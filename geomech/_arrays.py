@@ -1,6 +1,6 @@
 """Unvalidated batched array helpers shared by the package.
 
-A private module meant for sharing (like :mod:`geomech._validation`): the one home of the
+A private module meant for sharing (like ``geomech._validation``): the one home of the
 small products every layer needs on stacks of matrices. The inputs are validated arrays with
 leading batch dimensions that broadcast.
 """

@@ -629,7 +629,7 @@ def _unknown_connection(name: str, names: list[str]) -> str:
 
 
 def _families(model) -> list[str]:
-    """The kernel families (:mod:`geomech._precompile`) that the report on ``model`` calls."""
+    """The kernel families (``geomech._precompile``) that the report on ``model`` calls."""
     if model.nv == 0:
         return []
     closed = getattr(model, "is_closed", False)

@@ -21,7 +21,10 @@ with :mod:`geomech.lie`:
 Twists are angular first, :math:`\xi = [\omega; v]` (the paper writes :math:`[v; \omega]`).
 """
 
-# %% Exponential and logarithm on SO(3) ---------------------------------- ``SO3.exp`` maps a
+# %%
+# Exponential and logarithm on SO(3)
+# ----------------------------------
+# ``SO3.exp`` maps a
 # rotation vector :math:`\omega` (angle :math:`|\omega|` about :math:`\omega/|\omega|`) to a
 # rotation matrix. A quarter turn about z maps the x axis to the y axis.
 import matplotlib.pyplot as plt

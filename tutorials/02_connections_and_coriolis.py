@@ -80,7 +80,8 @@ for title, conn in connections.items():
         bool(conn.is_torsion_free(q0)),
     )
 
-# %% Transport the initially orthonormal triad :math:`(e_x, e_y, e_z)` along the geodesic that
+# %%
+# Transport the initially orthonormal triad :math:`(e_x, e_y, e_z)` along the geodesic that
 # starts along the red vector :math:`e_x`. The red vector is the geodesic's own velocity, so it
 # stays tangent in every panel. The faint triad in the upper-left panel is the Levi-Civita
 # transport, which keeps a constant orientation.

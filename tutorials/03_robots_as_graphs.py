@@ -24,7 +24,10 @@ This tutorial
 Units are SI throughout (m, kg, s, N, N·m).
 """
 
-# %% A robot drawn as a graph ------------------------ A torso turns about the vertical on a fixed
+# %%
+# A robot drawn as a graph
+# ------------------------
+# A torso turns about the vertical on a fixed
 # base and carries two 2-link arms. Each node (except the base) carries a :math:`6\times 6` spatial
 # inertia about its body frame; each edge carries a joint and the *placement* of the joint frame in
 # the parent body frame.
@@ -211,7 +214,8 @@ print(
 print("aba(rnea(a)) - a:", np.abs(aba(model, q, v, tau) - a).max())
 print("gravity-compensation torques at rest:", np.round(rnea(model, q, 0 * v, 0 * a), 3) + 0.0)
 
-# %% The tree shows in the sparsity of :math:`H`: :math:`H_{ij} = \Phi_i^\top I^C_{\lceil ij\rceil}
+# %%
+# The tree shows in the sparsity of :math:`H`: :math:`H_{ij} = \Phi_i^\top I^C_{\lceil ij\rceil}
 # \Phi_j` is zero unless one of the bodies supports the other (seed 001 eq. 17): the two arms do not
 # couple. Some related entries vanish by geometry as well (the mast slides along the waist axis, so
 # ``H[0, 5] = 0``). For the humanoid the two legs, the arms and the head are unrelated branches.

@@ -62,10 +62,11 @@ v = rng.uniform(-1.0, 1.0, model.nv)
 print(model.summary())
 print(format_connection_report(connection_report(model, q, v, repeat=3)))
 
-# %% The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
+# %%
+# The metric-compatible choices (``levi-civita``, ``cartan-minus``, ``velocity-cross``,
 # ``boltzmann-hamel``) give :math:`\dot H = C + C^\top` to finite-difference accuracy; those with
-# the Riemannian geodesics (``levi-civita`` and the two ``*-cross`` factorizations) give the right
-# bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
+# the Riemannian geodesics (``levi-civita``, ``velocity-cross`` and ``boltzmann-hamel``) give the
+# right bias forces; only ``levi-civita`` is torsion free, and it is Pinocchio's
 # ``computeCoriolisMatrix``. The matrices themselves differ a lot:
 Cs = {name: coriolis_matrix(model, q, v, name) for name in NAMED_BODY_CONNECTIONS}
 from matplotlib.colors import SymLogNorm
@@ -87,7 +88,10 @@ fig.colorbar(im, ax=axes, shrink=0.8, label=r"$C_{ik}$ (kg m$^2$/s; symmetric lo
 print("|C_velocity-cross - C_levi-civita| =", np.abs(diff).max())
 print("... but the same bias forces:", np.abs(diff @ v).max())
 
-# %% Per-body choices and user connections ------------------------------------- ``connection`` may
+# %%
+# Per-body choices and user connections
+# -------------------------------------
+# ``connection`` may
 # map body names to connections (other bodies use ``levi-civita``). A Cartan (−) connection on the
 # feet keeps :math:`\dot H - 2C` skew (it is metric compatible) but breaks the dynamics (its
 # geodesics are one-parameter subgroups, not rigid-body motions).
@@ -140,11 +144,14 @@ ax.set_title(r"$(i, k)$ with some $\Gamma_{ijk} \neq 0$")
 ax.set_xlabel(r"$k$ (joint speed index)")
 ax.set_ylabel(r"$i$ (joint speed index)")
 
-# %% The robot as an affine connection ---------------------------------
+# %%
+# The robot as an affine connection
+# ---------------------------------
 # :func:`~geomech.multibody.model.connection.model_connection` returns the induced connection on the
 # robot's configuration space (flow ``model.integrate``, metric the CRBA, the joints' structure
-# constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of the
-# two ``*-cross`` choices is totally antisymmetric (Cor. IV.1).
+# constants), so the geometry layer applies: the contorsion :math:`D = \Gamma^\star - \Gamma` of
+# ``velocity-cross`` is totally antisymmetric (an admissible factorization, Cor. IV.1); that of
+# ``cartan-minus`` only in (1, 3): metric compatible, with other geodesics.
 for name in ("velocity-cross", "cartan-minus"):
     D = Contorsion(model_connection(model, name).contorsion(q))
     report = D.symmetry(tol=1e-10)
@@ -213,8 +220,8 @@ plt.tight_layout()
 # still visible at :math:`N = 64`, so the curves start above the :math:`N d` and
 # :math:`N d^2` lines and rise more slowly than they do. Alg. 2 also returns the dense
 # :math:`n_v \times n_v \times n_v` tensor, and writing that output alone costs
-# :math:`O(N^3)` whatever the depth: on the binary trees it is the output, not the
-# :math:`N d^2` arithmetic, that makes the curve steepen as :math:`N` grows.
+# :math:`O(N^3)` whatever the depth: on large binary trees the output, not the
+# :math:`N d^2` arithmetic, eventually sets the cost.
 #
 # Batches
 # -------

@@ -155,7 +155,8 @@ print(
 # Newton vs Gauss–Newton
 # ----------------------
 # Both use the same globalisation: a Levenberg–Marquardt shift :math:`\mu` that makes the
-# model Hessian positive definite (halved after a good step, multiplied by 10 after a bad one)
+# model Hessian positive definite (divided by 10 after a good step, so that near the optimum the
+# steps are Newton's own, and multiplied by 10 after a bad one)
 # and a backtracking line search on J.
 
 
@@ -177,7 +178,7 @@ def minimise(which, Q, iterations=40):
             alpha *= 0.5
         Q = Q + alpha * step
         history.append(cost(Q))
-        mu = max(mu * 0.5, 1e-12) if alpha == 1.0 else mu * 10.0
+        mu = max(mu * 0.1, 1e-12) if alpha == 1.0 else mu * 10.0
         if history[-2] - history[-1] <= 1e-14 * history[-1]:
             break
     return Q, np.array(history)
@@ -225,7 +226,7 @@ show_or_save()
 # %%
 # Far from the optimum the exact Hessian is indefinite, the Levenberg–Marquardt shift grows and
 # Newton's steps are short (the plateau); once the Hessian is positive definite the
-# convergence is quadratic (the number of correct digits doubles per step), while
+# convergence is quadratic (in the printed gaps each is about the square of the one before), while
 # Gauss–Newton keeps its linear rate. A practical solver starts with Gauss–Newton and switches
 # to the exact Hessian near the optimum; DDP uses the same second-order terms contracted with
 # the costate, :math:`\lambda^\top\partial^2\tau`, which is what

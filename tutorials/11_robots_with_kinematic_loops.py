@@ -159,7 +159,7 @@ for model in (knee, geared):
 # accelerations from C-ABA. Without gravity or torques the kinetic energy
 # :math:`\tfrac12 v^\top\bar H v` must stay constant and the loop stays closed.
 free = ClosedMultibodyModel(knee.graph, gravity=np.zeros(3))  # the same closed leg without gravity
-res = simulate(free, free.neutral(), [1.0, -2.0], 1.0, dt=5e-3)
+res = simulate(free, free.neutral(), [1.0, -2.0], 1.0, dt=1e-2)
 t, qs, vs = res.t, res.q, res.v
 energy = free.kinetic_energy(qs, vs)
 residual = np.abs(free.constraint_residual(qs)).max(axis=-1)
@@ -200,7 +200,7 @@ def controller(t, q, v):
     return crba(knee, q) @ a_r + C @ v_r + gravity_forces(knee, q) - K_D @ s
 
 
-res = simulate(knee, knee.neutral(), np.zeros(knee.nv), 1.5, controller=controller, dt=2.5e-3)
+res = simulate(knee, knee.neutral(), np.zeros(knee.nv), 1.5, controller=controller, dt=5e-3)
 t, qs, vs = res.t, res.q, res.v
 err = qs[:, knee.independent_v_index] - (y_ref + amp * np.sin(np.outer(t, freq)))
 fig, ax = plt.subplots(figsize=(6, 3.5))

@@ -155,7 +155,7 @@ print("double pendulum, C(velocity-cross) == C(levi-civita):", C_vc == C)
 # %%
 # The SCARA (revolute, revolute, prismatic, revolute about the vertical) has four; there the
 # two connections give different matrices, shown entry by entry. The prismatic quill does not
-# couple to the arm: its row and column are zero.
+# couple to the arm: its row and column are zero off the diagonal.
 scara = SymbolicModel(robots.scara())
 print("SCARA H =")
 sp.pprint(scara.mass_matrix(), use_unicode=True)

@@ -30,9 +30,7 @@ skew-symmetric for the metric-compatible one only.
 # --------------------
 # ``tool0`` is welded to ``wrist_3_link``: the model has six bodies but eight frames (the
 # base link is a frame fixed in the world).
-import tempfile
 import time
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -55,6 +53,7 @@ from geomech.multibody.algorithms.frames import (
     frame_placement,
     frame_velocity,
 )
+from geomech.plot import show_or_save
 
 arm = robots.load("ur5")
 print(arm.n_bodies, "bodies,", len(frame_names(arm)), "frames:", frame_names(arm))
@@ -172,9 +171,4 @@ ax.set_xlabel("time [s]")
 ax.set_ylabel(r"$|\mathrm{sym}(\dot\Lambda - 2C_{\rm task})| / |\dot\Lambda|$")
 ax.set_title("UR5 tool point: skew-symmetry in task space")
 ax.legend()
-if plt.get_backend().lower().endswith("agg"):  # headless: keep the figure as a file
-    out = Path(tempfile.gettempdir()) / "geomech_13_task_space_skew.png"
-    fig.savefig(out, dpi=100)
-    print("figure saved to", out)
-else:
-    plt.show()
+show_or_save()

@@ -85,6 +85,9 @@ EXTRA = {
             "-",
         ),
         ("os.PathLike", "py:class", "library/os.html#os.PathLike", "-"),
+        ("typing.final", "py:function", "library/typing.html#typing.final", "-"),
+        ("xml.etree.ElementTree", "py:module", "library/xml.etree.elementtree.html", "-"),
+        ("xml.parsers.expat", "py:module", "library/pyexpat.html", "-"),
         ("pathlib.Path", "py:class", "library/pathlib.html#pathlib.Path", "-"),
         *[
             (t, "std:term", f"glossary.html#term-{t}", t)

@@ -1,8 +1,9 @@
 r"""Reference velocity fields for tracking on a Lie group (seed 000 §IV-A1, Remark 5).
 
 Slotine–Li tracking in generalized coordinates uses the reference velocity
-:math:`\dot q_r = \dot q_d - \Lambda (q - q_d)` (seed 000 §IV-A1 with the corrected sign,
-digest §3.2). With generalized speeds that are not coordinate rates — the body (or spatial)
+:math:`\dot q_r = \dot q_d - \Lambda (q - q_d)` (seed 000 §IV-A1, whose printed
+:math:`+\Lambda(q - q_d)` diverges: :math:`s \to 0` would give :math:`\dot{\tilde q} =
++\Lambda\tilde q`). With generalized speeds that are not coordinate rates — the body (or spatial)
 velocity of a rigid body on SO(3), SE(3), SE(2), the Schönflies group or a product of them —
 there is no :math:`q - q_d`. Remark 5 reads :math:`\dot q_r` as a time-varying vector field
 :math:`v_r(q, t)` instead; this module builds that field from the group error and its exact
@@ -189,8 +190,8 @@ def group_tracking_error(group, q, v, q_d, v_d, a_d, Lambda, side="left") -> Gro
 
     References
     ----------
-    seed 000 §IV-A1 eq. (13) and Remark 5 (reference velocity as a vector field; corrected
-    sign, digest §3.2); seed 003 §1.3 (:math:`J_r = S(\phi)`, body velocity of
+    seed 000 §IV-A1 eq. (13) and Remark 5 (reference velocity as a vector field; the sign
+    of :math:`\Lambda` corrected); seed 003 §1.3 (:math:`J_r = S(\phi)`, body velocity of
     :math:`\exp\phi`).
 
     Examples
@@ -302,7 +303,7 @@ class JointwiseTrackingError:
 
     Two stages. The built-in revolute, prismatic, helical, spherical and free-flyer joints
     are handled by one compiled kernel over the compiled model's joint type codes
-    (:func:`geomech.multibody._kernels.tree.tracking.tracking_error`, the equations of
+    (``geomech.multibody._kernels.tree.tracking.tracking_error``, the equations of
     :func:`multibody_tracking_error` joint by joint). The other joints go through numpy:
     1-DoF user joints in one vectorised slice, multi-DoF joints stacked by kind (all planar
     joints in one batched call, ...), a user joint of another class its own block. Calling
@@ -471,8 +472,8 @@ def multibody_tracking_error(model, q, v, q_d, v_d, a_d, Lambda) -> GroupTrackin
 
     References
     ----------
-    seed 000 §IV-A1 eq. (13), Remark 5 (reference velocity as a vector field, corrected
-    sign, digest §3.2); seed 001 Remark 5 (body speeds of spherical and free-flyer joints).
+    seed 000 §IV-A1 eq. (13), Remark 5 (reference velocity as a vector field, the sign of
+    :math:`\Lambda` corrected); seed 001 Remark 5 (body speeds of spherical and free-flyer joints).
 
     Examples
     --------

@@ -3,8 +3,8 @@ r"""Reusable example systems: a point mass, rigid bodies on the groups, a two-li
 Every constructor returns a :class:`~geomech.geometry.system.MechanicalSystem`. Rigid bodies
 use body velocities (the left-invariant frame) as generalized speeds and the constant
 left-invariant metric :math:`\langle\!\langle \mathbf v, \mathbf v\rangle\!\rangle =
-\mathbf v^\top \mathbf I \mathbf v`, i.e. :math:`H = \mathbf I` (seed 000 §VI-A1, with the
-½ erratum of the digest: the metric carries no ½).
+\mathbf v^\top \mathbf I \mathbf v`, i.e. :math:`H = \mathbf I` (seed 000 §VI-A1; the kinetic
+energy is :math:`\tfrac12 \mathbf v^\top \mathbf I \mathbf v`, so the metric itself carries no ½).
 """
 
 from __future__ import annotations

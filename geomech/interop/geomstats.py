@@ -35,10 +35,10 @@ the geodesic in the same way.
 
 References
 ----------
-Seed 000 §III (geodesics and parallel transport of an affine connection); anchors §2
-(geomstats); N. Miolane et al., "Geomstats: a Python package for Riemannian geometry in
-machine learning", JMLR 21, 2020; N. Guigui, X. Pennec, "A reduced parallel transport
-equation on Lie groups with a left-invariant metric", GSI 2021 (geomstats' transport).
+Seed 000 §III (geodesics and parallel transport of an affine connection); N. Miolane et al.,
+"Geomstats: a Python package for Riemannian geometry in machine learning", JMLR 21, 2020;
+N. Guigui, X. Pennec, "A reduced parallel transport equation on Lie groups with a
+left-invariant metric", GSI 2021 (geomstats' transport).
 """
 
 from __future__ import annotations

@@ -563,7 +563,7 @@ def to_pinocchio_closed(model) -> PinocchioClosedModel:
     References
     ----------
     Seed 004 §1.1-1.2 (loop joints; :math:`\ddot q_s = G\dot v + g`); URDF+ ``<loop>``;
-    Pinocchio's ``RigidConstraintModel`` and ``constraintDynamics`` (anchors §1).
+    Pinocchio's ``RigidConstraintModel`` and ``constraintDynamics``.
 
     Examples
     --------

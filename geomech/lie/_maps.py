@@ -1,6 +1,6 @@
 """Unvalidated closed forms of SO(3) and SE(2) shared across the Lie-group layer.
 
-A private module meant for sharing (like :mod:`geomech._validation`): SO(3)'s maps are reused
+A private module meant for sharing (like ``geomech._validation``): SO(3)'s maps are reused
 by SE(3), SE(2)'s by the Schönflies group, and both by the joints of
 :mod:`geomech.multibody.model.joints`; the 3×3 cross-product matrix and the 2×2 block assembly are
 also those of :mod:`geomech.spatial`. Every function takes validated arrays with leading batch

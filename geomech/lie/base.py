@@ -4,7 +4,7 @@ A concrete group implements the private core ``_identity``, ``_compose``, ``_inv
 ``_log``, ``_hat``, ``_vee``, ``_Ad``, ``_check_point``, ``_random`` and ``to_geomstats``; its
 inputs are already validated, batched float arrays. The public methods (validation at the boundary,
 batching, ``ad``, ``bracket``, structure constants; the Jacobians of exp in
-:mod:`geomech.lie._jacobians`) live here, once, and are :func:`~typing.final`. Closed-form Jacobians
+``geomech.lie._jacobians``) live here, once, and are :func:`~typing.final`. Closed-form Jacobians
 are optional hooks (``_left_jacobian``, ``_left_jacobian_inverse``); the generic fallback uses the
 expm-block oracle of seed 003 §1.3.
 

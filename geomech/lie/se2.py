@@ -1,6 +1,6 @@
 """SE(2): planar rigid motions as 3×3 homogeneous matrices, coordinates ``[ω; vx; vy]``.
 
-The closed forms (``_se2_*`` in :mod:`geomech.lie._maps`) act on the planar parts ``(ω, v)``
+The closed forms (``_se2_*`` in ``geomech.lie._maps``) act on the planar parts ``(ω, v)``
 and ``(R, p)`` and are shared with the Schönflies group (SE(2) × R).
 """
 

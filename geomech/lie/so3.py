@@ -1,6 +1,6 @@
 """SO(3): rotations as 3×3 matrices, Lie algebra coordinates ``ω`` (rotation vectors).
 
-The closed forms (``_so3_exp``, ``_so3_log``, the Jacobians) live in :mod:`geomech.lie._maps`,
+The closed forms (``_so3_exp``, ``_so3_log``, the Jacobians) live in ``geomech.lie._maps``,
 shared with SE(3) and the joints.
 """
 

@@ -776,8 +776,8 @@ class RigidBody:
 
         References
         ----------
-        seed 000 §III-IV (eq. 10, Props. III.1-2, IV.1-2, Cor. IV.1); seed 003 §6.1 of the
-        digest (Levi-Civita and Cartan–Schouten connections of a left-invariant metric).
+        seed 000 §III-IV (eq. 10, Props. III.1-2, IV.1-2, Cor. IV.1); seed 003 (Levi-Civita
+        and Cartan–Schouten connections of a left-invariant metric).
 
         Examples
         --------

@@ -47,8 +47,7 @@ Modules: :mod:`~geomech.simulation.driver` (:func:`simulate`),
 :mod:`~geomech.simulation.forms` (Lie-group forms, Hamel's equations),
 :mod:`~geomech.simulation.charts` (each system in its chart),
 :mod:`~geomech.simulation.closed_loop` (controllers), :mod:`~geomech.simulation.compiled` (the
-compiled fixed-step path of trees under free motion or a built-in law),
-:mod:`~geomech.simulation.validation`.
+compiled fixed-step path of trees under free motion or a built-in law).
 
 Examples
 --------

@@ -173,9 +173,9 @@ def _compiled_chart(system):
     r"""``(retract, rate)`` of the joint frame's chart by the compiled kernels, or ``None``.
 
     For a tree model whose joints are all 1-DoF, spherical, free-flyer or fixed: :math:`q_c \oplus
-    \delta` (``model.integrate``, :func:`geomech.multibody._kernels.joints.integrate`) and the rate
+    \delta` (``model.integrate``, ``geomech.multibody._kernels.joints.integrate``) and the rate
     :math:`\dot\delta_i = J_r(\delta_i)^{-1} v_i` of ``JointFrame.chart_velocity``
-    (:func:`geomech.multibody._kernels.tree.chart.chart_rate`), one kernel call each and without
+    (``geomech.multibody._kernels.tree.chart.chart_rate``), one kernel call each and without
     re-validating the integrator's own states (the inner loop). A non-finite step gives NaN, as the
     frame's chart does (:class:`_FiniteGuard`). ``None`` for any other system.
     """

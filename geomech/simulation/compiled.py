@@ -4,7 +4,7 @@ A fixed-step run of a tree whose joints the compiled kernels handle (revolute, p
 helical, spherical, free-flyer, fixed) without a controller, or with a controller that can be
 written as data (a :class:`CompiledLaw`: Slotine–Li with a named body connection, PD, computed
 torque), is stepped by one kernel
-(:func:`geomech.multibody._kernels.tree.simulate.simulate_steps`): the RKMK stages on the joint
+(``geomech.multibody._kernels.tree.simulate.simulate_steps``): the RKMK stages on the joint
 charts, the ABA and the control law, a chunk of steps at a time. It computes what
 :func:`geomech.integration.integrate_fixed` computes with the closed-loop field, operation for
 operation (the same numbers up to the summation order of the gains' matrix products), including
@@ -13,7 +13,7 @@ reference :math:`(q_d, \nu_d, a_d)` at the chunk's stage times (the reference is
 callable, validated as the controller validates it; a ``vectorized`` one is called once per
 chunk), updates the progress bar and checks the budgets. A batch of trajectories is cut into
 disjoint ranges run by the same kernel in worker threads (it releases the GIL; idle workers
-sleep) when :func:`geomech.multibody._kernels.set_num_threads` allows more than one.
+sleep) when ``geomech.multibody._kernels.set_num_threads`` allows more than one.
 
 :func:`compiled_plan` decides, once per run: any other system, controller or method
 (adaptive solvers, dynamic or user controllers) takes the Python path.
@@ -65,7 +65,7 @@ class CompiledLaw:
     Attributes
     ----------
     code : int
-        :data:`~geomech.multibody._kernels.tree.simulate.SLOTINE_LI`, ``PD``, ``PD_GRAVITY`` or
+        ``geomech.multibody._kernels.tree.simulate.SLOTINE_LI``, ``PD``, ``PD_GRAVITY`` or
         ``COMPUTED_TORQUE``.
     model : MultibodyModel
         The model whose joint-wise tracking error is taken (``nq``, ``nv`` of the plant).
@@ -233,7 +233,7 @@ def _joint_table(model) -> np.ndarray:
 
 
 def _law_arrays(system, law):
-    """The kernel's ``law`` tuple (:func:`geomech.multibody._kernels.tree.simulate._torque`)."""
+    """The kernel's ``law`` tuple (``geomech.multibody._kernels.tree.simulate._torque``)."""
     nv = system.nv
     estimate = system if law is None else law.estimate  # (free motion: placeholders)
     if law is not None and law.code == K.SLOTINE_LI:

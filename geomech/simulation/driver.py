@@ -280,7 +280,7 @@ def simulate(
         :data:`DEFAULT_DT` (1 ms).
     method : str, RKMK or scipy OdeSolver class, optional
         Fixed step: ``"rkmk4"`` (default), ``"rkmk2"``/``"midpoint"``, ``"lie_euler"`` or an
-        :class:`~geomech.rigidbody.integrators.RKMK`. Adaptive: one of
+        :class:`~geomech.integration.RKMK`. Adaptive: one of
         :data:`ADAPTIVE_METHODS` (``"RK45"``, ``"DOP853"``, ``"Radau"``, ...).
     t0 : float, optional
         Initial time.

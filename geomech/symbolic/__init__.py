@@ -3,7 +3,7 @@ r"""Symbolic mechanics of small kinematic trees, for teaching and as the numeric
 :class:`SymbolicModel` derives :math:`\mathbf H`, :math:`\mathbf C` (any body connection),
 :math:`\Gamma`, :math:`\mathbf g` and :math:`T` of a :class:`~geomech.multibody.MultibodyModel`
 with sympy, from the model graph and the textbook formulas (:mod:`geomech.symbolic.model`);
-:mod:`geomech.symbolic._spatial` holds the symbolic spatial algebra it is built on.
+``geomech.symbolic._spatial`` holds the symbolic spatial algebra it is built on.
 
 sympy is an optional dependency (``pip install 'geomech[symbolic]'``): importing this package
 without it raises :class:`~geomech.errors.OptionalDependencyError`; ``import geomech`` never

@@ -9,7 +9,7 @@ the quantities of the equations of motion
 
 by the textbook route, independently of the recursive algorithms:
 
-1. joint poses and Plücker transforms in sympy (:mod:`geomech.symbolic._spatial`), forward
+1. joint poses and Plücker transforms in sympy (``geomech.symbolic._spatial``), forward
    kinematics body by body;
 2. body Jacobians :math:`\mathbf J_i` (body twists :math:`\mathbf v_i = \mathbf J_i
    \dot{\mathbf q}`) by :math:`\mathbf J_i = {}^i\mathbf X_{p(i)}\mathbf J_{p(i)} +
@@ -27,7 +27,7 @@ The model's numbers (inertias, placements, axes, pitches, gravity) are read as e
 fractions (the simplest within 1e-15, else the shortest decimal of the float), so that
 formulas print as ``2*cos(q2) + 3``. Results are trigonometric polynomials, computed and
 returned in their unique Fourier form (sums of :math:`\cos(\mathbf k\cdot\mathbf q)` and
-:math:`\sin(\mathbf k\cdot\mathbf q)`, see :mod:`geomech.symbolic._trig`): equal quantities
+:math:`\sin(\mathbf k\cdot\mathbf q)`, see ``geomech.symbolic._trig``): equal quantities
 give identical expressions. The size of the expressions grows quickly with the number of
 joints (seed 001 Table 2); models with more than :data:`MAX_DOF` speeds are refused.
 
@@ -64,7 +64,7 @@ __all__ = ["MAX_DOF", "SymbolicModel"]
 #: Largest number of speeds :class:`SymbolicModel` accepts.
 MAX_DOF = 6
 
-#: The built-in body connections, whose formulas :mod:`geomech.symbolic._spatial` writes out.
+#: The built-in body connections, whose formulas ``geomech.symbolic._spatial`` writes out.
 _NAMED = (LeviCivitaBody, CartanSchoutenBody, VelocityCrossBody, BoltzmannHamelBody)
 
 _KINDS = {Revolute: "revolute", Prismatic: "prismatic", Helical: "helical", Fixed: "fixed"}

@@ -91,7 +91,7 @@ COUPLED_EXAMPLES = [n for n, cons in EXAMPLES.items() if any(c.kind == "coupling
 
 LINKAGES = {lk.name: lk for lk in all_linkages()}
 #: geomech cannot load these yet (tests/multibody/test_linkages.py, XFAIL_LOAD)
-LOAD_FAILS = {"rssr", "rssr_floating"}
+LOAD_FAILS: set = set()
 
 
 def _loop_joints(lk):

@@ -567,6 +567,7 @@ def _number(out: str, label: str) -> float:
 def test_tutorial_13_runs(monkeypatch, capsys, tmp_path):
     plt = pytest.importorskip("matplotlib.pyplot")
     monkeypatch.setenv("MPLBACKEND", "Agg")
+    monkeypatch.setenv("GEOMECH_FIGURES", str(tmp_path))  # show_or_save: not next to the tutorial
     monkeypatch.chdir(tmp_path)
     plt.switch_backend("Agg")
     try:

@@ -1,5 +1,6 @@
 """The compiled-kernel layer: primitives against dense references, statuses, batches, cache."""
 
+import pickle
 import subprocess
 import sys
 
@@ -323,6 +324,51 @@ def test_threaded_batches_equal_serial_ones(rng, mixed_tree, random_state):
         driver.set_num_threads(1)
     for s, t in zip(serial, threaded, strict=True):
         np.testing.assert_array_equal(s, t)
+
+
+@pytest.mark.parametrize("n", [2, 3, 8])
+def test_threaded_chunks_locate_the_first_failure(rng, monkeypatch, n):
+    """Forced into threads (no work threshold, chunks of MIN_CHUNK states), a batch gives the
+    serial results bit for bit, and a failure names the first failing state in batch order.
+    """
+    model = robots.double_pendulum()
+    B = 5 * driver.MIN_CHUNK + 7
+    Q, V = rng.normal(size=(B, 2)), rng.normal(size=(B, 2))
+    serial = gm.rnea(model, Q, V, V), gm.crba(model, Q)
+    monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
+    monkeypatch.setattr(driver, "CHUNK_WORK", 0.0)
+    monkeypatch.setattr(driver, "PAYS", np.inf)  # threads even where they do not pay
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)  # and on a busy machine
+    driver.set_num_threads(n)
+    try:
+        for _ in range(2):  # the first call measures the cost per state, the second splits
+            threaded = gm.rnea(model, Q, V, V), gm.crba(model, Q)
+            for s, t in zip(serial, threaded, strict=True):
+                np.testing.assert_array_equal(s, t)
+        for bad in (sorted(rng.choice(B, 3, replace=False)), [B - 1], [0, B - 1]):
+            Qb = Q.copy()
+            Qb[bad, 0] = np.nan
+            with pytest.raises(NonFiniteError, match=rf"\({bad[0]},\)"):
+                gm.rnea(model, Qb, V, V)
+    finally:
+        driver.set_num_threads(1)
+
+
+def test_compiled_arrays_are_read_only(rng):
+    """model.compiled's arrays cannot be written (issue 26), and the kernels take them."""
+    model = robots.random_tree(6, rng=rng, floating_base=True)
+    cm = model.compiled
+    for x in (cm.topo, cm.placement, cm.jparam, cm.inertia, cm.S, cm.S_ring, cm.T_user):
+        assert not x.flags.writeable
+        with pytest.raises(ValueError, match="read-only"):
+            x.flat[0] = 1.0
+    assert not cm.packed.flags.writeable and not cm.a0.flags.writeable
+    copy = pickle.loads(pickle.dumps(model)).compiled  # unpickled arrays come back writable
+    assert not any(x.flags.writeable for x in (copy.topo, copy.inertia, copy.packed, copy.a0))
+    q = model.random_configuration(rng)
+    v = rng.normal(size=model.nv)
+    tau = gm.rnea(model, q, v, v)  # single state (packed) and batch (the arrays themselves)
+    np.testing.assert_allclose(gm.rnea(model, q[None], v[None], v[None])[0], tau, rtol=1e-13)
 
 
 def test_bad_thread_count():

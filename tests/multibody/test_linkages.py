@@ -41,13 +41,8 @@ LINKAGES = {lk.name: lk for lk in all_linkages()}
 # ---------------------------------------------------------------------------------------
 # the current failures (strict: each flips to a failure when it is fixed)
 # ---------------------------------------------------------------------------------------
-_SPLIT = (
-    "ModelError: the idle spin of the RSSR coupler is one component of a spherical joint's "
-    "speed; independent speeds are chosen joint by joint (a whole joint is independent or "
-    "dependent), so no split of the cluster leaves exactly its mobility"
-)
 #: ClosedMultibodyModel(graph) raises
-XFAIL_LOAD = {"rssr": _SPLIT, "rssr_floating": _SPLIT}
+XFAIL_LOAD: dict = {}
 #: loads, with the wrong number of independent speeds
 XFAIL_NV: dict = {}
 #: dynamics differ from the reference (beyond the load and nv failures)
@@ -173,9 +168,7 @@ def test_loads_with_true_mobility(name):
     )
 
 
-@pytest.mark.parametrize(
-    "name", _params(ALL, {n: XFAIL_LOAD[n] for n in ("rssr", "rssr_floating")})
-)
+@pytest.mark.parametrize("name", _params(ALL, XFAIL_LOAD))
 def test_loads_from_a_generic_reference(name):
     """Given a generic closed configuration as ``reference_configuration`` (the workaround
     for the failures above), every linkage loads with its true mobility."""
@@ -300,3 +293,30 @@ def test_random_configuration_is_closed(name):
     ref = reference(name)
     for qi in q:
         assert np.max(np.abs(ref.residual(qi))) < 1e-9
+
+
+@pytest.mark.parametrize("name", ["rssr", "rssr_floating"])
+def test_a_partly_independent_joint(name):
+    """RSSR: no joint-wise split leaves mobility 2 (the coupler's idle spin is one component
+    of its spherical joint's speed), so one component of the coupler joint is independent;
+    it is reported, G is the identity on it, and integrate keeps the loop closed (the
+    reference's residual) while moving the 1-DoF crank exactly."""
+    model, ref = model_of(name), reference(name)
+    st = model.spanning_tree
+    ((joint, comps),) = model.independent_components.items()
+    assert joint == "coupler_joint" and len(comps) == 1
+    assert joint in model.independent_joints and joint in model.dependent_joints
+    sl = model.v_slice(joint)
+    assert sl.stop - sl.start == 1
+    col = st.v_slices[st.joint_names.index(joint)].start + comps[0]
+    assert model.independent_v_index[sl.start] == col
+    rng = np.random.default_rng(5)
+    q = model.random_configuration(rng)
+    G, _ = model.constraint_matrices(q, np.zeros(model.nv))
+    np.testing.assert_allclose(G[model.independent_v_index], np.eye(model.nv), atol=1e-14)
+    v = rng.normal(size=model.nv)
+    q1 = model.integrate(q, v, 0.05)
+    assert np.max(np.abs(ref.residual(q1))) < 1e-9
+    crank = model.v_slice("crank_joint")
+    np.testing.assert_allclose(model.difference(q, q1)[crank], 0.05 * v[crank], atol=1e-12)
+    assert np.max(np.abs(ref.residual(model.project(q1)))) < 1e-9

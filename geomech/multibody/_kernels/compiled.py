@@ -30,7 +30,9 @@ the number of bodies:
 
 The columns of ``topo`` and ``jparam`` are named in :mod:`~geomech.multibody._kernels.tables`
 (``topo[i, PARENT]``, ``jparam[i, PITCH]``); the arrays of one state are packed in
-:attr:`CompiledModel.packed` (:func:`unpack`).
+:attr:`CompiledModel.packed` (:func:`unpack`). Every array is read-only (``writeable=False``):
+a user cannot corrupt the kernels' inputs, and the kernels are compiled for read-only model
+arrays only.
 
 References
 ----------
@@ -135,7 +137,7 @@ class CompiledModel:
                 self.user.append((i, joint))
             elif joint.nv:
                 self.S[0, model.v_slices[i]] = joint._Phi().T
-        self.inertia = model.inertias.copy()  # writable: one array type per kernel argument
+        self.inertia = model.inertias.copy()
         self.S_ring = np.zeros((1, nv, 6))
         self.T_user = np.zeros((1, N, 3, 4))
         self.nq, self.nv, self.n_bodies = model.nq, nv, N
@@ -168,6 +170,23 @@ class CompiledModel:
         #: joints); the model keeps it as ``model._single`` for its public functions' fast path
         self.single = None if self.user else (self.topo, self.packed, self.nq, nv)
         self._model = model
+        self._read_only()
+
+    def _read_only(self):
+        """Make the arrays read-only: a user cannot corrupt the kernels' inputs, and every
+        kernel sees them as read-only arrays (one numba signature: the per-state arrays of
+        user joints and the a_0 of a given gravity are made read-only too).
+        """
+        for x in (self.topo, self.placement, self.jparam, self.inertia, self.S, self.S_ring):
+            x.flags.writeable = False
+        for x in (self.T_user, self.a0, self.packed):
+            if x is not None:
+                x.flags.writeable = False
+
+    def __setstate__(self, state):
+        # unpickled arrays come back writable
+        self.__dict__.update(state)
+        self._read_only()
 
     @property
     def has_user_joints(self) -> bool:
@@ -203,6 +222,8 @@ class CompiledModel:
                         -1,
                         -2,
                     )
+        for x in (S, S_ring, T_user):  # read-only, as the shared arrays (one kernel signature)
+            x.flags.writeable = False
         return S, S_ring, T_user
 
     def rate_derivatives(self, Q):

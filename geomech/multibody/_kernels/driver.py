@@ -9,12 +9,26 @@ without the batch machinery. Parallel evaluation of large batches is opt-in
 (:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
 Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
 sleep instead of spinning, so a loaded machine is not slowed down.
+
+Threads are used only where they pay, by a simple cost model: the time per state of each
+kernel is measured on its serial calls (per kernel and model size), and a batch is split only
+when its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of about
+:data:`CHUNK_WORK` seconds; the time per state of the threaded calls is measured too, and
+while it is not below :data:`PAYS` times the serial one the batches run serially, with a
+threaded probe every :data:`PROBE` calls; and no batch is split while the load average
+says that no core is idle (a helper would wait for a time slice, and the caller for it). The calling
+thread works too: it and the helpers take the chunks in turn from a shared counter, so a
+helper that the operating system does not schedule (a loaded machine) leaves more chunks to
+the caller.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -44,6 +58,7 @@ __all__ = [
     "compiled",
     "single_state",
     "is_state",
+    "are_states",
     "entry",
     "failure",
     "states",
@@ -53,6 +68,10 @@ __all__ = [
     "get_num_threads",
     "PARALLEL_THRESHOLD",
     "MIN_CHUNK",
+    "MIN_PARALLEL_WORK",
+    "CHUNK_WORK",
+    "PAYS",
+    "PROBE",
     "MAX_THREADS",
 ]
 
@@ -60,19 +79,33 @@ __all__ = [
 PARALLEL_THRESHOLD = 256
 #: smallest chunk of a batch given to one thread
 MIN_CHUNK = 64
+#: smallest estimated work of a batch (s, from the measured time per state) split in threads
+MIN_PARALLEL_WORK = 4e-4
+#: threads are kept while their measured time per state is below this fraction of the serial
+#: one (two threads on a machine whose cores are busy do not pay: then serial calls, and
+#: every PROBE-th call a threaded one, to notice when they pay again)
+PAYS = 0.9
+PROBE = 8
+#: the work of one chunk (s): long against the ~5 µs of handing a chunk out, short enough
+#: for a caller to take over the chunks of a helper that is not scheduled
+CHUNK_WORK = 1.5e-4
 #: largest number of threads :func:`set_num_threads` accepts
 MAX_THREADS = 1024
 
 _threads = 1
 _pool: ThreadPoolExecutor | None = None
+#: per kernel and size of its first model array: measured seconds per state serially and in
+#: threads (running means), and the number of calls
+_COST: dict = {}
 
 
 def set_num_threads(n: int | None) -> None:
-    """Allow ``n`` threads for batches of at least :data:`PARALLEL_THRESHOLD` states.
+    """Allow ``n`` threads for batches of at least ``PARALLEL_THRESHOLD`` (256) states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
-    A batch is cut into at most ``n`` chunks of at least :data:`MIN_CHUNK` states, so a
-    batch of fewer states than threads uses fewer threads.
+    A batch is cut into chunks of at least ``MIN_CHUNK`` states (about
+    ``CHUNK_WORK`` seconds of work each) that the calling thread and ``n − 1`` helpers
+    take in turn, and only where the measured cost says threads pay (see the module).
 
     Raises
     ------
@@ -100,6 +133,8 @@ def set_num_threads(n: int | None) -> None:
         raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
     if n > MAX_THREADS:
         raise ParameterError(f"Expected a number of threads <= {MAX_THREADS}, got {n}.")
+    if n == _threads:
+        return
     if _pool is not None:
         _pool.shutdown(wait=True)
         _pool = None
@@ -255,6 +290,39 @@ def is_state(x, n: int) -> bool:
     return type(x) is np.ndarray and x.dtype is _F64 and x.strides == _UNIT_STRIDE and len(x) == n
 
 
+_ND = np.ndarray
+
+
+def are_states(q, v, a, nq: int, nv: int) -> bool:
+    """:func:`is_state` of ``q`` (nq,) and of ``v``, ``a`` (nv,) in one call (``a=v`` for two).
+
+    The fast path of the public functions with a state ``(q, v)`` or ``(q, v, a)``: one call
+    and the cheapest checks first (a tenth of a microsecond less than three calls).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_states
+    >>> q, v = np.zeros(3), np.zeros(2)
+    >>> are_states(q, v, v, 3, 2), are_states(q, v, [0.0, 0.0], 3, 2)
+    (True, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.strides == _UNIT_STRIDE
+        and v.strides == _UNIT_STRIDE
+        and a.strides == _UNIT_STRIDE
+        and len(q) == nq
+        and len(v) == nv
+        and len(a) == nv
+    )
+
+
 def entry(kernel):
     """The compiled entry point of a single-state ``kernel`` (its dispatcher until compiled).
 
@@ -326,7 +394,25 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     B = math.prod(batch)
     status = np.empty(B, dtype=np.int64)
     if _threads > 1 and B >= PARALLEL_THRESHOLD:
-        failed = _call_threaded(kernel, model_args, batch_args, B, status)
+        key = (kernel, model_args[0].shape if model_args else ())
+        serial, threaded, calls = _COST.get(key, (0.0, 0.0, 0))
+        # enough work to split, and a core to spare
+        parallel = serial > 0.0 and B * serial >= MIN_PARALLEL_WORK and _idle_core()
+        if parallel and threaded >= PAYS * serial:  # threads did not pay lately: serial,
+            parallel = calls % PROBE == 0  # with a threaded probe now and then
+        t0 = time.perf_counter()
+        if parallel:
+            chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
+            failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk)
+        else:  # measures the serial time per state (first call, small or unpaid batches)
+            failed = _entry(kernel)(*model_args, *batch_args, status)
+        if not failed:  # per-state times, running means over the last few calls
+            t = (time.perf_counter() - t0) / B
+            if parallel:
+                threaded = t if threaded == 0.0 else 0.5 * (threaded + t)
+            else:
+                serial = t if serial == 0.0 else 0.5 * (serial + t)
+            _COST[key] = (serial, threaded, calls + 1)
     else:
         failed = _entry(kernel)(*model_args, *batch_args, status)
     if failed:
@@ -385,10 +471,10 @@ _ENTRY: dict = {}
 def _entry(kernel):
     """The kernel's compiled entry point, skipping numba's type dispatch (~60 ns an argument).
 
-    Every argument the wrappers pass has one fixed type (C-contiguous, writable float64 or
-    int64 arrays of fixed dimensions: :func:`states` copies anything else), so each batch
-    kernel has exactly one signature; the dispatcher is used until it has compiled it, and
-    whenever a second signature appears.
+    Every argument the wrappers pass has one fixed type (C-contiguous float64 or int64 arrays
+    of fixed dimensions, read-only for the compiled model's arrays and writable for the rest:
+    :func:`states` copies anything else), so each batch kernel has exactly one signature;
+    the dispatcher is used until it has compiled it, and whenever a second signature appears.
     """
     ep = _ENTRY.get(kernel)
     if ep is not None:
@@ -399,30 +485,60 @@ def _entry(kernel):
     return kernel
 
 
-def _call_threaded(kernel, model_args, batch_args, B, status):
-    """The 1-based index of the first failing state of the batch (0: none), run in chunks."""
+_LOAD = [-1.0, False]  # time of the last look at the load average, and its verdict
+
+
+def _idle_core() -> bool:
+    """Whether the machine has a core to spare: its 1-minute load average (ours included) is
+    below the number of cores minus one half (looked up at most twice a second).
+
+    A helper thread on a machine whose cores are all busy waits for a time slice, and the
+    caller waits for the helper's chunk: then the batch runs serially.
+    """
+    now = time.monotonic()
+    if now - _LOAD[0] > 0.5:
+        try:
+            load = os.getloadavg()[0]
+        except (AttributeError, OSError):  # pragma: no cover (no load average: Windows)
+            load = 0.0
+        _LOAD[0], _LOAD[1] = now, load < (os.cpu_count() or 1) - 0.5
+    return _LOAD[1]
+
+
+def _call_threaded(kernel, model_args, batch_args, B, status, chunk):
+    """The 1-based index of the first failing state of the batch (0: none), run in chunks of
+    ``chunk`` states that the calling thread and ``_threads - 1`` helpers take in turn.
+    """
     global _pool
     if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=_threads, thread_name_prefix="geomech")
-    n_chunks = max(1, min(_threads, B // MIN_CHUNK))
-    bounds = np.linspace(0, B, n_chunks + 1).astype(int)
+        _pool = ThreadPoolExecutor(max_workers=_threads - 1, thread_name_prefix="geomech")
+    ep = _entry(kernel)
+    bounds = list(range(0, B, chunk)) + [B]
+    n = len(bounds) - 1
+    failed = [0] * n
+    ticket = itertools.count()  # next() is atomic under the GIL: each chunk is taken once
+    lock, done, left = threading.Lock(), threading.Event(), [n]
 
-    def chunk(lo, hi):
-        args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
-        return _entry(kernel)(*model_args, *args, status[lo:hi])
+    def work():
+        while (k := next(ticket)) < n:
+            lo, hi = bounds[k], bounds[k + 1]
+            try:
+                args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
+                failed[k] = ep(*model_args, *args, status[lo:hi])
+            finally:
+                with lock:
+                    left[0] -= 1
+                    if left[0] == 0:
+                        done.set()
 
-    # each future with its own chunk's start: the first failure in batch order is reported
-    futures = [
-        (lo, _pool.submit(chunk, lo, hi))
-        for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-        if hi > lo
-    ]
-    first = 0
-    for lo, fut in futures:
-        failed = fut.result()  # wait for every chunk: none may still write into the outputs
-        if failed and not first:
-            first = int(lo) + failed
-    return first
+    for _ in range(min(_threads - 1, n - 1)):
+        _pool.submit(work)
+    work()  # the caller takes chunks too; then waits only for chunks a helper is running
+    done.wait()
+    for k in range(n):  # the first failure in batch order
+        if failed[k]:
+            return bounds[k] + failed[k]
+    return 0
 
 
 def _error(status, b, batch, model, names, batch_args, what):

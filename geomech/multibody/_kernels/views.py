@@ -105,7 +105,10 @@ def _c_views(typingctx, buf, start, shapes):
         and _is_shapes(shapes)
     ):
         return None
-    arrays = [types.Array(buf.dtype, len(s.types), "C") for s in shapes.types]
+    # views of a read-only buffer (the packed model, ``CompiledModel.packed``) are read-only:
+    # the same array type as the rows of the batch kernels' read-only model arrays
+    readonly = not buf.mutable
+    arrays = [types.Array(buf.dtype, len(s.types), "C", readonly=readonly) for s in shapes.types]
     result = types.Tuple(arrays)
 
     def codegen(context, builder, sig, args):

@@ -1,7 +1,7 @@
 """Algorithms over a model: dynamics, kinematics, Coriolis, Christoffel, derivatives, regressor.
 
 Each public function validates its inputs, runs one compiled kernel of
-:mod:`geomech.multibody._kernels` over the flattened batch, and raises the named error of a
+``geomech.multibody._kernels`` over the flattened batch, and raises the named error of a
 failed state. On a closed model the same function runs seed 004's cluster algorithm: it asks
 the model (``model.ALGORITHMS``, one table in :mod:`geomech.multibody.closed.model`).
 

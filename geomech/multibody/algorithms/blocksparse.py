@@ -1,10 +1,10 @@
 r"""Block-sparse third-order tensors over the speeds of a kinematic tree.
 
 The Christoffel symbols :math:`\Gamma_{ijk}` (seed 001 eq. 36) and the second-order partials
-of inverse dynamics (seed 002 §4.1, digest T13) vanish unless their three DoFs lie on one
+of inverse dynamics (seed 002 §4.1) vanish unless their three DoFs lie on one
 root-to-leaf path. A tree of ``N`` bodies and depth ``d`` has :math:`O(Nd^2)` such triples
 instead of :math:`n_v^3`: :class:`BlockSparseTensor` keeps only them, in the layout the
-kernels write (:func:`geomech.multibody._kernels.tree.layout.sparse_layout`), and contracts
+kernels write (``geomech.multibody._kernels.tree.layout.sparse_layout``), and contracts
 them with vectors without forming the dense tensor.
 
 On a serial chain every triple lies on the one path (:math:`d = N`): the block-sparse tensor
@@ -113,7 +113,7 @@ class BlockSparseTensor:
     The entries ``T[..., x, y, z]`` whose three DoFs lie on one root-to-leaf path are kept
     with the deepest of their bodies ``i`` (:math:`m_i^3 - a_i^3` entries over the DoFs of
     the path root → ``i``, :math:`m_i` of them, :math:`a_i` on strict ancestors; see
-    :func:`geomech.multibody._kernels.tree.layout.sparse_layout`); every other entry is
+    ``geomech.multibody._kernels.tree.layout.sparse_layout``); every other entry is
     zero. A tree of depth ``d`` has :math:`O(Nd^2)` of them instead of :math:`n_v^3`. The
     same class holds the Christoffel symbols
     (:func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols` with

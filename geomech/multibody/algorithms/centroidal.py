@@ -10,7 +10,7 @@ m\dot{\mathbf c}` the linear momentum). It is linear in the speeds,
 
 with :math:`\mathbf A_G` the centroidal momentum matrix (Orin, Goswami and Lee 2013). All
 functions run one :math:`O(N)` compiled kernel
-(:mod:`geomech.multibody._kernels.tree.centroidal`): composite inertias in ground
+(``geomech.multibody._kernels.tree.centroidal``): composite inertias in ground
 coordinates, the columns :math:`\mathbf I^C_i\,{}^0\boldsymbol\Phi_i`, then the move to the
 centre of mass. Every function accepts leading batch dimensions; for a closed model the
 spanning tree is evaluated and the matrices are taken with respect to the independent
@@ -35,6 +35,7 @@ import numpy as np
 
 from geomech.errors import ModelError
 from geomech.multibody._kernels.driver import (
+    are_states,
     call,
     compiled,
     entry,
@@ -356,7 +357,7 @@ def _rate(tree, q, v):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             A_dot = np.empty((6, nv))
             status = entry(K.centroidal_map_rate_one)(topo, packed, q, v, A_dot)
             if status:

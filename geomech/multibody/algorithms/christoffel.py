@@ -15,7 +15,7 @@ of differentiation, third the differentiated field; :ref:`conventions-connection
 symmetric in :math:`(j, k)`: :math:`\Gamma^\star_{ijk} - \Gamma^\star_{ikj} = s_{ijk}` (eq. 9). The
 structure constants :math:`s^\ell_{ab}` of the joint frame are those of each joint's own speeds
 (motions of different joints commute), from its motion subspace and the derivative of its rate
-(digest §1.1):
+(seed 000 §II, Alg. 2 line 3):
 
 .. math:: s^\ell_{ab} = \boldsymbol\Psi_\ell^\top\big[\boldsymbol\Phi_a\times\boldsymbol\Phi_b
           + \mathcal D_{:,a,b} - \mathcal D_{:,b,a}\big], \qquad
@@ -24,8 +24,9 @@ structure constants :math:`s^\ell_{ab}` of the joint frame are those of each joi
 
 References
 ----------
-seed 000 §III (Koszul formula, eqs. 8, 9), §VI-B, Alg. 2 (eqs. 24–28), digest §1.1, §5.6, §7
-items 8, 13, 14; seed 001 Alg. 2.
+seed 000 §III (Koszul formula, eqs. 8, 9), §VI-B, Alg. 2 (eqs. 24–28; its if-branches of
+lines 18–22 are taken whenever a joint has more than one DoF or a non-constant motion subspace);
+seed 001 Alg. 2.
 """
 
 from __future__ import annotations
@@ -69,8 +70,8 @@ def joint_structure_constants(model, q) -> np.ndarray:
 
     References
     ----------
-    seed 000 §II (frames), digest §1.1 (formula verified for free, spherical and universal
-    joints).
+    seed 000 §II (frames); the formula is checked against the bracket of the joint's vector
+    fields by finite differences for free, spherical and universal joints (tests).
 
     Examples
     --------
@@ -145,7 +146,7 @@ def christoffel_symbols(model, q, *, sparse: bool = False):
     DimensionError, NonFiniteError, NotOnManifoldError
         If ``q`` is malformed (non-finite entries, a non-unit quaternion), the result
         overflows, or it would exceed the allocation limit
-        (:data:`geomech._validation.MAX_ARRAY_BYTES`).
+        (``geomech._validation.MAX_ARRAY_BYTES``).
     NotATreeError
         If ``sparse=True`` on a closed model (its cluster Christoffel symbols are dense).
 

@@ -38,7 +38,7 @@ a :class:`~geomech.multibody.connections.body.BodyConnection`, an
 :class:`~geomech.geometry.AffineConnection` on a body's SE(3), a callable ``(v, I) -> C``) or a
 mapping from body names to such specifications (bodies not listed use ``"levi-civita"``).
 
-Each algorithm is one compiled kernel per state (:mod:`geomech.multibody._kernels.tree.coriolis`)
+Each algorithm is one compiled kernel per state (``geomech.multibody._kernels.tree.coriolis``)
 run over the flattened batch. Every body connection is left-invariant and linear in the
 twist, so its factor :math:`\mathbf B_i(\mathbf v) = \sum_j v^j\,\mathbf B_i(\mathbf e_j)`
 is a constant tensor per body, evaluated once at the unit twists (user connections are
@@ -61,7 +61,13 @@ from geomech._arrays import matvec, mT
 from geomech._validation import check_allocation, check_q, check_v
 from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
-from geomech.multibody._kernels.driver import compiled, entry, failure, is_state, single_state
+from geomech.multibody._kernels.driver import (
+    are_states,
+    compiled,
+    entry,
+    failure,
+    single_state,
+)
 from geomech.multibody._kernels.tree import coriolis as K
 from geomech.multibody.algorithms._body_factors import (
     _QV,
@@ -174,9 +180,15 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             C = np.empty((nv, nv))
-            Bt, levi_civita = _factor_tensors(model, connection)
+            if type(connection) is str and connection == "levi-civita":  # the default: kept
+                factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
+                if factors is None:
+                    factors = model._compiled._levi_civita = _factor_tensors(model, connection)
+                Bt, levi_civita = factors
+            else:
+                Bt, levi_civita = _factor_tensors(model, connection)
             status = entry(K.coriolis_one)(topo, packed, Bt, levi_civita, q, v, C)
             if status:
                 raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
@@ -316,7 +328,7 @@ def coriolis_matrix_differentiation(model, q, v) -> np.ndarray:
 
     References
     ----------
-    seed 000 §VI-D, eqs. (29)–(32), Remark 9; digest §7 item 9 (general :math:`K`).
+    seed 000 §VI-D, eqs. (29)–(32), Remark 9 (here for a general gain :math:`K`).
 
     Examples
     --------
@@ -537,7 +549,7 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
 
     References
     ----------
-    seed 000 §VI-B, Alg. 1 l.18; anchors §3 (spatial_v2 ``Hqd_and_CTqd``).
+    seed 000 §VI-B, Alg. 1 l.18; spatial_v2_extended ``Hqd_and_CTqd``.
 
     Examples
     --------
@@ -573,7 +585,7 @@ def _speed_brackets(model, v) -> np.ndarray:
 
     Their speed fields have constant structure constants, :math:`s^\ell_{ab} =
     \boldsymbol\Psi_\ell^\top(\mathbf S_a\times\mathbf S_b)` with the body-frame motion
-    subspace :math:`\mathbf S` (digest §1.1), so block :math:`i` is :math:`\boldsymbol\Psi_i^\top
+    subspace :math:`\mathbf S`, so block :math:`i` is :math:`\boldsymbol\Psi_i^\top
     ((\mathbf S_i\nu_i)\times)\mathbf S_i` (seed 000 eq. 30); zero for 1-DoF joints.
     """
     S = model.compiled.S[0]  # (nv, 6) rows, constant for built-in joints

@@ -28,7 +28,7 @@ Conventions (where they bite)
   c)``: ``d2tau_dq2[:, b, c] - d2tau_dq2[:, c, b]`` :math:`= -s^\ell_{bc}\,\partial\tau/\partial
   q_\ell` (``s`` the structure constants,
   :func:`~geomech.multibody.algorithms.christoffel.joint_structure_constants`). A Newton or DDP step
-  in the exponential chart wants the symmetric part (digest T8).
+  in the exponential chart wants the symmetric part.
 * **Index layout** (torque first, Pinocchio's C++ ``ComputeRNEASecondOrderDerivatives``):
   ``d2tau_dq2[a, b, c]``, ``d2tau_dv2[a, b, c]``
   :math:`=\partial^2\tau_a/\partial\nu_b\partial\nu_c`, ``d2tau_dqdv[a, b, c]``
@@ -47,19 +47,20 @@ Conventions (where they bite)
 References
 ----------
 S. Singh, R. P. Russell, P. M. Wensing, "Analytical second-order partial derivatives of
-rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App. B; digest
-``seed002.md`` §1.7, §2, §5, §8. Pinocchio ``computeRNEADerivatives`` /
-``computeABADerivatives`` (Carpentier & Mansard, RSS 2018) for the conventions.
+rigid-body inverse dynamics", IROS 2022 (seed 002): eqs. 5–8, 16, Alg. 1, App. B. Pinocchio
+``computeRNEADerivatives`` / ``computeABADerivatives`` (Carpentier & Mansard, RSS 2018) for the
+conventions.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import NamedTuple
 
 import numpy as np
 
 from geomech.errors import ModelError, NotATreeError
-from geomech.multibody._kernels.driver import call, states
+from geomech.multibody._kernels.driver import are_states, call, entry, failure, states
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 from geomech.multibody._kernels.tree.layout import dense_layout
@@ -173,7 +174,25 @@ def _inputs(model, gravity, f_ext, *named, per_state=0):
         g = arrays.pop(k)
         A0 = np.zeros((g.shape[0], 6))
         A0[:, 3:] = -g
+        A0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     return batch, B, arrays[:k], A0, (arrays[k] if f_ext is not None else _NO_FORCES)
+
+
+_BLAS = []  # the threadpoolctl controller of numba's BLAS (scipy's OpenBLAS), made once
+#: from this many speeds on, the forward-dynamics partials run their BLAS products on one
+#: thread (scipy's OpenBLAS threads its products from about this size: on two busy cores the
+#: two threads made chain-100's ∂ABA 50x slower, 34 ms instead of 0.68 ms)
+ONE_BLAS_THREAD_NV = 40
+
+
+def _one_blas_thread():
+    """A context in which the BLAS of numba's ``np.dot`` runs on one thread (~10 µs)."""
+    if not _BLAS:
+        import scipy.linalg.cython_blas  # noqa: F401  (loaded: the controller finds it)
+        from threadpoolctl import ThreadpoolController
+
+        _BLAS.append(ThreadpoolController())
+    return _BLAS[0].limit(limits=1, user_api="blas")
 
 
 def _model_args(cm):
@@ -252,7 +271,7 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
 
     References
     ----------
-    Seed 002 eqs. 5, 7a–8b (first-order IDSVA, its ref. [14]); digest §2.
+    Seed 002 eqs. 5, 7a–8b (first-order IDSVA, its ref. [14]).
 
     Examples
     --------
@@ -268,6 +287,15 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     array([[29.43,  9.81],
            [ 9.81,  9.81]])
     """
+    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
+    if single is not None and f_ext is None and gravity is None:
+        topo, packed, nq, nv = single
+        if are_states(q, v, a, nq, nv):
+            DQ, DV = np.empty((2, nv, nv))  # one allocation (the kernel zeroes them)
+            status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, DQ, DV)
+            if status:
+                raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
+            return DQ, DV
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
@@ -305,8 +333,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
     (the other second partials, in :math:`\dot\nu\dot\nu` and :math:`\dot\nu\nu`, vanish).
     Alg. 1 is followed line by line (``geomech/multibody/kernels/derivatives.py``), with the
-    composite :math:`\mathbf f^C_i` in line 22 (digest §5.2.1) and the block formulas of App.
-    B as the reference (B17 with its corrected last factor, digest §4.3). Each block
+    composite :math:`\mathbf f^C_i` in line 22 and the block formulas of App. B as the
+    reference (B17 with its last factor corrected to :math:`(\mathbf I^C_i\mathbf S_i)
+    \tilde{\bar\times}^*\mathbf S_j`). Each block
     :math:`(i; j, k)` with :math:`k\preceq j\preceq i` is visited once per DoF triple and
     written into up to 20 entries.
 
@@ -341,12 +370,12 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
 
     References
     ----------
-    Seed 002 Alg. 1, App. B (B1–B25), eqs. 19–25; digest §4–§5, §8 (T2, T5–T13).
+    Seed 002 Alg. 1, App. B (B1–B25), eqs. 19–25.
 
     Examples
     --------
     The velocity Hessian of a chain of revolute joints is twice the Christoffel symbols of
-    the first kind, :math:`\partial^2\tau_a/\partial\nu_b\partial\nu_c = 2\Gamma_{abc}` (digest T9):
+    the first kind, :math:`\partial^2\tau_a/\partial\nu_b\partial\nu_c = 2\Gamma_{abc}`:
 
     >>> import numpy as np
     >>> from geomech.multibody import robots
@@ -471,19 +500,33 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(dqdd_dtau, np.linalg.inv(crba(model, q))))
     True
     """
+    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
+    if single is not None and f_ext is None and gravity is None:
+        topo, packed, nq, nv = single
+        if are_states(q, v, tau, nq, nv):
+            DQ, DV, MINV = np.empty((3, nv, nv))  # one allocation
+            if nv < ONE_BLAS_THREAD_NV:
+                status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+            else:
+                with _one_blas_thread():
+                    status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+            if status:
+                raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
+            return DQ, DV, MINV
     cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2)
     nv = cm.nv
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
-    call(
-        K.aba_derivatives_batch,
-        (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
-        (*args, QDD, DQ, DV, MINV),
-        batch,
-        model,
-        names=_ABA_NAMES,
-        what="the derivatives",
-    )
+    with _one_blas_thread() if nv >= ONE_BLAS_THREAD_NV else contextlib.nullcontext():
+        call(
+            K.aba_derivatives_batch,
+            (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
+            (*args, QDD, DQ, DV, MINV),
+            batch,
+            model,
+            names=_ABA_NAMES,
+            what="the derivatives",
+        )
     shape = batch + (nv, nv)
     return DQ.reshape(shape), DV.reshape(shape), MINV.reshape(shape)
 

@@ -14,7 +14,7 @@ and 7.1) in the notation of seed 001 (§1.3–§2.1): ``X_up[i]`` is
 the composite inertias, ``I_A``/``p_A`` the articulated inertias and bias forces, ``parent``
 the parent array (``-1`` for the fixed world). Multi-DoF joints are handled as blocks (the
 columns ``model.v_slices[i]``). Each algorithm is one compiled kernel for one state
-(:mod:`geomech.multibody._kernels.tree.dynamics`, where the paper's lines are); the functions here
+(``geomech.multibody._kernels.tree.dynamics``, where the paper's lines are); the functions here
 validate the inputs once, run the kernel over the flattened batch and raise the named error
 of a failed state.
 
@@ -36,6 +36,7 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody._kernels import linalg as _linalg
 from geomech.multibody._kernels.driver import (
+    are_states,
     call,
     compiled,
     entry,
@@ -67,6 +68,7 @@ def _a_world(gravity: np.ndarray) -> np.ndarray:
     """Spatial acceleration of the fixed world that emulates gravity: a_0 = [0; -g]."""
     a_0 = np.zeros(gravity.shape[:-1] + (6,))
     a_0[..., 3:] = -gravity
+    a_0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     return a_0
 
 
@@ -180,7 +182,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None and gravity is None and f_ext is None and method is None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
+        if are_states(q, v, a, nq, nv):
             tau = np.empty(nv)
             status = entry(K.rnea_one)(topo, packed, q, v, a, tau)
             if status:
@@ -363,7 +365,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
     if single is not None and gravity is None and f_ext is None and method is None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv) and is_state(tau, nv):
+        if are_states(q, v, tau, nq, nv):
             a = np.empty(nv)
             status = entry(K.aba_one)(topo, packed, q, v, tau, a)
             if status:

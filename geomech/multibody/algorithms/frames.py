@@ -47,6 +47,7 @@ import numpy as np
 from geomech._validation import check_placement
 from geomech.errors import ModelError
 from geomech.multibody._kernels.driver import (
+    are_states,
     call,
     compiled,
     entry,
@@ -470,7 +471,7 @@ def _velocity(tree, q, v, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             out = np.empty(6)
             status = entry(K.frame_velocity_one)(topo, packed, fsel, fpack, q, v, out)
             if status:
@@ -572,7 +573,7 @@ def _acceleration(tree, q, v, a, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv) and is_state(a, nv):
+        if are_states(q, v, a, nq, nv):
             out = np.empty(6)
             status = entry(K.frame_acceleration_one)(topo, packed, fsel, fpack, q, v, a, out)
             if status:
@@ -762,7 +763,7 @@ def _jacobian_rate(tree, q, v, fsel, fpack):
     single = getattr(tree, "_single", None) or single_state(tree)
     if single is not None:
         topo, packed, nq, nv = single
-        if is_state(q, nq) and is_state(v, nv):
+        if are_states(q, v, v, nq, nv):
             J_dot = np.empty((6, nv))
             status = entry(K.frame_jacobian_rate_one)(topo, packed, fsel, fpack, q, v, J_dot)
             if status:

@@ -3,7 +3,7 @@ r"""Kinematics of a kinematic tree: joint transforms, body poses, twists and Jac
 Every function takes a :class:`~geomech.multibody.model.tree.MultibodyModel` and configurations
 ``q`` of shape ``(..., nq)`` (and speeds ``v`` of shape ``(..., nv)``); leading batch
 dimensions broadcast. Each function validates its inputs once and runs a compiled kernel
-(:mod:`geomech.multibody._kernels.tree.kinematics_batch`) over the flattened batch; the body loops
+(``geomech.multibody._kernels.tree.kinematics_batch``) over the flattened batch; the body loops
 run in the model's regular order (``parent[i] < i``).
 
 Conventions
@@ -359,7 +359,7 @@ def velocity_map(model, q, v=None):
 
     References
     ----------
-    Seed 000 §VI-B (digest §5.3): :math:`A = \mathbf X\boldsymbol\Phi`,
+    Seed 000 §VI-B: :math:`A = \mathbf X\boldsymbol\Phi`,
     :math:`\dot{\mathbf X} = \mathbf X(v\times) - (v\times)\mathbf X`; seed 001 Remark 4.
 
     Examples

@@ -11,6 +11,7 @@ public methods loop over batches).
 from __future__ import annotations
 
 import copy
+import heapq
 
 import numpy as np
 
@@ -316,65 +317,170 @@ def find_reference(model, graph, q0=None) -> np.ndarray:
 
 def _norm2(M, iterations=30) -> float:
     r"""Estimate of the spectral norm of ``M`` by power iteration on :math:`M^\top M`
-    (O(rows × cols) per iteration; enough for a rank threshold).
+    (O(rows × cols) per iteration; enough for a rank threshold), exact for a small ``M``.
     """
-    if M.size == 0:
+    if M.shape[0] == 0 or M.shape[1] == 0:
         return 0.0
+    if min(M.shape) <= 8:  # small: exact, by the SVD
+        return float(np.linalg.norm(M, 2))
+    MT = M.T
     x = np.random.default_rng(0).standard_normal(M.shape[1])
     sigma = 0.0
     for _ in range(iterations):
         y = M @ x
         sigma = float(np.linalg.norm(y))
         if sigma == 0.0:
-            return float(np.max(np.abs(M)))
-        x = M.T @ (y / sigma)
+            return float(abs(M).max())
+        x = MT @ (y / sigma)
         x /= np.linalg.norm(x)
     return max(sigma, float(np.linalg.norm(M @ x)))
 
 
 class _Span:
-    """The column space of the columns chosen so far, grown one joint at a time by
-    Gram–Schmidt against an orthonormal basis (reorthogonalised once, "twice is enough"):
-    a joint is added when its columns, minus their projection on the span, keep their full
-    rank (one SVD of a rows × (joint's nv) block per joint; the threshold is ``RANK_RTOL``
-    times the cluster Jacobian's norm, as :func:`numerical_rank`'s). ``blocks`` (lists of
-    columns) are added first with whatever rank they have. Cost per joint O(rows × rank): no
-    SVD of the whole cluster.
+    """The column space of the columns chosen so far, grown one column at a time by sparse
+    Gaussian elimination with partial pivoting (a left-looking LU of the chosen columns in
+    their order): a new column, reduced by the pivots in their order of creation (only
+    those whose pivot row it reaches), is independent when its largest remaining entry
+    exceeds ``RANK_RTOL`` times the cluster Jacobian's norm (as :func:`numerical_rank`'s
+    threshold); its largest entry becomes a pivot. A block (a joint's columns) extends the
+    span when each of its columns does, else it is rolled back. ``blocks`` (lists of
+    columns) are added first with whatever rank they have. Entries below ``1e-4`` times the
+    threshold (rounding, as in the identically zero rows of a planar loop) are dropped.
+
+    Each loop touches few joints, so columns and pivots stay sparse (a loop's rows reach
+    the joints of its own tree paths only: :func:`_sparse_rows`); the cost per column is
+    that of the pivots it meets, not O(rows × rank) (issue 24: a 150-loop ladder).
     """
 
-    def __init__(self, Kc, blocks=()):
-        self.tol = RANK_RTOL * max(1.0, _norm2(Kc))
-        self.basis_T = np.zeros((min(Kc.shape), Kc.shape[0]))  # rows: orthonormal vectors
+    def __init__(self, Kc, cols, blocks=()):
+        # the nonzeros of Kc column by column (a compressed-column copy, built once)
+        cj, ri = np.nonzero(Kc.T)
+        self._vals = Kc[ri, cj]
+        self._rows = ri
+        self._ptr = np.searchsorted(cj, np.arange(Kc.shape[1] + 1))
+        self.tol = RANK_RTOL * max(1.0, self._norm2(Kc.shape, cols))  # the cluster's columns
+        self.drop = 1e-4 * self.tol
+        self.pivots = []  # (pivot row, rows, values normalised to 1 at the pivot row)
+        self.row_pivot = {}  # pivot row -> index in self.pivots
         self.rank = 0
         for cols in blocks:
             if len(cols):
-                self.add(Kc[:, cols])
+                self.add(cols)
 
-    def _residual(self, block):
-        Bt = self.basis_T[: self.rank]
-        R = block - Bt.T @ (Bt @ block)
-        if np.linalg.norm(R) < 0.5 * np.linalg.norm(block):  # cancellation: once more
-            R -= Bt.T @ (Bt @ R)
-        return R
+    def _norm2(self, shape, cols, iterations=30):
+        r"""Spectral norm of the columns ``cols`` by power iteration on :math:`K^\top K`
+        over the nonzeros (O(nonzeros) per iteration); exact (SVD) when small.
+        """
+        cols = np.asarray(cols, dtype=int)
+        if cols.size == 0:
+            return 0.0
+        lo, hi = self._ptr[cols], self._ptr[cols + 1]
+        take = np.concatenate([np.arange(a, b) for a, b in zip(lo, hi, strict=True)])
+        c = np.repeat(np.arange(cols.size), hi - lo)
+        r, v = self._rows[take], self._vals[take]
+        if min(shape[0], cols.size) <= 8 or r.size == 0:
+            M = np.zeros((shape[0], cols.size))
+            M[r, c] = v
+            return _norm2(M)
+        x = np.random.default_rng(0).standard_normal(cols.size)
+        sigma = 0.0
+        for _ in range(iterations):
+            y = np.bincount(r, v * x[c], minlength=shape[0])
+            sigma = float(np.linalg.norm(y))
+            if sigma == 0.0:
+                return float(np.max(np.abs(v)))
+            x = np.bincount(c, v * (y / sigma)[r], minlength=cols.size)
+            x /= np.linalg.norm(x)
+        return max(sigma, float(np.linalg.norm(np.bincount(r, v * x[c], minlength=shape[0]))))
 
-    def _append(self, U):
-        self.basis_T[self.rank : self.rank + U.shape[1]] = U.T
-        self.rank += U.shape[1]
+    def _column(self, j):
+        lo, hi = self._ptr[j], self._ptr[j + 1]
+        return dict(zip(self._rows[lo:hi].tolist(), self._vals[lo:hi].tolist(), strict=True))
 
-    def add(self, block) -> int:
-        """Add the range of ``block`` (whatever its rank); returns the rank it added."""
-        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
-        r = int(np.sum(s > self.tol))
-        self._append(U[:, :r])
-        return r
+    def _reduce(self, x):
+        """``x`` (row -> value) minus its components on the pivots, in their order."""
+        row_pivot, pivots = self.row_pivot, self.pivots
+        heap = [row_pivot[r] for r in x if r in row_pivot]
+        heapq.heapify(heap)
+        seen = set(heap)
+        while heap:
+            p = heapq.heappop(heap)
+            r, rows, vals = pivots[p]
+            f = x.pop(r, 0.0)
+            if f == 0.0:
+                continue
+            for rr, vv in zip(rows, vals, strict=True):
+                if rr == r:
+                    continue
+                if rr in x:
+                    x[rr] -= f * vv
+                else:
+                    x[rr] = -f * vv
+                    p2 = row_pivot.get(rr)
+                    if p2 is not None and p2 not in seen:
+                        seen.add(p2)
+                        heapq.heappush(heap, p2)
+        return x
 
-    def extends(self, block) -> bool:
-        """Add ``block`` if it keeps its full rank beyond the span; whether it did."""
-        U, s, _ = np.linalg.svd(self._residual(block), full_matrices=False)
-        if not (s.size and s[-1] > self.tol):
+    def _push(self, x) -> bool:
+        """Reduce ``x``; make it a pivot if it is independent. Whether it was."""
+        x = self._reduce(x)
+        drop = self.drop  # rounding far below the rank threshold: dropped, or it fills in
+        rows = [k for k, v in x.items() if abs(v) > drop]
+        if not rows:
             return False
-        self._append(U)
+        r = max(rows, key=lambda k: abs(x[k]))
+        pivot = x[r]
+        if not abs(pivot) > self.tol:
+            return False
+        self.row_pivot[r] = len(self.pivots)
+        self.pivots.append((r, rows, [x[k] / pivot for k in rows]))
+        self.rank += 1
         return True
+
+    def _pop(self, n):
+        for _ in range(n):
+            r = self.pivots.pop()[0]
+            del self.row_pivot[r]
+            self.rank -= 1
+
+    def add(self, cols) -> int:
+        """Add the columns ``cols`` (whatever their rank); returns the rank they added."""
+        return sum(self._push(self._column(j)) for j in cols)
+
+    def extends(self, cols) -> bool:
+        """Add the columns ``cols`` if they keep their full rank beyond the span; whether
+        they did.
+        """
+        for n, j in enumerate(cols):
+            if not self._push(self._column(j)):
+                self._pop(n)
+                return False
+        return True
+
+
+def _sparse_rows(model, c, Kc):
+    """``Kc`` (cluster ``c``'s rows of K) with its structural zeros exact: a loop joint's rows
+    keep the columns of the joints on its tree paths and its own auxiliary columns (the
+    other entries are rounding of :math:`J_{F_S} - X J_{F_P}` over common ancestors), a
+    coupling's its joints'; implicit constraints keep every column.
+    """
+    st = model.spanning_tree
+    ar = np.arange(st.nv)
+    out = np.zeros_like(Kc)
+    r = 0
+    for con in c.constraints:
+        n = con.rows
+        if con.kind in ("loop", "coupling"):
+            cols = [ar[st.v_slices[b]] for b in con.bodies if b >= 0]
+            if con.kind == "loop":
+                cols.append(model._n_s + np.arange(model._n_aux)[con.aux_v])
+            cols = np.concatenate(cols + [np.zeros(0, int)])
+            out[r : r + n, cols] = Kc[r : r + n, cols]
+        else:
+            out[r : r + n] = Kc[r : r + n]
+        r += n
+    return out
 
 
 def _cluster_blocks(model, c):
@@ -392,15 +498,20 @@ def cluster_rank(model, c, Kc) -> int:
     columns), grown block by block (:class:`_Span`).
     """
     aux, vcol = _cluster_blocks(model, c)
-    return _Span(Kc, aux + list(vcol.values())).rank
+    blocks = aux + list(vcol.values())
+    return _Span(_sparse_rows(model, c, Kc), sum(blocks, []), blocks).rank
 
 
-def cluster_ranks(model, q) -> np.ndarray:
-    """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``."""
+def cluster_ranks(model, q, exact=False):
+    """Rank of each cluster's constraint Jacobian (spanning and auxiliary columns) at ``q``,
+    and that Jacobian (with the loop joints' exact fit if ``exact``; the generic rank needs
+    any fit).
+    """
     T, J, _ = kinematics(model, q)
-    K = jacobian_at(model, q, T, J, fit_aux(model, T, exact=False))  # generic rank: any fit
-    return np.array([cluster_rank(model, c, K[c.rows]) if c.constraints else 0
-                     for c in model.clusters])  # fmt: skip
+    K = jacobian_at(model, q, T, J, fit_aux(model, T, exact=exact))
+    ranks = np.array([cluster_rank(model, c, K[c.rows]) if c.constraints else 0
+                      for c in model.clusters])  # fmt: skip
+    return ranks, K
 
 
 def generic_configuration(model, q_ref, samples=3):
@@ -413,7 +524,8 @@ def generic_configuration(model, q_ref, samples=3):
     generic and kept (one Jacobian, no search). Otherwise closed configurations found from
     ``samples`` seeded perturbations are compared and the one of largest ranks replaces
     ``q_ref``: a singular reference (a parallelogram at its change point, a folded kite)
-    never decides the model's structure (issue 24 item 2).
+    never decides the model's structure (issue 24 item 2). Returns the configuration and
+    the constraint Jacobian there (with the loop joints' exact fit).
     """
     rng = np.random.default_rng(1)
     st = model.spanning_tree
@@ -424,19 +536,19 @@ def generic_configuration(model, q_ref, samples=3):
         dv[free] = size * rng.standard_normal(free.size)
         return st.integrate(q, dv)
 
-    best_ranks = cluster_ranks(model, q_ref)
-    if np.array_equal(best_ranks, cluster_ranks(model, perturbed(q_ref, 1e-3))):
-        return q_ref
+    best_ranks, K = cluster_ranks(model, q_ref, exact=True)
+    if np.array_equal(best_ranks, cluster_ranks(model, perturbed(q_ref, 1e-3))[0]):
+        return q_ref, K
     best = q_ref
     for _ in range(samples):
         try:
             q = closure_search(model, perturbed(q_ref, 0.3), rng, restarts=2)
         except SingularityError:
             continue
-        ranks = cluster_ranks(model, q)
+        ranks, K_q = cluster_ranks(model, q, exact=True)
         if np.all(ranks >= best_ranks) and np.any(ranks > best_ranks):
-            best, best_ranks = q, ranks
-    return best
+            best, best_ranks, K = q, ranks, K_q
+    return best, K
 
 
 def choose_independent(model, tree_graph):
@@ -458,11 +570,9 @@ def choose_independent(model, tree_graph):
                 )
             mark = True
         marks.append(None if mark is None else bool(mark))
-    q = model._q_ref = generic_configuration(model, model._q_ref)
-    T, J, _ = kinematics(model, q)
-    K = jacobian_at(model, q, T, J, fit_aux(model, T))
+    model._q_ref, K = generic_configuration(model, model._q_ref)  # and K there
     successors = {c.succ for c in model.constraints if c.kind == "coupling"}
-    dependent = set()
+    dep_cols = set()
     for c in model.clusters:
         if not c.constraints:
             for b in c.bodies:
@@ -472,54 +582,95 @@ def choose_independent(model, tree_graph):
                         "loop joint, coupling or constraint involves it."
                     )
             continue
-        Kc = K[c.rows]
-        aux, vcol = _cluster_blocks(model, c)
-        cols = list(c.aux_index)
-        span = _Span(Kc, aux)
-        forced = [b for b in c.bodies if marks[b] is False]
-        auto = sorted((b for b in c.bodies if marks[b] is None),
-                      key=lambda b: (b not in successors, -b))  # fmt: skip
+        dep_cols |= _split_cluster(model, c, K[c.rows], marks, successors)
+    _set_independent(model, dep_cols)
+
+
+def _split_cluster(model, c, Kc, marks, successors) -> set:
+    """The dependent spanning columns of cluster ``c`` (:class:`ClosedMultibodyModel`'s
+    convention). Joint-wise first: the joints marked dependent, then the unmarked ones,
+    leaves and coupled successors first, each made dependent whole when its columns add
+    their full rank to the span of the loop joints' and the dependent columns (Gram–Schmidt,
+    :class:`_Span`). When the joints left independent still add rank (no joint-wise split
+    leaves exactly the mobility: the idle spin of an RSSR coupler is one component of a
+    spherical joint's speed), a second pass in the same order makes an unmarked joint whose
+    whole block does not extend the span dependent component by component, in the joint's
+    velocity order, while each component extends it; its other components stay independent.
+    """
+    aux, vcol = _cluster_blocks(model, c)
+    Kc = _sparse_rows(model, c, Kc)
+    forced = [b for b in c.bodies if marks[b] is False]
+    auto = sorted((b for b in c.bodies if marks[b] is None),
+                  key=lambda b: (b not in successors, -b))  # fmt: skip
+
+    def split(componentwise):
+        span = _Span(Kc, sum(aux, []) + sum(vcol.values(), []), aux)
+        dep = []
         # once the span is the cluster's column space, no further joint extends it: the
         # greedy pass needs no target rank (seed 004 §1.2: K_D of full column rank)
         for b in forced + auto:
-            if span.extends(Kc[:, vcol[b]]):  # the joint's columns add their full rank
-                cols += vcol[b]
-                dependent.add(b)
+            if span.extends(vcol[b]):  # the joint's columns add their full rank
+                dep += vcol[b]
             elif b in forced:
                 raise ModelError(
                     f"joint {model.joint_names[b]!r} is marked independent=False but the "
                     "constraints of its cluster do not determine it (given the other "
                     "dependent joints); mark another joint of the loop dependent."
                 )
-        # the joints left independent must add nothing beyond the span (else the marks
-        # over-determine the cluster): the rank gap of the remaining columns
-        rest = [vcol[b] for b in c.bodies if b not in dependent]
-        if any([span.add(Kc[:, cols_b]) for cols_b in rest if cols_b]):
-            target = span.rank
-            names = [model.joint_names[b] for b in c.bodies if b not in dependent]
-            dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - target
-            raise ModelError(
-                f"Expected the constraints of the cluster "
-                f"{[model.body_names[b] for b in c.bodies]} to leave {dof} independent "
-                f"speeds, got the joints {names} marked or chosen independent, which "
-                "over-determine it; mark some of them independent=False."
-            )
-    model._dependent = sorted(dependent)
-    model._independent = [i for i in range(model.n_bodies) if i not in dependent]
-    model.independent_joints = [model.joint_names[i] for i in model._independent if st.joints[i].nv]
-    model.dependent_joints = [model.joint_names[i] for i in model._dependent]
+            elif componentwise and len(vcol[b]) > 1:
+                dep += [j for j in vcol[b] if span.extends([j])]
+        # the columns left independent must add nothing beyond the span (else the split
+        # over-determines the cluster): the rank gap of the remaining columns
+        taken = set(dep)
+        rest = [j for b in c.bodies for j in vcol[b] if j not in taken]
+        gap = span.add(rest)
+        return taken, gap, span.rank
+
+    taken, gap, rank = split(False)
+    if gap and any(len(vcol[b]) > 1 for b in auto):
+        taken, gap, rank = split(True)
+    if gap:
+        names = [model.joint_names[b] for b in c.bodies
+                 if any(j not in taken for j in vcol[b])]  # fmt: skip
+        dof = sum(len(vcol[b]) for b in c.bodies) + c.aux_index.size - rank
+        raise ModelError(
+            f"Expected the constraints of the cluster "
+            f"{[model.body_names[b] for b in c.bodies]} to leave {dof} independent "
+            f"speeds, got the joints {names} marked or chosen independent, which "
+            "over-determine it; mark some of them independent=False."
+        )
+    return taken
+
+
+def _set_independent(model, dep_cols):
+    """The model's independent/dependent attributes from its dependent spanning columns."""
+    st = model.spanning_tree
     ar = np.arange(st.nv)
-    model.independent_v_index = np.concatenate(
-        [ar[st.v_slices[i]] for i in model._independent] + [np.zeros(0, int)])  # fmt: skip
+    dep = np.zeros(st.nv, dtype=bool)
+    dep[sorted(dep_cols)] = True
+    cols = [ar[st.v_slices[i]] for i in range(model.n_bodies)]
+    model._dependent_v_index = np.flatnonzero(dep)
+    model.independent_v_index = np.flatnonzero(~dep)
+    # joints with every speed dependent / with some speed independent
+    model._dependent = [i for i in range(model.n_bodies) if cols[i].size and dep[cols[i]].all()]
+    model._independent = [i for i in range(model.n_bodies) if i not in model._dependent]
+    model.independent_joints = [model.joint_names[i] for i in range(model.n_bodies)
+                                if cols[i].size and not dep[cols[i]].all()]  # fmt: skip
+    model.dependent_joints = [model.joint_names[i] for i in range(model.n_bodies)
+                              if dep[cols[i]].any()]  # fmt: skip
+    model.independent_components = {
+        model.joint_names[i]: tuple(int(t) for t in np.flatnonzero(~dep[cols[i]]))
+        for i in range(model.n_bodies) if dep[cols[i]].any() and not dep[cols[i]].all()
+    }  # fmt: skip
     model.nv = int(model.independent_v_index.size)
     pos = {int(c): k for k, c in enumerate(model.independent_v_index)}
     model.v_slices, iv = [], 0
     for i in range(model.n_bodies):
-        n = st.joints[i].nv if i not in dependent else 0
+        n = int(np.count_nonzero(~dep[cols[i]]))
         model.v_slices.append(slice(iv, iv + n))
         iv += n
     for c in model.clusters:
-        c.independent = [b for b in c.bodies if b not in dependent and st.joints[b].nv]
+        c.independent = [b for b in c.bodies if cols[b].size and not dep[cols[b]].all()]
         c.y_index = np.array([pos[int(j)] for j in c.v_index if int(j) in pos], dtype=int)
 
 
@@ -552,8 +703,43 @@ def check_single(model, q, name="q"):
     return T, q_aux
 
 
-def G_hat(model, K):
-    """Ĝ over [spanning; aux] columns (n_s + n_a, m) from the velocity constraint K."""
+def _dependent_solver(model, c, KD):
+    r"""A solver of :math:`K_D X = B` (least squares) for cluster ``c``, or
+    :class:`~geomech.errors.SingularityError` when :math:`K_D` is rank deficient.
+
+    Small :math:`K_D` (at most 64 columns): the rank by the SVD (:func:`numerical_rank`) and
+    least squares; larger ones (a cluster of hundreds of geared bodies): one Householder QR,
+    rank deficient when some :math:`|R_{ii}|` is at most ``RANK_RTOL`` times the largest
+    (:math:`\det R = \pm\det K_D` for square :math:`K_D`), a few times cheaper than two SVDs.
+    """
+    n = KD.shape[1]
+    if n <= 64:
+        rank = numerical_rank(KD)
+        solve = lambda B: np.linalg.lstsq(KD, B, rcond=None)[0]  # noqa: E731
+    else:
+        from scipy.linalg import solve_triangular
+
+        Q, R = np.linalg.qr(KD)
+        d = np.abs(np.diag(R))
+        rank = int(np.sum(d > RANK_RTOL * max(1.0, float(d.max(initial=0.0)))))
+        solve = lambda B: solve_triangular(R, Q.T @ B)  # noqa: E731
+    if rank < n:
+        # G_D = −K_D⁺ K_Y (seed 004 §1.2) needs K_D of full column rank: at a change point or
+        # a dead centre it is not, and G, g are not defined there (issue 24 item 4)
+        raise SingularityError(
+            f"Expected a regular configuration of cluster {c.index} (bodies "
+            f"{[model.body_names[b] for b in c.bodies]}), got a singular one: its constraint "
+            f"Jacobian on the dependent coordinates has rank {rank} < {n} (rank gap "
+            f"{n - rank}), so the independent speeds do not determine the others "
+            "(a change point or dead centre of the loop)."
+        )
+    return solve
+
+
+def G_hat(model, K, solvers=None):
+    """Ĝ over [spanning; aux] columns (n_s + n_a, m) from the velocity constraint K (the
+    clusters' solvers of K_D stored in ``solvers`` if given).
+    """
     n = model._n_s + model._n_aux
     Gh = np.zeros((n, model.nv))
     Gh[model.independent_v_index, np.arange(model.nv)] = 1.0
@@ -562,28 +748,19 @@ def G_hat(model, K):
             continue
         Y, D = cluster_cols(model, c)
         Kc = K[c.rows]
-        # G_D = −K_D⁺ K_Y (seed 004 §1.2) needs K_D of full column rank: at a change point or
-        # a dead centre it is not, and G, g are not defined there (issue 24 item 4)
-        rank = numerical_rank(Kc[:, D])
-        if rank < D.size:
-            raise SingularityError(
-                f"Expected a regular configuration of cluster {c.index} (bodies "
-                f"{[model.body_names[b] for b in c.bodies]}), got a singular one: its constraint "
-                f"Jacobian on the dependent coordinates has rank {rank} < {D.size} (rank gap "
-                f"{D.size - rank}), so the independent speeds do not determine the others "
-                "(a change point or dead centre of the loop)."
-            )
-        Gh[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], Kc[:, Y], rcond=None)[0]
+        solve = _dependent_solver(model, c, Kc[:, D])
+        if solvers is not None:
+            solvers[c.index] = solve
+        Gh[D[:, None], c.y_index[None, :]] = -solve(Kc[:, Y])
     return Gh
 
 
 def cluster_cols(model, c):
-    st = model.spanning_tree
-    ar = np.arange(st.nv)
-    Y = np.concatenate([ar[st.v_slices[b]] for b in c.independent] + [np.zeros(0, int)])
-    D = np.concatenate([ar[st.v_slices[b]] for b in c.bodies if b in model._dependent]
-                       + [c.aux_index.astype(int)])  # fmt: skip
-    return Y, D
+    """Independent (Y) and dependent (D) columns of cluster ``c`` over [spanning; aux]."""
+    dep = np.zeros(model._n_s, dtype=bool)
+    dep[model._dependent_v_index] = True
+    v = np.asarray(c.v_index, dtype=int)
+    return v[~dep[v]], np.concatenate([v[dep[v]], c.aux_index.astype(int)])
 
 
 def matrices_single(model, q, y, rate):
@@ -591,7 +768,9 @@ def matrices_single(model, q, y, rate):
     st = model.spanning_tree
     J = velocity_map(st, q).reshape(st.n_bodies, 6, st.nv)
     K = jacobian_at(model, q, T, J, q_aux)
-    Gh = G_hat(model, K)
+    solvers = {}
+    with one_blas_thread():
+        Gh = G_hat(model, K, solvers)
     G = Gh[: model._n_s]
     if y is None:
         return G, None, None
@@ -600,14 +779,14 @@ def matrices_single(model, q, y, rate):
     _, _, Jdot = kinematics(model, q, w)
     Kd = jacobian_rate_at(model, q, T, J, Jdot, w, q_aux, v_aux)
     Gd = np.zeros_like(Gh)
-    for c in model.clusters:
-        if not c.constraints:
-            continue
-        Y, D = cluster_cols(model, c)
-        Kc = K[c.rows]
-        # K Ĝ = 0 ⇒ K_D Ġ_D = −K̇ Ĝ (Ġ_Y = 0)
-        rhs = Kd[c.rows] @ Gh[:, c.y_index]
-        Gd[D[:, None], c.y_index[None, :]] = -np.linalg.lstsq(Kc[:, D], rhs, rcond=None)[0]
+    with one_blas_thread():
+        for c in model.clusters:
+            if not c.constraints:
+                continue
+            _, D = cluster_cols(model, c)
+            # K Ĝ = 0 ⇒ K_D Ġ_D = −K̇ Ĝ (Ġ_Y = 0)
+            rhs = Kd[c.rows] @ Gh[:, c.y_index]
+            Gd[D[:, None], c.y_index[None, :]] = -solvers[c.index](rhs)
     G_dot = Gd[: model._n_s]
     return G, G_dot @ y, (G_dot if rate else None)
 
@@ -654,8 +833,7 @@ def continue_closed(model, q, dy, steps=None, max_step=0.2):
 
         return close_batch(model, INTEGRATE, q[None], np.asarray(dy, float)[None], "integrate")[0]
     st = model.spanning_tree
-    free = np.concatenate([np.arange(model._n_s)[st.v_slices[b]] for b in model._dependent]
-                          + [np.zeros(0, int)])  # fmt: skip
+    free = model._dependent_v_index
     n = steps or max(1, int(np.ceil(np.max(np.abs(dy), initial=0.0) / max_step)))
     T = forward_kinematics(st, q)
     q_aux = fit_aux(model, T)
@@ -778,7 +956,8 @@ def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
     st = model.spanning_tree
     out = np.empty(shape + (model.nq,))
     in_cluster = {b for c in model.clusters if c.constraints for b in c.bodies}
-    ar = np.arange(st.nv)
+    dep = np.zeros(model._n_s, dtype=bool)
+    dep[model._dependent_v_index] = True
     for idx in np.ndindex(shape):
         q = model._q_ref.copy()
         for i, joint in enumerate(st.joints):
@@ -788,8 +967,8 @@ def closed_random_configuration(model, rng=None, size=None) -> np.ndarray:
         for _attempt in range(6):
             dy = np.zeros(model._n_s)
             for c in model.clusters:
-                for b in c.independent:
-                    dy[ar[st.v_slices[b]]] = scale * rng.standard_normal(st.joints[b].nv)
+                y = np.asarray(c.v_index, dtype=int)[~dep[c.v_index]]
+                dy[y] = scale * rng.standard_normal(y.size)
             try:
                 q_new = continue_closed(model, q, dy[model.independent_v_index])
                 break

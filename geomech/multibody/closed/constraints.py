@@ -4,11 +4,11 @@ Each kind evaluates, on a spanning-tree configuration, its residual :math:`\phi`
 :math:`K = \partial\phi/\partial q_s` (columns of the spanning-tree speeds and of the loop
 joints' own speeds) and the rate :math:`\dot K`:
 
-- :class:`LoopJoint` — a joint closing a loop between two bodies (URDF+ ``<loop>``);
-- :class:`Coupling` — :math:`r\sum q_{\rm pred} = \sum q_{\rm succ}` (URDF+ ``<coupling>``);
+- ``LoopJoint`` — a joint closing a loop between two bodies (URDF+ ``<loop>``);
+- ``Coupling`` — :math:`r\sum q_{\rm pred} = \sum q_{\rm succ}` (URDF+ ``<coupling>``);
 - :class:`ImplicitConstraint` — a user's :math:`\phi(q) = 0` with its Jacobian.
 
-:func:`split_closures` separates a graph's tree edges from its closure edges. The closed model
+``split_closures`` separates a graph's tree edges from its closure edges. The closed model
 (:mod:`geomech.multibody.closed.model`) holds a spanning tree and a list of these.
 
 References
@@ -313,7 +313,7 @@ class LoopJoint(_Constraint):
         self.name, self.pred, self.succ, self.joint = name, pred, succ, joint
         self.predecessor, self.successor = pred_node, succ_node
         self.Tp, self.Ts = Tp, Ts
-        self.Xp, self.Xs = plucker_from_pose(Tp), plucker_from_pose(Ts)  # ^{F_P}X_p, ^{F_S}X_s
+        self.Xp, self.Xs = _plucker_of(Tp), _plucker_of(Ts)  # ^{F_P}X_p, ^{F_S}X_s (checked)
         self.nq_aux, self.nv_aux = joint.nq, joint.nv
         bodies = [b for b in (pred, succ) if b >= 0]
         # the bodies whose joints move the loop: the tree paths from the nearest common
@@ -341,9 +341,18 @@ class LoopJoint(_Constraint):
         return T_p @ self.Tp, T_s @ self.Ts
 
     def error(self, T, q_L):
-        """E = T_J(q_L)^-1 T_FP^-1 T_FS and r = log(E)."""
+        r"""E = T_J(q_L)^-1 T_FP^-1 T_FS and r = log(E).
+
+        Near the identity (:math:`\max|E - \mathbf 1| \le 10^{-8}`, a closed loop), ``r`` is
+        :math:`[\mathrm{vee}(\tfrac12(R_E - R_E^\top));\ p_E]`, equal to :math:`\log E` up to
+        :math:`O(|E - \mathbf 1|^2)`, below rounding there (no general logarithm per loop).
+        """
         T_FP, T_FS = self.frames(T)
-        E = np.linalg.solve(self.joint.pose(q_L), np.linalg.solve(T_FP, T_FS))
+        E = _inv_mul(self.joint.pose(q_L), _inv_mul(T_FP, T_FS))
+        if np.max(np.abs(E - np.eye(4))) <= 1e-8:
+            R = E[:3, :3]
+            w = 0.5 * np.array([R[2, 1] - R[1, 2], R[0, 2] - R[2, 0], R[1, 0] - R[0, 1]])
+            return E, np.concatenate([w, E[:3, 3]])
         return E, SE3.log(E)
 
     def _closed_form(self, T):
@@ -357,7 +366,7 @@ class LoopJoint(_Constraint):
         if not isinstance(joint, (Revolute, Prismatic, Helical)):
             return None
         T_FP, T_FS = self.frames(T)
-        M = np.linalg.solve(T_FP, T_FS)
+        M = _inv_mul(T_FP, T_FS)
         a, R = np.asarray(joint.axis, dtype=float), M[:3, :3]
         if isinstance(joint, Prismatic):
             return np.array([a @ M[:3, 3]])
@@ -377,8 +386,10 @@ class LoopJoint(_Constraint):
             if not exact:
                 return guess
             T_FP, T_FS = self.frames(T)
-            E = np.linalg.solve(self.joint.pose(guess), np.linalg.solve(T_FP, T_FS))
-            if np.max(np.abs(E - np.eye(4))) <= 1e-14:  # closed: log E = 0 there
+            E = _inv_mul(self.joint.pose(guess), _inv_mul(T_FP, T_FS))
+            # nearly closed: the closed form and the least-squares fit of log E differ by at
+            # most O(|E - 1|), far below the closure tolerance here (no Gauss–Newton)
+            if np.max(np.abs(E - np.eye(4))) <= 1e-11:
                 return guess
             q_L = guess
         for _ in range(max_iter):
@@ -397,7 +408,7 @@ class LoopJoint(_Constraint):
 
     def _relative(self, T, J):
         T_FP, T_FS = self.frames(T)
-        X = _plucker_of(np.linalg.solve(T_FP, T_FS))  # ^{F_S}X_{F_P}
+        X = _plucker_of(_inv_mul(T_FP, T_FS))  # ^{F_S}X_{F_P}
         n_s = J.shape[-1]
         J_FP = np.zeros((6, n_s)) if self.pred < 0 else self.Xp @ J[self.pred]
         J_FS = np.zeros((6, n_s)) if self.succ < 0 else self.Xs @ J[self.succ]
@@ -423,6 +434,16 @@ class LoopJoint(_Constraint):
         Jd_xi = Jd_FS - X_dot @ J_FP - X @ Jd_FP
         q_L, v_L = q_aux[self.aux_q], v_aux[self.aux_v]
         return Jd_xi, -self.joint.motion_subspace_rate(q_L, v_L)
+
+
+def _inv_mul(A, B) -> np.ndarray:
+    r""":math:`A^{-1}B` of two rigid poses (4 × 4), by :math:`A^{-1} = [R^\top, -R^\top p]`."""
+    R = A[:3, :3].T
+    out = np.empty((4, 4))
+    out[:3, :3] = R @ B[:3, :3]
+    out[:3, 3] = R @ (B[:3, 3] - A[:3, 3])
+    out[3] = (0.0, 0.0, 0.0, 1.0)
+    return out
 
 
 def _plucker_of(T) -> np.ndarray:

@@ -18,7 +18,7 @@ in the frame of the independent speeds.
 
 The functions here evaluate it recursively on the cluster connectivity tree (seed 000
 §VI-C, Algorithms 1 and 2 with cluster joints :math:`\mathsf\Phi_k = \bar{\mathsf S}_k
-\mathsf G_k`; compiled kernels of :mod:`geomech.multibody._kernels.cluster.coriolis`), and
+\mathsf G_k`; compiled kernels of ``geomech.multibody._kernels.cluster.coriolis``), and
 are what the public :func:`~geomech.multibody.algorithms.coriolis.coriolis_matrix`,
 :func:`~geomech.multibody.algorithms.christoffel.christoffel_symbols`,
 :func:`~geomech.multibody.algorithms.coriolis.mass_matrix_derivative`,
@@ -29,7 +29,7 @@ are what the public :func:`~geomech.multibody.algorithms.coriolis.coriolis_matri
 :func:`closed_coriolis_matrix_dense` is the dense projection, the baseline.
 
 The constraint data per state come from the model, as for seed 004's algorithms
-(:mod:`~geomech.multibody._kernels.cluster.compiled`): :math:`G` and :math:`\dot G` from
+(``geomech.multibody._kernels.cluster.compiled``): :math:`G` and :math:`\dot G` from
 :meth:`~geomech.multibody.closed.model.ClosedMultibodyModel.constraint_matrices` for loop joints and
 implicit constraints, once per model for couplings (constant :math:`G`, :math:`\dot G = 0`).
 
@@ -181,10 +181,10 @@ def closed_coriolis_matrix_dense(model, q, v, connection="levi-civita") -> np.nd
     r"""The dense projection :math:`\bar C = G^\top C_s(q, Gv)\,G + G^\top H_s\dot G` (the
     baseline).
 
-    With :math:`C_s` from the spanning tree's :func:`~geomech.multibody.algorithms.coriolis.
-    coriolis_matrix` (seed 000 Alg. 1 on the tree), :math:`H_s` from its CRBA and
-    :math:`G, \dot G` from :meth:`~geomech.multibody.closed.model.ClosedMultibodyModel.
-    constraint_matrices` (seed 000 §VI-C, the spanning-tree method).
+    With :math:`C_s` from the spanning tree's :func:`~geomech.coriolis_matrix` (seed 000
+    Alg. 1 on the tree), :math:`H_s` from its CRBA and :math:`G, \dot G` from
+    :meth:`~geomech.multibody.ClosedMultibodyModel.constraint_matrices` (seed 000 §VI-C, the
+    spanning-tree method).
 
     Parameters
     ----------
@@ -290,8 +290,7 @@ def closed_christoffel_symbols(model, q) -> np.ndarray:
 
     References
     ----------
-    seed 000 eqs. (8)–(10), (17), §VI-C, Algorithm 2 (eqs. 24–28); digest §5.6, §7 items 8,
-    13, 14.
+    seed 000 eqs. (8)–(10), (17), §VI-C, Algorithm 2 (eqs. 24–28).
 
     Examples
     --------
@@ -400,8 +399,8 @@ def closed_slotine_li_torques(model, q, v, v_ref, a_ref, connection="levi-civita
         \bar H a_r + \bar C v_r + \bar g = G^\top\big[H_s(G a_r + \dot G v_r)
         + C_s(q, Gv)\,G v_r + g_s\big]
 
-    i.e. the spanning tree's modified RNEA (:func:`~geomech.multibody.algorithms.coriolis.
-    slotine_li_torques`) at the spanning speeds :math:`Gv`, reference speeds :math:`G v_r`
+    i.e. the spanning tree's modified RNEA (:func:`~geomech.slotine_li_torques`) at the
+    spanning speeds :math:`Gv`, reference speeds :math:`G v_r`
     and accelerations :math:`G a_r + \dot G v_r`, projected by :math:`G^\top` — without
     forming :math:`\bar C`. With :math:`v_r = v` and :math:`a_r = \dot v` it is inverse
     dynamics for every connection with correct dynamics.

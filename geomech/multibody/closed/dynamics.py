@@ -15,7 +15,7 @@ and :math:`\dot q_s = G v`, :math:`\ddot q_s = G\dot v + g`. The baselines here:
   (the *projected RNEA*), the mass matrix :math:`G^\top H G` (from the spanning tree's CRBA)
   and forward dynamics :math:`\dot v = \bar H^{-1}(\tau - \bar c)` (the *projection method*);
 - ``"cluster"`` (the default): seed 004's C-RNEA and C-ABA on the cluster connectivity
-  tree, compiled kernels (:mod:`geomech.multibody._kernels.cluster.dynamics`),
+  tree, compiled kernels (``geomech.multibody._kernels.cluster.dynamics``),
   :func:`cluster_rnea` and :func:`cluster_aba`;
 - ``"lagrange"``: forward dynamics from the KKT system on the spanning tree,
 
@@ -433,6 +433,7 @@ def _cluster_inputs(model, gravity, f_ext, *named):
     else:
         A0 = np.zeros((arrays[n].shape[0], 6))
         A0[:, 3:] = -arrays[n]
+        A0.flags.writeable = False  # as the model's a_0 (one kernel signature)
     F = arrays[-1] if f_ext is not None else _NO_FORCES
     Q, V = arrays[0], arrays[1]
     if getattr(model, "is_closed", False) and lay.all_static:
@@ -499,7 +500,9 @@ def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
 
     References
     ----------
-    Seed 004 Sec. VI, eqs. 31–35; digest §2.1 and §6 trap 1.
+    Seed 004 Sec. VI, eqs. 31–35, with the velocity product :math:`\mathbf v_k\times
+    \mathbf S_k\dot{\mathbf y}_k` of eq. 26 in the bias :math:`\mathbf c_k` (Algorithm 1,
+    line 18, prints it without).
 
     Examples
     --------
@@ -574,7 +577,11 @@ def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
 
     References
     ----------
-    Seed 004 Algorithm 1 (with the errata of digest §6 traps 1–2), eqs. 49–56.
+    Seed 004 Algorithm 1, eqs. 49–56, with the printed typos corrected: line 18's
+    :math:`\mathbf c_k` gains the velocity product :math:`\mathbf v_k\times\mathbf S_k
+    \dot{\mathbf y}_k` of eq. 26 (and :math:`\mathbf G_k\dot{\mathbf y}_k` for
+    :math:`\mathbf G_k\mathbf y_k`), and eq. 54 reads :math:`\mathbf U\mathbf D^{-1}
+    \mathbf U^\top`.
 
     Examples
     --------
@@ -667,7 +674,9 @@ def inverse_operational_space_inertia(model, q, bodies, method: str = "efpa") ->
 
     References
     ----------
-    Seed 004 Sec. VIII (C-EFPA, eqs. 57–67), digest §2.3, §5 identity 14, §6 trap 10;
+    Seed 004 Sec. VIII (C-EFPA, eqs. 57–67; checked against
+    :math:`\mathbf J_y(\mathbf G^\top\mathbf H\mathbf G)^{-1}\mathbf J_y^\top`,
+    :math:`\mathbf J_y = \mathbf J_q\mathbf G`);
     P. M. Wensing, R. Featherstone, D. E. Orin, "A reduced-order recursive algorithm for the
     computation of the operational-space inertia matrix", ICRA 2012 (the EFPA).
 

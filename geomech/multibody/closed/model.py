@@ -134,8 +134,8 @@ class ClosedMultibodyModel(MultibodySystem):
     graph's tree edges) plus the constraints of the graph's loop joints, couplings and
     implicit constraints (module docstring): composition, not a subclass of the tree model.
     The tree's layout (``nodes``, ``joints``, ``parent``, ``inertias``, ``nq``, ...) is the
-    closed model's; its speeds ``v`` are the independent ones. :func:`~geomech.multibody.
-    io.urdf.load_urdf` builds this class for a URDF+ file with closures.
+    closed model's; its speeds ``v`` are the independent ones. :func:`~geomech.load_urdf` builds
+    this class for a URDF+ file with closures.
 
     Parameters
     ----------
@@ -163,12 +163,18 @@ class ClosedMultibodyModel(MultibodySystem):
     nv : int
         Number of independent speeds :math:`m`.
     independent_joints, dependent_joints : list of str
-        Spanning-tree joints whose speeds are (are not) the model's speeds ``v``, in joint
-        order.
+        Spanning-tree joints with at least one speed among (outside) the model's speeds
+        ``v``, in joint order. Independent speeds are chosen joint by joint whenever that
+        leaves the cluster's mobility, else component by component (Notes); a partly
+        independent joint is in both lists.
+    independent_components : dict
+        For each partly independent joint, the indices (within the joint's own speed) of its
+        independent components, e.g. ``{"coupler_joint": (2,)}`` for the idle spin of an RSSR
+        coupler's spherical joint (body angular velocity about its z axis).
     independent_v_index : ndarray of int
         Columns of the spanning-tree velocity holding ``v`` (:math:`\dot q_s[\text{index}] = v`).
     v_slices : list of slice
-        Slice of ``v`` of each joint (empty for dependent joints).
+        Slice of ``v`` of each joint (its independent components; empty for dependent joints).
     constraints : list
         Loop joints, couplings and implicit constraints, in that order.
     clusters : list of Cluster
@@ -191,6 +197,22 @@ class ClosedMultibodyModel(MultibodySystem):
     References
     ----------
     Seed 004 §1.1–1.4, §6 traps 4–8; URDF+ (arXiv 2411.19753).
+
+    Notes
+    -----
+    **Choice of the independent speeds** (per cluster, at a generic closed configuration).
+    Joints marked ``independent=True`` keep all their speeds, joints marked ``False`` none.
+    The unmarked joints are visited leaves first (coupled rotors first), and each one whose
+    speeds add their full rank to the constraint Jacobian's columns chosen dependent so far
+    (the loop joints' own speeds included) becomes dependent, so that :math:`K_D` has full
+    column rank (seed 004 §1.2). If the speeds left independent still add rank, no
+    joint-wise split leaves the cluster's mobility (the RSSR four-bar: the coupler's idle
+    spin about the line of its ball centres is one component of a spherical joint's speed);
+    a second pass in the same order then makes an unmarked multi-DoF joint whose whole
+    speed does not add its full rank dependent component by component, in the joint's own
+    velocity order, while each component adds rank. The independent speeds are thus a set of
+    velocity columns (``independent_v_index``); the closure holds the independent columns'
+    tangent increments at zero and solves Gauss–Newton for the dependent ones.
 
     Examples
     --------
@@ -387,10 +409,10 @@ class ClosedMultibodyModel(MultibodySystem):
         (redundant rows of planar loops are consistent).
 
         :math:`G` is block diagonal over the clusters: each block is evaluated by the
-        compiled kernel :func:`~geomech.multibody._kernels.cluster.constraints.
-        cluster_constraints` (in-cluster Jacobians, Householder QR of :math:`K_D`, single
-        and batched), except the clusters holding user-defined constraints or joints, whose
-        Python objects fill their blocks (two-stage path).
+        compiled kernel ``cluster_constraints`` of ``geomech.multibody._kernels`` (in-cluster
+        Jacobians, Householder QR of :math:`K_D`, single and batched), except the clusters
+        holding user-defined constraints or joints, whose Python objects fill their blocks
+        (two-stage path).
 
         Parameters
         ----------
@@ -567,8 +589,7 @@ class ClosedMultibodyModel(MultibodySystem):
             out = close_batch(self, PROJECT, Q, np.zeros((1, self.nv)), "project")
             return out.reshape(q.shape)
         out = np.array(q, dtype=float, copy=True)
-        free = np.concatenate([np.arange(self._n_s)[self.spanning_tree.v_slices[b]]
-                               for b in self._dependent] + [np.zeros(0, int)])  # fmt: skip
+        free = self._dependent_v_index
         with one_blas_thread():
             for idx in np.ndindex(q.shape[:-1]):
                 qi = out[idx]
@@ -762,7 +783,8 @@ class ClosedMultibodyModel(MultibodySystem):
         return self.spanning_tree.q_slice(joint_name)
 
     def v_slice(self, joint_name: str) -> slice:
-        """Slice of ``v`` of an independent joint.
+        """Slice of ``v`` of an independent joint (of its independent components for a partly
+        independent one, :attr:`independent_components`).
 
         Parameters
         ----------
@@ -775,7 +797,7 @@ class ClosedMultibodyModel(MultibodySystem):
         Raises
         ------
         ModelError
-            If there is no joint of that name or it is dependent.
+            If there is no joint of that name or all its speeds are dependent.
 
         Examples
         --------

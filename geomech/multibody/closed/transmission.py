@@ -13,8 +13,9 @@ ind}` (the bodies of the independent joints; the rotors are not in it):
   i.e. a joint **armature**;
 - **unconstrained** (:math:`\tilde{\mathbf H} = 0`): the transmissions ignored.
 
-Both are returned here as kinematic trees (:class:`~geomech.multibody.model.tree.
-MultibodyModel`) whose ``v`` is the closed model's independent ``v``: every
+Both are returned here as kinematic trees
+(:class:`~geomech.multibody.model.tree.MultibodyModel`) whose ``v`` is the closed model's
+independent ``v``: every
 algorithm of a tree then runs on them (the armature is in ``rnea``, ``crba``, ``aba``).
 
 References

@@ -3,8 +3,7 @@
 - :mod:`~geomech.multibody.connections.body` — Levi-Civita, Cartan–Schouten (−, 0, +),
   Boltzmann–Hamel, velocity-cross and user-defined body connections, their names and the
   resolver; the algorithms of :mod:`geomech.multibody.algorithms` take them per body. The
-  connection they induce on a model is :class:`~geomech.multibody.model.connection.
-  MultibodyConnection`.
+  connection they induce on a model is :class:`~geomech.multibody.MultibodyConnection`.
 """
 
 from geomech.multibody.connections.body import (

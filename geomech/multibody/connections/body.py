@@ -67,7 +67,7 @@ Named connections (canonical names of the one registry of connection names,
 is seed 003's Boltzmann–Hamel connection
 :math:`\mathbf C = \widetilde{\operatorname{ad}}_{\mathbf I\mathbf v}` (eq. 57) on SE(3),
 spatial_v2_extended's ``factorFunctions`` option 2,
-:math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)` (anchors §3);
+:math:`\mathbf B = (\mathbf I\mathbf v)\bar\times^* - \mathbf I(\mathbf v\times)`;
 the Cartan–Schouten connections :math:`\nabla^{(-)}, \nabla^{(0)}, \nabla^{(+)}` have
 :math:`\Gamma^i_{jk} = \lambda\, s^i_{jk}` with :math:`\lambda = 0, \tfrac12, 1`. The table's
 verdicts are those of the geometry layer's predicates (:meth:`BodyConnection.properties`),
@@ -83,8 +83,8 @@ or a callable ``(v, I) -> C`` returning the 6×6 body matrix (it must be linear 
 
 References
 ----------
-seed 000 §VI-A1 (eqs. 18, 19, 21), §VI-B; seed 001 §1.5 (eqs. 9, 10, Def. 4); anchors §3
-(spatial_v2_extended ``factorFunctions``).
+seed 000 §VI-A1 (eqs. 18, 19, 21), §VI-B; seed 001 §1.5 (eqs. 9, 10, Def. 4); P. M.
+Wensing's spatial_v2_extended (MATLAB), ``factorFunctions``.
 """
 
 from __future__ import annotations
@@ -513,7 +513,7 @@ class VelocityCrossBody(BodyConnection):
 
     References
     ----------
-    seed 001 eq. (9), §5 item 17; anchors §3 (spatial_v2 option 1).
+    seed 001 eq. (9), §5 item 17; spatial_v2_extended ``factorFunctions`` option 1.
 
     Examples
     --------
@@ -550,8 +550,8 @@ class BoltzmannHamelBody(BodyConnection):
 
     References
     ----------
-    seed 003 Prop. 3.1 (eq. 57), Prop. 5.1 (eq. 107); anchors §3 (spatial_v2_extended
-    ``factorFunctions(I, v, 2)``); seed 000 eq. (18).
+    seed 003 Prop. 3.1 (eq. 57), Prop. 5.1 (eq. 107); spatial_v2_extended
+    ``factorFunctions(I, v, 2)``; seed 000 eq. (18).
 
     Examples
     --------

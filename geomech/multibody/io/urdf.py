@@ -43,7 +43,7 @@ Semantics (those of the URDF specification and of Pinocchio's loader):
 References
 ----------
 URDF+ (arXiv 2411.19753) §III; URDF XML specification (ROS wiki, "urdf/XML/joint", "urdf/XML/link");
-anchors §1 (Pinocchio's ``buildModelFromUrdf``); seed 001 §1.3 (spatial inertia).
+Pinocchio's ``buildModelFromUrdf``; seed 001 §1.3 (spatial inertia).
 """
 
 from __future__ import annotations
@@ -715,7 +715,7 @@ def load_urdf(
 
     References
     ----------
-    URDF specification (joint and link elements); anchors §1.2–1.3 (Pinocchio's loader).
+    URDF specification (joint and link elements); Pinocchio's ``buildModelFromUrdf``.
 
     Examples
     --------
@@ -1248,7 +1248,9 @@ _LOOP_TYPE_OF = {Revolute: "revolute", Prismatic: "prismatic", Fixed: "fixed", P
 def _closures_to_urdf(model, tree_text: str) -> str:
     """The URDF+ text of a closed model: its spanning tree's URDF plus the closure elements.
 
-    Every moving joint gets ``independent="true"`` or ``"false"`` (the model's choice), and
+    Every moving joint gets ``independent="true"`` or ``"false"`` (the model's choice; a
+    partly independent joint, :attr:`ClosedMultibodyModel.independent_components`, none, so
+    that loading chooses its components again), and
     each loop joint and coupling becomes a ``<loop>`` or ``<coupling>`` element. Raises
     :class:`URDFError` for implicit constraints and loop joints without a URDF+ equivalent
     (helical, Schönflies).
@@ -1257,8 +1259,10 @@ def _closures_to_urdf(model, tree_text: str) -> str:
     indep = set(model.independent_joints)
     for el in robot.findall("joint"):
         name = el.get("name")
+        partial = name in getattr(model, "independent_components", {})
         if name in model.joint_names and model.joints[model.joint_names.index(name)].nv:
-            el.set("independent", "true" if name in indep else "false")
+            if not partial:  # a partly independent joint is left to the automatic choice
+                el.set("independent", "true" if name in indep else "false")
     link_of = {-1: str(model.root)} | dict(enumerate(model.body_names))
     for con in model.constraints:
         if con.kind == "implicit":

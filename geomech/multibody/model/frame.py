@@ -205,7 +205,7 @@ class JointFrame(Freezable, Frame):
         DimensionError, NonFiniteError
             If ``q`` is malformed.
         NotOnManifoldError
-            If a joint quaternion is not of unit norm (tolerance :data:`QUATERNION_TOL`), or
+            If a joint quaternion is not of unit norm (tolerance ``QUATERNION_TOL``, 1e-6), or
             a closed model's loops are not closed.
 
         Examples

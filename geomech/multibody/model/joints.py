@@ -132,7 +132,7 @@ def _unit_axis(axis, kind: str, name: str | None) -> np.ndarray:
 
 def _compiled_chart_rate(code: int, delta: np.ndarray, v: np.ndarray) -> np.ndarray:
     r""":math:`J_r(\delta)^{-1}\mathbf v` of a spherical or free-flyer joint by the compiled kernel
-    (:func:`geomech.multibody._kernels.tree.chart.right_jacobian_inverse_apply`, the one code of
+    (``geomech.multibody._kernels.tree.chart.right_jacobian_inverse_apply``, the one code of
     this rate, also run by ``simulate``), for any batch shape; ``SingularityError`` where the
     rotation angle of ``δ`` is a nonzero multiple of 2π.
     """
@@ -632,7 +632,7 @@ class Revolute(OneDoFJoint):
     array([0., 1., 0.])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.REVOLUTE
 
     kind = "revolute"
@@ -685,7 +685,7 @@ class Prismatic(OneDoFJoint):
     array([0., 0., 0., 0., 1., 0.])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.PRISMATIC
 
     kind = "prismatic"
@@ -741,7 +741,7 @@ class Helical(OneDoFJoint):
     array([0.        , 0.        , 1.57079633])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.HELICAL
 
     kind = "helical"
@@ -803,7 +803,7 @@ class Spherical(Joint):
     array([0.      , 0.      , 0.707107, 0.707107])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.SPHERICAL
 
     kind = "spherical"
@@ -941,7 +941,7 @@ class Planar(_PlanarMotionJoint):
            [0., 0., 0.]])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.PLANAR
 
     kind = "planar"
@@ -981,7 +981,7 @@ class SchoenfliesJoint(_PlanarMotionJoint):
     array([1. , 0. , 0.5, 0. ])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.SCHOENFLIES
 
     kind = "schoenflies"
@@ -1024,7 +1024,7 @@ class FreeFlyer(Joint):
     array([0.63662 , 0.63662 , 0.      , 0.      , 0.      , 0.707107, 0.707107])
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.FREE_FLYER
 
     kind = "free_flyer"
@@ -1096,7 +1096,7 @@ class Fixed(Joint):
     (0, 0, (6, 0))
     """
 
-    #: type code of the compiled kernels (:func:`~geomech.multibody._kernels.compiled.joint_code`)
+    #: type code of the compiled kernels (``geomech.multibody._kernels.compiled.joint_code``)
     type_code = codes.FIXED
 
     kind = "fixed"

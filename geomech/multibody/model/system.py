@@ -1,8 +1,8 @@
 r"""The multibody model as a mechanical system: what a tree and a closed model share.
 
-:class:`MultibodySystem` is the common base of :class:`~geomech.multibody.model.tree.
-MultibodyModel` (a kinematic tree) and :class:`~geomech.multibody.closed.model.
-ClosedMultibodyModel` (a spanning tree plus constraints). Both are
+:class:`MultibodySystem` is the common base of :class:`~geomech.MultibodyModel` (a
+kinematic tree) and :class:`~geomech.multibody.ClosedMultibodyModel` (a spanning tree plus
+constraints). Both are
 :class:`~geomech.geometry.MechanicalSystem` objects (seed 000 §II): their configurations are
 the flat vectors ``q``, their frame the joint frame of their speeds
 (:class:`~geomech.multibody.model.frame.JointFrame`), their metric the mass matrix and their
@@ -65,8 +65,8 @@ class MultibodySystem(MechanicalSystem):
     True
     """
 
-    #: Whether the model has kinematic loops (a :class:`~geomech.multibody.closed.model.
-    #: ClosedMultibodyModel`).
+    #: Whether the model has kinematic loops (a
+    #: :class:`~geomech.multibody.ClosedMultibodyModel`).
     is_closed = False
     #: ``compiled.single`` once a tree's compiled model is built (the single-state fast path
     #: of the public functions), else ``None`` (always for a closed model)
@@ -93,8 +93,8 @@ class MultibodySystem(MechanicalSystem):
         """Make every public attribute immutable and refuse rebinding from now on.
 
         Arrays become read-only (copied first if they are views or writable), lists
-        :class:`~geomech.multibody.model._frozen.FrozenList`, graphs private frozen copies
-        (:func:`~geomech.multibody.model._frozen.frozen_graph`); the joints are frozen too.
+        ``geomech.multibody.model._frozen.FrozenList``, graphs private frozen copies
+        (``geomech.multibody.model._frozen.frozen_graph``); the joints are frozen too.
         """
         d = self.__dict__
         for name, value in list(d.items()):
@@ -405,7 +405,7 @@ class MultibodySystem(MechanicalSystem):
     def with_inertias(self, inertias) -> MultibodySystem:
         r"""The same model with other body inertias (e.g. estimated parameters).
 
-        A copy of :attr:`graph` whose body nodes carry the new ``inertia`` attributes (every
+        A copy of the model's ``graph`` whose body nodes carry the new ``inertia`` attributes (every
         other node, edge and graph attribute is kept; the original graph is not mutated),
         built into a new model with the same gravity. Since the numbering depends only on
         the topology, body ``i`` of the result is body ``i`` of this model.

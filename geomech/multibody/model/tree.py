@@ -875,7 +875,7 @@ class MultibodyModel(MultibodySystem):
 
     def random_configuration(self, rng=None, size=None) -> np.ndarray:
         """Random configurations (each joint's
-        :meth:`~geomech.multibody.model.joints.Joint.random`).
+        ``Joint.random``).
 
         Parameters
         ----------

@@ -65,20 +65,22 @@ from geomech.multibody._kernels.cluster.constraints import (
 )
 from geomech.multibody._kernels.cluster.tables import (
     CLUSTER,
-    CP_CLUSTER,
     CP_END,
     CP_FIRST,
     CP_ROW,
     CPE_Q,
     CPE_SPEED,
+    END_COUPLING,
     END_LOOP,
     FIRST_BODY,
+    FIRST_COUPLING,
     FIRST_LOOP,
     FIRST_Y,
     FP_E,
     FP_R,
     FS_E,
     FS_R,
+    KC_COLUMNS,
     KCOL_OFFSET,
     KERNEL,
     LOOP_AUX,
@@ -289,9 +291,7 @@ def _assemble(k, q, topo, placement, jparam, T_user, S, cbody, cclus, kc, loc, l
             for e in range(6):
                 K[row0 + e, nc + a0 + d] = -f[LOOP_PHI + 6 * e + d]
     # ---- couplings: r Σ q_pred − Σ q_succ (mod 2π for angles), constant rows ----
-    for cp in range(cpi.shape[0]):
-        if cpi[cp, CP_CLUSTER] != k:
-            continue
+    for cp in range(kc[k, FIRST_COUPLING], kc[k, END_COUPLING]):  # (stored per cluster)
         row, x = cpi[cp, CP_ROW], 0.0
         for e in range(cpi[cp, CP_FIRST], cpi[cp, CP_END]):
             x += cpc[e] * q[cpe[e, CPE_Q]]
@@ -504,7 +504,7 @@ class ClosureLayout:
         )
         indep = {int(j) for j in model.independent_v_index}
         NC, n_s = len(model.clusters), st.nv
-        kc = np.zeros((NC, 9), dtype=np.int64)
+        kc = np.zeros((NC, KC_COLUMNS), dtype=np.int64)
         kcol, span, lpi, lpf, cpi, cpe, cpc, cpa = [], [], [], [], [], [], [], []
         loc = np.zeros(n_s, dtype=np.int64)
         sizes = np.zeros(4, dtype=np.int64)
@@ -523,7 +523,7 @@ class ClosureLayout:
             nc = cols.size
             Y = [t for t, j in enumerate(cols) if int(j) in indep]
             D = [t for t in range(nc) if t not in Y]
-            row, na, l0 = 0, 0, len(lpi)
+            row, na, l0, c0 = 0, 0, len(lpi), len(cpi)
             for con in c.constraints:
                 if con.kind == "loop":
                     nva = con.nv_aux
@@ -550,8 +550,10 @@ class ClosureLayout:
             if row < len(D):
                 self.capable = False
                 break
-            # MODE, N_SPAN, N_AUX, N_ROWS, N_DEP, KCOL_OFFSET, FIRST_LOOP, END_LOOP, SPAN_OFFSET
-            kc[k] = (KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span))
+            # MODE, N_SPAN, N_AUX, N_ROWS, N_DEP, KCOL_OFFSET, FIRST_LOOP, END_LOOP, SPAN_OFFSET,
+            # FIRST_COUPLING, END_COUPLING
+            kc[k] = (KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span), c0,
+                     len(cpi))  # fmt: skip
             kcol.extend(Y + D)
             span.extend(int(j) for j in cols)
             sizes = np.maximum(sizes, [nc, na, row, len(D)])

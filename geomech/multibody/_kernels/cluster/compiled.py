@@ -61,7 +61,6 @@ from geomech.multibody._kernels.cluster.tables import (
     CBODY_COLUMNS,
     CCLUS_COLUMNS,
     CLUSTER,
-    CP_CLUSTER,
     CP_COLUMNS,
     CP_ROW,
     CPE_COLUMNS,
@@ -218,8 +217,8 @@ class ClusterLayout:
         sizes = np.zeros(5, dtype=np.int64)  # the largest (n_c, n_aux, n_rows, n_D, m)
         for k, c in enumerate(model.clusters):
             cols = np.asarray(c.v_index, dtype=np.int64)
-            for t, j in enumerate(cols):
-                loc[j] = t
+            loc[cols] = np.arange(cols.size)
+            c0 = len(cpi)  # the cluster's couplings: cpi[c0:len(cpi)]
             for con in c.constraints:
                 if con.kind == "coupling":  # residual of every coupling; K rows if kernel
                     e0 = len(cpe)
@@ -254,7 +253,7 @@ class ClusterLayout:
                     row += 6
                     na += nva
                 else:
-                    mine = [x for x in cpi if x[CP_CLUSTER] == k and x[CP_ROW] < 0]
+                    mine = [x for x in cpi[c0:] if x[CP_ROW] < 0]
                     mine[0][CP_ROW] = row
                     row += 1
             m = len(Y)
@@ -262,8 +261,10 @@ class ClusterLayout:
                 python_rows.extend(int(j) for j in cols)
                 del lpi[l0:], lpf[l0:]
                 continue
-            # MODE, N_SPAN, N_AUX, N_ROWS, N_DEP, KCOL_OFFSET, FIRST_LOOP, END_LOOP, SPAN_OFFSET
-            kc[k] = (KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span))
+            # MODE, N_SPAN, N_AUX, N_ROWS, N_DEP, KCOL_OFFSET, FIRST_LOOP, END_LOOP, SPAN_OFFSET,
+            # FIRST_COUPLING, END_COUPLING
+            kc[k] = (KERNEL, nc, na, row, len(D), len(kcol), l0, len(lpi), len(span), c0,
+                     len(cpi))  # fmt: skip
             kcol.extend(Y + D)
             span.extend(int(j) for j in cols)
             sizes = np.maximum(sizes, [nc, na, row, len(D), m])

@@ -68,14 +68,15 @@ from numba import njit
 
 from geomech.multibody._kernels.cluster.tables import (
     CLUSTER,
-    CP_CLUSTER,
     CP_END,
     CP_FIRST,
     CP_ROW,
     CPE_Q,
     CPE_SPEED,
+    END_COUPLING,
     END_LOOP,
     FIRST_BODY,
+    FIRST_COUPLING,
     FIRST_LOOP,
     FIRST_Y,
     FP_E,
@@ -360,7 +361,8 @@ def cluster_constraints(
     work,
 ):
     r"""``Gc``, ``gs`` and ``Gdc`` (:math:`\dot G` in the layout of ``Gc``) of one state;
-    returns ``(status, residual)``.
+    returns ``(status, residual)`` (residual ``inf`` when the state is not certified: non-finite
+    input or a joint configuration the transforms refuse).
 
     The tables ``kc`` (per cluster), ``lpi``, ``lpf`` (per loop joint), ``cpi``, ``cpe``
     (per coupling) and their columns are listed in
@@ -407,7 +409,7 @@ def cluster_constraints(
     gs[:] = 0.0
     Gdc[:, :] = 0.0
     if not (all_finite(q) and all_finite(v)):
-        return OK, 0.0
+        return OK, np.inf  # not certified closed: the caller's checks name the input
     res = 0.0
     for c in range(cpi.shape[0]):  # couplings: r Σ q_pred − Σ q_succ
         x = 0.0
@@ -422,8 +424,8 @@ def cluster_constraints(
     if not anykernel:
         return OK, res
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
-    if status != OK:
-        return OK, res  # the caller's kernel reports it
+    if status != OK:  # (a quaternion off the unit sphere): not certified closed, the
+        return OK, np.inf  # caller's checks report it
     for k in range(NC):
         if kc[k, MODE] != KERNEL:
             continue
@@ -475,9 +477,8 @@ def cluster_constraints(
             for d in range(nva):
                 for e in range(6):
                     K[row0 + e, nc + a0 + d] = -f[LOOP_PHI + 6 * e + d]
-        for cp in range(cpi.shape[0]):  # couplings of the cluster: constant rows
-            if cpi[cp, CP_CLUSTER] != k:
-                continue
+        # couplings of the cluster (stored cluster by cluster): constant rows
+        for cp in range(kc[k, FIRST_COUPLING], kc[k, END_COUPLING]):
             for e in range(cpi[cp, CP_FIRST], cpi[cp, CP_END]):
                 K[cpi[cp, CP_ROW], loc[cpe[e, CPE_SPEED]]] += cpc[e]
         # ---- 3. G_Y = 1, G_D = −K_D⁺ K_Y (seed 004 §1.2), Householder QR of K_D ----

@@ -40,7 +40,9 @@ auxiliary columns (the loop joints' speeds), :data:`N_ROWS` constraint rows, :da
 dependent columns :math:`n_D`, :data:`KCOL_OFFSET` (offset in ``kcol``: the :math:`m`
 independent then the :math:`n_D` dependent local columns), :data:`FIRST_LOOP` and
 :data:`END_LOOP` (its loops in ``lpi``/``lpf``), :data:`SPAN_OFFSET` (offset in ``span``:
-the spanning speed of each local column).
+the spanning speed of each local column), :data:`FIRST_COUPLING` and :data:`END_COUPLING`
+(its couplings in ``cpi``, stored cluster by cluster: a kernel visits its own couplings only,
+not every coupling of the model per cluster).
 
 ``lpi`` (n_loops, :data:`LOOP_INT`) int64, per loop joint: :data:`LOOP_CLUSTER`,
 :data:`LOOP_PRED` and :data:`LOOP_SUCC` (predecessor and successor bodies, −1 for the base),
@@ -99,6 +101,8 @@ __all__ = [
     "FIRST_LOOP",
     "END_LOOP",
     "SPAN_OFFSET",
+    "FIRST_COUPLING",
+    "END_COUPLING",
     "KC_COLUMNS",
     "LOOP_CLUSTER",
     "LOOP_PRED",
@@ -157,7 +161,9 @@ KCOL_OFFSET = 5
 FIRST_LOOP = 6
 END_LOOP = 7
 SPAN_OFFSET = 8
-KC_COLUMNS = 9
+FIRST_COUPLING = 9
+END_COUPLING = 10
+KC_COLUMNS = 11
 
 # ---- lpi: per loop joint, integers ------------------------------------------------------
 LOOP_CLUSTER = 0

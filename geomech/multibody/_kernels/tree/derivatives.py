@@ -35,9 +35,10 @@ Seed 002 eqs. 5, 7–8 (first order, ref. [14]), Alg. 1 (IDSVA SO), App. B; dige
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, uint64
 
-from geomech.multibody._kernels.jit import JIT, at, first_failure
+from geomech.multibody._kernels.compiled import unpack
+from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     cross_motion,
@@ -66,6 +67,8 @@ from geomech.multibody._kernels.tree.tensor import (
     matTvec6_add,
     matvec6_add,
 )
+from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import workspace as carved
 
 __all__ = [
     "workspace",
@@ -74,8 +77,10 @@ __all__ = [
     "second_order",
     "dof_parents",
     "rnea_derivatives_batch",
+    "rnea_derivatives_one",
     "rnea_second_derivatives_batch",
     "aba_derivatives_batch",
+    "aba_derivatives_one",
     "aba_second_derivatives_batch",
 ]
 
@@ -109,6 +114,45 @@ def workspace(N, nv):
         np.empty((18, 6)),
         np.empty((nv, 6)),
     )
+
+
+@njit(**JIT)
+def workspace_one(N, nv):
+    """:func:`workspace`, ``Y`` (:func:`columns_workspace`) and the arrays of the forward
+    partials (``dq``, ``dv``, ``M``, ``L`` (nv, nv), ``X`` (nv, 3 nv), ``qdd`` (nv,)) as views
+    of one allocation, for the single-state entries (an allocation costs ~30 ns: 16 of them
+    were a tenth of a single call's time on an arm).
+    """
+    w = carved(
+        (
+            (N, 3, 3),
+            (N, 3),
+            (N, 3, 3),
+            (N, 3),
+            (N, 6),
+            (N, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (N, 6, 6),
+            (N, 6, 6),
+            (N, 6),
+            (16, 6, 6),
+            (18, 6),
+            (nv, 6),
+            (4, 6, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, nv),
+            (nv, 3 * nv),
+            (nv,),
+        )
+    )
+    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+    return ws, w[16], w[17], w[18], w[19], w[20], w[21], w[22]
 
 
 # ----------------------------------------------------------------------------------------
@@ -235,7 +279,13 @@ def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1
 
 
 @njit(**JIT)
-def first_order(topo, ws, dq, dv, M):
+def columns_workspace(nv):
+    """The work array ``Y`` (4, 6, nv) of :func:`first_order`."""
+    return np.empty((4, 6, nv))
+
+
+@njit(**FMA)
+def first_order(topo, ws, dq, dv, M, Y):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
     For DoF ``p`` of joint ``i`` and DoF ``t`` of an ancestor-or-self ``j ⪯ i``:
@@ -250,33 +300,109 @@ def first_order(topo, ws, dq, dv, M):
     \dot{\boldsymbol\psi}_p + \mathbf I^C_i\ddot{\boldsymbol\psi}_p + \mathbf s_p\times^*
     \mathbf f^C_i)`, :math:`\partial_{\dot q_p}\tau_t = \mathbf s_t\cdot(\mathbf B^C_i
     \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
-    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, skipped when
-    ``M`` has no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the
-    caller zeroes them).
+    :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, the mass
+    matrix as a by-product, as Pinocchio's ``computeRNEADerivatives``; skipped when ``M`` has
+    no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the caller
+    zeroes them).
+
+    The ancestors' columns :math:`\dot{\boldsymbol\psi}_t, \ddot{\boldsymbol\psi}_t,
+    \mathbf s_t, \dot{\boldsymbol\psi}_t + \dot{\mathbf s}_t` are copied to ``Y`` (4, 6,
+    nv) component by component, and the ancestors of a joint are walked as runs of
+    consecutive DoFs (a parent whose DoFs end where its child's begin joins the child's run:
+    one run for a chain): the loops over ``t`` read and write contiguous memory and vectorise.
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     with_M = M.shape[0] > 0
+    PsidT, PsiddT, SgT, SdPsidT = Y[0], Y[1], Y[2], Y[3]
+    for k in range(iv[N]):
+        for c in range(6):
+            PsidT[c, k] = Psid[k, c]
+            PsiddT[c, k] = Psidd[k, c]
+            SgT[c, k] = Sg[k, c]
+            SdPsidT[c, k] = Sd[k, c] + Psid[k, c]
     u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
     for i in range(N - 1, -1, -1):
         for p in range(iv[i], iv[i + 1]):
             _first_order_vectors(
                 IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p], u_a, u_b, w1, w2, tmp
             )
-            j = i
-            while j >= 0:
-                for t in range(iv[j], iv[j + 1]):
-                    dq[p, t] = dot6(u_a, Psid[t]) + dot6(u_b, Psidd[t])  # 7a
-                    dv[p, t] = dot6(u_a, Sg[t]) + dot6(u_b, Psid[t]) + dot6(u_b, Sd[t])  # 8a
-                    if with_M:
-                        m = dot6(Sg[t], u_b)
-                        M[t, p] = m
+            a0, a1, a2, a3, a4, a5 = u_a[0], u_a[1], u_a[2], u_a[3], u_a[4], u_a[5]
+            b0, b1, b2, b3, b4, b5 = u_b[0], u_b[1], u_b[2], u_b[3], u_b[4], u_b[5]
+            x0, x1, x2, x3, x4, x5 = w1[0], w1[1], w1[2], w1[3], w1[4], w1[5]
+            y0, y1, y2, y3, y4, y5 = w2[0], w2[1], w2[2], w2[3], w2[4], w2[5]
+            dq_p, dv_p = dq[p], dv[p]
+            lo, hi, j = iv[i], iv[i + 1], parent[i]  # the first run: joint i itself
+            own = True
+            while True:
+                # 7a, 8a (and M) for the DoFs t of the run: row p, contiguous
+                for t in range(uint64(lo), uint64(hi)):
+                    dq_p[t] = (
+                        a0 * PsidT[0, t]
+                        + a1 * PsidT[1, t]
+                        + a2 * PsidT[2, t]
+                        + a3 * PsidT[3, t]
+                        + a4 * PsidT[4, t]
+                        + a5 * PsidT[5, t]
+                        + b0 * PsiddT[0, t]
+                        + b1 * PsiddT[1, t]
+                        + b2 * PsiddT[2, t]
+                        + b3 * PsiddT[3, t]
+                        + b4 * PsiddT[4, t]
+                        + b5 * PsiddT[5, t]
+                    )
+                    dv_p[t] = (
+                        a0 * SgT[0, t]
+                        + a1 * SgT[1, t]
+                        + a2 * SgT[2, t]
+                        + a3 * SgT[3, t]
+                        + a4 * SgT[4, t]
+                        + a5 * SgT[5, t]
+                        + b0 * SdPsidT[0, t]
+                        + b1 * SdPsidT[1, t]
+                        + b2 * SdPsidT[2, t]
+                        + b3 * SdPsidT[3, t]
+                        + b4 * SdPsidT[4, t]
+                        + b5 * SdPsidT[5, t]
+                    )
+                if with_M:
+                    for t in range(uint64(lo), uint64(hi)):
+                        m = (
+                            b0 * SgT[0, t]
+                            + b1 * SgT[1, t]
+                            + b2 * SgT[2, t]
+                            + b3 * SgT[3, t]
+                            + b4 * SgT[4, t]
+                            + b5 * SgT[5, t]
+                        )
                         M[p, t] = m
-                    if j != i:
-                        dq[t, p] = dot6(Sg[t], w1)  # 7b
-                        dv[t, p] = dot6(Sg[t], w2)  # 8b
-                j = parent[j]
+                        M[t, p] = m
+                if not own:  # 7b, 8b: column p of the strict ancestors' rows
+                    for t in range(uint64(lo), uint64(hi)):
+                        dq[t, p] = (
+                            x0 * SgT[0, t]
+                            + x1 * SgT[1, t]
+                            + x2 * SgT[2, t]
+                            + x3 * SgT[3, t]
+                            + x4 * SgT[4, t]
+                            + x5 * SgT[5, t]
+                        )
+                        dv[t, p] = (
+                            y0 * SgT[0, t]
+                            + y1 * SgT[1, t]
+                            + y2 * SgT[2, t]
+                            + y3 * SgT[3, t]
+                            + y4 * SgT[4, t]
+                            + y5 * SgT[5, t]
+                        )
+                if j < 0:
+                    break
+                # the next run: joint j and the ancestors whose DoFs end where its run begins
+                lo, hi, j = iv[j], iv[j + 1], parent[j]
+                while j >= 0 and iv[j + 1] == lo:
+                    lo, j = iv[j], parent[j]
+                own = False
         _accumulate(parent, i, IC, BC, fC)
 
 
@@ -470,6 +596,7 @@ def rnea_derivatives_batch(
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
+    Y = columns_workspace(nv)
     M = np.empty((0, 0))  # the mass matrix is not wanted
     for b in range(status.shape[0]):
         st = forward_pass(
@@ -487,11 +614,63 @@ def rnea_derivatives_batch(
             ws,
         )
         if st == OK:
-            first_order(topo, ws, DQ[b], DV[b], M)
+            first_order(topo, ws, DQ[b], DV[b], M, Y)
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return first_failure(status)
+
+
+@njit(**JIT)
+def _rnea_workspace_one(N, nv):
+    """:func:`workspace` and ``Y`` as views of one allocation (see :func:`workspace_one`)."""
+    w = carved(
+        (
+            (N, 3, 3),
+            (N, 3),
+            (N, 3, 3),
+            (N, 3),
+            (N, 6),
+            (N, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (nv, 6),
+            (N, 6, 6),
+            (N, 6, 6),
+            (N, 6),
+            (16, 6, 6),
+            (18, 6),
+            (nv, 6),
+            (4, 6, nv),
+        )
+    )
+    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+    return ws, w[16]
+
+
+@njit(**JIT)
+def rnea_derivatives_one(topo, packed, q, v, a, DQ, DV):
+    """First-order partials of RNEA for one state without external forces, the model packed
+    (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv).
+    """
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws, Y = _rnea_workspace_one(N, nv)
+    for x in range(nv):  # the blocks of unrelated joints are not written
+        for y in range(nv):
+            DQ[x, y] = 0.0
+            DV[x, y] = 0.0
+    st = forward_pass(
+        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), ws
+    )
+    if st != OK:
+        return st
+    first_order(topo, ws, DQ, DV, view(q, 0, (0, 0)), Y)  # the mass matrix is not wanted
+    if not (all_finite(DQ) and all_finite(DV)):
+        return pack(NON_FINITE_RESULT, -1)
+    return OK
 
 
 @njit(**JIT)
@@ -634,10 +813,56 @@ def _ltl_solve(L, lam, X):
             X[i, c] *= d
 
 
+#: from this many speeds on, the forward-dynamics partials are matrix products (BLAS)
+BLAS_MIN_NV = 24
+
+
+@njit(**JIT)
+def _ltl_inverse(L, lam, Linv):
+    r"""``Linv`` :math:`= \mathbf L^{-1}` of the factor of :func:`_ltl` (lower triangular, with
+    the sparsity of ``L``: ``Linv[k, j] ≠ 0`` only for ``j`` on the DoF path of ``k``).
+
+    Row by row, :math:`(\mathbf L^{-1})_{kj} = (\delta_{kj} - \sum_{j\preceq m\prec k}
+    L_{km}(\mathbf L^{-1})_{mj})/L_{kk}`, walking the path: :math:`O(n d^2)`.
+    """
+    n = L.shape[0]
+    for k in range(n):
+        for j in range(n):
+            Linv[k, j] = 0.0
+    for k in range(n):
+        d = 1.0 / L[k, k]
+        Linv[k, k] = d
+        m = lam[k]
+        while m >= 0:
+            lkm = L[k, m] * d
+            j = m
+            while j >= 0:
+                Linv[k, j] -= lkm * Linv[m, j]
+                j = lam[j]
+            m = lam[m]
+
+
 @njit(**JIT)
 def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
-    """``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``: one solve of [∂τ/∂q | ∂τ/∂ν | 1]."""
+    r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``.
+
+    Small models: one sparse solve of [∂τ/∂q | ∂τ/∂ν | 1] (:func:`_ltl_solve`). From
+    :data:`BLAS_MIN_NV` speeds on, as Pinocchio: :math:`\mathbf M^{-1} = \mathbf L^{-1}
+    \mathbf L^{-\top}` from the sparse inverse of the factor (:func:`_ltl_inverse`), then two
+    matrix products (BLAS) instead of the sparse solve's :math:`O(n^2 d)` scalar updates.
+    """
     n = dq.shape[0]
+    if n >= BLAS_MIN_NV:
+        Linv = X.reshape(X.size)[: n * n].reshape((n, n))
+        _ltl_inverse(L, lam, Linv)
+        np.dot(Linv, Linv.T, Minv)
+        np.dot(Minv, dq, dqdd_dq)
+        np.dot(Minv, dv, dqdd_dv)
+        for i in range(n):
+            for c in range(n):
+                dqdd_dq[i, c] = -dqdd_dq[i, c]
+                dqdd_dv[i, c] = -dqdd_dv[i, c]
+        return
     for i in range(n):
         for c in range(n):
             X[i, c] = dq[i, c]
@@ -677,6 +902,7 @@ def _aba_first(
     Minv,
     dqdd_dq,
     dqdd_dv,
+    Y,
 ):
     """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
     st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
@@ -688,7 +914,7 @@ def _aba_first(
     _zero(dq)
     _zero(dv)
     _zero(M)
-    first_order(topo, ws, dq, dv, M)
+    first_order(topo, ws, dq, dv, M, Y)
     st = _ltl(M, L, lam, topo[:, IV])
     if st != OK:
         return st
@@ -723,6 +949,7 @@ def aba_derivatives_batch(
     ws = workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     X = np.empty((nv, 3 * nv))
+    Y = columns_workspace(nv)
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -749,8 +976,45 @@ def aba_derivatives_batch(
             MINV[b],
             DQ[b],
             DV[b],
+            Y,
         )
     return first_failure(status)
+
+
+@njit(**JIT)
+def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
+    """Forward-dynamics partials for one state without external forces, the model packed
+    (``CompiledModel.packed``): ``DQ``, ``DV``, ``MINV`` (nv, nv).
+    """
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws, Y, dq, dv, M, L, X, qdd = workspace_one(N, nv)
+    return _aba_first(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        tau,
+        a0,
+        view(q, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
+        ws,
+        dof_parents(topo),
+        qdd,
+        dq,
+        dv,
+        M,
+        L,
+        X,
+        MINV,
+        DQ,
+        DV,
+        Y,
+    )
 
 
 @njit(**JIT)

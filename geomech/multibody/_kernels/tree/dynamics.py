@@ -192,7 +192,7 @@ def rnea_one(topo, packed, q, v, a, tau):
         v,
         a,
         a0,
-        view(packed, 0, (0, 6)),  # no external forces
+        view(tau, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
         tau,
     )
 
@@ -572,7 +572,7 @@ def aba_one(topo, packed, q, v, tau, a):
         v,
         tau,
         a0,
-        view(packed, 0, (0, 6)),  # no external forces
+        view(a, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
         a,
     )
 

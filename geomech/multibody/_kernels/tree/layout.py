@@ -7,7 +7,7 @@ layouts, each given as ``(loc, base, m, a, size)``:
 - :func:`dense_layout` — C order, ``nv³`` entries;
 - :func:`sparse_layout` — one "cube" per body: the entries whose three DoFs lie on one
   root-to-leaf path (the only ones that can be nonzero for the second-order partials of
-  inverse dynamics, seed 002 digest T13, and for the Christoffel symbols, seed 001 eq. 36),
+  inverse dynamics, seed 002 §4.1, and for the Christoffel symbols, seed 001 eq. 36),
   stored with the deepest of their bodies; :math:`O(Nd^2)` entries for a tree of depth ``d``.
 
 A kernel writing the triple ``(x, y, z)`` that involves body ``i`` (and otherwise only its
@@ -51,7 +51,7 @@ def sparse_layout(parent, iv):
     r"""``(loc, base, m, a, size)`` of the block-sparse layout: one cube per body.
 
     Every nonzero entry ``[x, y, z]`` of a second-order tensor has its three DoFs on one
-    root-to-leaf path (digest T13); it is stored with the deepest of their bodies, ``i``.
+    root-to-leaf path (seed 002 §4.1); it is stored with the deepest of their bodies, ``i``.
     With the DoFs of the path root → ``i`` numbered ``0 .. m_i − 1`` (``loc[x]``, the same
     for every descendant), of which the first ``a_i`` belong to strict ancestors, body
     ``i`` stores the :math:`m_i^3 - a_i^3` entries with at least one local index
