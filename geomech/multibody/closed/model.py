@@ -164,13 +164,10 @@ class ClosedMultibodyModel(MultibodySystem):
         Number of independent speeds :math:`m`.
     independent_joints, dependent_joints : list of str
         Spanning-tree joints with at least one speed among (outside) the model's speeds
-        ``v``, in joint order. Independent speeds are chosen joint by joint whenever that
-        leaves the cluster's mobility, else component by component (Notes); a partly
-        independent joint is in both lists.
+        ``v``, in joint order; a partly independent joint (Notes) is in both lists.
     independent_components : dict
-        For each partly independent joint, the indices (within the joint's own speed) of its
-        independent components, e.g. ``{"coupler_joint": (2,)}`` for the idle spin of an RSSR
-        coupler's spherical joint (body angular velocity about its z axis).
+        For each partly independent joint, the indices of its independent components within
+        its own speed (``{"coupler_joint": (2,)}``: an RSSR coupler's idle spin).
     independent_v_index : ndarray of int
         Columns of the spanning-tree velocity holding ``v`` (:math:`\dot q_s[\text{index}] = v`).
     v_slices : list of slice
@@ -200,19 +197,9 @@ class ClosedMultibodyModel(MultibodySystem):
 
     Notes
     -----
-    **Choice of the independent speeds** (per cluster, at a generic closed configuration).
-    Joints marked ``independent=True`` keep all their speeds, joints marked ``False`` none.
-    The unmarked joints are visited leaves first (coupled rotors first), and each one whose
-    speeds add their full rank to the constraint Jacobian's columns chosen dependent so far
-    (the loop joints' own speeds included) becomes dependent, so that :math:`K_D` has full
-    column rank (seed 004 §1.2). If the speeds left independent still add rank, no
-    joint-wise split leaves the cluster's mobility (the RSSR four-bar: the coupler's idle
-    spin about the line of its ball centres is one component of a spherical joint's speed);
-    a second pass in the same order then makes an unmarked multi-DoF joint whose whole
-    speed does not add its full rank dependent component by component, in the joint's own
-    velocity order, while each component adds rank. The independent speeds are thus a set of
-    velocity columns (``independent_v_index``); the closure holds the independent columns'
-    tangent increments at zero and solves Gauss–Newton for the dependent ones.
+    The independent speeds are chosen per cluster at a generic closed configuration, joint by
+    joint where that leaves the cluster's mobility, else component by component (the RSSR
+    coupler's idle spin): :ref:`conventions-closed-chains`.
 
     Examples
     --------
@@ -831,26 +818,31 @@ class ClosedMultibodyModel(MultibodySystem):
           independent: crank_joint
           clusters: 1 (largest: 3 bodies)
         """
-        name = self.graph.graph.get("name")
-        head = "ClosedMultibodyModel" + (f" {name!r}" if name else "")
-        kinds = ", ".join(f"{k} x{n}" for k, n in self.joint_types().items())
-        lines = [f"{head}: {self.n_bodies} bodies, nq = {self.nq}, nv = {self.nv}, "
-                 f"depth {self.depth}", f"  joints: {kinds}"]  # fmt: skip
-        for kind, label in (("loop", "loop joints"), ("coupling", "couplings"),
-                            ("implicit", "constraints")):  # fmt: skip
-            items = [c for c in self.constraints if c.kind == kind]
-            if items:
-                desc = [f"{c.name} ({c.joint.kind})" if kind == "loop" else
-                        f"{c.name} (ratio {c.ratio:g})" if kind == "coupling" else c.name
-                        for c in items]  # fmt: skip
-                lines.append(f"  {label}: " + ", ".join(desc))
-        lines.append("  independent: " + ", ".join(self.independent_joints))
-        big = max((c.n_bodies for c in self.clusters), default=0)
-        lines.append(f"  clusters: {len(self.clusters)} (largest: {big} bodies)")
-        return "\n".join(lines)
+        return _summary(self)
 
     def __repr__(self) -> str:
         return (
             f"<ClosedMultibodyModel: {self.n_bodies} bodies, nq={self.nq}, nv={self.nv}, "
             f"{len(self.constraints)} constraints, {len(self.clusters)} clusters>"
         )
+
+
+def _summary(model) -> str:
+    """:meth:`ClosedMultibodyModel.summary`: one line for the sizes, then one per kind."""
+    name = model.graph.graph.get("name")
+    head = "ClosedMultibodyModel" + (f" {name!r}" if name else "")
+    kinds = ", ".join(f"{k} x{n}" for k, n in model.joint_types().items())
+    lines = [f"{head}: {model.n_bodies} bodies, nq = {model.nq}, nv = {model.nv}, "
+             f"depth {model.depth}", f"  joints: {kinds}"]  # fmt: skip
+    for kind, label in (("loop", "loop joints"), ("coupling", "couplings"),
+                        ("implicit", "constraints")):  # fmt: skip
+        items = [c for c in model.constraints if c.kind == kind]
+        if items:
+            desc = [f"{c.name} ({c.joint.kind})" if kind == "loop" else
+                    f"{c.name} (ratio {c.ratio:g})" if kind == "coupling" else c.name
+                    for c in items]  # fmt: skip
+            lines.append(f"  {label}: " + ", ".join(desc))
+    lines.append("  independent: " + ", ".join(model.independent_joints))
+    big = max((c.n_bodies for c in model.clusters), default=0)
+    lines.append(f"  clusters: {len(model.clusters)} (largest: {big} bodies)")
+    return "\n".join(lines)
