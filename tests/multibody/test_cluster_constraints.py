@@ -195,7 +195,7 @@ def test_loop_residual_closed_forms():
     rng = np.random.default_rng(8)
     ax = rng.normal(size=3)
     ax /= np.linalg.norm(ax)
-    W, K = np.empty((3, 3)), np.empty((3, 3))
+    W = np.empty((3, 3))
     th = 0.7
     Kx = np.array([[0, -ax[2], ax[1]], [ax[2], 0, -ax[0]], [-ax[1], ax[0], 0]])
     R = np.eye(3) + np.sin(th) * Kx + (1 - np.cos(th)) * Kx @ Kx
@@ -209,7 +209,7 @@ def test_loop_residual_closed_forms():
     for code, RM, p in cases:
         if code == J.SPHERICAL and np.linalg.det(RM) < 0:
             RM = -RM
-        assert CC._loop_residual(code, ax, 0.3, np.ascontiguousarray(RM.T), p, W, K) < 1e-14
+        assert CC._loop_residual(code, ax, 0.3, np.ascontiguousarray(RM.T), p, W) < 1e-14
         off = CC._loop_residual(
             code,
             ax,
@@ -217,7 +217,6 @@ def test_loop_residual_closed_forms():
             np.ascontiguousarray(RM.T),
             p + 1e-3 * np.array([ax[1], -ax[0], 0.0]) / np.hypot(ax[0], ax[1]),
             W,
-            K,
         )
         assert 5e-4 < off < 2e-3
 

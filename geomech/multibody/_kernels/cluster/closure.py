@@ -6,7 +6,7 @@ independent coordinates held, Gauss–Newton on the dependent ones:
 1. **Residual.** A loop joint between frames :math:`F_P` and :math:`F_S` contributes six
    rows, the error pose :math:`\mathcal E = T_J(q_L)^{-1}M` of the relative pose
    :math:`M = {}^{F_P}T_{F_S}`, with the loop joint's coordinates :math:`q_L` read off
-   :math:`M` in closed form (:func:`~.constraints._loop_residual`'s fit: the rotation angle
+   :math:`M` in closed form (:func:`~.constraints.loop_joint_fit`: the rotation angle
    about the axis, the slide along it, the whole rotation of a spherical joint):
 
    .. math::
@@ -61,6 +61,7 @@ from numba import njit
 from geomech.multibody._kernels.cluster.constraints import (
     _loop_transform,
     householder_qr,
+    loop_joint_fit,
     qr_solve,
 )
 from geomech.multibody._kernels.cluster.tables import (
@@ -102,14 +103,10 @@ from geomech.multibody._kernels.cluster.tables import (
     STACK,
 )
 from geomech.multibody._kernels.jit import INLINE, JIT, at, first_failure
+from geomech.multibody._kernels.joints import integrate as tree_integrate
 from geomech.multibody._kernels.joints import (
-    HELICAL,
-    PRISMATIC,
-    REVOLUTE,
-    SPHERICAL,
     joint_integrate,
 )
-from geomech.multibody._kernels.joints import integrate as tree_integrate
 from geomech.multibody._kernels.spatial import transform_motion
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
@@ -140,41 +137,10 @@ def _rot_entry(W, EX, a, b):
 def _loop_error(code, ax, pitch, EX, pM, W, out):
     r"""``out[:6]`` :math:`= [\mathrm{vee}(\tfrac12(R_{\mathcal E} - R_{\mathcal E}^\top));
     p_{\mathcal E}]` of :math:`\mathcal E = T_J(q_L)^{-1}M`, :math:`R_M = E_X^\top`,
-    :math:`p_M` = ``pM``, :math:`q_L` fitted in closed form; ``W`` (3, 3) is work
-    (:math:`R_J(q_L)^\top`).
+    :math:`p_M` = ``pM``, :math:`q_L` fitted in closed form (:func:`~.constraints.loop_joint_fit`);
+    ``W`` (3, 3) is work (:math:`R_J(q_L)^\top`).
     """
-    theta = 0.0
-    if code == REVOLUTE or code == HELICAL:  # the angle about the axis closest to R_M
-        s = 0.5 * (
-            ax[0] * (EX[1, 2] - EX[2, 1])
-            + ax[1] * (EX[2, 0] - EX[0, 2])
-            + ax[2] * (EX[0, 1] - EX[1, 0])
-        )
-        aRa = 0.0
-        for a in range(3):
-            for b in range(3):
-                aRa += ax[a] * EX[b, a] * ax[b]
-        theta = math.atan2(s, 0.5 * (EX[0, 0] + EX[1, 1] + EX[2, 2] - aRa))
-    if code == SPHERICAL:  # R_J = R_M: W = R_Mᵀ = E_X
-        for a in range(3):
-            for b in range(3):
-                W[a, b] = EX[a, b]
-    else:  # W = R_J(θ)ᵀ = 1 − sin θ [a]× + (1 − cos θ)[a]×² (Rodrigues at −θ)
-        s, k = math.sin(-theta), 1.0 - math.cos(theta)
-        for a in range(3):
-            for b in range(3):
-                K2 = ax[a] * ax[b] - (1.0 if a == b else 0.0)  # [a]×² = a aᵀ − 1 (|a| = 1)
-                Kab = 0.0
-                if a != b:
-                    c = 3 - a - b  # [a]×[a, b] = −ε_abc a_c
-                    sign = 1.0 if (a + 1) % 3 == b else -1.0
-                    Kab = -sign * ax[c]
-                W[a, b] = (1.0 if a == b else 0.0) + s * Kab + k * K2
-    shift = 0.0
-    if code == PRISMATIC:
-        shift = ax[0] * pM[0] + ax[1] * pM[1] + ax[2] * pM[2]
-    elif code == HELICAL:
-        shift = pitch * theta
+    shift = loop_joint_fit(code, ax, pitch, EX, pM, W)
     # R_E = W R_M (R_M = E_Xᵀ): only its skew part is needed
     out[0] = 0.5 * (_rot_entry(W, EX, 2, 1) - _rot_entry(W, EX, 1, 2))
     out[1] = 0.5 * (_rot_entry(W, EX, 0, 2) - _rot_entry(W, EX, 2, 0))

@@ -63,6 +63,8 @@ transform).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 
@@ -111,6 +113,7 @@ from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 
 __all__ = [
+    "loop_joint_fit",
     "householder_qr",
     "qr_solve",
     "make_work",
@@ -232,33 +235,47 @@ def _axis_angle(R, ax):
 
 
 @njit(**JIT)
-def _loop_residual(code, ax, pitch, EX, pM, W, K):
-    r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
-    :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (module docstring); ``W``, ``K`` (3, 3)
-    are work.
+def loop_joint_fit(code, ax, pitch, EX, pM, W):
+    r"""The loop joint's own coordinate :math:`q_L` read off :math:`M = (R_M, p_M)`,
+    :math:`R_M = E_X^\top`, in closed form: writes :math:`W = R_J(q_L)^\top` (3, 3) and returns
+    the joint's translation along its axis.
+
+    Revolute and helical: the angle about the axis closest to :math:`R_M`
+    (:func:`_axis_angle`); spherical: :math:`R_J = R_M`; prismatic: no rotation, the shift
+    :math:`\mathbf a\cdot p_M`; helical: the shift ``pitch`` :math:`\theta`. Then
+    :math:`T_J(q_L)^{-1}M = (W R_M, W(p_M - \text{shift}\,\mathbf a))`.
     """
-    RM = EX.T
     theta = 0.0
     if code == REVOLUTE or code == HELICAL:
-        theta = _axis_angle(RM, ax)
-    d = 0.0
-    for a in range(3):
-        d += ax[a] * pM[a]
-    # R_J(θ)ᵀ by Rodrigues with −θ
-    s, k = np.sin(-theta), 1.0 - np.cos(theta)
-    K[0, 0], K[0, 1], K[0, 2] = 0.0, -ax[2], ax[1]
-    K[1, 0], K[1, 1], K[1, 2] = ax[2], 0.0, -ax[0]
-    K[2, 0], K[2, 1], K[2, 2] = -ax[1], ax[0], 0.0
-    for a in range(3):
-        for b in range(3):
-            K2 = K[a, 0] * K[0, b] + K[a, 1] * K[1, b] + K[a, 2] * K[2, b]
-            W[a, b] = (1.0 if a == b else 0.0) + s * K[a, b] + k * K2
+        theta = _axis_angle(EX.T, ax)
+    if code == SPHERICAL:  # R_J = R_M: W = R_Mᵀ = E_X
+        for a in range(3):
+            for b in range(3):
+                W[a, b] = EX[a, b]
+    else:  # W = R_J(θ)ᵀ = 1 − sin θ [a]× + (1 − cos θ)[a]×² (Rodrigues at −θ, |a| = 1)
+        s, k = math.sin(-theta), 1.0 - math.cos(theta)
+        for a in range(3):
+            for b in range(3):
+                K2 = ax[a] * ax[b] - (1.0 if a == b else 0.0)  # [a]×² = a aᵀ − 1
+                Kab = 0.0
+                if a != b:  # [a]×[a, b] = −ε_abc a_c
+                    sign = 1.0 if (a + 1) % 3 == b else -1.0
+                    Kab = -sign * ax[3 - a - b]
+                W[a, b] = (1.0 if a == b else 0.0) + s * Kab + k * K2
     if code == PRISMATIC:
-        shift = d
-    elif code == HELICAL:
-        shift = pitch * theta
-    else:
-        shift = 0.0
+        return ax[0] * pM[0] + ax[1] * pM[1] + ax[2] * pM[2]
+    if code == HELICAL:
+        return pitch * theta
+    return 0.0
+
+
+@njit(**JIT)
+def _loop_residual(code, ax, pitch, EX, pM, W):
+    r"""Largest entry of :math:`T_J(q_L)^{-1}M - \mathbf 1` with :math:`q_L` read off
+    :math:`M = (R_M, p_M)`, :math:`R_M = E_X^\top` (:func:`loop_joint_fit`); ``W`` (3, 3) is
+    work.
+    """
+    shift = loop_joint_fit(code, ax, pitch, EX, pM, W)
     res = 0.0
     for a in range(3):
         t = 0.0
@@ -266,9 +283,8 @@ def _loop_residual(code, ax, pitch, EX, pM, W, K):
             t += W[a, b] * (pM[b] - shift * ax[b])
             x = 0.0
             for c in range(3):
-                x += W[a, c] * RM[c, b]
-            if code != SPHERICAL:  # a spherical joint takes any rotation
-                res = max(res, abs(x - (1.0 if a == b else 0.0)))
+                x += W[a, c] * EX[b, c]  # (W R_M)[a, b]
+            res = max(res, abs(x - (1.0 if a == b else 0.0)))
         res = max(res, abs(t))
     return res
 
@@ -313,7 +329,6 @@ def make_work(N, nc, na, nr, nD, m):
         np.empty((nD, m)),
         np.empty((nc + na, m)),
         np.empty(nc),
-        np.empty((3, 3)),
         np.empty((3, 3)),
         np.empty((3, 3)),
         np.empty(3),
@@ -390,7 +405,6 @@ def cluster_constraints(
         Gk,
         w,
         W,
-        W2,
         Rp,
         pp,
         Rs,
@@ -461,7 +475,7 @@ def cluster_constraints(
             sin_ = succ >= 0 and cbody[succ, CLUSTER] == k
             _loop_transform(pin, sin_, Eo, ro, pred, succ, f, Rp, pp, Rs, ps, Xm, rX)
             ax = f[LOOP_AXIS : LOOP_AXIS + 3]
-            res = max(res, _loop_residual(code, ax, f[LOOP_PITCH], Xm, rX, W, W2))
+            res = max(res, _loop_residual(code, ax, f[LOOP_PITCH], Xm, rX, W))
             for c in range(nc):
                 if sin_:
                     transform_motion(Es, rs, Jc[succ, c], m6)
