@@ -38,7 +38,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
+from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     cross_motion,
@@ -116,6 +116,29 @@ def workspace(N, nv):
     )
 
 
+@njit(**INLINE)
+def _work_shapes(N, nv):
+    """The shapes of :func:`workspace`'s arrays, in its order (for the one-allocation views)."""
+    return (
+        (N, 3, 3),
+        (N, 3),
+        (N, 3, 3),
+        (N, 3),
+        (N, 6),
+        (N, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (N, 6, 6),
+        (N, 6, 6),
+        (N, 6),
+        (16, 6, 6),
+        (18, 6),
+        (nv, 6),
+    )
+
+
 @njit(**JIT)
 def workspace_one(N, nv):
     """:func:`workspace`, ``Y`` (:func:`columns_workspace`) and the arrays of the forward
@@ -124,31 +147,8 @@ def workspace_one(N, nv):
     were a tenth of a single call's time on an arm).
     """
     w = carved(
-        (
-            (N, 3, 3),
-            (N, 3),
-            (N, 3, 3),
-            (N, 3),
-            (N, 6),
-            (N, 6),
-            (nv, 6),
-            (nv, 6),
-            (nv, 6),
-            (nv, 6),
-            (N, 6, 6),
-            (N, 6, 6),
-            (N, 6),
-            (16, 6, 6),
-            (18, 6),
-            (nv, 6),
-            (4, 6, nv),
-            (nv, nv),
-            (nv, nv),
-            (nv, nv),
-            (nv, nv),
-            (nv, 3 * nv),
-            (nv,),
-        )
+        _work_shapes(N, nv)
+        + ((4, 6, nv), (nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv,))
     )
     ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
     ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
@@ -624,27 +624,7 @@ def rnea_derivatives_batch(
 @njit(**JIT)
 def _rnea_workspace_one(N, nv):
     """:func:`workspace` and ``Y`` as views of one allocation (see :func:`workspace_one`)."""
-    w = carved(
-        (
-            (N, 3, 3),
-            (N, 3),
-            (N, 3, 3),
-            (N, 3),
-            (N, 6),
-            (N, 6),
-            (nv, 6),
-            (nv, 6),
-            (nv, 6),
-            (nv, 6),
-            (N, 6, 6),
-            (N, 6, 6),
-            (N, 6),
-            (16, 6, 6),
-            (18, 6),
-            (nv, 6),
-            (4, 6, nv),
-        )
-    )
+    w = carved(_work_shapes(N, nv) + ((4, 6, nv),))
     ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
     ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
     return ws, w[16]
