@@ -202,6 +202,7 @@ FAMILIES = {
             "closed",
             "rnea, crba, aba, coriolis_matrix, christoffel_symbols of closed models",
             (
+                "cluster.closure:closure_batch",
                 "cluster.constraints:cluster_constraints_batch",
                 "cluster.dynamics:c_rnea_batch",
                 "cluster.dynamics:c_aba_batch",

@@ -804,12 +804,12 @@ def compiled_closure(model):
     return cl if cl.capable else None
 
 
-def close_batch(model, mode, Q, DY, what):
-    """Run the compiled closure on ``Q`` (B, nq) and ``DY`` (B or 1, nv); raise the named
+def close_batch(model, mode, q, dy, what):
+    """Run the compiled closure on ``q`` (B, nq) and ``dy`` (B or 1, nv); raise the named
     error of the first failed state (located in the batch when B > 1).
     """
     cl = compiled_closure(model)
-    out, res, status = cl.run(mode, Q, DY, tol=NEWTON_TOL)
+    out, res, status = cl.run(mode, q, dy, tol=NEWTON_TOL)
     bad = np.flatnonzero(status)
     if bad.size:
         b = int(bad[0])
