@@ -200,7 +200,7 @@ def controller(t, q, v):
     return crba(knee, q) @ a_r + C @ v_r + gravity_forces(knee, q) - K_D @ s
 
 
-res = simulate(knee, knee.neutral(), np.zeros(knee.nv), 1.5, controller=controller, dt=5e-3)
+res = simulate(knee, knee.neutral(), np.zeros(knee.nv), 1.5, controller=controller, dt=2.5e-3)
 t, qs, vs = res.t, res.q, res.v
 err = qs[:, knee.independent_v_index] - (y_ref + amp * np.sin(np.outer(t, freq)))
 fig, ax = plt.subplots(figsize=(6, 3.5))
