@@ -17,7 +17,8 @@ Generated models (every one a :class:`~geomech.multibody.model.tree.MultibodyMod
 Robots with transmissions (closed models,
 :class:`~geomech.multibody.closed.model.ClosedMultibodyModel`: seed 004's benchmark set,
 Sec. IX and Table I): :func:`geared_chain` and :func:`belt_chain` (the "GT" and "PBT"
-chains), :func:`mini_cheetah`, :func:`mit_humanoid` and :func:`jvrc1_geared`;
+chains), :func:`mini_cheetah`, :func:`mit_humanoid`, :func:`jvrc1_geared` and :func:`tello`
+(its hip and knee–ankle differentials built as linkages: loop joints and couplings);
 :func:`add_rotors` drives the named joints of any tree through geared rotors.
 
 Shipped URDFs (in ``geomech/multibody/io/data``, visuals and meshes stripped; see the
@@ -58,7 +59,7 @@ from geomech.errors import ModelError
 from geomech.lie import SO3
 from geomech.multibody.closed.model import ClosedMultibodyModel
 from geomech.multibody.io.urdf import load_urdf
-from geomech.multibody.model.joints import FreeFlyer, Prismatic, Revolute
+from geomech.multibody.model.joints import FreeFlyer, Prismatic, Revolute, Spherical
 from geomech.multibody.model.tree import MultibodyModel
 from geomech.spatial import spatial_inertia
 
@@ -76,6 +77,7 @@ __all__ = [
     "mini_cheetah",
     "mit_humanoid",
     "jvrc1_geared",
+    "tello",
     "JVRC1_GEARED_JOINTS",
     "names",
     "load",
@@ -934,6 +936,251 @@ def jvrc1_geared(ratio: float = 100.0):
             lambda name, axis: _rotor_inertia(0.2, 0.03, axis),
         )  # fmt: skip
     )
+
+
+# ----------------------------------------------------------------------------------------
+# Tello (UIUC): hip and knee–ankle differentials as linkages (seed 004 Fig. 1b)
+# ----------------------------------------------------------------------------------------
+def _Ry(t: float) -> np.ndarray:
+    c, s = math.cos(t), math.sin(t)
+    return np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+
+
+def _frame(R=None, xyz=(0.0, 0.0, 0.0)) -> np.ndarray:
+    """A placement from the rotation ``R`` (the child's axes in the parent) and ``xyz``."""
+    T = _pose(xyz)
+    if R is not None:
+        T[:3, :3] = R
+    return T
+
+
+def _crank_angle(r, d, length, guess) -> float:
+    r"""The angle :math:`t` with :math:`|R_y(t)\,\mathbf r - \mathbf d| = \ell`, nearest
+    ``guess``: :math:`a\cos t + b\sin t = c` with :math:`\mathbf r = (r_x, 0, r_z)` in the
+    plane of the rotation.
+    """
+    rx, rz = r[0], r[2]
+    # R_y(t) r = (rx c + rz s, ry, -rx s + rz c)
+    a = -2.0 * (rx * d[0] + rz * d[2])
+    b = -2.0 * (rz * d[0] - rx * d[2])
+    c = length**2 - (r @ r) - (d @ d) + 2.0 * r[1] * d[1]
+    base, half = math.atan2(b, a), math.acos(c / math.hypot(a, b))
+    roots = (base + half, base - half)
+    return min(roots, key=lambda t: abs(math.remainder(t - guess, 2.0 * math.pi)))
+
+
+#: Tello's parameters (grbda ``Robots/Tello.hpp``, ``TelloWithArms.hpp``; module docstring of
+#: :func:`tello`): gear ratio of every leg motor, rotor mass and rotational inertia (about its
+#: axis, z, last)
+_TELLO_N = 6.0
+_TELLO_ROTOR = (0.07, (2.5984e-5, 2.5984e-5, 5.1512e-5))
+#: grbda's child-to-parent rotations of the rotors ("down", "left", "right" frames, their
+#: transposes here: the rotor's axes in the parent)
+_R_DOWN = np.diag([1.0, -1.0, -1.0])
+_R_LEFT = np.array([[-1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, 1.0, 0.0]]).T
+_R_RIGHT = np.array([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0], [0.0, -1.0, 0.0]]).T
+#: hip differential (clamp frame): crank pivots (0, ±0.07, 0) about y, crank 80 mm, rods
+#: 155 mm to ball joints (−0.08, ±0.07, 0) on the thigh, the gimbal 142.5 mm below
+_HIP = {"pivot_y": 0.07, "crank": 0.08, "rod": 0.155, "gimbal": 0.1425}
+#: knee–ankle differential (shin frame): crank pivot 42 mm from the knee at −160° about y,
+#: crank 40 mm at 30.84° + its angle, rod 214.6 mm, foot lever 35 mm at 24°, shin 260 mm
+_KNEE = {"offset": 0.042, "offset_angle": -160.0, "crank": 0.04, "crank_angle": 30.84,
+         "rod": 0.2146, "lever": 0.035, "lever_angle": 24.0, "shin": 0.26}  # fmt: skip
+
+
+def _tello_leg(G, side: str, sy: float, massless) -> None:
+    """One Tello leg on ``torso``: geared hip clamp, hip and knee–ankle differentials."""
+    s = side
+    rotor = spatial_inertia(_TELLO_ROTOR[0], np.zeros(3), np.diag(_TELLO_ROTOR[1]))
+    z, x, y = [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    N = _TELLO_N
+
+    def body(name, mass, com, inertia):
+        G.add_node(name, inertia=spatial_inertia(mass, com, np.asarray(inertia, dtype=float)))
+
+    def joint(parent, child, axis, placement, name, **kw):
+        G.add_edge(parent, child, joint=Revolute(axis), placement=placement, name=name, **kw)
+
+    # hip clamp (yaw) and its rotor: a geared transmission (seed 004 Fig. 3a)
+    body(f"{s}_hip_clamp", 1.3289, [-0.001, 0.0, -0.0069],
+         [[0.0032, 0, 0.0001], [0, 0.0033, 0], [0.0001, 0, 0.0027]])  # fmt: skip
+    G.add_node(f"{s}_hip_clamp_rotor", inertia=rotor)
+    joint("torso", f"{s}_hip_clamp", z, _pose([0.0, sy * 0.126, -0.087]), f"{s}_hip_clamp_joint")
+    joint("torso", f"{s}_hip_clamp_rotor", z, _frame(_R_DOWN, [0.0, sy * 0.126, -0.026]),
+          f"{s}_hip_clamp_rotor_joint", independent=False)  # fmt: skip
+    G.add_edge(f"{s}_hip_clamp", f"{s}_hip_clamp_rotor", kind="coupling", ratio=N,
+               name=f"{s}_hip_clamp_gear")  # fmt: skip
+
+    # hip differential: gimbal (roll, x) and thigh (pitch, y) driven by two rotors on the
+    # clamp, each through a gearbox (N) to a crank and a rod to a ball joint on the thigh
+    clamp, h = f"{s}_hip_clamp", _HIP
+    body(f"{s}_gimbal", 0.4433, [-0.0027, 0.0, 0.0258], np.diag([0.0018, 0.0017, 0.0015]))
+    body(f"{s}_thigh", 1.5424, [0.003, -0.0001, -0.0323],
+         [[0.0103, 0, -0.0005], [0, 0.0097, 0], [-0.0005, 0, 0.0027]])  # fmt: skip
+    joint(clamp, f"{s}_gimbal", x, _pose([0.0, 0.0, -h["gimbal"]]), f"{s}_gimbal_joint",
+          independent=False)  # fmt: skip
+    joint(f"{s}_gimbal", f"{s}_thigh", y, _pose(), f"{s}_thigh_joint", independent=False)
+    for k, (py, R) in enumerate(((h["pivot_y"], _R_LEFT), (-h["pivot_y"], _R_RIGHT)), 1):
+        r, c, yk, rod = (f"{s}_hip_rotor_{k}", f"{s}_hip_crank_{k}", f"{s}_hip_yoke_{k}",
+                         f"{s}_hip_rod_{k}")  # fmt: skip
+        G.add_node(r, inertia=rotor)
+        joint(clamp, r, z, _frame(R, [0.0, 0.04 if k == 1 else -0.04, 0.0]), f"{r}_joint",
+              independent=True)  # fmt: skip
+        tip = np.array([-h["crank"], 0.0, 0.0])
+        ball = np.array([-h["crank"], py, -h["gimbal"]])  # the thigh's ball at q = 0
+        t0 = _crank_angle(tip, ball - [0.0, py, 0.0], h["rod"], 0.0)
+        Rc = _Ry(t0)
+        u = Rc.T @ (ball - [0.0, py, 0.0]) - tip  # the rod in the crank's frame at q = 0
+        a2 = np.cross(y, u)
+        for name in (c, yk, rod):
+            G.add_node(name, inertia=massless)
+        joint(clamp, c, y, _frame(Rc, [0.0, py, 0.0]), f"{c}_joint", independent=False)
+        G.add_edge(c, r, kind="coupling", ratio=N, name=f"{s}_hip_gear_{k}")
+        joint(c, yk, y, _pose(tip), f"{yk}_joint", independent=False)  # universal joint ...
+        joint(yk, rod, a2 / np.linalg.norm(a2), _pose(), f"{rod}_joint", independent=False)
+        ball_on_thigh = _pose([-h["crank"], py, 0.0])
+        G.add_edge(rod, f"{s}_thigh", kind="loop", joint=Spherical(), placement=_pose(u),
+                   successor_placement=ball_on_thigh, name=f"{rod}_ball")  # fmt: skip
+
+    # knee–ankle differential: knee = mean of the two geared rotor angles, the ankle crank
+    # turns with their half difference and drives the foot by a four-bar
+    kn = _KNEE
+    thigh, shin, foot = f"{s}_thigh", f"{s}_shin", f"{s}_foot"
+    body(shin, 0.3072, [0.0047, -0.0003, -0.1043],
+         [[0.0054, 0, -0.0002], [0, 0.0054, 0], [-0.0002, 0, 0.0001]])  # fmt: skip
+    body(foot, 0.1025, [0.0042, 0.0, -0.0251],
+         [[0.094e-3, 0, -0.0038e-3], [0, 0.1773e-3, 0], [-0.0038e-3, 0, 0.0901e-3]])  # fmt: skip
+    joint(thigh, shin, y, _pose([0.0, 0.0, -0.2268]), f"{s}_knee_joint", independent=False)
+    joint(shin, foot, y, _pose([0.0, 0.0, -kn["shin"]]), f"{s}_ankle_joint", independent=False)
+    a = math.radians(kn["offset_angle"])
+    pivot = kn["offset"] * np.array([math.sin(a), 0.0, math.cos(a)])
+    lever = _Ry(math.radians(kn["lever_angle"])) @ np.array([kn["lever"], 0.0, 0.0])
+    ball = np.array([0.0, 0.0, -kn["shin"]]) + lever  # the foot's pin at q = 0
+    tip = np.array([kn["crank"], 0.0, 0.0])
+    t0 = _crank_angle(tip, ball - pivot, kn["rod"], math.radians(kn["crank_angle"]))
+    Rc = _Ry(t0)
+    u = Rc.T @ (ball - pivot) - tip
+    crank, idler, rod = f"{s}_ankle_crank", f"{s}_ankle_idler", f"{s}_ankle_rod"
+    for name in (crank, idler, rod):
+        G.add_node(name, inertia=massless)
+    joint(shin, crank, y, _frame(Rc, pivot), f"{crank}_joint", independent=False)
+    joint(shin, idler, y, _frame(Rc, pivot), f"{idler}_joint", independent=False)
+    joint(crank, rod, y, _pose(tip), f"{rod}_joint", independent=False)
+    G.add_edge(rod, foot, kind="loop", joint=Revolute(y), placement=_pose(u),
+               successor_placement=_pose(lever), name=f"{rod}_pin")  # fmt: skip
+    G.add_edge(crank, idler, kind="coupling", ratio=-1.0, name=f"{s}_ankle_reverser")
+    for k, (R, py, drive) in enumerate(((_R_RIGHT, 0.02655, idler), (_R_LEFT, -0.02655, crank)), 1):
+        r = f"{s}_knee_ankle_rotor_{k}"
+        G.add_node(r, inertia=rotor)
+        joint(thigh, r, z, _frame(R, [0.0, py, 0.0]), f"{r}_joint", independent=True)
+        G.add_edge(drive, r, kind="coupling", ratio=N, name=f"{s}_knee_ankle_gear_{k}")
+
+
+#: Tello's arm links (grbda ``TelloWithArms.hpp``): name, axis, placement on the parent,
+#: mass, centre of mass and rotational inertia (left arm; the right one mirrored in y),
+#: gear ratio and rotor placement
+_TELLO_ARM = (
+    ("shoulder_ry", [0.0, 1.0, 0.0], [0.01346, 0.17608, 0.24657], 0.788506,
+     [0.009265, 0.052623, -0.0001249], (0.0013678, 0.0007392, 0.000884, 0.0000266, 0.0000021,
+     -0.0000012), 6.0, [0.01346, 0.16, 0.24657]),
+    ("shoulder_rx", [1.0, 0.0, 0.0], [0.0, 0.0575, 0.0], 0.80125,
+     [0.0006041, 0.0001221, -0.082361], (0.0011524, 0.0011921, 0.0012386, 0.0000007,
+     0.0000396, 0.0000014), 6.0, [0.0, 0.0575, 0.0]),
+    ("shoulder_rz", [0.0, 0.0, 1.0], [0.0, 0.0, -0.1025], 0.905588,
+     [0.0001703, -0.016797, -0.060], (0.0012713, 0.0017477, 0.0008191, 0.000001, -0.000008,
+     -0.0000225), 6.0, [0.0, 0.0, -0.1025]),
+    ("elbow", [0.0, 1.0, 0.0], [0.0, 0.0, -0.1455], 0.34839,
+     [-0.0059578, 0.000111, -0.0426735], (0.001570, 0.0016167, 0.0000619, 0.0000002,
+     0.0000335, 0.000003), 9.0, [0.0, -0.0325, -0.06]),
+)  # fmt: skip
+
+
+def _tello_arm(G, side: str, sy: float) -> None:
+    """One Tello arm on ``torso``: four geared joints (massless rotors, as grbda's)."""
+    parent = "torso"
+    flip = np.diag([1.0, sy, 1.0])
+    for name, axis, xyz, mass, com, (ixx, iyy, izz, ixy, ixz, iyz), ratio, rxyz in _TELLO_ARM:
+        link = f"{side}_{name}"
+        I = np.array([[ixx, ixy, ixz], [ixy, iyy, iyz], [ixz, iyz, izz]])  # noqa: E741
+        G.add_node(link, inertia=spatial_inertia(mass, flip @ com, flip @ I @ flip))
+        axial = np.asarray(axis, dtype=float)
+        Ir = 1.084e-4 * np.eye(3) + (1.6841e-4 - 1.084e-4) * np.outer(axial, axial)
+        G.add_node(f"{link}_rotor", inertia=spatial_inertia(0.0, np.zeros(3), Ir))
+        G.add_edge(parent, link, joint=Revolute(axis), placement=_pose(flip @ xyz),
+                   name=f"{link}_joint")  # fmt: skip
+        G.add_edge(parent, f"{link}_rotor", joint=Revolute(axis), placement=_pose(flip @ rxyz),
+                   name=f"{link}_rotor_joint", independent=False)  # fmt: skip
+        G.add_edge(link, f"{link}_rotor", kind="coupling", ratio=ratio, name=f"{link}_gear")
+        parent = link
+
+
+def tello(arms: bool = True):
+    r"""UIUC's Tello humanoid as seed 004 benchmarks it, its differentials built as linkages.
+
+    grbda's ``TelloWithArms`` (``arms=False``: ``Tello``, the legs only). A floating torso;
+    per leg (seed 004 Fig. 1b, every motor geared :math:`N = 6`):
+
+    - a hip clamp (yaw, :math:`z`) driven by a rotor on the torso (a geared transmission);
+    - the **hip differential**: a gimbal (roll, :math:`x`) and the thigh (pitch, :math:`y`)
+      driven by two rotors on the clamp. Each rotor drives, through its gearbox, a crank
+      (80 mm, about :math:`y`, pivots at :math:`(0, \pm 70, 0)` mm), and a rod (155 mm; a
+      universal joint at the crank, a ball joint at :math:`(-80, \pm 70, 0)` mm on the
+      thigh) pushes the thigh: both cranks together pitch the hip, opposite ones roll it;
+    - the **knee–ankle differential**: two rotors on the thigh; the knee turns with the
+      mean of their output angles, a crank on the shin (40 mm, pivot 42 mm below the knee)
+      with their half difference (a 1:1 reversing idler), and a rod (214.6 mm) drives a
+      35 mm lever on the foot: a four-bar for the ankle;
+
+    per arm four geared joints (shoulder pitch, roll, yaw at :math:`N = 6`, elbow at 9).
+
+    The cranks, yokes, rods and idlers are massless (grbda models only the rotors and
+    links); the loops are spherical and revolute loop joints and the transmissions
+    couplings, so the constraints are compiled (seed 004 Table I: 15 clusters, 24 DoF, the
+    hip differential a cluster of 10 bodies here where grbda's has 4). The motors' rotors
+    are the independent coordinates of the differentials (``independent=True``, grbda's
+    choice: :math:`\tau` there is the rotor torque), the links elsewhere.
+
+    Returns
+    -------
+    ClosedMultibodyModel
+
+    Notes
+    -----
+    The geometry is the one whose loop-closure equations are grbda's CasADi constraints
+    (``derive_tello_hip_differential.m`` and ``derive_tello_knee_ankle_differential.m``,
+    whose :math:`\phi` equal :math:`|\mathbf p_{\rm crank} - \mathbf p_{\rm thigh}|^2 -
+    \ell^2` of this linkage exactly); the masses, inertias and placements are grbda's
+    ``Tello.hpp`` and ``TelloWithArms.hpp``. Rotor angles differ from grbda's by constants
+    (each crank's reference angle is in its placement, so that :math:`q = 0` closes).
+
+    References
+    ----------
+    Seed 004 Sec. IX, Table I, Fig. 1b; grbda (github.com/ROAM-Lab-ND/generalized_rbda,
+    commit d763e82, ``Robots/Tello*``); Y. Sim and J. Ramos, "Tello Leg", IEEE RA-L 2022
+    (arXiv 2203.00644).
+
+    Examples
+    --------
+    >>> from geomech.multibody.io.robots import tello
+    >>> m = tello()
+    >>> len(m.clusters), m.nv
+    (15, 24)
+    >>> m = tello(arms=False)
+    >>> len(m.clusters), m.nv
+    (7, 16)
+    """
+    G = nx.DiGraph(name="tello" if arms else "tello_legs")
+    G.add_node("world")
+    torso = [[0.0366, 0, -0.0006], [0, 0.0142, -0.0002], [-0.0006, -0.0002, 0.0291]]
+    G.add_node("torso", inertia=spatial_inertia(2.3008, [0.0073, -0.0013, -0.0023], torso))
+    G.add_edge("world", "torso", joint=FreeFlyer(), name="root_joint")
+    massless = np.zeros((6, 6))
+    for side, sy in (("left", 1.0), ("right", -1.0)):
+        _tello_leg(G, side, sy, massless)
+    if arms:
+        for side, sy in (("left", 1.0), ("right", -1.0)):
+            _tello_arm(G, side, sy)
+    return ClosedMultibodyModel(G)
 
 
 # ----------------------------------------------------------------------------------------
