@@ -29,6 +29,7 @@ import numpy as np
 import pinocchio as pin
 import pytest
 
+from geomech.errors import ModelError
 from geomech.interop.pinocchio import PinocchioBridge, to_pinocchio
 from geomech.multibody.closed.dynamics import (
     cluster_aba,
@@ -72,7 +73,7 @@ def _crank_offset(model, joint):
 
 
 def leg_constraints(model, side):
-    """(names of the rotors Y, names of the dependent joints D, CasADi function q -> phi).
+    """(the leg's joints, CasADi phi(q), CasADi (q, q̇) -> (K, K̇q̇)) in those joints' order.
 
     Hip (clamp frame, the gimbal 142.5 mm below): crank k about y through (0, ±70, 0) mm,
     its tip 80 mm along -x turned by the crank angle; the rod (155 mm) ends at
@@ -83,16 +84,16 @@ def leg_constraints(model, side):
     idler = −crank.
     """
     s = side
-    Y = [f"{s}_hip_rotor_1_joint", f"{s}_hip_rotor_2_joint", f"{s}_knee_ankle_rotor_1_joint",
-         f"{s}_knee_ankle_rotor_2_joint"]  # fmt: skip
-    D = [f"{s}_hip_crank_1_joint", f"{s}_hip_crank_2_joint", f"{s}_gimbal_joint",
-         f"{s}_thigh_joint", f"{s}_knee_joint", f"{s}_ankle_crank_joint",
-         f"{s}_ankle_idler_joint", f"{s}_ankle_joint"]  # fmt: skip
-    q = ca.SX.sym("q", len(Y) + len(D))
+    names = [f"{s}_hip_rotor_1_joint", f"{s}_hip_rotor_2_joint",
+             f"{s}_knee_ankle_rotor_1_joint", f"{s}_knee_ankle_rotor_2_joint",
+             f"{s}_hip_crank_1_joint", f"{s}_hip_crank_2_joint", f"{s}_gimbal_joint",
+             f"{s}_thigh_joint", f"{s}_knee_joint", f"{s}_ankle_crank_joint",
+             f"{s}_ankle_idler_joint", f"{s}_ankle_joint"]  # fmt: skip
+    q = ca.SX.sym("q", len(names))
     r1, r2, r3, r4, c1, c2, roll, pitch, knee, crank, idler, ankle = ca.vertsplit(q)
     phi = [r1 - N * c1, r2 - N * c2]
-    for c, py, name in ((c1, 0.07, Y[0]), (c2, -0.07, Y[1])):
-        t = _crank_offset(model, name.replace("rotor", "crank")) + c
+    for c, py, name in ((c1, 0.07, names[4]), (c2, -0.07, names[5])):
+        t = _crank_offset(model, name) + c
         tip = ca.DM([0, py, 0]) + _ry(t) @ ca.DM([-0.08, 0, 0])
         ball = ca.DM([0, 0, -0.1425]) + _rx(roll) @ _ry(pitch) @ ca.DM([-0.08, py, 0])
         phi.append(_dist2(tip, ball) - 0.155**2)
@@ -107,7 +108,7 @@ def leg_constraints(model, side):
     qd = ca.SX.sym("qd", q.shape[0])
     K = ca.jacobian(phi, q)
     Kdqd = ca.jtimes(K @ qd, q, qd)  # K̇ q̇
-    return Y, D, ca.Function("phi", [q], [phi]), ca.Function("K", [q, qd], [K, Kdqd])
+    return names, ca.Function("phi", [q], [phi]), ca.Function("K", [q, qd], [K, Kdqd])
 
 
 def reference_G(model, q, v):
@@ -129,49 +130,55 @@ def reference_G(model, q, v):
                 G[col(f"{w}_joint")] = d["ratio"] * G[col(f"{u}_joint")]
     g = np.zeros(st.nv)
     for side in ("left", "right"):
-        Y, D, phi, Kfun = leg_constraints(model, side)
-        cols = [col(n) for n in Y + D]
-        qs = np.array([q[st.q_slices[names.index(n)].start] for n in Y + D])
+        leg, phi, Kfun = leg_constraints(model, side)
+        cols = [col(n) for n in leg]
+        Y = [i for i, c in enumerate(cols) if c in ind]  # the model's choice (rotors or links)
+        D = [i for i in range(len(cols)) if i not in Y]
+        qs = np.array([q[st.q_slices[names.index(n)].start] for n in leg])
         assert np.max(np.abs(np.asarray(phi(qs)))) <= 1e-10  # the model closes these loops
-        K, _ = Kfun(qs, np.zeros(len(cols)))
-        K = np.asarray(K)
-        KY, KD = K[:, : len(Y)], K[:, len(Y) :]
-        yc = [ind.index(col(n)) for n in Y]
-        GD = -np.linalg.solve(KD, KY)
-        Gl = np.vstack([np.eye(len(Y)), GD])  # (12, 4) on the rotors' speeds
+        K = np.asarray(Kfun(qs, np.zeros(len(cols)))[0])
+        GD = -np.linalg.solve(K[:, D], K[:, Y])
+        yc = [ind.index(cols[i]) for i in Y]
+        Gl = np.zeros((len(cols), len(Y)))  # (12, 4) on the leg's independent speeds
+        Gl[Y], Gl[D] = np.eye(len(Y)), GD
         for r, c in enumerate(cols):
             G[c, :] = 0.0
             G[c, yc] = Gl[r]
-        qd = Gl @ v[yc]
-        _, Kdqd = Kfun(qs, qd)
-        g[[col(n) for n in D]] = -np.linalg.solve(KD, np.asarray(Kdqd).ravel())
+        Kdqd = np.asarray(Kfun(qs, Gl @ v[yc])[1]).ravel()
+        g[[cols[i] for i in D]] = -np.linalg.solve(K[:, D], Kdqd)
     return G, g
 
 
 def wide_state(model, rng):
-    """A random closed state, the links of the differentials moved by up to about 0.7 rad:
-    ``random_configuration`` moves the (rotor-side) independent coordinates by
-    0.5 N(0, 1) rad, i.e. the links by about 0.08 rad; the rotors then move on by
-    2.4 N(0, 1) rad (clipped at 2σ, inside the linkages' workspace) along the closed
-    manifold (``integrate``). Rotor speeds are 6 N(0, 1).
+    """A random closed state, the links of the differentials moved by up to about 0.7 rad.
+
+    ``random_configuration`` moves the independent coordinates by 0.5 N(0, 1) rad: the
+    links by that much when they are independent; when the rotors are (0.08 rad at the
+    links), the rotors move on by 2.4 N(0, 1) rad (clipped at 2σ, inside the linkages'
+    workspace) along the closed manifold (``integrate``). Rotor speeds are 6 N(0, 1).
     """
     st = model.spanning_tree
     rotor = np.zeros(model.nv, dtype=bool)
     for name, sl in zip(st.joint_names, model.v_slices, strict=True):
         rotor[sl] = "hip_rotor" in name or "knee_ankle_rotor" in name
     scale = np.where(rotor, 6.0, 1.0)
-    dy = 0.4 * scale * np.clip(rng.normal(size=model.nv), -2.0, 2.0)
+    dy = np.where(rotor, 2.4 * np.clip(rng.normal(size=model.nv), -2.0, 2.0), 0.0)
     q = model.integrate(model.random_configuration(rng), dy)
     v, a, tau = (scale * rng.normal(size=model.nv) for _ in range(3))
     return q, v, a, tau
 
 
-@pytest.fixture(scope="module", params=[True, False], ids=["with_arms", "legs"])
+@pytest.fixture(
+    scope="module",
+    params=[(True, "rotors"), (False, "rotors"), (True, "links")],
+    ids=["with_arms", "legs", "link_side"],
+)
 def setup(request):
-    model = R.tello(arms=request.param)
+    arms, independent = request.param
+    model = R.tello(arms=arms, independent=independent)
     st = model.spanning_tree
     pm = to_pinocchio(st)
-    ee = ["left_foot", "right_foot"] + (["left_elbow", "right_elbow"] if request.param else [])
+    ee = ["left_foot", "right_foot"] + (["left_elbow", "right_elbow"] if arms else [])
     return model, ee, pm, pm.createData(), PinocchioBridge(st, pm)
 
 
@@ -184,6 +191,10 @@ def test_tello_matches_table_one():
     rotors = [j for j in m.independent_joints if "rotor" in j]
     assert len(rotors) == 8 and all("hip_rotor" in j or "knee_ankle_rotor" in j for j in rotors)
     assert sorted(len(c.bodies) for c in m.clusters)[-4:] == [7, 7, 10, 10]
+    links = R.tello(independent="links")
+    assert links.nv == 24 and not [j for j in links.independent_joints if "rotor" in j]
+    with pytest.raises(ModelError):
+        R.tello(independent="cranks")
 
 
 def test_tello_closure_and_constraint_matrices(setup):

@@ -988,8 +988,10 @@ _KNEE = {"offset": 0.042, "offset_angle": -160.0, "crank": 0.04, "crank_angle": 
          "rod": 0.2146, "lever": 0.035, "lever_angle": 24.0, "shin": 0.26}  # fmt: skip
 
 
-def _tello_leg(G, side: str, sy: float, massless) -> None:
-    """One Tello leg on ``torso``: geared hip clamp, hip and knee–ankle differentials."""
+def _tello_leg(G, side: str, sy: float, massless, rotors: bool) -> None:
+    """One Tello leg on ``torso``: geared hip clamp, hip and knee–ankle differentials, driven
+    on the rotor side (``rotors``) or the link side.
+    """
     s = side
     rotor = spatial_inertia(_TELLO_ROTOR[0], np.zeros(3), np.diag(_TELLO_ROTOR[1]))
     z, x, y = [0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
@@ -1018,14 +1020,14 @@ def _tello_leg(G, side: str, sy: float, massless) -> None:
     body(f"{s}_thigh", 1.5424, [0.003, -0.0001, -0.0323],
          [[0.0103, 0, -0.0005], [0, 0.0097, 0], [-0.0005, 0, 0.0027]])  # fmt: skip
     joint(clamp, f"{s}_gimbal", x, _pose([0.0, 0.0, -h["gimbal"]]), f"{s}_gimbal_joint",
-          independent=False)  # fmt: skip
-    joint(f"{s}_gimbal", f"{s}_thigh", y, _pose(), f"{s}_thigh_joint", independent=False)
+          independent=not rotors)  # fmt: skip
+    joint(f"{s}_gimbal", f"{s}_thigh", y, _pose(), f"{s}_thigh_joint", independent=not rotors)
     for k, (py, R) in enumerate(((h["pivot_y"], _R_LEFT), (-h["pivot_y"], _R_RIGHT)), 1):
         r, c, yk, rod = (f"{s}_hip_rotor_{k}", f"{s}_hip_crank_{k}", f"{s}_hip_yoke_{k}",
                          f"{s}_hip_rod_{k}")  # fmt: skip
         G.add_node(r, inertia=rotor)
         joint(clamp, r, z, _frame(R, [0.0, 0.04 if k == 1 else -0.04, 0.0]), f"{r}_joint",
-              independent=True)  # fmt: skip
+              independent=rotors)  # fmt: skip
         tip = np.array([-h["crank"], 0.0, 0.0])
         ball = np.array([-h["crank"], py, -h["gimbal"]])  # the thigh's ball at q = 0
         t0 = _crank_angle(tip, ball - [0.0, py, 0.0], h["rod"], 0.0)
@@ -1050,8 +1052,9 @@ def _tello_leg(G, side: str, sy: float, massless) -> None:
          [[0.0054, 0, -0.0002], [0, 0.0054, 0], [-0.0002, 0, 0.0001]])  # fmt: skip
     body(foot, 0.1025, [0.0042, 0.0, -0.0251],
          [[0.094e-3, 0, -0.0038e-3], [0, 0.1773e-3, 0], [-0.0038e-3, 0, 0.0901e-3]])  # fmt: skip
-    joint(thigh, shin, y, _pose([0.0, 0.0, -0.2268]), f"{s}_knee_joint", independent=False)
-    joint(shin, foot, y, _pose([0.0, 0.0, -kn["shin"]]), f"{s}_ankle_joint", independent=False)
+    ind = not rotors
+    joint(thigh, shin, y, _pose([0.0, 0.0, -0.2268]), f"{s}_knee_joint", independent=ind)
+    joint(shin, foot, y, _pose([0.0, 0.0, -kn["shin"]]), f"{s}_ankle_joint", independent=ind)
     a = math.radians(kn["offset_angle"])
     pivot = kn["offset"] * np.array([math.sin(a), 0.0, math.cos(a)])
     lever = _Ry(math.radians(kn["lever_angle"])) @ np.array([kn["lever"], 0.0, 0.0])
@@ -1072,7 +1075,7 @@ def _tello_leg(G, side: str, sy: float, massless) -> None:
     for k, (R, py, drive) in enumerate(((_R_RIGHT, 0.02655, idler), (_R_LEFT, -0.02655, crank)), 1):
         r = f"{s}_knee_ankle_rotor_{k}"
         G.add_node(r, inertia=rotor)
-        joint(thigh, r, z, _frame(R, [0.0, py, 0.0]), f"{r}_joint", independent=True)
+        joint(thigh, r, z, _frame(R, [0.0, py, 0.0]), f"{r}_joint", independent=rotors)
         G.add_edge(drive, r, kind="coupling", ratio=N, name=f"{s}_knee_ankle_gear_{k}")
 
 
@@ -1114,7 +1117,7 @@ def _tello_arm(G, side: str, sy: float) -> None:
         parent = link
 
 
-def tello(arms: bool = True):
+def tello(arms: bool = True, independent: str = "rotors"):
     r"""UIUC's Tello humanoid as seed 004 benchmarks it, its differentials built as linkages.
 
     grbda's ``TelloWithArms`` (``arms=False``: ``Tello``, the legs only). A floating torso;
@@ -1136,9 +1139,17 @@ def tello(arms: bool = True):
     The cranks, yokes, rods and idlers are massless (grbda models only the rotors and
     links); the loops are spherical and revolute loop joints and the transmissions
     couplings, so the constraints are compiled (seed 004 Table I: 15 clusters, 24 DoF, the
-    hip differential a cluster of 10 bodies here where grbda's has 4). The motors' rotors
-    are the independent coordinates of the differentials (``independent=True``, grbda's
-    choice: :math:`\tau` there is the rotor torque), the links elsewhere.
+    hip differential a cluster of 10 bodies here where grbda's has 4, the knee–ankle one 7).
+
+    Parameters
+    ----------
+    arms : bool
+        With the arms (grbda's ``TelloWithArms``) or the legs only (``Tello``).
+    independent : {"rotors", "links"}
+        The independent coordinates of the differentials: the motors' rotor angles
+        (grbda's choice; :math:`\tau` there is the rotor torque) or the link joints'
+        (gimbal, thigh, knee, ankle; what geomech picks when nothing is marked). The hip
+        clamps and the arms are driven on the link side either way.
 
     Returns
     -------
@@ -1159,6 +1170,11 @@ def tello(arms: bool = True):
     commit d763e82, ``Robots/Tello*``); Y. Sim and J. Ramos, "Tello Leg", IEEE RA-L 2022
     (arXiv 2203.00644).
 
+    Raises
+    ------
+    ModelError
+        For another ``independent``.
+
     Examples
     --------
     >>> from geomech.multibody.io.robots import tello
@@ -1169,6 +1185,8 @@ def tello(arms: bool = True):
     >>> len(m.clusters), m.nv
     (7, 16)
     """
+    if independent not in ("rotors", "links"):
+        raise ModelError(f"Expected independent='rotors' or 'links', got {independent!r}.")
     G = nx.DiGraph(name="tello" if arms else "tello_legs")
     G.add_node("world")
     torso = [[0.0366, 0, -0.0006], [0, 0.0142, -0.0002], [-0.0006, -0.0002, 0.0291]]
@@ -1176,7 +1194,7 @@ def tello(arms: bool = True):
     G.add_edge("world", "torso", joint=FreeFlyer(), name="root_joint")
     massless = np.zeros((6, 6))
     for side, sy in (("left", 1.0), ("right", -1.0)):
-        _tello_leg(G, side, sy, massless)
+        _tello_leg(G, side, sy, massless, independent == "rotors")
     if arms:
         for side, sy in (("left", 1.0), ("right", -1.0)):
             _tello_arm(G, side, sy)
