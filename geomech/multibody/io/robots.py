@@ -1135,6 +1135,17 @@ def tello(arms: bool = True, independent: str = "rotors"):
       35 mm lever on the foot: a four-bar for the ankle;
 
     per arm four geared joints (shoulder pitch, roll, yaw at :math:`N = 6`, elbow at 9).
+    With the rotor angles :math:`q_{r,k} = N y_k` (:math:`y_k` the gearbox outputs), the
+    loops close when
+
+    .. math::
+        |\mathbf p_{{\rm crank},k}(y_k) - \mathbf p_{{\rm thigh},k}(q_{\rm roll},
+        q_{\rm pitch})|^2 = \ell_{\rm rod}^2 \;(k = 1, 2), \qquad
+        q_{\rm knee} = \tfrac12(y_3 + y_4), \quad q_{\rm crank} = \tfrac12(y_4 - y_3),
+        \qquad |\mathbf p_{\rm crank}(q_{\rm crank}) - \mathbf p_{\rm foot}
+        (q_{\rm ankle})|^2 = \ell^2
+
+    (the shin's crank and the foot's lever in the shin's frame).
 
     The cranks, yokes, rods and idlers are massless (grbda models only the rotors and
     links); the loops are spherical and revolute loop joints and the transmissions
@@ -1155,6 +1166,11 @@ def tello(arms: bool = True, independent: str = "rotors"):
     -------
     ClosedMultibodyModel
 
+    Raises
+    ------
+    ModelError
+        For another ``independent``.
+
     Notes
     -----
     The geometry is the one whose loop-closure equations are grbda's CasADi constraints
@@ -1169,11 +1185,6 @@ def tello(arms: bool = True, independent: str = "rotors"):
     Seed 004 Sec. IX, Table I, Fig. 1b; grbda (github.com/ROAM-Lab-ND/generalized_rbda,
     commit d763e82, ``Robots/Tello*``); Y. Sim and J. Ramos, "Tello Leg", IEEE RA-L 2022
     (arXiv 2203.00644).
-
-    Raises
-    ------
-    ModelError
-        For another ``independent``.
 
     Examples
     --------
