@@ -402,7 +402,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
         ("a", a, (cm.nv,)),
         per_state=4 * size,
     )
-    T = np.zeros((B, 4, size))
+    # dense: the entries of triples on no root-to-leaf path are not written (zero); the
+    # block-sparse layout is written whole (no zero-fill before the kernel's writes)
+    T = np.empty((B, 4, size)) if sparse else np.zeros((B, 4, size))
     call(
         K.rnea_second_derivatives_batch,
         (*_model_args(cm), *layout_args),

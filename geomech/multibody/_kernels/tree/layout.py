@@ -19,9 +19,14 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from geomech.multibody._kernels.jit import INLINE
+from geomech.multibody._kernels.jit import INLINE, JIT
 
-__all__ = ["dense_layout", "sparse_layout", "slot"]
+__all__ = ["dense_layout", "sparse_layout", "slot", "SAFE", "largest"]
+
+#: a bound on the 6-vectors whose dot products are the entries of the outputs: below it every
+#: entry (a sum of a few dot products) is finite, and the kernels need not read their output
+#: again to check it (:func:`largest`)
+SAFE = 1e150
 
 
 def dense_layout(parent, iv):
@@ -90,3 +95,27 @@ def slot(base, m, a, x, y, z):
     if y >= a:
         return base + n * m * m + (x * n + (y - a)) * m + z
     return base + n * m * m + a * n * m + (x * a + y) * n + (z - a)
+
+
+@njit(**JIT)
+def largest(x, big):
+    """``max(big, max |x|)`` over the entries of ``x`` (any shape), NaN once one is NaN.
+
+    A kernel whose output entries are sums of a few dot products of 6-vectors tracks the
+    largest entry of those vectors: while it is at most :data:`SAFE` (not NaN, not inf),
+    every entry is finite, and the output (:math:`O(n_v^3)` numbers on a chain) is not read
+    again to check it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.tree.layout import largest
+    >>> largest.py_func(np.array([[1.0, -3.0]]), 2.0), largest.py_func(np.array([np.nan]), 0.0)
+    (3.0, nan)
+    """
+    y = x if x.ndim == 1 else x.ravel()  # (C-contiguous x: a view)
+    for k in range(y.shape[0]):
+        a = abs(y[k])
+        if not a <= big:  # (true for NaN: the sum below keeps it)
+            big = a if a > big else a + big
+    return big
