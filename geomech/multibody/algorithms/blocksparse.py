@@ -13,6 +13,9 @@ then holds all :math:`n_v^3` entries, as the dense one.
 
 from __future__ import annotations
 
+import contextlib
+import math
+import mmap
 import weakref
 
 import numpy as np
@@ -21,7 +24,68 @@ from geomech.errors import DimensionError, ParameterError
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree.layout import dense_layout, sparse_layout
 
-__all__ = ["BlockSparseTensor", "layout_arrays"]
+__all__ = ["BlockSparseTensor", "layout_arrays", "output", "REUSE_BYTES"]
+
+#: outputs of at least this many bytes (a chain's block-sparse tensors from nv ≈ 80 on) are
+#: made from a block that is kept for the next output of the same size when the last array
+#: using it is released. Below it the C allocator reuses freed memory itself (glibc's mmap
+#: threshold rises to 32 MiB); above it every fresh block is mapped from the system page by
+#: page on first write, which costs 3-4 ns per number on the benchmark machine, as much as
+#: computing the number, and is paid in full on every call, so that the time per entry grew
+#: with the size of the output (the slope of a chain's Γ and second-order partials over
+#: N = 64 ... 256 was 3.4-4.7 instead of 3).
+REUSE_BYTES = 32 * 2**20
+_SPARE: list = []  # at most one released block (1-d float64), kept for the next output
+
+
+class _Block:
+    """Owner of the memory of a large output: numpy arrays made from it keep it alive; when
+    the last of them is released, its block becomes the spare one (replacing any other).
+    """
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.__array_interface__ = raw.__array_interface__
+
+    def __del__(self):
+        with contextlib.suppress(Exception):  # (interpreter shutdown)
+            _SPARE[:] = [self.raw]
+
+
+def output(shape) -> np.ndarray:
+    """An uninitialized float64 array of ``shape`` for a kernel that writes every entry.
+
+    Blocks of :data:`REUSE_BYTES` or more are reused: the last one released (at most one is
+    kept, the memory of the largest recent result) serves the next output of its size, whose
+    pages are then already mapped.
+
+    Examples
+    --------
+    >>> from geomech.multibody.algorithms.blocksparse import output
+    >>> a = output((5, 2**20))   # 40 MB
+    >>> address = a.__array_interface__["data"][0]
+    >>> del a
+    >>> output((2**20, 5)).__array_interface__["data"][0] == address
+    True
+    """
+    n = math.prod(shape)
+    if 8 * n < REUSE_BYTES:
+        return np.empty(shape)
+    raw = _SPARE.pop() if _SPARE and _SPARE[-1].size == n else _fresh(n)
+    return np.asarray(_Block(raw)).reshape(shape)
+
+
+def _fresh(n):
+    """``n`` float64 numbers in anonymous pages of the default size.
+
+    Not ``np.empty``: numpy advises the kernel to back large arrays with 2 MiB pages, whose
+    first touch made the first call 2.5x slower on the benchmark machine (a chain of 256:
+    3.4-3.7 s instead of 1.3-1.4 s for the 537 MB of its second-order partials).
+    """
+    if not hasattr(mmap, "MAP_ANONYMOUS"):  # pragma: no cover  (Windows)
+        return np.empty(n)
+    block = mmap.mmap(-1, 8 * n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(block, dtype=np.float64)
 
 
 class _Layout:
