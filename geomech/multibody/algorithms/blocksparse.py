@@ -22,6 +22,7 @@ import numpy as np
 
 from geomech.errors import DimensionError, ParameterError
 from geomech.multibody._kernels.tables import IV
+from geomech.multibody._kernels.tree import layout as KL
 from geomech.multibody._kernels.tree.layout import dense_layout, sparse_layout
 
 __all__ = ["BlockSparseTensor", "layout_arrays", "output", "REUSE_BYTES"]
@@ -103,10 +104,12 @@ class _Layout:
         self.nv = cm.nv
         self.loc, self.base, self.m, self.a, self.size = sparse_layout(model.parent, iv)
         self.slabs = []  # per body: [(start, (X, Y, Z)), ...] of its nonempty slabs
+        paths = []
         for i in range(model.n_bodies):
             P = np.concatenate(
                 [np.arange(iv[b], iv[b + 1]) for b in model.supports(i)] + [np.zeros(0, int)]
             ).astype(np.intp)
+            paths.append(P)
             a = int(self.a[i])
             A, Nw = P[:a], P[a:]
             start = int(self.base[i])
@@ -115,6 +118,9 @@ class _Layout:
                 if count:
                     self.slabs.append((start, (X, Y, Z)))
                 start += count
+        # the paths for the compiled contractions: pdofs[poff[i]:poff[i + 1]] is P of body i
+        self.pdofs = np.concatenate(paths + [np.zeros(0, np.intp)]).astype(np.int64)
+        self.poff = np.concatenate([[0], np.cumsum([len(P) for P in paths])]).astype(np.int64)
         self._indices = None
 
     def kernel_args(self):
@@ -242,22 +248,31 @@ class BlockSparseTensor:
         """Bytes of the stored entries."""
         return int(self.values.nbytes)
 
-    def _blocks(self):
-        """``(X, Y, Z), V`` per slab: ``T[..., X×Y×Z] = V`` (V of shape (..., |X|, |Y|, |Z|))."""
-        lead = self.values.shape[:-1]
-        for start, (X, Y, Z) in self._layout.slabs:
-            n = len(X) * len(Y) * len(Z)
-            yield (
-                (X, Y, Z),
-                self.values[..., start : start + n].reshape(lead + (len(X), len(Y), len(Z))),
+    def _rows(self, *vectors):
+        """The values and ``vectors`` as kernel arguments: (1 or B, ...) rows over the
+        broadcast batch shape, which is returned first.
+        """
+        arrays = (self.values, *vectors)
+        lead = np.broadcast_shapes(*(x.shape[:-1] for x in arrays))
+        B = math.prod(lead)
+        rows = [
+            np.ascontiguousarray(
+                x.reshape(1, x.shape[-1])
+                if math.prod(x.shape[:-1]) == 1
+                else np.broadcast_to(x, lead + x.shape[-1:]).reshape(B, x.shape[-1])
             )
+            for x in arrays
+        ]
+        return lead, B, rows
 
     def todense(self) -> np.ndarray:
         """The dense tensor, shape (..., nv, nv, nv)."""
-        out = np.zeros(self.shape)
-        for (X, Y, Z), V in self._blocks():
-            out[(Ellipsis, *np.ix_(X, Y, Z))] = V
-        return out
+        lay = self._layout
+        lead = self.values.shape[:-1]
+        values = np.ascontiguousarray(self.values.reshape(-1, lay.size))
+        out = np.zeros((values.shape[0],) + (lay.nv,) * 3)
+        KL.dense_batch(values, lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (lay.nv,) * 3)
 
     def __array__(self, dtype=None, copy=None):
         out = self.todense()
@@ -287,14 +302,11 @@ class BlockSparseTensor:
         nv = self._layout.nv
         if axis not in (0, 1, 2):
             raise ParameterError(f"Expected `axis` in (0, 1, 2), got {axis!r}.")
-        w = _vector(w, nv, "w")
-        lead = np.broadcast_shapes(self.values.shape[:-1], w.shape[:-1])
-        out = np.zeros(lead + (nv, nv))
-        spec = ["...xyz,...x->...yz", "...xyz,...y->...xz", "...xyz,...z->...xy"][axis]
-        for idx, V in self._blocks():
-            rest = [idx[k] for k in range(3) if k != axis]
-            out[(Ellipsis, *np.ix_(*rest))] += np.einsum(spec, V, w[..., idx[axis]])
-        return out
+        lead, B, (values, w) = self._rows(_vector(w, nv, "w"))
+        out = np.zeros((B, nv, nv))
+        lay = self._layout
+        KL.contract_batch(values, w, axis, lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (nv, nv))
 
     def bilinear(self, x, y, axes=(1, 2)) -> np.ndarray:
         r"""Contract two indices with two vectors: :math:`\sum_{jk} T_{ijk} x_j y_k` for the
@@ -325,15 +337,11 @@ class BlockSparseTensor:
             raise ParameterError(
                 f"Expected `axes` to be two distinct indices among 0, 1, 2, got {axes!r}."
             )
-        x, y = _vector(x, nv, "x"), _vector(y, nv, "y")
-        (rest,) = {0, 1, 2} - set(axes)
-        lead = np.broadcast_shapes(self.values.shape[:-1], x.shape[:-1], y.shape[:-1])
-        out = np.zeros(lead + (nv,))
-        letters = "ijk"
-        spec = f"...ijk,...{letters[axes[0]]},...{letters[axes[1]]}->...{letters[rest]}"
-        for idx, V in self._blocks():
-            out[..., idx[rest]] += np.einsum(spec, V, x[..., idx[axes[0]]], y[..., idx[axes[1]]])
-        return out
+        lead, B, (values, x, y) = self._rows(_vector(x, nv, "x"), _vector(y, nv, "y"))
+        out = np.zeros((B, nv))
+        lay = self._layout
+        KL.bilinear_batch(values, x, y, axes[0], axes[1], lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (nv,))
 
     def __repr__(self) -> str:
         return f"BlockSparseTensor(shape={self.shape}, nnz={self.nnz})"
