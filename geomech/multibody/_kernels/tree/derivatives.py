@@ -410,6 +410,19 @@ def first_order(topo, ws, dq, dv, M, Y):
 # ----------------------------------------------------------------------------------------
 # second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
 # ----------------------------------------------------------------------------------------
+@njit(**INLINE)
+def _dot(X, x, Y, y):
+    """``dot6(X[x], Y[y])`` of rows of two (n, 6) arrays, without the row views."""
+    return (
+        X[x, 0] * Y[y, 0]
+        + X[x, 1] * Y[y, 1]
+        + X[x, 2] * Y[y, 2]
+        + X[x, 3] * Y[y, 3]
+        + X[x, 4] * Y[y, 4]
+        + X[x, 5] * Y[y, 5]
+    )
+
+
 @njit(**JIT)
 def second_order_workspace(nv):
     """The work arrays of :func:`second_order`: ``U`` (nv, 12, 6), the vectors u1 ... u12 of
@@ -449,6 +462,7 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
     U, path = so_work
+    U2 = U.reshape(U.shape[0] * 12, 6)  # row 12 u + n: u_{n+1} of the path's DoF u
     pdof, pstart, pend = path[0], path[1], path[2]
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
@@ -560,60 +574,65 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
                 matvec6_add(A1, s_t, 1.0, Ut[11])
             big = largest(U[:m], big)
             # ---- l.42-66, sweep 1: the entries whose last index is r (or r, then p) -------
+            # (rows of U, Sg, Psid, Psidd, SdPsid by index: views in these loops cost more
+            # than their dot products)
             for u in range(m):  # t of j (lj), then r of k ⪯ j (lk) innermost
-                Ut, lj = U[u], loc[pdof[u]]
-                u1, u2, u8, u9, u11 = Ut[0], Ut[1], Ut[7], Ut[8], Ut[10]
+                t, lj = 12 * u, loc[pdof[u]]
                 for w in range(pend[u]):
                     kr = pdof[w]
-                    s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
                     lk = loc[kr]
-                    d2q[slot(bi, mi, ai, li, lj, lk)] = dot6(u8, psid_r) + dot6(u9, psidd_r)
+                    d2q[slot(bi, mi, ai, li, lj, lk)] = _dot(U2, t + 7, Psid, kr) + _dot(
+                        U2, t + 8, Psidd, kr
+                    )
                     dM[slot(bi, mi, ai, li, lj, lk)] = 0.0  # ∂M_ij/∂q_k = 0 for k ⪯ j
                     if u < na:  # j ≠ i: l.45-50
-                        val = dot6(u1, psid_r) + dot6(u2, psidd_r)
+                        val = _dot(U2, t, Psid, kr) + _dot(U2, t + 1, Psidd, kr)
                         d2q[slot(bi, mi, ai, lj, lk, li)] = val
                         d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                        d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(u2, sdpsid_r)
-                        d2qv[slot(bi, mi, ai, lj, lk, li)] = dot6(u11, psid_r)
-                        val = dot6(u11, s_r)
+                        d2qv[slot(bi, mi, ai, lj, li, lk)] = _dot(U2, t, Sg, kr) + _dot(
+                            U2, t + 1, SdPsid, kr
+                        )
+                        d2qv[slot(bi, mi, ai, lj, lk, li)] = _dot(U2, t + 10, Psid, kr)
+                        val = _dot(U2, t + 10, Sg, kr)
                         d2v[slot(bi, mi, ai, lj, lk, li)] = val
                         d2v[slot(bi, mi, ai, lj, li, lk)] = val
-                        dM[slot(bi, mi, ai, lj, lk, li)] = dot6(s_r, Ut[11])
+                        dM[slot(bi, mi, ai, lj, lk, li)] = _dot(U2, t + 11, Sg, kr)
                         dM[slot(bi, mi, ai, lj, li, lk)] = 0.0  # ∂M_ji/∂q_k = 0 for k ⪯ j
                     if w < pstart[u]:  # k ≠ j: l.52-64
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u11, s_r)
-                        d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, Ut[4]) + dot6(u9, sdpsid_r)
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -_dot(U2, t + 10, Sg, kr)
+                        d2qv[slot(bi, mi, ai, li, lj, lk)] = _dot(U2, t + 4, Sg, kr) + _dot(
+                            U2, t + 8, SdPsid, kr
+                        )
                     else:  # l.65-66
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -_dot(U2, t + 1, Sg, kr)
             # ---- sweep 2: the entries whose last index is t (or t, then p) ---------------
             for w in range(m):  # r of k (lk), then t of j ⪰ k (lj) innermost
                 kr = pdof[w]
-                s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
                 lk = loc[kr]
                 for u in range(pstart[w], m):
-                    Ut, lj = U[u], loc[pdof[u]]
-                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -dot6(Ut[10], psid_r)  # l.44
+                    t, lj = 12 * u, loc[pdof[u]]
+                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -_dot(U2, t + 10, Psid, kr)  # l.44
                     if u < na:  # j ≠ i
-                        dM[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, Ut[11])
+                        dM[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 11, Sg, kr)
                     if u >= pend[w]:  # k ≠ j: l.52-64
-                        d2q[slot(bi, mi, ai, li, lk, lj)] = dot6(Ut[7], psid_r) + dot6(
-                            Ut[8], psidd_r
+                        d2q[slot(bi, mi, ai, li, lk, lj)] = _dot(U2, t + 7, Psid, kr) + _dot(
+                            U2, t + 8, Psidd, kr
                         )
-                        val = dot6(s_r, Ut[2])
+                        val = _dot(U2, t + 2, Sg, kr)
                         d2q[slot(bi, mi, ai, lk, li, lj)] = val
-                        d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6(Ut[10], s_r)
-                        d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, Ut[5])
-                        m9 = dot6(s_r, Ut[8])
+                        d2v[slot(bi, mi, ai, li, lk, lj)] = -_dot(U2, t + 10, Sg, kr)
+                        d2qv[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 5, Sg, kr)
+                        m9 = _dot(U2, t + 8, Sg, kr)
                         dM[slot(bi, mi, ai, lk, li, lj)] = m9
                         dM[slot(bi, mi, ai, li, lk, lj)] = m9
                         if u < na:
                             d2q[slot(bi, mi, ai, lk, lj, li)] = val
-                            d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, Ut[6])
-                            m10 = dot6(s_r, Ut[9])
+                            d2qv[slot(bi, mi, ai, lk, li, lj)] = _dot(U2, t + 6, Sg, kr)
+                            m10 = _dot(U2, t + 9, Sg, kr)
                             d2v[slot(bi, mi, ai, lk, li, lj)] = m10
                             d2v[slot(bi, mi, ai, lk, lj, li)] = m10
                         else:
-                            d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, Ut[3])
+                            d2v[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 3, Sg, kr)
         _accumulate(parent, i, IC, BC, fC)  # l.75-77
     return big <= SAFE
 
