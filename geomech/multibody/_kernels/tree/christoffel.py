@@ -42,6 +42,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
 )
 from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
+from geomech.multibody._kernels.tree.tensor import dot6_rows
 
 __all__ = [
     "christoffel_workspace",
@@ -98,6 +99,7 @@ def christoffel_work(
     writes of lines 15–17, as printed.
     """
     E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y, path, pdofs = work
+    F1r, F2r = F1.reshape(F1.shape[0] * 6, 6), F2.reshape(F2.shape[0] * 6, 6)  # row 6 u + c
     pdof, pstart, pend = pdofs[0], pdofs[1], pdofs[2]
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
@@ -179,27 +181,27 @@ def christoffel_work(
                 big = largest(F1[u, c], largest(F2[u, c], big))
         big = largest(F3[: dk * dk], largest(h[:dk], big))
         # l.14-17 for every pair i ⪯ j: x of i, y of j, with x < pend[y] (⇔ y ≥ pstart[x])
+        # (rows of Phi, F1, F2 by index: a view per product costs more than the product)
         for u in range(m):  # sweep 1: inner over x; A2[b, a, c] = Φ_xᵀ F2[y, c]
             ly = loc[pdof[u]]
             for c in range(dk):
-                lz = loc[ok + c]
+                lz, uc = loc[ok + c], 6 * u + c
                 for w in range(pend[u]):
                     lx = loc[pdof[w]]
-                    A2 = dot6(Phi[pdof[w]], F2[u, c])
+                    A2 = dot6_rows(Phi, pdof[w], F2r, uc)
                     G[slot(bk, mk, ak, ly, lx, lz)] = A2  # l.16
                     G[slot(bk, mk, ak, ly, lz, lx)] = A2
                     G[slot(bk, mk, ak, lz, ly, lx)] = -A2  # l.17: A3 = -A2^T13
         for w in range(m):  # sweep 2: inner over y; A1[a, b, c] = Φ_xᵀ F1[y, c]
-            lx = loc[pdof[w]]
-            Phi_x = Phi[pdof[w]]
+            lx, x_ = loc[pdof[w]], pdof[w]
             for c in range(dk):
                 lz = loc[ok + c]
                 for u in range(pstart[w], m):
-                    ly = loc[pdof[u]]
-                    A1 = dot6(Phi_x, F1[u, c])
+                    ly, uc = loc[pdof[u]], 6 * u + c
+                    A1 = dot6_rows(Phi, x_, F1r, uc)
                     G[slot(bk, mk, ak, lx, ly, lz)] = A1  # l.15
                     G[slot(bk, mk, ak, lx, lz, ly)] = A1
-                    G[slot(bk, mk, ak, lz, lx, ly)] = -dot6(Phi_x, F2[u, c])  # l.17
+                    G[slot(bk, mk, ak, lz, lx, ly)] = -dot6_rows(Phi, x_, F2r, uc)  # l.17
         for w in range(m):  # l.18-19 (i = j): Γ_kii = A3 + f4ᵀ D_i
             for u in range(pstart[w], pend[w]):
                 for c in range(dk):

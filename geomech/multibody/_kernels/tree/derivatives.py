@@ -64,6 +64,7 @@ from geomech.multibody._kernels.tree.tensor import (
     crbar_add,
     crf_left,
     crm_right,
+    dot6_rows,
     matTvec6_add,
     matvec6_add,
 )
@@ -410,19 +411,6 @@ def first_order(topo, ws, dq, dv, M, Y):
 # ----------------------------------------------------------------------------------------
 # second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
 # ----------------------------------------------------------------------------------------
-@njit(**INLINE)
-def _dot(X, x, Y, y):
-    """``dot6(X[x], Y[y])`` of rows of two (n, 6) arrays, without the row views."""
-    return (
-        X[x, 0] * Y[y, 0]
-        + X[x, 1] * Y[y, 1]
-        + X[x, 2] * Y[y, 2]
-        + X[x, 3] * Y[y, 3]
-        + X[x, 4] * Y[y, 4]
-        + X[x, 5] * Y[y, 5]
-    )
-
-
 @njit(**JIT)
 def second_order_workspace(nv):
     """The work arrays of :func:`second_order`: ``U`` (nv, 12, 6), the vectors u1 ... u12 of
@@ -581,58 +569,56 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
                 for w in range(pend[u]):
                     kr = pdof[w]
                     lk = loc[kr]
-                    d2q[slot(bi, mi, ai, li, lj, lk)] = _dot(U2, t + 7, Psid, kr) + _dot(
+                    d2q[slot(bi, mi, ai, li, lj, lk)] = dot6_rows(U2, t + 7, Psid, kr) + dot6_rows(
                         U2, t + 8, Psidd, kr
                     )
                     dM[slot(bi, mi, ai, li, lj, lk)] = 0.0  # ∂M_ij/∂q_k = 0 for k ⪯ j
                     if u < na:  # j ≠ i: l.45-50
-                        val = _dot(U2, t, Psid, kr) + _dot(U2, t + 1, Psidd, kr)
+                        val = dot6_rows(U2, t, Psid, kr) + dot6_rows(U2, t + 1, Psidd, kr)
                         d2q[slot(bi, mi, ai, lj, lk, li)] = val
                         d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                        d2qv[slot(bi, mi, ai, lj, li, lk)] = _dot(U2, t, Sg, kr) + _dot(
+                        d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6_rows(U2, t, Sg, kr) + dot6_rows(
                             U2, t + 1, SdPsid, kr
                         )
-                        d2qv[slot(bi, mi, ai, lj, lk, li)] = _dot(U2, t + 10, Psid, kr)
-                        val = _dot(U2, t + 10, Sg, kr)
+                        d2qv[slot(bi, mi, ai, lj, lk, li)] = dot6_rows(U2, t + 10, Psid, kr)
+                        val = dot6_rows(U2, t + 10, Sg, kr)
                         d2v[slot(bi, mi, ai, lj, lk, li)] = val
                         d2v[slot(bi, mi, ai, lj, li, lk)] = val
-                        dM[slot(bi, mi, ai, lj, lk, li)] = _dot(U2, t + 11, Sg, kr)
+                        dM[slot(bi, mi, ai, lj, lk, li)] = dot6_rows(U2, t + 11, Sg, kr)
                         dM[slot(bi, mi, ai, lj, li, lk)] = 0.0  # ∂M_ji/∂q_k = 0 for k ⪯ j
                     if w < pstart[u]:  # k ≠ j: l.52-64
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -_dot(U2, t + 10, Sg, kr)
-                        d2qv[slot(bi, mi, ai, li, lj, lk)] = _dot(U2, t + 4, Sg, kr) + _dot(
-                            U2, t + 8, SdPsid, kr
-                        )
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6_rows(U2, t + 10, Sg, kr)
+                        val = dot6_rows(U2, t + 4, Sg, kr) + dot6_rows(U2, t + 8, SdPsid, kr)
+                        d2qv[slot(bi, mi, ai, li, lj, lk)] = val
                     else:  # l.65-66
-                        d2v[slot(bi, mi, ai, li, lj, lk)] = -_dot(U2, t + 1, Sg, kr)
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6_rows(U2, t + 1, Sg, kr)
             # ---- sweep 2: the entries whose last index is t (or t, then p) ---------------
             for w in range(m):  # r of k (lk), then t of j ⪰ k (lj) innermost
                 kr = pdof[w]
                 lk = loc[kr]
                 for u in range(pstart[w], m):
                     t, lj = 12 * u, loc[pdof[u]]
-                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -_dot(U2, t + 10, Psid, kr)  # l.44
+                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -dot6_rows(U2, t + 10, Psid, kr)  # l.44
                     if u < na:  # j ≠ i
-                        dM[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 11, Sg, kr)
+                        dM[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 11, Sg, kr)
                     if u >= pend[w]:  # k ≠ j: l.52-64
-                        d2q[slot(bi, mi, ai, li, lk, lj)] = _dot(U2, t + 7, Psid, kr) + _dot(
-                            U2, t + 8, Psidd, kr
-                        )
-                        val = _dot(U2, t + 2, Sg, kr)
+                        val = dot6_rows(U2, t + 7, Psid, kr) + dot6_rows(U2, t + 8, Psidd, kr)
+                        d2q[slot(bi, mi, ai, li, lk, lj)] = val
+                        val = dot6_rows(U2, t + 2, Sg, kr)
                         d2q[slot(bi, mi, ai, lk, li, lj)] = val
-                        d2v[slot(bi, mi, ai, li, lk, lj)] = -_dot(U2, t + 10, Sg, kr)
-                        d2qv[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 5, Sg, kr)
-                        m9 = _dot(U2, t + 8, Sg, kr)
+                        d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6_rows(U2, t + 10, Sg, kr)
+                        d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 5, Sg, kr)
+                        m9 = dot6_rows(U2, t + 8, Sg, kr)
                         dM[slot(bi, mi, ai, lk, li, lj)] = m9
                         dM[slot(bi, mi, ai, li, lk, lj)] = m9
                         if u < na:
                             d2q[slot(bi, mi, ai, lk, lj, li)] = val
-                            d2qv[slot(bi, mi, ai, lk, li, lj)] = _dot(U2, t + 6, Sg, kr)
-                            m10 = _dot(U2, t + 9, Sg, kr)
+                            d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6_rows(U2, t + 6, Sg, kr)
+                            m10 = dot6_rows(U2, t + 9, Sg, kr)
                             d2v[slot(bi, mi, ai, lk, li, lj)] = m10
                             d2v[slot(bi, mi, ai, lk, lj, li)] = m10
                         else:
-                            d2v[slot(bi, mi, ai, lk, lj, li)] = _dot(U2, t + 3, Sg, kr)
+                            d2v[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 3, Sg, kr)
         _accumulate(parent, i, IC, BC, fC)  # l.75-77
     return big <= SAFE
 
