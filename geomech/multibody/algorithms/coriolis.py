@@ -580,8 +580,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     )
 
 
-def _speed_brackets(model, v) -> np.ndarray:
-    r"""``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the built-in joints.
+def _times_speed_brackets(model, X, v) -> np.ndarray:
+    r"""``X @ K`` with ``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the
+    built-in joints, one block at a time (:math:`O(n_v\sum_i d_i^2)`, not :math:`O(n_v^3)`).
 
     Their speed fields have constant structure constants, :math:`s^\ell_{ab} =
     \boldsymbol\Psi_\ell^\top(\mathbf S_a\times\mathbf S_b)` with the body-frame motion
@@ -589,15 +590,15 @@ def _speed_brackets(model, v) -> np.ndarray:
     ((\mathbf S_i\nu_i)\times)\mathbf S_i` (seed 000 eq. 30); zero for 1-DoF joints.
     """
     S = model.compiled.S[0]  # (nv, 6) rows, constant for built-in joints
-    K_ = np.zeros(v.shape + (v.shape[-1],))
+    out = np.zeros(X.shape)
     for sl in model.v_slices:
         if sl.stop - sl.start < 2:
             continue
         Sb = S[sl].T  # (6, d)
         Psi_T = np.linalg.pinv(Sb)  # (d, 6): Ψᵀ, a left inverse of S
         w = v[..., sl] @ Sb.T  # (..., 6): S ν_i
-        K_[..., sl, sl] = Psi_T @ crm(w) @ Sb
-    return K_
+        out[..., :, sl] = X[..., :, sl] @ (Psi_T @ crm(w) @ Sb)
+    return out
 
 
 def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
@@ -685,8 +686,7 @@ def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
         X_dcdv, X_H = _derivatives_by_idsva(model, q, v, dq)
     else:  # a long chain: 4 nv³ numbers would not pay; O(nv²) memory instead
         X_dcdv, X_H = _derivatives_by_polarization(model, q, v, dq, batch)
-    K_ = _speed_brackets(model, np.broadcast_to(v, X_H.shape[:-1]))
-    return 0.5 * (X_dcdv + X_H @ K_)
+    return 0.5 * (X_dcdv + _times_speed_brackets(model, X_H, np.broadcast_to(v, X_H.shape[:-1])))
 
 
 #: float64 numbers a step of :func:`coriolis_matrix_derivative` may hold at once (32 MiB)
