@@ -76,21 +76,21 @@ def output(shape) -> np.ndarray:
     return np.asarray(_Block(raw)).reshape(shape)
 
 
-def _fresh(n):
-    """``n`` float64 numbers in anonymous pages of the default size.
+def _fresh(n, dtype=np.float64):
+    """``n`` numbers (float64) in anonymous pages of the default size.
 
     Not ``np.empty``: numpy advises the kernel to back large arrays with 2 MiB pages, whose
     first touch made the first call 2.5x slower on the benchmark machine (a chain of 256:
     3.4-3.7 s instead of 1.3-1.4 s for the 537 MB of its second-order partials).
     """
-    if not hasattr(mmap, "MAP_ANONYMOUS"):  # pragma: no cover  (Windows)
-        return np.empty(n)
-    block = mmap.mmap(-1, 8 * n, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-    return np.frombuffer(block, dtype=np.float64)
+    if n == 0 or not hasattr(mmap, "MAP_ANONYMOUS"):  # (Windows)
+        return np.empty(n, dtype)
+    block = mmap.mmap(-1, n * np.dtype(dtype).itemsize, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(block, dtype=dtype)
 
 
 class _Layout:
-    """The block-sparse layout of a model: kernel arrays and, per body, its three slabs.
+    """The block-sparse layout of a model: the kernels' arrays and the paths of the bodies.
 
     Body ``i`` with the DoFs ``P`` of the path root → ``i`` (``m`` of them, the first ``a``
     on strict ancestors, ``n = m − a`` its own) stores three C-ordered dense slabs, from
@@ -103,23 +103,12 @@ class _Layout:
         iv = cm.topo[:, IV]
         self.nv = cm.nv
         self.loc, self.base, self.m, self.a, self.size = sparse_layout(model.parent, iv)
-        self.slabs = []  # per body: [(start, (X, Y, Z)), ...] of its nonempty slabs
+        # pdofs[poff[i]:poff[i + 1]] is P of body i: its parent's, then its own DoFs
         paths = []
-        for i in range(model.n_bodies):
-            P = np.concatenate(
-                [np.arange(iv[b], iv[b + 1]) for b in model.supports(i)] + [np.zeros(0, int)]
-            ).astype(np.intp)
-            paths.append(P)
-            a = int(self.a[i])
-            A, Nw = P[:a], P[a:]
-            start = int(self.base[i])
-            for X, Y, Z in ((Nw, P, P), (A, Nw, P), (A, A, Nw)):
-                count = len(X) * len(Y) * len(Z)
-                if count:
-                    self.slabs.append((start, (X, Y, Z)))
-                start += count
-        # the paths for the compiled contractions: pdofs[poff[i]:poff[i + 1]] is P of body i
-        self.pdofs = np.concatenate(paths + [np.zeros(0, np.intp)]).astype(np.int64)
+        for i, p in enumerate(model.parent):
+            own = np.arange(iv[i], iv[i + 1], dtype=np.int64)
+            paths.append(own if p < 0 else np.concatenate([paths[p], own]))
+        self.pdofs = np.concatenate(paths + [np.zeros(0, np.int64)])
         self.poff = np.concatenate([[0], np.cumsum([len(P) for P in paths])]).astype(np.int64)
         self._indices = None
 
@@ -130,11 +119,8 @@ class _Layout:
     def indices(self) -> np.ndarray:
         """``(3, size)`` coordinates of the stored entries (built on first use)."""
         if self._indices is None:
-            parts = [
-                np.stack(np.meshgrid(X, Y, Z, indexing="ij")).reshape(3, -1)
-                for _, (X, Y, Z) in self.slabs
-            ]
-            self._indices = np.concatenate(parts + [np.zeros((3, 0), np.intp)], axis=1)
+            self._indices = _fresh(3 * self.size, np.intp).reshape(3, self.size)
+            KL.coordinates(self.pdofs, self.poff, self.a, self._indices)
         return self._indices
 
 

@@ -30,6 +30,7 @@ __all__ = [
     "contract_batch",
     "bilinear_batch",
     "dense_batch",
+    "coordinates",
 ]
 
 #: a bound on the 6-vectors whose dot products are the entries of the outputs: below it every
@@ -237,3 +238,22 @@ def dense_batch(values, pdofs, poff, acube, out):
                         for z in range(z0, z1):
                             row[P[z]] = V[pos]
                             pos += 1
+
+
+@njit(**JIT)
+def coordinates(pdofs, poff, acube, out):
+    """``out`` (3, L): the ``(x, y, z)`` coordinates of the entries of the block-sparse
+    layout, in their order (arguments as :func:`contract_batch`).
+    """
+    pos = 0
+    for i in range(poff.shape[0] - 1):
+        P = pdofs[poff[i] : poff[i + 1]]
+        m, a = P.shape[0], acube[i]
+        for x0, x1, y0, y1, z0, z1 in ((a, m, 0, m, 0, m), (0, a, a, m, 0, m), (0, a, 0, a, a, m)):
+            for x in range(x0, x1):
+                for y in range(y0, y1):
+                    for z in range(z0, z1):
+                        out[0, pos] = P[x]
+                        out[1, pos] = P[y]
+                        out[2, pos] = P[z]
+                        pos += 1
