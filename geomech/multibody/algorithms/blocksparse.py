@@ -25,7 +25,7 @@ from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import layout as KL
 from geomech.multibody._kernels.tree.layout import dense_layout, sparse_layout
 
-__all__ = ["BlockSparseTensor", "layout_arrays", "output", "REUSE_BYTES"]
+__all__ = ["BlockSparseTensor", "layout_arrays", "output", "zeros", "REUSE_BYTES"]
 
 #: outputs of at least this many bytes (a chain's block-sparse tensors from nv ≈ 80 on) are
 #: made from a block that is kept for the next output of the same size when the last array
@@ -74,6 +74,22 @@ def output(shape) -> np.ndarray:
         return np.empty(shape)
     raw = _SPARE.pop() if _SPARE and _SPARE[-1].size == n else _fresh(n)
     return np.asarray(_Block(raw)).reshape(shape)
+
+
+def zeros(shape) -> np.ndarray:
+    """A zeroed float64 array of ``shape`` for a kernel that writes some of its entries (the
+    dense third-order outputs): from :data:`REUSE_BYTES` on, fresh default-size pages, which
+    the system zeroes as they are first touched (``np.zeros`` asks for 2 MiB pages, see
+    :func:`_fresh`).
+
+    Examples
+    --------
+    >>> from geomech.multibody.algorithms.blocksparse import zeros
+    >>> float(zeros((2**20, 5)).max()), zeros((2, 3)).shape
+    (0.0, (2, 3))
+    """
+    n = math.prod(shape)
+    return np.zeros(shape) if 8 * n < REUSE_BYTES else _fresh(n).reshape(shape)
 
 
 def _fresh(n, dtype=np.float64):
@@ -256,7 +272,7 @@ class BlockSparseTensor:
         lay = self._layout
         lead = self.values.shape[:-1]
         values = np.ascontiguousarray(self.values.reshape(-1, lay.size))
-        out = np.zeros((values.shape[0],) + (lay.nv,) * 3)
+        out = zeros((values.shape[0],) + (lay.nv,) * 3)
         KL.dense_batch(values, lay.pdofs, lay.poff, lay.a, out)
         return out.reshape(lead + (lay.nv,) * 3)
 

@@ -36,7 +36,12 @@ import numpy as np
 from geomech.errors import NotATreeError
 from geomech.multibody._kernels.driver import call, compiled, states
 from geomech.multibody._kernels.tree import christoffel as K
-from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays, output
+from geomech.multibody.algorithms.blocksparse import (
+    BlockSparseTensor,
+    layout_arrays,
+    output,
+    zeros,
+)
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
@@ -191,7 +196,7 @@ def christoffel_symbols(model, q, *, sparse: bool = False):
     S, _, T_user = cm.joint_arrays(Q)
     # dense: the entries of triples on no root-to-leaf path are not written (zero); the
     # block-sparse layout is written whole (no zero-fill before the kernel's writes)
-    G = output((B, size)) if sparse else np.zeros((B, size))
+    G = output((B, size)) if sparse else zeros((B, size))
     call(
         K.christoffel_batch,
         (*cm.arrays(), *layout_args),

@@ -64,7 +64,12 @@ from geomech.multibody._kernels.driver import are_states, call, entry, failure, 
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 from geomech.multibody._kernels.tree.layout import dense_layout
-from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays, output
+from geomech.multibody.algorithms.blocksparse import (
+    BlockSparseTensor,
+    layout_arrays,
+    output,
+    zeros,
+)
 
 __all__ = [
     "rnea_derivatives",
@@ -404,7 +409,7 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
     )
     # dense: the entries of triples on no root-to-leaf path are not written (zero); the
     # block-sparse layout is written whole (no zero-fill before the kernel's writes)
-    T = output((B, 4, size)) if sparse else np.zeros((B, 4, size))
+    T = output((B, 4, size)) if sparse else zeros((B, 4, size))
     call(
         K.rnea_second_derivatives_batch,
         (*_model_args(cm), *layout_args),
