@@ -25,23 +25,32 @@ from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import layout as KL
 from geomech.multibody._kernels.tree.layout import dense_layout, sparse_layout
 
-__all__ = ["BlockSparseTensor", "layout_arrays", "output", "zeros", "REUSE_BYTES"]
+__all__ = [
+    "BlockSparseTensor",
+    "layout_arrays",
+    "output",
+    "zeros",
+    "REUSE_BYTES",
+    "SPARE_BYTES",
+]
 
-#: outputs of at least this many bytes (a chain's block-sparse tensors from nv ≈ 80 on) are
-#: made from a block that is kept for the next output of the same size when the last array
-#: using it is released. Below it the C allocator reuses freed memory itself (glibc's mmap
-#: threshold rises to 32 MiB); above it every fresh block is mapped from the system page by
-#: page on first write, which costs 3-4 ns per number on the benchmark machine, as much as
-#: computing the number, and is paid in full on every call, so that the time per entry grew
-#: with the size of the output (the slope of a chain's Γ and second-order partials over
-#: N = 64 ... 256 was 3.4-4.7 instead of 3).
-REUSE_BYTES = 32 * 2**20
-_SPARE: list = []  # at most one released block (1-d float64), kept for the next output
+#: outputs of at least this many bytes (a chain's block-sparse Γ from nv ≈ 80 on) are made
+#: from blocks of default-size pages (:func:`_fresh`) that are kept for the next outputs of
+#: the same size when the last array using them is released (:data:`SPARE_BYTES` of them at
+#: most). numpy's own arrays of this size are backed by 2 MiB pages, whose first touch cost a
+#: chain-128's Γ 60 ms instead of 10; and above glibc's 32 MiB mmap threshold every fresh
+#: array is mapped page by page on first write, 3-4 ns per number on the benchmark machine,
+#: as much as computing the number, paid in full on every call (the time per entry grew
+#: with the size of the output: slopes of 3.4-4.7 instead of 3 over N = 64 ... 256).
+REUSE_BYTES = 4 * 2**20
+#: the most bytes of released output blocks kept for reuse (the oldest are freed first)
+SPARE_BYTES = 2**30
+_SPARE: list = []  # released blocks (1-d float64), oldest first
 
 
 class _Block:
     """Owner of the memory of a large output: numpy arrays made from it keep it alive; when
-    the last of them is released, its block becomes the spare one (replacing any other).
+    the last of them is released, its block joins the spare ones.
     """
 
     def __init__(self, raw):
@@ -50,15 +59,25 @@ class _Block:
 
     def __del__(self):
         with contextlib.suppress(Exception):  # (interpreter shutdown)
-            _SPARE[:] = [self.raw]
+            _SPARE.append(self.raw)
+            while sum(x.nbytes for x in _SPARE) > SPARE_BYTES:
+                del _SPARE[0]
+
+
+def _spare(n):
+    """A released block of ``n`` numbers, the most recent one, or None."""
+    for k in range(len(_SPARE) - 1, -1, -1):
+        if _SPARE[k].size == n:
+            return _SPARE.pop(k)
+    return None
 
 
 def output(shape) -> np.ndarray:
     """An uninitialized float64 array of ``shape`` for a kernel that writes every entry.
 
-    Blocks of :data:`REUSE_BYTES` or more are reused: the last one released (at most one is
-    kept, the memory of the largest recent result) serves the next output of its size, whose
-    pages are then already mapped.
+    Blocks of :data:`REUSE_BYTES` or more are reused: a released one of the same size (up
+    to :data:`SPARE_BYTES` of them are kept) serves the next output, whose pages are then
+    already mapped.
 
     Examples
     --------
@@ -72,15 +91,17 @@ def output(shape) -> np.ndarray:
     n = math.prod(shape)
     if 8 * n < REUSE_BYTES:
         return np.empty(shape)
-    raw = _SPARE.pop() if _SPARE and _SPARE[-1].size == n else _fresh(n)
+    raw = _spare(n)
+    if raw is None:
+        raw = _fresh(n)
     return np.asarray(_Block(raw)).reshape(shape)
 
 
 def zeros(shape) -> np.ndarray:
     """A zeroed float64 array of ``shape`` for a kernel that writes some of its entries (the
-    dense third-order outputs): from :data:`REUSE_BYTES` on, fresh default-size pages, which
-    the system zeroes as they are first touched (``np.zeros`` asks for 2 MiB pages, see
-    :func:`_fresh`).
+    dense third-order outputs): from 32 MiB on (where glibc maps every array afresh), fresh
+    default-size pages, which the system zeroes as they are first touched (``np.zeros`` asks
+    for 2 MiB pages, see :func:`_fresh`); below, ``np.zeros`` (freed memory reused).
 
     Examples
     --------
@@ -89,7 +110,7 @@ def zeros(shape) -> np.ndarray:
     (0.0, (2, 3))
     """
     n = math.prod(shape)
-    return np.zeros(shape) if 8 * n < REUSE_BYTES else _fresh(n).reshape(shape)
+    return np.zeros(shape) if 8 * n < 32 * 2**20 else _fresh(n).reshape(shape)
 
 
 def _fresh(n, dtype=np.float64):
