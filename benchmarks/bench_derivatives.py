@@ -336,7 +336,9 @@ def sparse_single(rng, sizes=(64, 128, 256), repeat=5):
     ``first``: the first call at that size, whose output block is fresh memory that the
     system maps page by page as the kernel first writes it (3-4 ns per number on the
     benchmark machine); the best of the repeats that follow reuse the block released by the
-    previous call (``blocksparse.output``), as a loop over states does.
+    previous call (``blocksparse.output``), as a loop over states does. The best CPU times
+    (``time.process_time``) and their slopes follow: on a loaded machine the wall time of a
+    long call grows with the load more than that of a short one.
     """
     small = robots.serial_chain(4, rng=0)  # the kernels loaded before the first calls
     gm.rnea_second_derivatives(small, *_state(small, rng), sparse=True)
@@ -357,12 +359,13 @@ def sparse_single(rng, sizes=(64, 128, 256), repeat=5):
             f_so, f_g = _first(so), _first(ga)
             nnz = ga().nnz
             t_so, t_g = best_time(so, repeat), best_time(ga, repeat)
-            rows.append((n, model.depth, t_so, t_g, nnz, f_so, f_g))
+            cpu = [best_time(f, repeat, clock=time.process_time) for f in (so, ga)]
+            rows.append((n, model.depth, t_so, t_g, nnz, f_so, f_g, *cpu))
         print(
             f"   {family}:  N    d   SO sparse (ms)  Γ sparse (ms)  SO MB (4 tensors)  dense MB"
             "  first call SO, Γ (ms)"
         )
-        for n, d, ts, tg, nnz, fs, fg in rows:
+        for n, d, ts, tg, nnz, fs, fg, *_ in rows:
             print(
                 f"   {'':<{len(family)}} {n:>3} {d:>4} {ts * 1e3:>15.3f} {tg * 1e3:>14.3f} "
                 f"{4 * nnz * 8 / 1e6:>18.1f} {4 * n**3 * 8 / 1e6:>9.1f} "
@@ -380,6 +383,16 @@ def sparse_single(rng, sizes=(64, 128, 256), repeat=5):
             f"{slope(N, t_so):.2f}, Γ sparse {slope(N, t_g):.2f} (target <= {target}); first "
             f"calls: SO {slope(N, f_so):.2f}, Γ {slope(N, f_g):.2f}; vs N d^2: "
             f"SO {slope(N * d**2, t_so):.2f}, Γ {slope(N * d**2, t_g):.2f}",
+            flush=True,
+        )
+        c_so = np.array([r[7] for r in rows])
+        c_g = np.array([r[8] for r in rows])
+        print(
+            f"   {family}: CPU time (best of {repeat}): SO "
+            + ", ".join(f"{t * 1e3:.3f}" for t in c_so)
+            + " ms, Γ "
+            + ", ".join(f"{t * 1e3:.3f}" for t in c_g)
+            + f" ms; slopes SO {slope(N, c_so):.2f}, Γ {slope(N, c_g):.2f}",
             flush=True,
         )
 
