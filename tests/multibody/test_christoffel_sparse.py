@@ -296,3 +296,22 @@ def test_an_overflowing_second_derivative_is_reported():
             rnea_second_derivatives(model, q, v, np.zeros(3), sparse=sparse)
     d2 = rnea_second_derivatives(model, q, np.full(3, 1e100), np.zeros(3), sparse=True)
     assert np.isfinite(d2.d2tau_dq2.values).all()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_second_derivatives_along_a_direction_equal_the_contracted_tensors(seed):
+    """IDSVA SO contracted as it runs equals numpy's contraction of the dense partials
+    (themselves checked against Pinocchio and finite differences in test_derivatives*)."""
+    from geomech.multibody.algorithms.derivatives import second_derivatives_along
+
+    model = tree(seed)
+    rng = np.random.default_rng(900 + seed)
+    q, v, a = random_state(model, rng, size=2)
+    dq = rng.normal(size=(2, model.nv))
+    XQV, XM = second_derivatives_along(model, q, v, a, dq)
+    d2 = rnea_second_derivatives(model, q, v, a)
+    ref_qv = np.einsum("nabc,nb->nac", d2.d2tau_dqdv, dq)
+    ref_m = np.einsum("nalb,nb->nal", d2.dM_dq, dq)
+    scale = max(1.0, float(np.abs(ref_qv).max()), float(np.abs(ref_m).max()))
+    assert np.abs(XQV - ref_qv).max() <= 1e-13 * scale
+    assert np.abs(XM - ref_m).max() <= 1e-13 * scale

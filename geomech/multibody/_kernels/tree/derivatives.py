@@ -81,6 +81,7 @@ __all__ = [
     "rnea_derivatives_batch",
     "rnea_derivatives_one",
     "rnea_second_derivatives_batch",
+    "rnea_second_along_batch",
     "aba_derivatives_batch",
     "aba_derivatives_one",
     "aba_second_derivatives_batch",
@@ -421,7 +422,50 @@ def second_order_workspace(nv):
 
 
 @njit(**JIT)
-def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
+def _along(U2, Sg, Psid, SdPsid, pdof, pstart, pend, m, na, ip, along):
+    r"""The entries of ``d2tau_dqdv`` and ``dM_dq`` that :func:`second_order`'s sweeps write
+    for DoF ``ip``, contracted with ``delta`` instead of written (each entry once: the block
+    of ``dM_dq`` within one joint, which both sweeps write, is taken from the second):
+    ``XQV[a, c]`` += :math:`\partial^2\tau_a/\partial q_b\partial\nu_c\,\delta_b`,
+    ``XM[a, l]`` += :math:`\partial M_{al}/\partial q_b\,\delta_b`. The structurally zero
+    entries of ``dM_dq`` are left out.
+    """
+    delta, XQV, XM = along
+    dp = delta[ip]
+    for u in range(m):  # sweep 1: (t, r) with r of k ⪯ j
+        t, jt = 12 * u, pdof[u]
+        dt = delta[jt]
+        for w in range(pend[u]):
+            kr = pdof[w]
+            if u < na:  # j ≠ i
+                val = dot6_rows(U2, t, Sg, kr) + dot6_rows(U2, t + 1, SdPsid, kr)
+                XQV[jt, kr] += val * dp  # d2qv(t, p, r)
+                XQV[jt, ip] += dot6_rows(U2, t + 10, Psid, kr) * delta[kr]  # d2qv(t, r, p)
+                if w < pstart[u]:  # (within one joint, sweep 2 writes it again)
+                    XM[jt, kr] += dot6_rows(U2, t + 11, Sg, kr) * dp  # dM(t, r, p)
+            if w < pstart[u]:  # k ≠ j
+                val = dot6_rows(U2, t + 4, Sg, kr) + dot6_rows(U2, t + 8, SdPsid, kr)
+                XQV[ip, kr] += val * dt  # d2qv(p, t, r)
+    for w in range(m):  # sweep 2: (r, t) with t of j ⪰ k
+        kr = pdof[w]
+        dr = delta[kr]
+        for u in range(pstart[w], m):
+            t, jt = 12 * u, pdof[u]
+            dt = delta[jt]
+            XQV[ip, jt] -= dot6_rows(U2, t + 10, Psid, kr) * dr  # d2qv(p, r, t)
+            if u < na:  # j ≠ i
+                XM[kr, jt] += dot6_rows(U2, t + 11, Sg, kr) * dp  # dM(r, t, p)
+            if u >= pend[w]:  # k ≠ j
+                XQV[kr, ip] += dot6_rows(U2, t + 5, Sg, kr) * dt  # d2qv(r, t, p)
+                m9 = dot6_rows(U2, t + 8, Sg, kr) * dt
+                XM[kr, ip] += m9  # dM(r, p, t)
+                XM[ip, kr] += m9  # dM(p, r, t)
+                if u < na:
+                    XQV[kr, jt] += dot6_rows(U2, t + 6, Sg, kr) * dp  # d2qv(r, p, t)
+
+
+@njit(**JIT)
+def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work, along=None):
     r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
 
     ``T`` (4, L) receives ``d2tau_dq2``, ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq`` at the
@@ -435,7 +479,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
     ``d2qv[a, b, c]`` :math:`= \partial^2\tau_a/\partial q_b\partial\dot q_c`,
     ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)
     receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
-    ``so_work`` is :func:`second_order_workspace`.
+    ``so_work`` is :func:`second_order_workspace`. With ``along = (delta, XQV, XM)`` nothing
+    is written to ``T``: the entries of ``d2tau_dqdv`` and ``dM_dq`` are contracted with
+    ``delta`` as they are formed instead (:func:`_along`).
 
     Alg. 1 visits the DoF triples ``p`` of ``i``, ``t`` of ``j``, ``r`` of ``k`` (``k ⪯ j ⪯
     i``) in nested loops and writes each entry at once (l.42-66), every entry a dot product
@@ -561,6 +607,9 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work):
                 matTvec6_add(BCsp, s_t, 1.0, Ut[10])
                 matvec6_add(A1, s_t, 1.0, Ut[11])
             big = largest(U[:m], big)
+            if along is not None:
+                _along(U2, Sg, Psid, SdPsid, pdof, pstart, pend, m, na, ip, along)
+                continue
             # ---- l.42-66, sweep 1: the entries whose last index is r (or r, then p) -------
             # (rows of U, Sg, Psid, Psidd, SdPsid by index: views in these loops cost more
             # than their dot products)
@@ -747,6 +796,44 @@ def rnea_second_derivatives_batch(
         if st == OK:
             safe = second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M, so_work)
             if not (safe or all_finite(T[b])):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return first_failure(status)
+
+
+@njit(**JIT)
+def rnea_second_along_batch(
+    topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DELTA, XQV, XM, status
+):
+    r"""IDSVA SO contracted with a direction as it runs, over a batch, without the tensors:
+    ``XQV[b]`` :math:`= \sum_c \partial^2\tau/\partial q_c\partial\nu\,\delta_c`,
+    ``XM[b]`` :math:`= \sum_c \partial\mathbf M/\partial q_c\,\delta_c` (each (B, nv, nv),
+    zeroed), ``delta = DELTA[b]``: :math:`O(Nd^2)` work, :math:`O(n_v^2)` memory.
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = workspace(N, nv)
+    so_work = second_order_workspace(nv)
+    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    loc, cube, T = np.zeros(nv, np.int64), np.zeros(N, np.int64), np.empty((4, 0))
+    for b in range(status.shape[0]):
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
+            ws,
+        )
+        if st == OK:
+            along = (at(DELTA, b), XQV[b], XM[b])
+            second_order(topo, ws, loc, cube, cube, cube, T, dq, dv, M, so_work, along)
+            if not (all_finite(XQV[b]) and all_finite(XM[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return first_failure(status)
