@@ -35,8 +35,8 @@ __all__ = [
 ]
 
 #: outputs of at least this many bytes (a chain's block-sparse Γ from nv ≈ 80 on) are made
-#: from blocks of default-size pages (:func:`_fresh`) that are kept for the next outputs of
-#: the same size when the last array using them is released (:data:`SPARE_BYTES` of them at
+#: from blocks of default-size pages (``_fresh``) that are kept for the next outputs of
+#: the same size when the last array using them is released (``SPARE_BYTES`` of them at
 #: most). numpy's own arrays of this size are backed by 2 MiB pages, whose first touch cost a
 #: chain-128's Γ 60 ms instead of 10; and above glibc's 32 MiB mmap threshold every fresh
 #: array is mapped page by page on first write, 3-4 ns per number on the benchmark machine,
@@ -75,8 +75,8 @@ def _spare(n):
 def output(shape) -> np.ndarray:
     """An uninitialized float64 array of ``shape`` for a kernel that writes every entry.
 
-    Blocks of :data:`REUSE_BYTES` or more are reused: a released one of the same size (up
-    to :data:`SPARE_BYTES` of them are kept) serves the next output, whose pages are then
+    Blocks of ``REUSE_BYTES`` or more are reused: a released one of the same size (up
+    to ``SPARE_BYTES`` of them are kept) serves the next output, whose pages are then
     already mapped.
 
     Examples
@@ -101,7 +101,7 @@ def zeros(shape) -> np.ndarray:
     """A zeroed float64 array of ``shape`` for a kernel that writes some of its entries (the
     dense third-order outputs): from 32 MiB on (where glibc maps every array afresh), fresh
     default-size pages, which the system zeroes as they are first touched (``np.zeros`` asks
-    for 2 MiB pages, see :func:`_fresh`); below, ``np.zeros`` (freed memory reused).
+    for 2 MiB pages, see ``_fresh``); below, ``np.zeros`` (freed memory reused).
 
     Examples
     --------

@@ -112,7 +112,7 @@ def largest(x, big):
     """``max(big, max |x|)`` over the entries of ``x`` (any shape), NaN once one is NaN.
 
     A kernel whose output entries are sums of a few dot products of 6-vectors tracks the
-    largest entry of those vectors: while it is at most :data:`SAFE` (not NaN, not inf),
+    largest entry of those vectors: while it is at most ``SAFE`` (not NaN, not inf),
     every entry is finite, and the output (:math:`O(n_v^3)` numbers on a chain) is not read
     again to check it.
 
@@ -185,7 +185,7 @@ def contract_batch(values, w, axis, pdofs, poff, acube, out):
 @njit(**JIT)
 def _bilinear_slab(V, pos, P, x0, x1, y0, y1, z0, z1, w1, w2, a1, a2, out):
     """``out[idx[rest]]`` += ``V`` · ``w1[idx[a1]]`` · ``w2[idx[a2]]`` over one slab (as
-    :func:`_contract_slab`), ``rest`` the third index; the position after the slab.
+    ``_contract_slab``), ``rest`` the third index; the position after the slab.
     """
     rest = 3 - a1 - a2
     for x in range(x0, x1):
