@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import math
 import mmap
+import threading
 import weakref
 
 import numpy as np
@@ -46,6 +47,7 @@ REUSE_BYTES = 4 * 2**20
 #: the most bytes of released output blocks kept for reuse (the oldest are freed first)
 SPARE_BYTES = 2**30
 _SPARE: list = []  # released blocks (1-d float64), oldest first
+_SPARE_LOCK = threading.Lock()
 
 
 class _Block:
@@ -58,17 +60,24 @@ class _Block:
         self.__array_interface__ = raw.__array_interface__
 
     def __del__(self):
+        # never waits: a release during _spare (the garbage collector runs in any thread)
+        # frees its block instead of keeping it
         with contextlib.suppress(Exception):  # (interpreter shutdown)
-            _SPARE.append(self.raw)
-            while sum(x.nbytes for x in _SPARE) > SPARE_BYTES:
-                del _SPARE[0]
+            if _SPARE_LOCK.acquire(blocking=False):
+                try:
+                    _SPARE.append(self.raw)
+                    while sum(x.nbytes for x in _SPARE) > SPARE_BYTES:
+                        del _SPARE[0]
+                finally:
+                    _SPARE_LOCK.release()
 
 
 def _spare(n):
     """A released block of ``n`` numbers, the most recent one, or None."""
-    for k in range(len(_SPARE) - 1, -1, -1):
-        if _SPARE[k].size == n:
-            return _SPARE.pop(k)
+    with _SPARE_LOCK:
+        for k in range(len(_SPARE) - 1, -1, -1):
+            if _SPARE[k].size == n:
+                return _SPARE.pop(k)
     return None
 
 
