@@ -188,12 +188,28 @@ def _bilinear_slab(V, pos, P, x0, x1, y0, y1, z0, z1, w1, w2, a1, a2, out):
     ``_contract_slab``), ``rest`` the third index; the position after the slab.
     """
     rest = 3 - a1 - a2
+    # the vector of each contracted index (the one of ``rest`` unused)
+    wx = w1 if a1 == 0 else w2
+    wy = w1 if a1 == 1 else w2
+    wz = w1 if a1 == 2 else w2
     for x in range(x0, x1):
+        px = P[x]
         for y in range(y0, y1):
-            for z in range(z0, z1):
-                idx = (P[x], P[y], P[z])
-                out[idx[rest]] += V[pos] * w1[idx[a1]] * w2[idx[a2]]
-                pos += 1
+            py = P[y]
+            if rest == 2:
+                c = wx[px] * wy[py]
+                for z in range(z0, z1):
+                    out[P[z]] += V[pos] * c
+                    pos += 1
+            else:
+                t = 0.0
+                for z in range(z0, z1):
+                    t += V[pos] * wz[P[z]]
+                    pos += 1
+                if rest == 0:
+                    out[px] += t * wy[py]
+                else:
+                    out[py] += t * wx[px]
     return pos
 
 
