@@ -236,3 +236,82 @@ def test_coriolis_derivative_refuses_closed_models():
     four_bar = load_example("four_bar")
     with pytest.raises(NotATreeError):
         coriolis_matrix_derivative(four_bar, four_bar.neutral(), np.zeros(1), np.zeros(1))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_the_kernels_write_every_stored_entry(seed):
+    """The block-sparse outputs are not zero-filled: each kernel must write all of them (NaN
+    before the call, none after), including the structurally zero entries of dM/dq."""
+    from geomech.multibody._kernels.tree import christoffel as KC
+    from geomech.multibody._kernels.tree import derivatives as KD
+    from geomech.multibody.algorithms import derivatives as D
+    from geomech.multibody.algorithms.blocksparse import layout_arrays
+
+    model = tree(seed)
+    cm = model.compiled
+    q, v, a = random_state(model, np.random.default_rng(700 + seed))
+    Q, status = q[None], np.empty(1, np.int64)
+    _, args, size = layout_arrays(model, True)
+    T = np.full((1, 4, size), np.nan)
+    KD.rnea_second_derivatives_batch(
+        *D._model_args(cm), *args, Q, v[None], a[None], cm.a0, D._NO_FORCES, T, status
+    )
+    G = np.full((1, size), np.nan)
+    S, _, T_user = cm.joint_arrays(Q)
+    KC.christoffel_batch(*cm.arrays(), *args, S, cm.rate_derivatives(Q), T_user, Q, G, status)
+    assert not np.isnan(T).any() and not np.isnan(G).any()
+
+
+def test_reused_output_blocks_hold_the_new_results(monkeypatch):
+    """A released output block serves the next call of its size: the results are those of
+    the new state, equal to the dense ones (zero-filled fresh arrays)."""
+    from geomech.multibody.algorithms import blocksparse
+
+    monkeypatch.setattr(blocksparse, "REUSE_BYTES", 0)  # every output from a reused block
+    model = tree(4)
+    rng = np.random.default_rng(8)
+    for _ in range(3):
+        q, v, a = random_state(model, rng)
+        G = christoffel_symbols(model, q, sparse=True)
+        address = G.values.__array_interface__["data"][0]
+        assert np.array_equal(G.todense(), christoffel_symbols(model, q))
+        del G
+        G = christoffel_symbols(model, model.random_configuration(rng), sparse=True)
+        assert G.values.__array_interface__["data"][0] == address  # the released block
+        d2 = rnea_second_derivatives(model, q, v, a, sparse=True)
+        for T, D in zip(d2, rnea_second_derivatives(model, q, v, a), strict=True):
+            assert np.array_equal(T.todense(), D)
+        del d2
+
+
+def test_an_overflowing_second_derivative_is_reported():
+    """Entries are checked only when the vectors they are dot products of exceed
+    ``layout.SAFE``: an overflow to inf is still a NonFiniteError."""
+    from geomech.errors import NonFiniteError
+
+    model = robots.serial_chain(3, rng=0)
+    q, v = model.neutral(), np.full(3, 1e160)
+    for sparse in (True, False):
+        with pytest.raises(NonFiniteError):
+            rnea_second_derivatives(model, q, v, np.zeros(3), sparse=sparse)
+    d2 = rnea_second_derivatives(model, q, np.full(3, 1e100), np.zeros(3), sparse=True)
+    assert np.isfinite(d2.d2tau_dq2.values).all()
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_second_derivatives_along_a_direction_equal_the_contracted_tensors(seed):
+    """IDSVA SO contracted as it runs equals numpy's contraction of the dense partials
+    (themselves checked against Pinocchio and finite differences in test_derivatives*)."""
+    from geomech.multibody.algorithms.derivatives import second_derivatives_along
+
+    model = tree(seed)
+    rng = np.random.default_rng(900 + seed)
+    q, v, a = random_state(model, rng, size=2)
+    dq = rng.normal(size=(2, model.nv))
+    XQV, XM = second_derivatives_along(model, q, v, a, dq)
+    d2 = rnea_second_derivatives(model, q, v, a)
+    ref_qv = np.einsum("nabc,nb->nac", d2.d2tau_dqdv, dq)
+    ref_m = np.einsum("nalb,nb->nal", d2.dM_dq, dq)
+    scale = max(1.0, float(np.abs(ref_qv).max()), float(np.abs(ref_m).max()))
+    assert np.abs(XQV - ref_qv).max() <= 1e-13 * scale
+    assert np.abs(XM - ref_m).max() <= 1e-13 * scale

@@ -13,19 +13,130 @@ then holds all :math:`n_v^3` entries, as the dense one.
 
 from __future__ import annotations
 
+import contextlib
+import math
+import mmap
+import threading
 import weakref
 
 import numpy as np
 
 from geomech.errors import DimensionError, ParameterError
 from geomech.multibody._kernels.tables import IV
+from geomech.multibody._kernels.tree import layout as KL
 from geomech.multibody._kernels.tree.layout import dense_layout, sparse_layout
 
-__all__ = ["BlockSparseTensor", "layout_arrays"]
+__all__ = [
+    "BlockSparseTensor",
+    "layout_arrays",
+    "output",
+    "zeros",
+    "REUSE_BYTES",
+    "SPARE_BYTES",
+]
+
+#: outputs of at least this many bytes (a chain's block-sparse Γ from nv ≈ 80 on) are made
+#: from blocks of default-size pages (``_fresh``) that are kept for the next outputs of
+#: the same size when the last array using them is released (``SPARE_BYTES`` of them at
+#: most). numpy's own arrays of this size are backed by 2 MiB pages, whose first touch cost a
+#: chain-128's Γ 60 ms instead of 10; and above glibc's 32 MiB mmap threshold every fresh
+#: array is mapped page by page on first write, 3-4 ns per number on the benchmark machine,
+#: as much as computing the number, paid in full on every call (the time per entry grew
+#: with the size of the output: slopes of 3.4-4.7 instead of 3 over N = 64 ... 256).
+REUSE_BYTES = 4 * 2**20
+#: the most bytes of released output blocks kept for reuse (the oldest are freed first)
+SPARE_BYTES = 2**30
+_SPARE: list = []  # released blocks (1-d float64), oldest first
+_SPARE_LOCK = threading.Lock()
+
+
+class _Block:
+    """Owner of the memory of a large output: numpy arrays made from it keep it alive; when
+    the last of them is released, its block joins the spare ones.
+    """
+
+    def __init__(self, raw):
+        self.raw = raw
+        self.__array_interface__ = raw.__array_interface__
+
+    def __del__(self):
+        # never waits: a release during _spare (the garbage collector runs in any thread)
+        # frees its block instead of keeping it
+        with contextlib.suppress(Exception):  # (interpreter shutdown)
+            if _SPARE_LOCK.acquire(blocking=False):
+                try:
+                    _SPARE.append(self.raw)
+                    while sum(x.nbytes for x in _SPARE) > SPARE_BYTES:
+                        del _SPARE[0]
+                finally:
+                    _SPARE_LOCK.release()
+
+
+def _spare(n):
+    """A released block of ``n`` numbers, the most recent one, or None."""
+    with _SPARE_LOCK:
+        for k in range(len(_SPARE) - 1, -1, -1):
+            if _SPARE[k].size == n:
+                return _SPARE.pop(k)
+    return None
+
+
+def output(shape) -> np.ndarray:
+    """An uninitialized float64 array of ``shape`` for a kernel that writes every entry.
+
+    Blocks of ``REUSE_BYTES`` or more are reused: a released one of the same size (up
+    to ``SPARE_BYTES`` of them are kept) serves the next output, whose pages are then
+    already mapped.
+
+    Examples
+    --------
+    >>> from geomech.multibody.algorithms.blocksparse import output
+    >>> a = output((5, 2**20))   # 40 MB
+    >>> address = a.__array_interface__["data"][0]
+    >>> del a
+    >>> output((2**20, 5)).__array_interface__["data"][0] == address
+    True
+    """
+    n = math.prod(shape)
+    if 8 * n < REUSE_BYTES:
+        return np.empty(shape)
+    raw = _spare(n)
+    if raw is None:
+        raw = _fresh(n)
+    return np.asarray(_Block(raw)).reshape(shape)
+
+
+def zeros(shape) -> np.ndarray:
+    """A zeroed float64 array of ``shape`` for a kernel that writes some of its entries (the
+    dense third-order outputs): from 32 MiB on (where glibc maps every array afresh), fresh
+    default-size pages, which the system zeroes as they are first touched (``np.zeros`` asks
+    for 2 MiB pages, see ``_fresh``); below, ``np.zeros`` (freed memory reused).
+
+    Examples
+    --------
+    >>> from geomech.multibody.algorithms.blocksparse import zeros
+    >>> float(zeros((2**20, 5)).max()), zeros((2, 3)).shape
+    (0.0, (2, 3))
+    """
+    n = math.prod(shape)
+    return np.zeros(shape) if 8 * n < 32 * 2**20 else _fresh(n).reshape(shape)
+
+
+def _fresh(n, dtype=np.float64):
+    """``n`` numbers (float64) in anonymous pages of the default size.
+
+    Not ``np.empty``: numpy advises the kernel to back large arrays with 2 MiB pages, whose
+    first touch made the first call 2.5x slower on the benchmark machine (a chain of 256:
+    3.4-3.7 s instead of 1.3-1.4 s for the 537 MB of its second-order partials).
+    """
+    if n == 0 or not hasattr(mmap, "MAP_ANONYMOUS"):  # (Windows)
+        return np.empty(n, dtype)
+    block = mmap.mmap(-1, n * np.dtype(dtype).itemsize, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+    return np.frombuffer(block, dtype=dtype)
 
 
 class _Layout:
-    """The block-sparse layout of a model: kernel arrays and, per body, its three slabs.
+    """The block-sparse layout of a model: the kernels' arrays and the paths of the bodies.
 
     Body ``i`` with the DoFs ``P`` of the path root → ``i`` (``m`` of them, the first ``a``
     on strict ancestors, ``n = m − a`` its own) stores three C-ordered dense slabs, from
@@ -38,19 +149,13 @@ class _Layout:
         iv = cm.topo[:, IV]
         self.nv = cm.nv
         self.loc, self.base, self.m, self.a, self.size = sparse_layout(model.parent, iv)
-        self.slabs = []  # per body: [(start, (X, Y, Z)), ...] of its nonempty slabs
-        for i in range(model.n_bodies):
-            P = np.concatenate(
-                [np.arange(iv[b], iv[b + 1]) for b in model.supports(i)] + [np.zeros(0, int)]
-            ).astype(np.intp)
-            a = int(self.a[i])
-            A, Nw = P[:a], P[a:]
-            start = int(self.base[i])
-            for X, Y, Z in ((Nw, P, P), (A, Nw, P), (A, A, Nw)):
-                count = len(X) * len(Y) * len(Z)
-                if count:
-                    self.slabs.append((start, (X, Y, Z)))
-                start += count
+        # pdofs[poff[i]:poff[i + 1]] is P of body i: its parent's, then its own DoFs
+        paths = []
+        for i, p in enumerate(model.parent):
+            own = np.arange(iv[i], iv[i + 1], dtype=np.int64)
+            paths.append(own if p < 0 else np.concatenate([paths[p], own]))
+        self.pdofs = np.concatenate(paths + [np.zeros(0, np.int64)])
+        self.poff = np.concatenate([[0], np.cumsum([len(P) for P in paths])]).astype(np.int64)
         self._indices = None
 
     def kernel_args(self):
@@ -60,11 +165,8 @@ class _Layout:
     def indices(self) -> np.ndarray:
         """``(3, size)`` coordinates of the stored entries (built on first use)."""
         if self._indices is None:
-            parts = [
-                np.stack(np.meshgrid(X, Y, Z, indexing="ij")).reshape(3, -1)
-                for _, (X, Y, Z) in self.slabs
-            ]
-            self._indices = np.concatenate(parts + [np.zeros((3, 0), np.intp)], axis=1)
+            self._indices = _fresh(3 * self.size, np.intp).reshape(3, self.size)
+            KL.coordinates(self.pdofs, self.poff, self.a, self._indices)
         return self._indices
 
 
@@ -178,22 +280,31 @@ class BlockSparseTensor:
         """Bytes of the stored entries."""
         return int(self.values.nbytes)
 
-    def _blocks(self):
-        """``(X, Y, Z), V`` per slab: ``T[..., X×Y×Z] = V`` (V of shape (..., |X|, |Y|, |Z|))."""
-        lead = self.values.shape[:-1]
-        for start, (X, Y, Z) in self._layout.slabs:
-            n = len(X) * len(Y) * len(Z)
-            yield (
-                (X, Y, Z),
-                self.values[..., start : start + n].reshape(lead + (len(X), len(Y), len(Z))),
+    def _rows(self, *vectors):
+        """The values and ``vectors`` as kernel arguments: (1 or B, ...) rows over the
+        broadcast batch shape, which is returned first.
+        """
+        arrays = (self.values, *vectors)
+        lead = np.broadcast_shapes(*(x.shape[:-1] for x in arrays))
+        B = math.prod(lead)
+        rows = [
+            np.ascontiguousarray(
+                x.reshape(1, x.shape[-1])
+                if math.prod(x.shape[:-1]) == 1
+                else np.broadcast_to(x, lead + x.shape[-1:]).reshape(B, x.shape[-1])
             )
+            for x in arrays
+        ]
+        return lead, B, rows
 
     def todense(self) -> np.ndarray:
         """The dense tensor, shape (..., nv, nv, nv)."""
-        out = np.zeros(self.shape)
-        for (X, Y, Z), V in self._blocks():
-            out[(Ellipsis, *np.ix_(X, Y, Z))] = V
-        return out
+        lay = self._layout
+        lead = self.values.shape[:-1]
+        values = np.ascontiguousarray(self.values.reshape(-1, lay.size))
+        out = zeros((values.shape[0],) + (lay.nv,) * 3)
+        KL.dense_batch(values, lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (lay.nv,) * 3)
 
     def __array__(self, dtype=None, copy=None):
         out = self.todense()
@@ -223,14 +334,11 @@ class BlockSparseTensor:
         nv = self._layout.nv
         if axis not in (0, 1, 2):
             raise ParameterError(f"Expected `axis` in (0, 1, 2), got {axis!r}.")
-        w = _vector(w, nv, "w")
-        lead = np.broadcast_shapes(self.values.shape[:-1], w.shape[:-1])
-        out = np.zeros(lead + (nv, nv))
-        spec = ["...xyz,...x->...yz", "...xyz,...y->...xz", "...xyz,...z->...xy"][axis]
-        for idx, V in self._blocks():
-            rest = [idx[k] for k in range(3) if k != axis]
-            out[(Ellipsis, *np.ix_(*rest))] += np.einsum(spec, V, w[..., idx[axis]])
-        return out
+        lead, B, (values, w) = self._rows(_vector(w, nv, "w"))
+        out = np.zeros((B, nv, nv))
+        lay = self._layout
+        KL.contract_batch(values, w, axis, lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (nv, nv))
 
     def bilinear(self, x, y, axes=(1, 2)) -> np.ndarray:
         r"""Contract two indices with two vectors: :math:`\sum_{jk} T_{ijk} x_j y_k` for the
@@ -261,15 +369,11 @@ class BlockSparseTensor:
             raise ParameterError(
                 f"Expected `axes` to be two distinct indices among 0, 1, 2, got {axes!r}."
             )
-        x, y = _vector(x, nv, "x"), _vector(y, nv, "y")
-        (rest,) = {0, 1, 2} - set(axes)
-        lead = np.broadcast_shapes(self.values.shape[:-1], x.shape[:-1], y.shape[:-1])
-        out = np.zeros(lead + (nv,))
-        letters = "ijk"
-        spec = f"...ijk,...{letters[axes[0]]},...{letters[axes[1]]}->...{letters[rest]}"
-        for idx, V in self._blocks():
-            out[..., idx[rest]] += np.einsum(spec, V, x[..., idx[axes[0]]], y[..., idx[axes[1]]])
-        return out
+        lead, B, (values, x, y) = self._rows(_vector(x, nv, "x"), _vector(y, nv, "y"))
+        out = np.zeros((B, nv))
+        lay = self._layout
+        KL.bilinear_batch(values, x, y, axes[0], axes[1], lay.pdofs, lay.poff, lay.a, out)
+        return out.reshape(lead + (nv,))
 
     def __repr__(self) -> str:
         return f"BlockSparseTensor(shape={self.shape}, nnz={self.nnz})"

@@ -36,7 +36,12 @@ import numpy as np
 from geomech.errors import NotATreeError
 from geomech.multibody._kernels.driver import call, compiled, states
 from geomech.multibody._kernels.tree import christoffel as K
-from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays
+from geomech.multibody.algorithms.blocksparse import (
+    BlockSparseTensor,
+    layout_arrays,
+    output,
+    zeros,
+)
 
 __all__ = ["christoffel_symbols", "joint_structure_constants"]
 
@@ -189,7 +194,9 @@ def christoffel_symbols(model, q, *, sparse: bool = False):
     lay, layout_args, size = layout_arrays(model, bool(sparse))
     batch, B, (Q,) = states(("q", q, (cm.nq,)), per_state=size)
     S, _, T_user = cm.joint_arrays(Q)
-    G = np.zeros((B, size))  # the entries the algorithm does not write are zero
+    # dense: the entries of triples on no root-to-leaf path are not written (zero); the
+    # block-sparse layout is written whole (no zero-fill before the kernel's writes)
+    G = output((B, size)) if sparse else zeros((B, size))
     call(
         K.christoffel_batch,
         (*cm.arrays(), *layout_args),

@@ -580,8 +580,9 @@ def coriolis_transpose_product(model, q, v, w, connection="levi-civita") -> np.n
     )
 
 
-def _speed_brackets(model, v) -> np.ndarray:
-    r"""``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the built-in joints.
+def _times_speed_brackets(model, X, v) -> np.ndarray:
+    r"""``X @ K`` with ``K[..., l, k]`` :math:`= s^\ell_{jk}\nu^j`, block diagonal, of the
+    built-in joints, one block at a time (:math:`O(n_v\sum_i d_i^2)`, not :math:`O(n_v^3)`).
 
     Their speed fields have constant structure constants, :math:`s^\ell_{ab} =
     \boldsymbol\Psi_\ell^\top(\mathbf S_a\times\mathbf S_b)` with the body-frame motion
@@ -589,15 +590,15 @@ def _speed_brackets(model, v) -> np.ndarray:
     ((\mathbf S_i\nu_i)\times)\mathbf S_i` (seed 000 eq. 30); zero for 1-DoF joints.
     """
     S = model.compiled.S[0]  # (nv, 6) rows, constant for built-in joints
-    K_ = np.zeros(v.shape + (v.shape[-1],))
+    out = np.zeros(X.shape)
     for sl in model.v_slices:
         if sl.stop - sl.start < 2:
             continue
         Sb = S[sl].T  # (6, d)
         Psi_T = np.linalg.pinv(Sb)  # (d, 6): Ψᵀ, a left inverse of S
         w = v[..., sl] @ Sb.T  # (..., 6): S ν_i
-        K_[..., sl, sl] = Psi_T @ crm(w) @ Sb
-    return K_
+        out[..., :, sl] = X[..., :, sl] @ (Psi_T @ crm(w) @ Sb)
+    return out
 
 
 def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
@@ -612,13 +613,14 @@ def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
 
     (the derivative along :math:`X_b` of seed 000 eq. 29, :math:`\bar C^\star = \tfrac12
     [\partial c/\partial\nu + HK]`, with constant structure constants :math:`s`: the
-    built-in joints), from the block-sparse second-order partials of inverse dynamics
-    (:func:`~geomech.multibody.algorithms.derivatives.rnea_second_derivatives`, seed 002
-    Alg. 1) contracted with :math:`\delta q`: :math:`O(Nd^2)` work and memory. Where those
-    would hold more than 32 MiB (long chains: :math:`4n_v^3` numbers), the derivative of
+    built-in joints), from the second-order partials of inverse dynamics (seed 002 Alg. 1)
+    contracted with :math:`\delta q` as they are formed
+    (:func:`~geomech.multibody.algorithms.derivatives.second_derivatives_along`), without
+    the tensors: :math:`O(Nd^2)` work, :math:`O(n_v^2)` memory. Where the batch's
+    :math:`2n_v^2` numbers per state would exceed 32 MiB, the derivative of
     :math:`\partial c/\partial\nu` is taken column by column instead, from the first-order
     partials of RNEA at :math:`\nu\pm e_k` (:math:`c` is quadratic in :math:`\nu`), in
-    :math:`O(n_v^2)` memory and :math:`O(n_v(Nd + n_v^2))` work, and :math:`\sum_b
+    :math:`O(n_v(Nd + n_v^2))` work, and :math:`\sum_b
     (\partial\mathbf M/\partial q_b)\,\delta q^b` is
     :func:`mass_matrix_derivative` along
     :math:`\delta q`. :math:`\bar C^\star = \Gamma^\star\nu` is
@@ -679,14 +681,11 @@ def coriolis_matrix_derivative(model, q, v, dq) -> np.ndarray:
     _check_vector(dq, nv, "dq")
     batch = np.broadcast_shapes(np.shape(q)[:-1], v.shape[:-1], dq.shape[:-1])
     B = int(np.prod(batch))
-    from geomech.multibody.algorithms.blocksparse import layout_arrays
-
-    if 4 * layout_arrays(model, True)[2] * B <= _CHUNK:
+    if 2 * nv * nv * B <= _CHUNK:
         X_dcdv, X_H = _derivatives_by_idsva(model, q, v, dq)
-    else:  # a long chain: 4 nv³ numbers would not pay; O(nv²) memory instead
+    else:  # a large batch: column by column
         X_dcdv, X_H = _derivatives_by_polarization(model, q, v, dq, batch)
-    K_ = _speed_brackets(model, np.broadcast_to(v, X_H.shape[:-1]))
-    return 0.5 * (X_dcdv + X_H @ K_)
+    return 0.5 * (X_dcdv + _times_speed_brackets(model, X_H, np.broadcast_to(v, X_H.shape[:-1])))
 
 
 #: float64 numbers a step of :func:`coriolis_matrix_derivative` may hold at once (32 MiB)
@@ -694,15 +693,12 @@ _CHUNK = 2**22
 
 
 def _derivatives_by_idsva(model, q, v, dq):
-    """``(X_δ ∂c/∂ν, X_δ H)`` from the block-sparse IDSVA SO partials contracted with δq."""
-    from geomech.multibody.algorithms.derivatives import rnea_second_derivatives
+    """``(X_δ ∂c/∂ν, X_δ H)``: IDSVA SO contracted with δq as it runs (no tensor)."""
+    from geomech.multibody.algorithms.derivatives import second_derivatives_along
 
     zero = np.zeros(v.shape[-1])
     # ∂²τ/∂q∂ν and ∂M/∂q do not depend on the acceleration nor on gravity
-    d2 = rnea_second_derivatives(model, q, v, zero, gravity=np.zeros(3), sparse=True)
-    X_dcdv = d2.d2tau_dqdv.contract(dq, axis=1)  # [a, c] = Σ_b ∂²τ_a/∂q_b∂ν_c δq_b
-    X_H = d2.dM_dq.contract(dq, axis=2)  # [a, l] = Σ_b ∂M_al/∂q_b δq_b
-    return X_dcdv, X_H
+    return second_derivatives_along(model, q, v, zero, dq, gravity=np.zeros(3))
 
 
 def _derivatives_by_polarization(model, q, v, dq, batch):

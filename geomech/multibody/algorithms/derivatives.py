@@ -64,11 +64,17 @@ from geomech.multibody._kernels.driver import are_states, call, entry, failure, 
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 from geomech.multibody._kernels.tree.layout import dense_layout
-from geomech.multibody.algorithms.blocksparse import BlockSparseTensor, layout_arrays
+from geomech.multibody.algorithms.blocksparse import (
+    BlockSparseTensor,
+    layout_arrays,
+    output,
+    zeros,
+)
 
 __all__ = [
     "rnea_derivatives",
     "rnea_second_derivatives",
+    "second_derivatives_along",
     "aba_derivatives",
     "aba_second_derivatives",
     "RNEASecondDerivatives",
@@ -402,7 +408,9 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
         ("a", a, (cm.nv,)),
         per_state=4 * size,
     )
-    T = np.zeros((B, 4, size))
+    # dense: the entries of triples on no root-to-leaf path are not written (zero); the
+    # block-sparse layout is written whole (no zero-fill before the kernel's writes)
+    T = output((B, 4, size)) if sparse else zeros((B, 4, size))
     call(
         K.rnea_second_derivatives_batch,
         (*_model_args(cm), *layout_args),
@@ -417,6 +425,74 @@ def rnea_second_derivatives(model, q, v, a, f_ext=None, *, gravity=None, sparse=
         return RNEASecondDerivatives(*(BlockSparseTensor(T[..., k, :], lay) for k in range(4)))
     T = T.reshape(batch + (4, nv, nv, nv))
     return RNEASecondDerivatives(*(T[..., k, :, :, :] for k in range(4)))
+
+
+def second_derivatives_along(model, q, v, a, direction, *, gravity=None):
+    r"""The second-order partials :math:`\partial^2\boldsymbol\tau/\partial q\partial\nu`
+    and :math:`\partial\mathbf M/\partial q` contracted with a direction :math:`\delta q`,
+    without the tensors: IDSVA SO (seed 002 Alg. 1) contracting each entry as it is formed,
+    :math:`O(Nd^2)` work and :math:`O(n_v^2)` memory per state.
+
+    .. math:: \mathrm{XQV}_{ac} = \sum_b \frac{\partial^2\tau_a}{\partial q_b
+              \partial\nu_c}\delta q_b, \qquad
+              \mathrm{XM}_{al} = \sum_b \frac{\partial M_{al}}{\partial q_b}\delta q_b
+
+    Parameters
+    ----------
+    model : MultibodyModel
+    q : array_like, shape (..., nq)
+    v, a, direction : array_like, shape (..., nv)
+    gravity : array_like, shape (..., 3), optional
+
+    Returns
+    -------
+    XQV, XM : ndarray, each of shape (..., nv, nv)
+
+    Raises
+    ------
+    DimensionError, NonFiniteError, NotOnManifoldError, ModelError, NotATreeError
+        As :func:`rnea_second_derivatives`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody import robots
+    >>> from geomech.multibody.algorithms.derivatives import (
+    ...     rnea_second_derivatives, second_derivatives_along)
+    >>> model = robots.random_tree(5, rng=0, floating_base=True)
+    >>> q, v, a = model.random_configuration(rng=1), np.ones(model.nv), np.zeros(model.nv)
+    >>> dq = np.linspace(-1.0, 1.0, model.nv)
+    >>> XQV, XM = second_derivatives_along(model, q, v, a, dq)
+    >>> d2 = rnea_second_derivatives(model, q, v, a)
+    >>> bool(np.allclose(XQV, np.einsum("abc,b->ac", d2.d2tau_dqdv, dq)))
+    True
+    >>> bool(np.allclose(XM, np.einsum("alb,b->al", d2.dM_dq, dq)))
+    True
+    """
+    cm = _check_model(model)
+    nv = cm.nv
+    batch, B, (Q, V, A, D), A0, F = _inputs(
+        model,
+        gravity,
+        None,
+        ("q", q, (cm.nq,)),
+        ("v", v, (nv,)),
+        ("a", a, (nv,)),
+        ("direction", direction, (nv,)),
+        per_state=2 * nv * nv,
+    )
+    XQV, XM = np.zeros((2, B, nv, nv))  # one allocation, zeroed: the kernel accumulates
+    call(
+        K.rnea_second_along_batch,
+        _model_args(cm),
+        (Q, V, A, A0, F, D, XQV, XM),
+        batch,
+        model,
+        names=("q", "v", "a", "gravity", "f_ext", "direction"),
+        what="the derivatives",
+    )
+    shape = batch + (nv, nv)
+    return XQV.reshape(shape), XM.reshape(shape)
 
 
 def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state):

@@ -41,7 +41,8 @@ from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
     tree_transforms,
 )
-from geomech.multibody._kernels.tree.layout import slot
+from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
+from geomech.multibody._kernels.tree.tensor import dot6_rows
 
 __all__ = [
     "christoffel_workspace",
@@ -80,13 +81,14 @@ def christoffel_workspace(N, nv):
 def christoffel_work(
     topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, q, G, work
 ):
-    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``G`` (L,), zeroed by the caller.
+    r"""Seed 000 Alg. 2 (single-body clusters) for one state: ``G`` (L,).
 
     Entry :math:`\Gamma^\star_{xyz}` goes to ``G[slot(base[k], mcube[k], acube[k], loc[x],
     loc[y], loc[z])]`` with ``k`` the deepest body of the triple, in the dense or the
     block-sparse layout of :mod:`geomech.multibody._kernels.tree.layout`: every entry the
     algorithm writes has its three DoFs on the path root → ``k`` (seed 001 eq. 36), and the
-    entries it does not write are zero. Every quantity is in ground coordinates as in
+    entries it does not write are zero: the caller zeroes ``G`` in the dense layout, the
+    block-sparse one is written whole. Every quantity is in ground coordinates as in
     :func:`~geomech.multibody._kernels.tree.coriolis.coriolis_work`: the products of lines 14,
     19 and 22 do not depend on the frame, so the transforms of lines 23, 25 and 28 are
     identities and line 31 is a sum. Page ``c`` of ``Bt = B(I^C_k, Φ_k)`` (line 6)
@@ -97,6 +99,7 @@ def christoffel_work(
     writes of lines 15–17, as printed.
     """
     E, r, E0, r0, Phi, D0, I_C, P, h, F1, F2, F3, x, y, path, pdofs = work
+    F1r, F2r = F1.reshape(F1.shape[0] * 6, 6), F2.reshape(F2.shape[0] * 6, 6)  # row 6 u + c
     pdof, pstart, pend = pdofs[0], pdofs[1], pdofs[2]
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
@@ -127,6 +130,9 @@ def christoffel_work(
         inertia_params(inertia[i], I_C[i])  # l.2: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
+    # every entry below is a sum of dot products of these vectors and F1, F2, F3, h: while
+    # their entries are at most SAFE, G is finite and is not read again to check it
+    big = largest(D0, largest(Phi, 0.0))
     # ---- backward pass over k (l.5-32) ---------------------------------------------------
     # Lines 10-29 visit the pairs i ⪯ j ⪯ k of the path root -> k and write six entries each
     # (l.15-17); here the same writes are made in two sweeps over the DoF pairs (x of i, y of
@@ -172,28 +178,30 @@ def christoffel_work(
                 for a in range(6):
                     F1[u, c, a] = 0.5 * (x[a] + y[a])
                     F2[u, c, a] = 0.5 * (x[a] - y[a])
+                big = largest(F1[u, c], largest(F2[u, c], big))
+        big = largest(F3[: dk * dk], largest(h[:dk], big))
         # l.14-17 for every pair i ⪯ j: x of i, y of j, with x < pend[y] (⇔ y ≥ pstart[x])
+        # (rows of Phi, F1, F2 by index: a view per product costs more than the product)
         for u in range(m):  # sweep 1: inner over x; A2[b, a, c] = Φ_xᵀ F2[y, c]
             ly = loc[pdof[u]]
             for c in range(dk):
-                lz = loc[ok + c]
+                lz, uc = loc[ok + c], 6 * u + c
                 for w in range(pend[u]):
                     lx = loc[pdof[w]]
-                    A2 = dot6(Phi[pdof[w]], F2[u, c])
+                    A2 = dot6_rows(Phi, pdof[w], F2r, uc)
                     G[slot(bk, mk, ak, ly, lx, lz)] = A2  # l.16
                     G[slot(bk, mk, ak, ly, lz, lx)] = A2
                     G[slot(bk, mk, ak, lz, ly, lx)] = -A2  # l.17: A3 = -A2^T13
         for w in range(m):  # sweep 2: inner over y; A1[a, b, c] = Φ_xᵀ F1[y, c]
-            lx = loc[pdof[w]]
-            Phi_x = Phi[pdof[w]]
+            lx, x_ = loc[pdof[w]], pdof[w]
             for c in range(dk):
                 lz = loc[ok + c]
                 for u in range(pstart[w], m):
-                    ly = loc[pdof[u]]
-                    A1 = dot6(Phi_x, F1[u, c])
+                    ly, uc = loc[pdof[u]], 6 * u + c
+                    A1 = dot6_rows(Phi, x_, F1r, uc)
                     G[slot(bk, mk, ak, lx, ly, lz)] = A1  # l.15
                     G[slot(bk, mk, ak, lx, lz, ly)] = A1
-                    G[slot(bk, mk, ak, lz, lx, ly)] = -dot6(Phi_x, F2[u, c])  # l.17
+                    G[slot(bk, mk, ak, lz, lx, ly)] = -dot6_rows(Phi, x_, F2r, uc)  # l.17
         for w in range(m):  # l.18-19 (i = j): Γ_kii = A3 + f4ᵀ D_i
             for u in range(pstart[w], pend[w]):
                 for c in range(dk):
@@ -211,7 +219,7 @@ def christoffel_work(
         if p >= 0:  # l.31 (guarded at the root): a sum in ground coordinates
             for a in range(10):
                 I_C[p, a] += I_C[k, a]
-    if not all_finite(G):
+    if not (big <= SAFE or all_finite(G)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -242,8 +250,8 @@ def christoffel(topo, placement, jparam, inertia, loc, base, mcube, acube, S, D,
 def christoffel_batch(
     topo, placement, jparam, inertia, loc, base, mcube, acube, S, D, T_user, Q, G, status
 ):
-    """:func:`christoffel_work` over a batch: ``G`` (B, L), zeroed, in the layout ``(loc, base,
-    mcube, acube)`` (per-state arrays with one row are shared); first failure + 1.
+    """:func:`christoffel_work` over a batch: ``G`` (B, L) in the layout ``(loc, base, mcube,
+    acube)``, zeroed if dense (per-state arrays with one row are shared); first failure + 1.
     """
     N = topo.shape[0] - 1
     work = christoffel_workspace(N, topo[N, IV])

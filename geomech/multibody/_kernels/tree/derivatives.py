@@ -58,12 +58,13 @@ from geomech.multibody._kernels.status import (
 from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
-from geomech.multibody._kernels.tree.layout import slot
+from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
 from geomech.multibody._kernels.tree.tensor import (
     coriolis_factor,
     crbar_add,
     crf_left,
     crm_right,
+    dot6_rows,
     matTvec6_add,
     matvec6_add,
 )
@@ -75,10 +76,12 @@ __all__ = [
     "forward_pass",
     "first_order",
     "second_order",
+    "second_order_workspace",
     "dof_parents",
     "rnea_derivatives_batch",
     "rnea_derivatives_one",
     "rnea_second_derivatives_batch",
+    "rnea_second_along_batch",
     "aba_derivatives_batch",
     "aba_derivatives_one",
     "aba_second_derivatives_batch",
@@ -410,20 +413,91 @@ def first_order(topo, ws, dq, dv, M, Y):
 # second order: IDSVA SO (seed 002 Alg. 1 l.12-79)
 # ----------------------------------------------------------------------------------------
 @njit(**JIT)
-def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
+def second_order_workspace(nv):
+    """The work arrays of :func:`second_order`: ``U`` (nv, 12, 6), the vectors u1 ... u12 of
+    Alg. 1 l.29-36 per DoF of the path, and ``path`` (3, nv): the DoFs of the path root →
+    ``i`` (root first), and the first and one-past-last path index of each one's body.
+    """
+    return np.empty((max(nv, 1), 12, 6)), np.empty((3, max(nv, 1)), np.int64)
+
+
+@njit(**JIT)
+def _along(U2, Sg, Psid, SdPsid, pdof, pstart, pend, m, na, ip, along):
+    r"""The entries of ``d2tau_dqdv`` and ``dM_dq`` that :func:`second_order`'s sweeps write
+    for DoF ``ip``, contracted with ``delta`` instead of written (each entry once: the block
+    of ``dM_dq`` within one joint, which both sweeps write, is taken from the second):
+    ``XQV[a, c]`` += :math:`\partial^2\tau_a/\partial q_b\partial\nu_c\,\delta_b`,
+    ``XM[a, l]`` += :math:`\partial M_{al}/\partial q_b\,\delta_b`. The structurally zero
+    entries of ``dM_dq`` are left out.
+    """
+    delta, XQV, XM = along
+    dp = delta[ip]
+    for u in range(m):  # sweep 1: (t, r) with r of k ⪯ j
+        t, jt = 12 * u, pdof[u]
+        dt = delta[jt]
+        for w in range(pend[u]):
+            kr = pdof[w]
+            if u < na:  # j ≠ i
+                val = dot6_rows(U2, t, Sg, kr) + dot6_rows(U2, t + 1, SdPsid, kr)
+                XQV[jt, kr] += val * dp  # d2qv(t, p, r)
+                XQV[jt, ip] += dot6_rows(U2, t + 10, Psid, kr) * delta[kr]  # d2qv(t, r, p)
+                if w < pstart[u]:  # (within one joint, sweep 2 writes it again)
+                    XM[jt, kr] += dot6_rows(U2, t + 11, Sg, kr) * dp  # dM(t, r, p)
+            if w < pstart[u]:  # k ≠ j
+                val = dot6_rows(U2, t + 4, Sg, kr) + dot6_rows(U2, t + 8, SdPsid, kr)
+                XQV[ip, kr] += val * dt  # d2qv(p, t, r)
+    for w in range(m):  # sweep 2: (r, t) with t of j ⪰ k
+        kr = pdof[w]
+        dr = delta[kr]
+        for u in range(pstart[w], m):
+            t, jt = 12 * u, pdof[u]
+            dt = delta[jt]
+            XQV[ip, jt] -= dot6_rows(U2, t + 10, Psid, kr) * dr  # d2qv(p, r, t)
+            if u < na:  # j ≠ i
+                XM[kr, jt] += dot6_rows(U2, t + 11, Sg, kr) * dp  # dM(r, t, p)
+            if u >= pend[w]:  # k ≠ j
+                XQV[kr, ip] += dot6_rows(U2, t + 5, Sg, kr) * dt  # d2qv(r, t, p)
+                m9 = dot6_rows(U2, t + 8, Sg, kr) * dt
+                XM[kr, ip] += m9  # dM(r, p, t)
+                XM[ip, kr] += m9  # dM(p, r, t)
+                if u < na:
+                    XQV[kr, jt] += dot6_rows(U2, t + 6, Sg, kr) * dp  # d2qv(r, p, t)
+
+
+@njit(**JIT)
+def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M, so_work, along=None):
     r"""Backward pass of Alg. 1 (IDSVA SO), with the first-order partials on the way.
 
     ``T`` (4, L) receives ``d2tau_dq2``, ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq`` at the
     positions given by :func:`slot` (``loc``, ``base``, ``mcube``, ``acube`` from
     :func:`~geomech.multibody._kernels.tree.layout.dense_layout` or
-    :func:`~geomech.multibody._kernels.tree.layout.sparse_layout`); it must be zeroed by the
-    caller (the structurally zero entries are not written, Alg. 1 note 5). Layouts (digest §1.7):
+    :func:`~geomech.multibody._kernels.tree.layout.sparse_layout`). Every entry of the
+    block-sparse layout is written (the structurally zero ones of ``dM_dq``, Alg. 1 note 5,
+    as zeros); in the dense layout the entries of triples on no root-to-leaf path are not,
+    and ``T`` must come zeroed. Layouts (digest §1.7):
     ``d2q[a, b, c]`` :math:`= X_c X_b\tau_a` (b differentiated first),
     ``d2qv[a, b, c]`` :math:`= \partial^2\tau_a/\partial q_b\partial\dot q_c`,
     ``dM[a, b, c]`` :math:`= \partial M_{ab}/\partial q_c`. ``dq``, ``dv``, ``M`` (nv, nv)
     receive the first-order partials (their vectors are Alg. 1's A4, A5, A7 arguments).
+    ``so_work`` is :func:`second_order_workspace`. With ``along = (delta, XQV, XM)`` nothing
+    is written to ``T``: the entries of ``d2tau_dqdv`` and ``dM_dq`` are contracted with
+    ``delta`` as they are formed instead (:func:`_along`).
+
+    Alg. 1 visits the DoF triples ``p`` of ``i``, ``t`` of ``j``, ``r`` of ``k`` (``k ⪯ j ⪯
+    i``) in nested loops and writes each entry at once (l.42-66), every entry a dot product
+    of a vector of ``(p, t)`` (u1 ... u12 of l.29-36) with one of ``r``. Here the vectors of
+    every ``t`` of the path root → ``i`` are formed first (l.27-36), then the same entries
+    are written in two sweeps over the pairs ``(t, r)``: the entries whose last index is
+    ``r`` with ``r`` innermost, then those whose last index is ``t`` with ``t`` innermost,
+    so that both write along the storage order (each entry is written once; the printed
+    order strides through the output, which costs more than the arithmetic once a body's
+    cube leaves the cache). Returns False when an entry may be non-finite (a vector of NaN,
+    inf or beyond ``layout.SAFE``): the caller then checks the output.
     """
     E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    U, path = so_work
+    U2 = U.reshape(U.shape[0] * 12, 6)  # row 12 u + n: u_{n+1} of the path's DoF u
+    pdof, pstart, pend = path[0], path[1], path[2]
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
     BCsp, BCpsp, A0, A1, A2, A3, A4, A5, A6, A7 = (
@@ -439,14 +513,33 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
         W6[9],
     )
     h, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5]
-    u1, u2, u3, u4, u5, u6 = V6[6], V6[7], V6[8], V6[9], V6[10], V6[11]
-    u7, u8, u9, u10, u11, u12 = V6[12], V6[13], V6[14], V6[15], V6[16], V6[17]
     d2q, d2v, d2qv, dM = T[0], T[1], T[2], T[3]
+    big = 0.0  # the largest |entry| of the vectors dotted below
     for k in range(iv[N]):
         for c in range(6):
             SdPsid[k, c] = Sd[k, c] + Psid[k, c]
+    big = largest(Sg, big)
+    big = largest(Psid, big)
+    big = largest(Psidd, big)
+    big = largest(SdPsid, big)
     for i in range(N - 1, -1, -1):  # l.12
         bi, mi, ai = base[i], mcube[i], acube[i]
+        # the DoFs of the path root -> i, root first (l.26-28, l.38-41 run over them): DoF
+        # u of body j has j ≠ i iff u < na, and k = j for the DoFs w in [pstart[u], pend[u])
+        m, j = 0, i
+        while j >= 0:
+            m += iv[j + 1] - iv[j]
+            j = parent[j]
+        na = m - (iv[i + 1] - iv[i])
+        j, e = i, m
+        while j >= 0:
+            s0 = e - (iv[j + 1] - iv[j])
+            for u in range(s0, e):
+                pdof[u] = iv[j] + u - s0
+                pstart[u] = s0
+                pend[u] = e
+            e = s0
+            j = parent[j]
         for ip in range(iv[i], iv[i + 1]):  # l.13-14
             s_p, psid_p = Sg[ip], Psid[ip]
             li = loc[ip]
@@ -478,102 +571,105 @@ def second_order(topo, ws, loc, base, mcube, acube, T, dq, dv, M):
                     A2[x, y] = 2.0 * A0[x, y] - BCsp[x, y]  # l.19
                     A6[x, y] = A0[x, y]
             crf_left(s_p, IC[i], A6)  # l.23: A6 = s_p ×* I^C + A0
-            j = i  # l.25
-            while j >= 0:  # l.26
-                for jt in range(iv[j], iv[j + 1]):  # l.27-28
-                    s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
-                    lj = loc[jt]
-                    # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
-                    dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
-                    dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
-                    mval = dot6(s_t, u_b)
-                    M[jt, ip] = mval
-                    M[ip, jt] = mval
-                    if j != i:
-                        dq[jt, ip] = dot6(s_t, w1)
-                        dv[jt, ip] = dot6(s_t, w2)
-                    # l.29-36
+            for u in range(m):  # l.25-28: every DoF t of j ⪯ i
+                jt = pdof[u]
+                s_t, psid_t, psidd_t, sdpsid_t = Sg[jt], Psid[jt], Psidd[jt], SdPsid[jt]
+                # first order (7a, 8a, eq. 16; 7b, 8b for j ≺ i)
+                dq[ip, jt] = dot6(u_a, psid_t) + dot6(u_b, psidd_t)
+                dv[ip, jt] = dot6(u_a, s_t) + dot6(u_b, sdpsid_t)
+                mval = dot6(s_t, u_b)
+                M[jt, ip] = mval
+                M[ip, jt] = mval
+                if u < na:
+                    dq[jt, ip] = dot6(s_t, w1)
+                    dv[jt, ip] = dot6(s_t, w2)
+                # l.29-36: U[u, n] = u_{n+1}
+                Ut = U[u]
+                for n in range(12):
                     for c in range(6):
-                        u1[c] = 0.0
-                        u2[c] = 0.0
-                        u3[c] = 0.0
-                        u4[c] = 0.0
-                        u5[c] = 0.0
-                        u6[c] = 0.0
-                        u7[c] = 0.0
-                        u8[c] = 0.0
-                        u9[c] = 0.0
-                        u10[c] = 0.0
-                        u11[c] = 0.0
-                        u12[c] = 0.0
-                    matTvec6_add(A3, s_t, 1.0, u1)
-                    matTvec6_add(A1, s_t, 1.0, u2)
-                    matvec6_add(A3, psid_t, 1.0, u3)
-                    matvec6_add(A1, psidd_t, 1.0, u3)
-                    matvec6_add(A5, s_t, 1.0, u3)
-                    matvec6_add(A6, s_t, 1.0, u4)
-                    matvec6_add(A2, psid_t, 1.0, u5)
-                    matvec6_add(A4, s_t, 1.0, u5)
-                    matvec6_add(BCsp, psid_t, 1.0, u6)
-                    matvec6_add(A7, s_t, 1.0, u6)
-                    matvec6_add(A3, s_t, 1.0, u7)
-                    matvec6_add(A1, sdpsid_t, 1.0, u7)
-                    matvec6_add(A4, s_t, 1.0, u8)
-                    matTvec6_add(BCsp, psid_t, -1.0, u8)
-                    matvec6_add(A0, s_t, 1.0, u9)
-                    matvec6_add(BCsp, s_t, 1.0, u10)
-                    matTvec6_add(BCsp, s_t, 1.0, u11)
-                    matvec6_add(A1, s_t, 1.0, u12)
-                    k = j  # l.37
-                    while k >= 0:  # l.38
-                        for kr in range(iv[k], iv[k + 1]):  # l.39-41
-                            s_r, psid_r, psidd_r, sdpsid_r = Sg[kr], Psid[kr], Psidd[kr], SdPsid[kr]
-                            lk = loc[kr]
-                            p1 = dot6(u11, psid_r)  # l.42
-                            p2 = dot6(u8, psid_r) + dot6(u9, psidd_r)  # l.43
-                            d2q[slot(bi, mi, ai, li, lj, lk)] = p2  # l.44
-                            d2qv[slot(bi, mi, ai, li, lk, lj)] = -p1
-                            if j != i:  # l.45-50
-                                val = dot6(u1, psid_r) + dot6(u2, psidd_r)
-                                d2q[slot(bi, mi, ai, lj, lk, li)] = val
-                                d2q[slot(bi, mi, ai, lj, li, lk)] = val
-                                d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6(u1, s_r) + dot6(
-                                    u2, sdpsid_r
-                                )
-                                d2qv[slot(bi, mi, ai, lj, lk, li)] = p1
-                                val = dot6(u11, s_r)
-                                d2v[slot(bi, mi, ai, lj, lk, li)] = val
-                                d2v[slot(bi, mi, ai, lj, li, lk)] = val
-                                val = dot6(s_r, u12)
-                                dM[slot(bi, mi, ai, lk, lj, li)] = val
-                                dM[slot(bi, mi, ai, lj, lk, li)] = val
-                            if k != j:  # l.52-64
-                                d2q[slot(bi, mi, ai, li, lk, lj)] = p2
-                                val = dot6(s_r, u3)
-                                d2q[slot(bi, mi, ai, lk, li, lj)] = val
-                                m11 = -dot6(u11, s_r)
-                                d2v[slot(bi, mi, ai, li, lj, lk)] = m11
-                                d2v[slot(bi, mi, ai, li, lk, lj)] = m11
-                                d2qv[slot(bi, mi, ai, li, lj, lk)] = dot6(s_r, u5) + dot6(
-                                    u9, sdpsid_r
-                                )
-                                d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u6)
-                                m9 = dot6(s_r, u9)
-                                dM[slot(bi, mi, ai, lk, li, lj)] = m9
-                                dM[slot(bi, mi, ai, li, lk, lj)] = m9
-                                if j != i:
-                                    d2q[slot(bi, mi, ai, lk, lj, li)] = val
-                                    d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6(s_r, u7)
-                                    m10 = dot6(s_r, u10)
-                                    d2v[slot(bi, mi, ai, lk, li, lj)] = m10
-                                    d2v[slot(bi, mi, ai, lk, lj, li)] = m10
-                                else:
-                                    d2v[slot(bi, mi, ai, lk, lj, li)] = dot6(s_r, u4)
-                            else:  # l.65-66
-                                d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6(u2, s_r)
-                        k = parent[k]  # l.69
-                j = parent[j]  # l.72
+                        Ut[n, c] = 0.0
+                matTvec6_add(A3, s_t, 1.0, Ut[0])
+                matTvec6_add(A1, s_t, 1.0, Ut[1])
+                matvec6_add(A3, psid_t, 1.0, Ut[2])
+                matvec6_add(A1, psidd_t, 1.0, Ut[2])
+                matvec6_add(A5, s_t, 1.0, Ut[2])
+                matvec6_add(A6, s_t, 1.0, Ut[3])
+                matvec6_add(A2, psid_t, 1.0, Ut[4])
+                matvec6_add(A4, s_t, 1.0, Ut[4])
+                matvec6_add(BCsp, psid_t, 1.0, Ut[5])
+                matvec6_add(A7, s_t, 1.0, Ut[5])
+                matvec6_add(A3, s_t, 1.0, Ut[6])
+                matvec6_add(A1, sdpsid_t, 1.0, Ut[6])
+                matvec6_add(A4, s_t, 1.0, Ut[7])
+                matTvec6_add(BCsp, psid_t, -1.0, Ut[7])
+                matvec6_add(A0, s_t, 1.0, Ut[8])
+                matvec6_add(BCsp, s_t, 1.0, Ut[9])
+                matTvec6_add(BCsp, s_t, 1.0, Ut[10])
+                matvec6_add(A1, s_t, 1.0, Ut[11])
+            big = largest(U[:m], big)
+            if along is not None:
+                _along(U2, Sg, Psid, SdPsid, pdof, pstart, pend, m, na, ip, along)
+                continue
+            # ---- l.42-66, sweep 1: the entries whose last index is r (or r, then p) -------
+            # (rows of U, Sg, Psid, Psidd, SdPsid by index: views in these loops cost more
+            # than their dot products)
+            for u in range(m):  # t of j (lj), then r of k ⪯ j (lk) innermost
+                t, lj = 12 * u, loc[pdof[u]]
+                for w in range(pend[u]):
+                    kr = pdof[w]
+                    lk = loc[kr]
+                    d2q[slot(bi, mi, ai, li, lj, lk)] = dot6_rows(U2, t + 7, Psid, kr) + dot6_rows(
+                        U2, t + 8, Psidd, kr
+                    )
+                    dM[slot(bi, mi, ai, li, lj, lk)] = 0.0  # ∂M_ij/∂q_k = 0 for k ⪯ j
+                    if u < na:  # j ≠ i: l.45-50
+                        val = dot6_rows(U2, t, Psid, kr) + dot6_rows(U2, t + 1, Psidd, kr)
+                        d2q[slot(bi, mi, ai, lj, lk, li)] = val
+                        d2q[slot(bi, mi, ai, lj, li, lk)] = val
+                        d2qv[slot(bi, mi, ai, lj, li, lk)] = dot6_rows(U2, t, Sg, kr) + dot6_rows(
+                            U2, t + 1, SdPsid, kr
+                        )
+                        d2qv[slot(bi, mi, ai, lj, lk, li)] = dot6_rows(U2, t + 10, Psid, kr)
+                        val = dot6_rows(U2, t + 10, Sg, kr)
+                        d2v[slot(bi, mi, ai, lj, lk, li)] = val
+                        d2v[slot(bi, mi, ai, lj, li, lk)] = val
+                        dM[slot(bi, mi, ai, lj, lk, li)] = dot6_rows(U2, t + 11, Sg, kr)
+                        dM[slot(bi, mi, ai, lj, li, lk)] = 0.0  # ∂M_ji/∂q_k = 0 for k ⪯ j
+                    if w < pstart[u]:  # k ≠ j: l.52-64
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6_rows(U2, t + 10, Sg, kr)
+                        val = dot6_rows(U2, t + 4, Sg, kr) + dot6_rows(U2, t + 8, SdPsid, kr)
+                        d2qv[slot(bi, mi, ai, li, lj, lk)] = val
+                    else:  # l.65-66
+                        d2v[slot(bi, mi, ai, li, lj, lk)] = -dot6_rows(U2, t + 1, Sg, kr)
+            # ---- sweep 2: the entries whose last index is t (or t, then p) ---------------
+            for w in range(m):  # r of k (lk), then t of j ⪰ k (lj) innermost
+                kr = pdof[w]
+                lk = loc[kr]
+                for u in range(pstart[w], m):
+                    t, lj = 12 * u, loc[pdof[u]]
+                    d2qv[slot(bi, mi, ai, li, lk, lj)] = -dot6_rows(U2, t + 10, Psid, kr)  # l.44
+                    if u < na:  # j ≠ i
+                        dM[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 11, Sg, kr)
+                    if u >= pend[w]:  # k ≠ j: l.52-64
+                        val = dot6_rows(U2, t + 7, Psid, kr) + dot6_rows(U2, t + 8, Psidd, kr)
+                        d2q[slot(bi, mi, ai, li, lk, lj)] = val
+                        val = dot6_rows(U2, t + 2, Sg, kr)
+                        d2q[slot(bi, mi, ai, lk, li, lj)] = val
+                        d2v[slot(bi, mi, ai, li, lk, lj)] = -dot6_rows(U2, t + 10, Sg, kr)
+                        d2qv[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 5, Sg, kr)
+                        m9 = dot6_rows(U2, t + 8, Sg, kr)
+                        dM[slot(bi, mi, ai, lk, li, lj)] = m9
+                        dM[slot(bi, mi, ai, li, lk, lj)] = m9
+                        if u < na:
+                            d2q[slot(bi, mi, ai, lk, lj, li)] = val
+                            d2qv[slot(bi, mi, ai, lk, li, lj)] = dot6_rows(U2, t + 6, Sg, kr)
+                            m10 = dot6_rows(U2, t + 9, Sg, kr)
+                            d2v[slot(bi, mi, ai, lk, li, lj)] = m10
+                            d2v[slot(bi, mi, ai, lk, lj, li)] = m10
+                        else:
+                            d2v[slot(bi, mi, ai, lk, lj, li)] = dot6_rows(U2, t + 3, Sg, kr)
         _accumulate(parent, i, IC, BC, fC)  # l.75-77
+    return big <= SAFE
 
 
 # ----------------------------------------------------------------------------------------
@@ -675,10 +771,12 @@ def rnea_second_derivatives_batch(
 ):
     """IDSVA SO over a batch: ``T`` (B, 4, L) in the layout ``(loc, base, mcube, acube)``.
 
-    ``T`` must come zeroed (``np.zeros``; the structurally zero entries are not written).
+    In the dense layout ``T`` must come zeroed (``np.zeros``; the entries of triples on no
+    root-to-leaf path are not written); the block-sparse one is written whole.
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
+    so_work = second_order_workspace(nv)
     dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
     for b in range(status.shape[0]):
         st = forward_pass(
@@ -696,8 +794,46 @@ def rnea_second_derivatives_batch(
             ws,
         )
         if st == OK:
-            second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M)
-            if not all_finite(T[b]):
+            safe = second_order(topo, ws, loc, base, mcube, acube, T[b], dq, dv, M, so_work)
+            if not (safe or all_finite(T[b])):
+                st = pack(NON_FINITE_RESULT, -1)
+        status[b] = st
+    return first_failure(status)
+
+
+@njit(**JIT)
+def rnea_second_along_batch(
+    topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DELTA, XQV, XM, status
+):
+    r"""IDSVA SO contracted with a direction as it runs, over a batch, without the tensors:
+    ``XQV[b]`` :math:`= \sum_c \partial^2\tau/\partial q_c\partial\nu\,\delta_c`,
+    ``XM[b]`` :math:`= \sum_c \partial\mathbf M/\partial q_c\,\delta_c` (each (B, nv, nv),
+    zeroed), ``delta = DELTA[b]``: :math:`O(Nd^2)` work, :math:`O(n_v^2)` memory.
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    ws = workspace(N, nv)
+    so_work = second_order_workspace(nv)
+    dq, dv, M = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+    loc, cube, T = np.zeros(nv, np.int64), np.zeros(N, np.int64), np.empty((4, 0))
+    for b in range(status.shape[0]):
+        st = forward_pass(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            T_user,
+            at(Q, b),
+            at(V, b),
+            at(A, b),
+            at(A0, b),
+            at(F_ext, b),
+            ws,
+        )
+        if st == OK:
+            along = (at(DELTA, b), XQV[b], XM[b])
+            second_order(topo, ws, loc, cube, cube, cube, T, dq, dv, M, so_work, along)
+            if not (all_finite(XQV[b]) and all_finite(XM[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return first_failure(status)
@@ -1029,9 +1165,11 @@ def aba_second_derivatives_batch(
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
     ws = workspace(N, nv)
+    so_work = second_order_workspace(nv)
     M, L = np.empty((nv, nv)), np.empty((nv, nv))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
+        safe = True
         st = aba(
             topo,
             placement,
@@ -1064,7 +1202,7 @@ def aba_second_derivatives_batch(
                 ws,
             )
         if st == OK:
-            second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M)
+            safe = second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M, so_work)
             st = _ltl(M, L, lam, topo[:, IV])
         if st == OK:
             mi = MINV[b]
@@ -1072,7 +1210,7 @@ def aba_second_derivatives_batch(
                 for y in range(nv):
                     mi[x, y] = 1.0 if x == y else 0.0
             _ltl_solve(L, lam, mi)
-            if not (all_finite(T[b]) and all_finite(mi)):
+            if not ((safe or all_finite(T[b])) and all_finite(mi)):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return first_failure(status)

@@ -14,7 +14,7 @@ one motion vector ``s`` (a column :math:`\mathbf s_p`) or one force vector ``f``
                                        (seed 002 eq. 6 **without** the ½, as Alg. 1 l.9, 15)
 =====================================  =====================================================
 
-plus 6-vector helpers (``matvec6_add``, ``matTvec6_add``; ``dot6`` is
+plus 6-vector helpers (``matvec6_add``, ``matTvec6_add``, ``dot6_rows``; ``dot6`` is
 :mod:`geomech.multibody._kernels.spatial`'s). Spatial vectors are angular first.
 These are the numba twins of the numpy operators of :mod:`geomech.spatial` (the reference
 they are tested against in ``tests/test_spatial_tensor.py``).
@@ -37,10 +37,26 @@ __all__ = [
     "coriolis_factor",
     "matvec6_add",
     "matTvec6_add",
+    "dot6_rows",
 ]
 
 # the 6-vector helpers of the innermost loops are inlined in numba's IR (faster kernels);
 # the 6x6 builders, called once per DoF, are not (numba-IR inlining is slow to compile)
+
+
+@njit(**INLINE)
+def dot6_rows(X, x, Y, y):
+    """``dot6(X[x], Y[y])`` of rows of two (n, 6) arrays, without making the row views (in
+    the innermost loops of the third-order kernels a view costs more than the product).
+    """
+    return (
+        X[x, 0] * Y[y, 0]
+        + X[x, 1] * Y[y, 1]
+        + X[x, 2] * Y[y, 2]
+        + X[x, 3] * Y[y, 3]
+        + X[x, 4] * Y[y, 4]
+        + X[x, 5] * Y[y, 5]
+    )
 
 
 @njit(**INLINE)
