@@ -70,6 +70,7 @@ from geomech.multibody._kernels.cluster.tables import (
     FIRST_BODY,
     FIRST_Y,
     IA_OFFSET,
+    ONE_DOF,
     ONE_OUTPUT,
     OUTPUT,
     PARENT_CLUSTER,
@@ -120,6 +121,8 @@ __all__ = [
 #: inlined at numba's IR level: a call per cluster would pay the reference counting of its
 #: dozen array arguments (about 0.5 µs per cluster, measured; most of C-ABA's backward pass)
 FMA_INLINE = dict(FMA, inline="always")
+#: the shape of a link with its geared rotor, a four-bar, a tree body (tables.SHAPE)
+SIMPLE = ONE_OUTPUT | BLOCK_DIAGONAL | ONE_DOF
 
 
 # ----------------------------------------------------------------------------------------
@@ -453,6 +456,51 @@ def _c_aba(
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         shape = cclus[k, SHAPE]
+        if shape == SIMPLE:  # one DoF, one output body, block diagonal: all in one sweep
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            yk = yidx[y0]
+            uk, dk, scale = tau[yk], 0.0, 0.0
+            for s in range(n):  # l.26–28: U_i = I^A_i S_k,i, D_k = S_kᵀ U_k, u_k
+                i = cbody[b0 + s, STACK]
+                Si, Ui, Ii = Sk[i, 0], U[i, 0], IAd[i]
+                scale += trace_about(Ii, r0[i])
+                sym_matvec6(Ii, Si, Ui)
+                dk += dot6(Si, Ui)
+                uk -= dot6(Si, p_A[i])
+                for j in range(iv[i], iv[i + 1]):  # the joints' armature
+                    g, ka = Gc[j, 0], jparam[i, ARMATURE + j - iv[i]]
+                    dk += g * ka * g
+                    uk -= g * ka * gs[j]
+            if not dk > SINGULAR_RTOL * scale:
+                return pack(SINGULAR, cbody[b0, STACK])
+            dinv = 1.0 / dk
+            Dinv[k, 0, 0] = dinv
+            u[k, 0] = uk
+            if o < 0:
+                continue
+            wk = uk
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                wk -= dot6(U[i, 0], ck[i])
+            wk *= dinv  # l.30–33: p^A_o += Σ (p^A_i + I^A_i c_i) + Ū w;  I^A_o += Σ I^A_i − ŪŪᵀ/D
+            ub = UD[0]
+            for e in range(6):
+                ub[e] = 0.0
+            Io = IAd[o]
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                Ii, Ui = IAd[i], U[i, 0]
+                sym_matvec6(Ii, ck[i], x)
+                for e in range(6):
+                    p_A[o, e] += p_A[i, e] + x[e] + Ui[e] * wk
+                    ub[e] += Ui[e]
+                    for e2 in range(e, 6):
+                        Io[e, e2] += Ii[e, e2]
+            for e in range(6):
+                y = ub[e] * dinv
+                for e2 in range(e, 6):
+                    Io[e, e2] -= y * ub[e2]
+            continue
         if m > 0:
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k (− G_kᵀ diag(k_a) g_k)
                 y = tau[yidx[y0 + c]]
