@@ -983,6 +983,64 @@ def _c_efpa(
     for k in range(NC - 1, -1, -1):
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        if cclus[k, SHAPE] == SIMPLE:  # one DoF, one output body, block diagonal: one sweep
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            dk, scale = 0.0, 0.0
+            ub = Ubar[k, 0]
+            for g in range(6):
+                ub[g] = 0.0
+            for s in range(n):  # U_i = I^A_i S_k,i, D_k = S_kᵀ U_k (+ armature), Ū = Σ U_i
+                i = cbody[b0 + s, STACK]
+                Si, Ui, Ii = Sk[i, 0], U[i, 0], IAd[i]
+                scale += trace_about(Ii, r0[i])
+                sym_matvec6(Ii, Si, Ui)
+                dk += dot6(Si, Ui)
+                for j in range(iv[i], iv[i + 1]):
+                    g = Gc[j, 0]
+                    dk += g * jparam[i, ARMATURE + j - iv[i]] * g
+                for g in range(6):
+                    ub[g] += Ui[g]
+            if not dk > SINGULAR_RTOL * scale:
+                return pack(SINGULAR, cbody[b0, STACK])
+            dinv = 1.0 / dk
+            Dinv[k, 0, 0] = dinv
+            for e in range(ne):  # χS = ^eχ_k S_k
+                if not sup[e, k]:
+                    continue
+                for d in range(6):
+                    t = 0.0
+                    for s in range(n):
+                        i = cbody[b0 + s, STACK]
+                        if needed[i]:
+                            t += dot6(chi[e, i, d], Sk[i, 0])
+                    CS[e, k, d, 0] = t
+            if o < 0:
+                continue
+            Io = IAd[o]  # I^A_o += Σ I^A_i − Ū Ūᵀ / D_k
+            for s in range(n):
+                Ii = IAd[cbody[b0 + s, STACK]]
+                for d in range(6):
+                    for g in range(d, 6):
+                        Io[d, g] += Ii[d, g]
+            for d in range(6):
+                t = ub[d] * dinv
+                for g in range(d, 6):
+                    Io[d, g] -= t * ub[g]
+            for e in range(ne):  # eq. 62: ^eχ_o += Σ ^eχ_i − (χS / D_k) Ūᵀ
+                if not sup[e, k]:
+                    continue
+                for d in range(6):
+                    z = CS[e, k, d, 0] * dinv
+                    co = chi[e, o, d]
+                    for s in range(n):
+                        i = cbody[b0 + s, STACK]
+                        if needed[i]:
+                            ci = chi[e, i, d]
+                            for g in range(6):
+                                co[g] += ci[g]
+                    for g in range(6):
+                        co[g] -= z * ub[g]
+            continue
         if m > 0 and not _articulate(
             cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k], jparam, iv, Gc
         ):
@@ -1047,6 +1105,29 @@ def _c_efpa(
         b0, n = cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY]
         m = cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
         one = cclus[k, SHAPE] & ONE_OUTPUT
+        if cclus[k, SHAPE] == SIMPLE:  # Ω⁻¹_ke = Y + S_k D⁻¹ (χS − Ūᵀ Y), Y = Ω⁻¹_oe
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            dinv, ub = Dinv[k, 0, 0], Ubar[k, 0]
+            for e in range(ne):
+                if not sup[e, k]:
+                    continue
+                z = chiS[:, 0]
+                for d in range(6):
+                    t = CS[e, k, d, 0]
+                    if o >= 0:
+                        for g in range(6):
+                            t -= ub[g] * Oinv[e, o, g, d]
+                    z[d] = t * dinv
+                for s in range(n):
+                    i = cbody[b0 + s, STACK]
+                    if not needed[i]:
+                        continue
+                    Si = Sk[i, 0]
+                    for g in range(6):
+                        for d in range(6):
+                            t = Si[g] * z[d]
+                            Oinv[e, i, g, d] = t if o < 0 else t + Oinv[e, o, g, d]
+            continue
         for e in range(ne):
             if not sup[e, k]:
                 continue
