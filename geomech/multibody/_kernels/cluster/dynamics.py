@@ -122,6 +122,7 @@ __all__ = [
 #: dozen array arguments (about 0.5 µs per cluster, measured; most of C-ABA's backward pass)
 FMA_INLINE = dict(FMA, inline="always")
 #: the shape of a link with its geared rotor, a four-bar, a tree body (tables.SHAPE)
+LUMPED = ONE_OUTPUT | BLOCK_DIAGONAL
 SIMPLE = ONE_OUTPUT | BLOCK_DIAGONAL | ONE_DOF
 
 
@@ -212,6 +213,9 @@ def _c_rnea(
     # ---- forward pass: v_k, a_k, f_k body by body (Alg. 1 l.11–19 with trap 1, eqs. 33–34)
     for k in range(NC):
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        one = cclus[k, SHAPE] & ONE_DOF  # ẏ_k, ÿ_k are numbers: no loop over the speeds
+        yd = v[yidx[y0]] if one else 0.0
+        ydd = a[yidx[y0]] if one else 0.0
         for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
             i = cbody[t, STACK]
             p = parent[i]
@@ -219,16 +223,22 @@ def _c_rnea(
                 vJ[e] = 0.0
                 cJ[e] = 0.0
             for j in range(iv[i], iv[i + 1]):
-                s = 0.0  # l.11: q̇ = G_k ẏ_k, q̈ = G_k ÿ_k + g_k
-                sa = gs[j]
-                for c in range(m):
-                    g = Gc[j, c]
-                    s += g * v[yidx[y0 + c]]
-                    sa += g * a[yidx[y0 + c]]
+                if one:  # l.11: q̇ = G_k ẏ_k, q̈ = G_k ÿ_k + g_k
+                    g = Gc[j, 0]
+                    s, sa = g * yd, g * ydd + gs[j]
+                else:
+                    s, sa = 0.0, gs[j]
+                    for c in range(m):
+                        g = Gc[j, c]
+                        s += g * v[yidx[y0 + c]]
+                        sa += g * a[yidx[y0 + c]]
                 tau_s[j] = sa  # q̈_j, for the armature term below
                 for e in range(6):
                     vJ[e] += S[j, e] * s
-                    cJ[e] += S[j, e] * sa + S_ring[j, e] * s
+                    cJ[e] += S[j, e] * sa
+                if jtype[i] == USER:  # + S̊_j q̇_j (zero for the built-in joints)
+                    for e in range(6):
+                        cJ[e] += S_ring[j, e] * s
             if p < 0:  # v_0 = 0, a_0 = −a_g
                 for e in range(6):
                     vel[i, e] = vJ[e]
@@ -249,12 +259,20 @@ def _c_rnea(
     # ---- backward pass: τ_k = S_kᵀ f_k (eq. 31), forces to the parents (eq. 35) ----------
     for k in range(NC - 1, -1, -1):
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
+        one = cclus[k, SHAPE] & ONE_DOF
+        tk = 0.0  # τ_k = Σ_j G_k,j (S_jᵀ f̃_i + k_a q̈_j) of a one-DoF cluster, as it goes
         for t in range(cclus[k + 1, FIRST_BODY] - 1, cclus[k, FIRST_BODY] - 1, -1):
             i = cbody[t, STACK]
             for j in range(iv[i], iv[i + 1]):  # S_jᵀ f̃_i + k_a q̈_j (the joint's armature)
-                tau_s[j] = dot6(S[j], f[i]) + jparam[i, ARMATURE + j - iv[i]] * tau_s[j]
+                x = dot6(S[j], f[i]) + jparam[i, ARMATURE + j - iv[i]] * tau_s[j]
+                tau_s[j] = x
+                if one:
+                    tk += Gc[j, 0] * x
             if parent[i] >= 0:
                 transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
+        if one:
+            tau[yidx[y0]] = tk
+            continue
         for c in range(m):
             s = 0.0
             for t in range(cclus[k, FIRST_BODY], cclus[k + 1, FIRST_BODY]):
@@ -500,6 +518,84 @@ def _c_aba(
                 y = ub[e] * dinv
                 for e2 in range(e, 6):
                     Io[e, e2] -= y * ub[e2]
+            continue
+        if shape & LUMPED == LUMPED and m > 0:  # one output body, block diagonal: one sweep
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            scale = 0.0
+            for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k (− G_kᵀ diag(k_a) g_k)
+                u[k, c] = tau[yidx[y0 + c]]
+                for d in range(c + 1):
+                    Dk[c, d] = 0.0
+            for s in range(n):  # l.26–27: U_i = I^A_i S_k,i, D_k = S_kᵀ U_k (+ armature)
+                i = cbody[b0 + s, STACK]
+                Ii = IAd[i]
+                scale += trace_about(Ii, r0[i])
+                for c in range(m):
+                    Sc, Uc = Sk[i, c], U[i, c]
+                    sym_matvec6(Ii, Sc, Uc)
+                    u[k, c] -= dot6(Sc, p_A[i])
+                    for d in range(c + 1):
+                        Dk[c, d] += dot6(Sk[i, d], Uc)
+                for j in range(iv[i], iv[i + 1]):  # the joints' armature
+                    ka = jparam[i, ARMATURE + j - iv[i]]
+                    for c in range(m):
+                        g = Gc[j, c] * ka
+                        u[k, c] -= g * gs[j]
+                        for d in range(c + 1):
+                            Dk[c, d] += g * Gc[j, d]
+            if m == 1:  # ONE_DOF: D_k is a number
+                if not Dk[0, 0] > SINGULAR_RTOL * scale:
+                    return pack(SINGULAR, cbody[b0, STACK])
+                Dinv[k, 0, 0] = 1.0 / Dk[0, 0]
+            else:
+                for c in range(m):
+                    for d in range(c):
+                        Dk[d, c] = Dk[c, d]
+                if not cholesky_inverse(Dk, m, scale, Dinv[k], L):
+                    return pack(SINGULAR, cbody[b0, STACK])
+            if o < 0:
+                continue
+            for c in range(m):  # w = D⁻¹ (u_k − U_kᵀ c_k)
+                y = u[k, c]
+                for s in range(n):
+                    i = cbody[b0 + s, STACK]
+                    y -= dot6(U[i, c], ck[i])
+                w2[1, c] = y
+            for c in range(m):
+                y = 0.0
+                for d in range(m):
+                    y += Dinv[k, c, d] * w2[1, d]
+                w2[0, c] = y
+            # l.30–33: p^A_o += Σ (p^A_i + I^A_i c_i) + Ū w, I^A_o += Σ I^A_i − Ū D⁻¹ Ūᵀ
+            ub = Ub[0]
+            for c in range(m):
+                for e in range(6):
+                    ub[c, e] = 0.0
+            Io = IAd[o]
+            for s in range(n):
+                i = cbody[b0 + s, STACK]
+                Ii = IAd[i]
+                sym_matvec6(Ii, ck[i], x)
+                for e in range(6):
+                    y = p_A[i, e] + x[e]
+                    for c in range(m):
+                        y += U[i, c, e] * w2[0, c]
+                        ub[c, e] += U[i, c, e]
+                    p_A[o, e] += y
+                    for e2 in range(e, 6):
+                        Io[e, e2] += Ii[e, e2]
+            for c in range(m):  # UD = D⁻¹ Ūᵀ
+                for e in range(6):
+                    y = 0.0
+                    for d in range(m):
+                        y += Dinv[k, c, d] * ub[d, e]
+                    UD[c, e] = y
+            for e in range(6):
+                for e2 in range(e, 6):
+                    y = 0.0
+                    for c in range(m):
+                        y += UD[c, e] * ub[c, e2]
+                    Io[e, e2] -= y
             continue
         if m > 0:
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k (− G_kᵀ diag(k_a) g_k)
@@ -761,19 +857,27 @@ def _inertia_to_parent(cbody, cclus, k, m, U, Dinv_k, IAd, IAo, nzb, Ub, UD, slo
                     nzb[cclus[kp, IA_OFFSET] // 36 + sa * npar + sb] = True
     if m == 0:
         return
-    if shape & ONE_OUTPUT and m == 1:  # one output body, one DoF: I^A_o −= Ū Ūᵀ / D_k
+    if shape & ONE_OUTPUT:  # one output body: I^A_o −= Ū D_k⁻¹ Ūᵀ, Ū = Σ U_i
         o = cbody[cbody[b0, STACK], OUTPUT]
-        ub = UD[0]
+        ub = Ub[0]
+        for c in range(m):
+            for e in range(6):
+                y = 0.0
+                for s in range(n):
+                    y += U[cbody[b0 + s, STACK], c, e]
+                ub[c, e] = y
+        for c in range(m):  # UD = D⁻¹ Ūᵀ
+            for e in range(6):
+                y = 0.0
+                for d in range(m):
+                    y += Dinv_k[c, d] * ub[d, e]
+                UD[c, e] = y
         for e in range(6):
-            y = 0.0
-            for s in range(n):
-                y += U[cbody[b0 + s, STACK], 0, e]
-            ub[e] = y
-        dinv = Dinv_k[0, 0]
-        for e in range(6):
-            y = ub[e] * dinv
             for e2 in range(e, 6):
-                IAd[o, e, e2] -= y * ub[e2]
+                y = 0.0
+                for c in range(m):
+                    y += UD[c, e] * ub[c, e2]
+                IAd[o, e, e2] -= y
         return
     nsl = 0  # Ū per distinct output body (one when ONE_OUTPUT)
     for s in range(n):
