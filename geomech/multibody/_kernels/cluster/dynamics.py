@@ -519,7 +519,7 @@ def _c_aba(
                 for e2 in range(e, 6):
                     Io[e, e2] -= y * ub[e2]
             continue
-        if shape & LUMPED == LUMPED and m > 0:  # one output body, block diagonal: one sweep
+        if shape & LUMPED == LUMPED and m > 0:  # one output body, block diagonal, m > 1: one sweep
             o = cbody[cbody[b0, STACK], OUTPUT]
             scale = 0.0
             for c in range(m):  # l.28: u_k = τ_k − S_kᵀ p^A_k (− G_kᵀ diag(k_a) g_k)
@@ -543,16 +543,11 @@ def _c_aba(
                         u[k, c] -= g * gs[j]
                         for d in range(c + 1):
                             Dk[c, d] += g * Gc[j, d]
-            if m == 1:  # ONE_DOF: D_k is a number
-                if not Dk[0, 0] > SINGULAR_RTOL * scale:
-                    return pack(SINGULAR, cbody[b0, STACK])
-                Dinv[k, 0, 0] = 1.0 / Dk[0, 0]
-            else:
-                for c in range(m):
-                    for d in range(c):
-                        Dk[d, c] = Dk[c, d]
-                if not cholesky_inverse(Dk, m, scale, Dinv[k], L):
-                    return pack(SINGULAR, cbody[b0, STACK])
+            for c in range(m):  # m > 1 (m = 1 is SIMPLE, above): Cholesky
+                for d in range(c):
+                    Dk[d, c] = Dk[c, d]
+            if not cholesky_inverse(Dk, m, scale, Dinv[k], L):
+                return pack(SINGULAR, cbody[b0, STACK])
             if o < 0:
                 continue
             for c in range(m):  # w = D⁻¹ (u_k − U_kᵀ c_k)
@@ -1145,6 +1140,83 @@ def _c_efpa(
                     for g in range(6):
                         co[g] -= z * ub[g]
             continue
+        if cclus[k, SHAPE] & LUMPED == LUMPED and m > 0:  # as above, m > 1
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            scale = 0.0
+            ub = Ubar[k]
+            for c in range(m):
+                for g in range(6):
+                    ub[c, g] = 0.0
+                for d in range(c + 1):
+                    Dk[c, d] = 0.0
+            for s in range(n):  # U_i = I^A_i S_k,i, D_k = S_kᵀ U_k (+ armature), Ū = Σ U_i
+                i = cbody[b0 + s, STACK]
+                Ii = IAd[i]
+                scale += trace_about(Ii, r0[i])
+                for c in range(m):
+                    Uc = U[i, c]
+                    sym_matvec6(Ii, Sk[i, c], Uc)
+                    for d in range(c + 1):
+                        Dk[c, d] += dot6(Sk[i, d], Uc)
+                    for g in range(6):
+                        ub[c, g] += Uc[g]
+                for j in range(iv[i], iv[i + 1]):
+                    ka = jparam[i, ARMATURE + j - iv[i]]
+                    for c in range(m):
+                        for d in range(c + 1):
+                            Dk[c, d] += Gc[j, c] * ka * Gc[j, d]
+            for c in range(m):
+                for d in range(c):
+                    Dk[d, c] = Dk[c, d]
+            if not cholesky_inverse(Dk, m, scale, Dinv[k], L):
+                return pack(SINGULAR, cbody[b0, STACK])
+            for e in range(ne):  # χS = ^eχ_k S_k
+                if not sup[e, k]:
+                    continue
+                for d in range(6):
+                    for c in range(m):
+                        t = 0.0
+                        for s in range(n):
+                            i = cbody[b0 + s, STACK]
+                            if needed[i]:
+                                t += dot6(chi[e, i, d], Sk[i, c])
+                        CS[e, k, d, c] = t
+            if o < 0:
+                continue
+            for c in range(m):  # UD = D⁻¹ Ūᵀ
+                for g in range(6):
+                    t = 0.0
+                    for d in range(m):
+                        t += Dinv[k, c, d] * ub[d, g]
+                    UD[c, g] = t
+            Io = IAd[o]  # I^A_o += Σ I^A_i − Ū D_k⁻¹ Ūᵀ
+            for s in range(n):
+                Ii = IAd[cbody[b0 + s, STACK]]
+                for d in range(6):
+                    for g in range(d, 6):
+                        Io[d, g] += Ii[d, g]
+            for d in range(6):
+                for g in range(d, 6):
+                    t = 0.0
+                    for c in range(m):
+                        t += UD[c, d] * ub[c, g]
+                    Io[d, g] -= t
+            for e in range(ne):  # eq. 62: ^eχ_o += Σ ^eχ_i − χS D_k⁻¹ Ūᵀ
+                if not sup[e, k]:
+                    continue
+                for d in range(6):
+                    co = chi[e, o, d]
+                    for s in range(n):
+                        i = cbody[b0 + s, STACK]
+                        if needed[i]:
+                            ci = chi[e, i, d]
+                            for g in range(6):
+                                co[g] += ci[g]
+                    for c in range(m):
+                        z = CS[e, k, d, c]
+                        for g in range(6):
+                            co[g] -= z * UD[c, g]
+            continue
         if m > 0 and not _articulate(
             cbody, cclus, k, Sk, r0, IAd, IAo, nzb, U, Dk, L, Dinv[k], jparam, iv, Gc
         ):
@@ -1231,6 +1303,36 @@ def _c_efpa(
                         for d in range(6):
                             t = Si[g] * z[d]
                             Oinv[e, i, g, d] = t if o < 0 else t + Oinv[e, o, g, d]
+            continue
+        if cclus[k, SHAPE] & LUMPED == LUMPED and m > 0:  # as above, m > 1
+            o = cbody[cbody[b0, STACK], OUTPUT]
+            ub = Ubar[k]
+            for e in range(ne):
+                if not sup[e, k]:
+                    continue
+                for c in range(m):  # Z = (χS)ᵀ − Ūᵀ Y
+                    for d in range(6):
+                        t = CS[e, k, d, c]
+                        if o >= 0:
+                            for g in range(6):
+                                t -= ub[c, g] * Oinv[e, o, g, d]
+                        Z[c, d] = t
+                for c in range(m):  # D⁻¹ Z
+                    for d in range(6):
+                        t = 0.0
+                        for c2 in range(m):
+                            t += Dinv[k, c, c2] * Z[c2, d]
+                        chiS[d, c] = t
+                for s in range(n):
+                    i = cbody[b0 + s, STACK]
+                    if not needed[i]:
+                        continue
+                    for g in range(6):
+                        for d in range(6):
+                            t = 0.0 if o < 0 else Oinv[e, o, g, d]
+                            for c in range(m):
+                                t += Sk[i, c, g] * chiS[d, c]
+                            Oinv[e, i, g, d] = t
             continue
         for e in range(ne):
             if not sup[e, k]:
