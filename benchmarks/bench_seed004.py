@@ -48,6 +48,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+import time
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +58,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import baselines as BL  # noqa: E402
-from _timing import _block, _block_size, slope  # noqa: E402
+from _timing import slope  # noqa: E402
 from bench_clusters import Case  # noqa: E402
 
 from geomech.multibody._kernels.cluster import dynamics as CK  # noqa: E402
@@ -174,14 +175,27 @@ class Approximate:
                      W, self.status)  # fmt: skip
 
 
+#: the clock of :func:`rounds_of`: wall time, or (``--clock thread``) the thread's CPU time,
+#: which leaves out the time the process waits for a core on a machine shared with others
+CLOCK = {"wall": time.perf_counter, "thread": time.thread_time}
+clock = CLOCK["wall"]
+
+
+def _per_call(fun, n):
+    t0 = clock()
+    for _ in range(n):
+        fun()
+    return (clock() - t0) / n
+
+
 def rounds_of(fa, fb, rounds, block=0.01):
     """Interleaved per-call times (two arrays over the rounds) of ``fa`` and ``fb``."""
     fa(), fb()
-    na, nb = _block_size(fa, block), _block_size(fb, block)
+    na, nb = (max(1, int(block / max(_per_call(f, 1), 1e-7))) for f in (fa, fb))
     ta, tb = [], []
     for _ in range(rounds):
-        ta.append(_block(fa, na))
-        tb.append(_block(fb, nb))
+        ta.append(_per_call(fa, na))
+        tb.append(_per_call(fb, nb))
     return np.array(ta), np.array(tb)
 
 
@@ -353,7 +367,12 @@ def scaling(sizes, B, rounds, rng):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small batches, few rounds")
+    parser.add_argument("--clock", choices=sorted(CLOCK), default="wall",
+                        help="wall time, or the thread's CPU time (a loaded machine)")  # fmt: skip
     args = parser.parse_args(argv)
+    global clock
+    clock = CLOCK[args.clock]
+    print(f"clock: {args.clock}")
     rng = np.random.default_rng(2023)
     if args.quick:
         B, rounds, sizes, Bs = 8, 3, [2, 4], 8

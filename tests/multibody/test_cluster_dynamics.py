@@ -8,6 +8,10 @@
 * C-EFPA equals :math:`J_y\\bar H^{-1}J_y^\\top` with J and H from Pinocchio.
 * On trees (one body per cluster, seed 004 §5 identity 11) the cluster kernels are the RNEA,
   the ABA and the EFPA.
+* Every path of the kernels' shape codes (the general dense blocks, one output body, block
+  diagonal, one DoF and their one-sweep combinations) against the dense projection: the
+  shipped models' clusters all take the specialised branches, so the flags are withdrawn
+  (a flag only permits skipping work: any cluster is correct without it).
 * Batched = looped; validators.
 """
 
@@ -18,6 +22,8 @@ from loops_helpers import ALL, COUPLINGS, LOOPS, PinLoops, coupling_G, rel_err
 
 from geomech.errors import ModelError, NonFiniteError, NotOnManifoldError
 from geomech.multibody import robots
+from geomech.multibody._kernels.cluster.compiled import cluster_layout
+from geomech.multibody._kernels.cluster.tables import BLOCK_DIAGONAL, ONE_DOF, ONE_OUTPUT, SHAPE
 from geomech.multibody.algorithms.dynamics import aba, crba, gravity_forces, rnea
 from geomech.multibody.closed.dynamics import (
     cluster_aba,
@@ -166,6 +172,32 @@ def test_cluster_kernels_on_trees_are_rnea_aba_efpa(make):
     W = inverse_operational_space_inertia(model, q, bodies)
     W_p = inverse_operational_space_inertia(model, q, bodies, method="projection")
     assert rel_err(W, W_p) < 1e-9
+
+
+@pytest.mark.parametrize(("name", "floating"), [*COUPLINGS, ("four_bar", True), ("six_bar", False)])
+@pytest.mark.parametrize(
+    "keep", [0, ONE_OUTPUT, BLOCK_DIAGONAL, ONE_DOF, ONE_OUTPUT | BLOCK_DIAGONAL]
+)
+def test_every_shape_path_matches_the_projection(name, floating, keep):
+    model = load_example(name, floating_base=floating)
+    rng = np.random.default_rng(24)
+    q, v, a = _states(model, rng, 3)
+    bodies = [model.n_bodies - 1, 0]
+    ref = (projected_rnea(model, q, v, a), inverse_operational_space_inertia(model, q, bodies,
+           method="projection"))  # fmt: skip
+    lay = cluster_layout(model)
+    shape = lay.cclus[:, SHAPE].copy()
+    assert np.all(shape[:-1] & (ONE_OUTPUT | BLOCK_DIAGONAL) == ONE_OUTPUT | BLOCK_DIAGONAL)
+    lay.cclus[:, SHAPE] &= keep
+    try:
+        tau = rnea(model, q, v, a)
+        acc = aba(model, q, v, tau)
+        W = inverse_operational_space_inertia(model, q, bodies)
+    finally:
+        lay.cclus[:, SHAPE] = shape
+    assert rel_err(tau, ref[0]) < 1e-9
+    assert rel_err(acc, a) < 1e-9
+    assert rel_err(W, ref[1]) < 1e-9
 
 
 def test_batched_equals_looped():
