@@ -59,6 +59,9 @@ __all__ = [
     "single_state",
     "is_state",
     "are_states",
+    "are_vectors",
+    "is_float_vector",
+    "ENTRY",
     "entry",
     "failure",
     "states",
@@ -323,6 +326,49 @@ def are_states(q, v, a, nq: int, nv: int) -> bool:
     )
 
 
+def are_vectors(q, v, a) -> bool:
+    """Whether ``q``, ``v``, ``a`` are float64 vectors (``numpy.ndarray``, 1-D; ``a=v`` for two).
+
+    The Python half of the fast path of the public functions whose single-state entry
+    points check the lengths and strides of their vectors themselves (``NOT_A_VECTOR``):
+    the rest of :func:`are_states`, whose length and stride reads cost ~0.1 µs more. What
+    is checked here cannot be checked in the kernel: its compiled entry point reads an
+    array of another dtype or dimension without converting it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_vectors
+    >>> q, v = np.zeros(3), np.zeros(2)
+    >>> are_vectors(q, v, v), are_vectors(q, v[None], v), are_vectors(q, v, [0.0, 0.0])
+    (True, False, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
+    )
+
+
+def is_float_vector(x) -> bool:
+    """:func:`are_vectors` of one array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import is_float_vector
+    >>> is_float_vector(np.zeros(3)), is_float_vector(np.zeros(3, int))
+    (True, False)
+    """
+    return type(x) is _ND and x.dtype is _F64 and x.ndim == 1
+
+
 def entry(kernel):
     """The compiled entry point of a single-state ``kernel`` (its dispatcher until compiled).
 
@@ -466,6 +512,9 @@ def check_inputs(model, batch, names, arrays, quaternions=()):
 UNIT_TOL = 1e-6
 
 _ENTRY: dict = {}
+#: the compiled entry points found so far, by kernel: ``(ENTRY.get(k) or entry(k))(...)`` is
+#: :func:`entry` without its call (the public functions' fast path)
+ENTRY = _ENTRY
 
 
 def _entry(kernel):

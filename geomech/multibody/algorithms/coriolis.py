@@ -62,12 +62,14 @@ from geomech._validation import check_allocation, check_q, check_v
 from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import (
-    are_states,
+    ENTRY,
+    are_vectors,
     compiled,
     entry,
     failure,
     single_state,
 )
+from geomech.multibody._kernels.status import NOT_A_VECTOR
 from geomech.multibody._kernels.tree import coriolis as K
 from geomech.multibody.algorithms._body_factors import (
     _QV,
@@ -178,21 +180,22 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     False
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None:
+    if single is not None and are_vectors(q, v, v):  # the kernel checks lengths and strides
         topo, packed, nq, nv = single
-        if are_states(q, v, v, nq, nv):
-            C = np.empty((nv, nv))
-            if type(connection) is str and connection == "levi-civita":  # the default: kept
-                factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
-                if factors is None:
-                    factors = model._compiled._levi_civita = _factor_tensors(model, connection)
-                Bt, levi_civita = factors
-            else:
-                Bt, levi_civita = _factor_tensors(model, connection)
-            status = entry(K.coriolis_one)(topo, packed, Bt, levi_civita, q, v, C)
-            if status:
-                raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
+        C = np.empty((nv, nv))
+        if type(connection) is str and connection == "levi-civita":  # the default: kept
+            factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
+            if factors is None:
+                factors = model._compiled._levi_civita = _factor_tensors(model, connection)
+            Bt, levi_civita = factors
+        else:
+            Bt, levi_civita = _factor_tensors(model, connection)
+        kernel = ENTRY.get(K.coriolis_one) or entry(K.coriolis_one)
+        status = kernel(topo, packed, Bt, levi_civita, q, v, C)
+        if status == 0:
             return C
+        if status != NOT_A_VECTOR:
+            raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
     closed = _closed(model, "coriolis_matrix")
     if closed is not None:
         return closed(model, q, v, connection)

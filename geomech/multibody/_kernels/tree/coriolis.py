@@ -45,10 +45,17 @@ from geomech.multibody._kernels.spatial import (
     transform_motion,
     transform_motion_transpose,
 )
-from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    NOT_A_VECTOR,
+    OK,
+    pack,
+)
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    is_vector,
     joint_velocity,
     tree_transforms,
 )
@@ -406,9 +413,13 @@ def coriolis_batch(
 
 @njit(**FMA)
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
-    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
-    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``);
+    ``NOT_A_VECTOR`` unless ``q``, ``v`` are contiguous vectors of the model's sizes.
+    """
     N = topo.shape[0] - 1
+    if not (is_vector(q, topo[N, IQ]) and is_vector(v, topo[N, IV])):
+        return NOT_A_VECTOR
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     work = _coriolis_order(scratch(_coriolis_shapes(N, topo[N, IV])))  # on the stack (small)
     return _coriolis_work(
         topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work

@@ -53,12 +53,18 @@ from geomech.multibody._kernels.spatial import (
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
     NON_FINITE_RESULT,
+    NOT_A_VECTOR,
     OK,
     SINGULAR,
     pack,
 )
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
-from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
+from geomech.multibody._kernels.tree.kinematics import (
+    all_finite,
+    is_vector,
+    joint_velocity,
+    tree_transforms,
+)
 from geomech.multibody._kernels.views import borrow, scratch, workspace
 
 __all__ = [
@@ -216,8 +222,13 @@ def rnea_batch(
 @njit(**FMA)
 def rnea_one(topo, packed, q, v, a, tau):
     """:func:`rnea` for one state without external forces, the model packed
-    (``CompiledModel.packed``).
+    (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``a`` are contiguous
+    vectors of the model's sizes.
     """
+    N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(a, nv)):
+        return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     return _rnea(
         topo,
@@ -371,9 +382,13 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
 
 @njit(**FMA)
 def crba_one(topo, packed, q, H):
-    """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
-    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
+    """:func:`crba` for one state, the model packed (``CompiledModel.packed``);
+    ``NOT_A_VECTOR`` unless ``q`` is a contiguous vector of the model's size.
+    """
     N = topo.shape[0] - 1
+    if not is_vector(q, topo[N, IQ]):
+        return NOT_A_VECTOR
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     work = scratch(_crba_shapes(N, topo[N, IV]))  # on the stack (small models)
     return _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work)
 
@@ -621,10 +636,14 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
 @njit(**FMA)
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed
-    (``CompiledModel.packed``).
+    (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``tau`` are contiguous
+    vectors of the model's sizes.
     """
-    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(tau, nv)):
+        return NOT_A_VECTOR
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     return _aba_core(
         topo,
         placement,
