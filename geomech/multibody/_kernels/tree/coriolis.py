@@ -55,9 +55,11 @@ from geomech.multibody._kernels.status import (
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    finite_vector,
     is_vector,
     joint_velocity,
     tree_transforms,
+    tree_transforms_inline,
 )
 from geomech.multibody._kernels.views import scratch, workspace
 
@@ -236,9 +238,9 @@ def _coriolis_work(
     parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
     iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v)):
+    if not (finite_vector(q) and finite_vector(v)):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 

@@ -61,9 +61,11 @@ from geomech.multibody._kernels.status import (
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    finite_vector,
     is_vector,
     joint_velocity,
     tree_transforms,
+    tree_transforms_inline,
 )
 from geomech.multibody._kernels.views import borrow, scratch, workspace
 
@@ -116,11 +118,15 @@ def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ex
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(a)
+        and finite_vector(a0)
+        and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     E, r, vel, acc, f, vJ = work
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -160,7 +166,7 @@ def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ex
             tau[k] = s + jparam[i, ARMATURE + k - iv[i]] * a[k]
         if parent[i] >= 0:  # f_p(i) += ^iX_p(i)ᵀ f_i
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
-    if not all_finite(tau):
+    if not finite_vector(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
@@ -280,9 +286,9 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
     iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
-    if not all_finite(q):
+    if not finite_vector(q):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -479,10 +485,14 @@ def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(tau)
+        and finite_vector(a0)
+        and all_finite(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -596,7 +606,7 @@ def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0
             nu = a[k]
             for e in range(6):
                 acc[e] += Phi[k, e] * nu
-    if not all_finite(a):
+    if not finite_vector(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
