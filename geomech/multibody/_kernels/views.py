@@ -43,7 +43,17 @@ from numba.np.arrayobj import make_array, populate_array
 from geomech.errors import DimensionError
 from geomech.multibody._kernels.jit import INLINE
 
-__all__ = ["total", "carve", "borrow", "workspace", "scratch", "view", "STACK"]
+__all__ = [
+    "total",
+    "carve",
+    "borrow",
+    "workspace",
+    "scratch",
+    "scratch_large",
+    "view",
+    "STACK",
+    "STACK_LARGE",
+]
 
 
 def _is_shapes(shapes) -> bool:
@@ -249,8 +259,13 @@ def workspace(shapes):
     return _c_views(np.empty(total(shapes)), 0, shapes)
 
 
-#: entries of the stack buffer of :func:`scratch` (16 KiB of the kernel's stack frame)
-STACK = 2048
+#: entries of the stack buffer of :func:`scratch` (4 KiB of the kernel's stack frame: a frame of
+#: 8 KiB or more made the single-state RNEA ~0.06 µs slower, whatever part of it was used)
+STACK = 512
+#: entries of the stack buffer of :func:`scratch_large` (16 KiB): for work arrays that do not
+#: fit in :data:`STACK` entries on small arms (ABA's articulated inertias, Algorithm 1's
+#: factors), a large frame still costs less than an allocation on the heap
+STACK_LARGE = 2048
 
 
 @intrinsic
@@ -305,6 +320,14 @@ def scratch(shapes):
     """
     n = total(shapes)
     buf = _stack_buffer(STACK) if n <= STACK else np.empty(n)
+    return _c_views(buf, 0, shapes)
+
+
+@njit(**INLINE)
+def scratch_large(shapes):
+    """:func:`scratch` with a stack buffer of :data:`STACK_LARGE` entries."""
+    n = total(shapes)
+    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else np.empty(n)
     return _c_views(buf, 0, shapes)
 
 

@@ -61,7 +61,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import scratch, workspace
+from geomech.multibody._kernels.views import scratch_large, workspace
 
 __all__ = [
     "add_composite",
@@ -422,7 +422,7 @@ def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     if not (is_vector(q, topo[N, IQ]) and is_vector(v, topo[N, IV])):
         return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    work = _coriolis_order(scratch(_coriolis_shapes(N, topo[N, IV])))  # on the stack (small)
+    work = _coriolis_order(scratch_large(_coriolis_shapes(N, topo[N, IV])))  # on the stack (small)
     return _coriolis_work(
         topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
     )

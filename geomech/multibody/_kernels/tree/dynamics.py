@@ -67,7 +67,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import borrow, scratch, workspace
+from geomech.multibody._kernels.views import borrow, scratch, scratch_large, workspace
 
 __all__ = [
     "rnea",
@@ -668,7 +668,7 @@ def aba_one(topo, packed, q, v, tau, a):
         a0,
         borrow(a, 0, ((0, 6),))[0],  # no external forces (an empty writable array, as a batch's)
         a,
-        scratch(_aba_shapes(N, topo[N, IV])),  # on the stack (small models)
+        scratch_large(_aba_shapes(N, topo[N, IV])),  # on the stack (small models)
     )
 
 
