@@ -122,7 +122,7 @@ def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ex
         and finite_vector(v)
         and finite_vector(a)
         and finite_vector(a0)
-        and all_finite(f_ext)
+        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
     ):
         return pack(NON_FINITE_INPUT, -1)
     E, r, vel, acc, f, vJ = work
@@ -489,7 +489,7 @@ def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0
         and finite_vector(v)
         and finite_vector(tau)
         and finite_vector(a0)
-        and all_finite(f_ext)
+        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
