@@ -10,8 +10,12 @@ the built-in humanoid, talos and a 100-link chain, and for each ``rnea``, ``crba
   pre-converted), per state, the median ratio and its range.
 
 Then (``--floor``) the fixed cost of a call: an empty numba function with as many array
-arguments as the single-state entry points against the smallest Pinocchio call, and every
-public function against its kernel alone; (``--threads``) the speed-up of two threads at
+arguments as the single-state entry points against the smallest Pinocchio call; the thinnest
+public call (the fast path of ``gm.rnea`` / ``gm.crba``: input checks, result allocation,
+entry point) around an empty kernel of the same arrays, the budget Pinocchio's whole call
+leaves for geomech's work at ratio 1.0, and both libraries' work (Pinocchio's call minus its
+1-body call; geomech's kernel minus its empty entry point), on a 1-body chain, ur5 and panda;
+and every public function against its kernel alone; (``--threads``) the speed-up of two threads at
 B = 1000, 4000, 10000 with the load average; ``christoffel_symbols`` against the route a Python
 user has today (Christoffel symbols by Koszul's formula from nv + 1 calls of
 ``pin.computeRNEADerivatives``), the cold compile time of all kernels (a fresh numba cache) and

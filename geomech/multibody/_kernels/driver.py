@@ -5,10 +5,14 @@ The public functions of :mod:`geomech.multibody` validate their inputs here once
 one) and reshape the result. One state given as contiguous float64 arrays
 (:func:`is_state`) of a tree without user joints (:func:`single_state`) goes straight to the
 algorithm's ``*_one`` entry point (:func:`entry`, :func:`failure`): the same kernel, called
-without the batch machinery. Parallel evaluation of large batches is opt-in
-(:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
-Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
-sleep instead of spinning, so a loaded machine is not slowed down.
+without the batch machinery. The entry points of RNEA, CRBA, ABA and the Coriolis matrix
+check the lengths and strides of their vectors themselves (``NOT_A_VECTOR`` sends anything
+else to the general path), so that their public functions check only what the compiled
+entry point cannot (:func:`are_vectors`: type, dtype, dimension). Parallel evaluation of
+large batches is opt-in (:func:`set_num_threads`): the batch is cut into chunks that run the
+same serial kernel in Python threads, which the kernels allow by releasing the GIL
+(``nogil=True``); idle workers sleep instead of spinning, so a loaded machine is not slowed
+down.
 
 Threads are used only where they pay, by a simple cost model: the time per state of each
 kernel is measured on its serial calls (per kernel and model size), and a batch is split only
