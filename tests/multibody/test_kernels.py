@@ -429,6 +429,23 @@ def test_threaded_chunks_locate_the_first_failure(rng, monkeypatch, n):
         driver.set_num_threads(1)
 
 
+def test_a_core_is_idle_when_only_this_process_loads_the_machine(monkeypatch):
+    """The load average counts this process's own threads: two threads that kept both cores
+    busy leave a core idle for the next batch; another process's load does not."""
+    import time
+
+    monkeypatch.setattr(driver.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(driver.os, "getloadavg", lambda: (1.9, 1.9, 1.9))
+    state = list(driver._LOAD)
+    try:
+        for used, idle in ((2.0, True), (0.0, False)):  # cores this process kept busy
+            now, cpu = time.monotonic(), time.process_time()
+            driver._LOAD[:] = [now - 1.0, not idle, cpu - used, used]
+            assert driver._idle_core() is idle
+    finally:
+        driver._LOAD[:] = state
+
+
 def test_compiled_arrays_are_read_only(rng):
     """model.compiled's arrays cannot be written (issue 26), and the kernels take them."""
     model = robots.random_tree(6, rng=rng, floating_base=True)

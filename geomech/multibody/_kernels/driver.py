@@ -538,23 +538,40 @@ def _entry(kernel):
     return kernel
 
 
-_LOAD = [-1.0, False]  # time of the last look at the load average, and its verdict
+#: time of the last look at the load average, its verdict, this process's CPU time then, and
+#: the cores this process kept busy (a running mean over about a minute, as the load average)
+_LOAD = [-1.0, False, 0.0, 0.0]
+#: the time constant (s) of the 1-minute load average
+_LOAD_WINDOW = 60.0
 
 
 def _idle_core() -> bool:
-    """Whether the machine has a core to spare: its 1-minute load average (ours included) is
-    below the number of cores minus one half (looked up at most twice a second).
+    """Whether the machine has a core to spare for a helper thread: the 1-minute load average
+    of the *other* processes, plus the calling thread, is below the number of cores minus one
+    half (looked up at most twice a second).
 
-    A helper thread on a machine whose cores are all busy waits for a time slice, and the
-    caller waits for the helper's chunk: then the batch runs serially.
+    The load average counts this process too, threads included: the cores it kept busy
+    since the last look (its CPU time over the wall time, averaged over a minute as the load
+    average is) are subtracted, else two threads that pay would raise the load and turn the
+    next batches serial, which would lower it again (the two-thread speed-up of the
+    benchmarks then swung between 0.9 and 1.8). A helper thread on a machine whose cores
+    are all busy waits for a time slice, and the caller waits for the helper's chunk: then
+    the batch runs serially.
     """
     now = time.monotonic()
     if now - _LOAD[0] > 0.5:
+        cpu = time.process_time()
+        if _LOAD[0] >= 0.0:  # the cores this process used since the last look
+            w = math.exp(-(now - _LOAD[0]) / _LOAD_WINDOW)
+            used = (cpu - _LOAD[2]) / (now - _LOAD[0])
+            _LOAD[3] = w * _LOAD[3] + (1.0 - w) * used
         try:
             load = os.getloadavg()[0]
         except (AttributeError, OSError):  # pragma: no cover (no load average: Windows)
             load = 0.0
-        _LOAD[0], _LOAD[1] = now, load < (os.cpu_count() or 1) - 0.5
+        others = max(load - _LOAD[3], 0.0)
+        _LOAD[0], _LOAD[2] = now, cpu
+        _LOAD[1] = others + 1.0 < (os.cpu_count() or 1) - 0.5
     return _LOAD[1]
 
 
