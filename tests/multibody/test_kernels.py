@@ -335,6 +335,10 @@ def test_single_states_of_any_layout_agree_with_pinocchio_or_are_named(rng):
             gm.coriolis_matrix(model, bad, v)
     with pytest.raises(DimensionError):
         gm.rnea(model, q, np.zeros(nv - 1), a)
+    with pytest.raises(DimensionError):  # None is not an empty vector, nor a crash
+        gm.rnea(model, q, v, None)
+    with pytest.raises(DimensionError):
+        gm.coriolis_matrix(model, q, None)
     with pytest.raises(DimensionError):
         gm.aba(model, q, v, np.zeros(nv)[:-1])
 

@@ -64,6 +64,7 @@ __all__ = [
     "is_state",
     "are_states",
     "are_vectors",
+    "are_vector_pair",
     "is_float_vector",
     "ENTRY",
     "entry",
@@ -331,13 +332,13 @@ def are_states(q, v, a, nq: int, nv: int) -> bool:
 
 
 def are_vectors(q, v, a) -> bool:
-    """Whether ``q``, ``v``, ``a`` are float64 vectors (``numpy.ndarray``, 1-D; ``a=v`` for two).
+    """Whether ``q``, ``v``, ``a`` are float64 vectors (``numpy.ndarray``, 1-D).
 
     The Python half of the fast path of the public functions whose single-state entry
     points check the lengths and strides of their vectors themselves (``NOT_A_VECTOR``):
     the rest of :func:`are_states`, whose length and stride reads cost ~0.1 µs more. What
     is checked here cannot be checked in the kernel: its compiled entry point reads an
-    array of another dtype or dimension without converting it.
+    array of another dtype or dimension without converting it (and crashes on ``None``).
 
     Examples
     --------
@@ -357,6 +358,26 @@ def are_vectors(q, v, a) -> bool:
         and q.ndim == 1
         and v.ndim == 1
         and a.ndim == 1
+    )
+
+
+def are_vector_pair(q, v) -> bool:
+    """:func:`are_vectors` of two arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_vector_pair
+    >>> are_vector_pair(np.zeros(3), np.zeros(2)), are_vector_pair(np.zeros(3), None)
+    (True, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
     )
 
 

@@ -63,7 +63,7 @@ from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import (
     ENTRY,
-    are_vectors,
+    are_vector_pair,
     compiled,
     entry,
     failure,
@@ -180,7 +180,7 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     False
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and are_vectors(q, v, v):  # the kernel checks lengths and strides
+    if single is not None and are_vector_pair(q, v):  # the kernel checks lengths, strides
         topo, packed, nq, nv = single
         C = np.empty((nv, nv))
         if type(connection) is str and connection == "levi-civita":  # the default: kept
