@@ -99,6 +99,10 @@ class CompiledModel:
     [[-1, 1, 0, 0, 2], [0, 1, 1, 1, 2], [-1, -1, 2, 2, 2]]
     """
 
+    #: the body-factor tensors of the Levi-Civita connection, ``(Bt, levi_civita)``: set by
+    #: the first ``coriolis_matrix`` call with the default connection
+    _levi_civita = None
+
     def __init__(self, model):
         N, nv = model.n_bodies, model.nv
         topo = np.full((N + 1, TOPO_COLUMNS), -1, dtype=np.int64)

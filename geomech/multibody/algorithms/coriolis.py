@@ -93,6 +93,9 @@ __all__ = [
     "coriolis_matrix_derivative",
 ]
 
+#: the default connection of :func:`coriolis_matrix` (its fast path tests identity first)
+_DEFAULT = "levi-civita"
+
 
 # ----------------------------------------------------------------------------------------
 # closed models: their own algorithm, from the model's table (ClosedMultibodyModel.ALGORITHMS)
@@ -105,7 +108,7 @@ def _closed(model, kind: str):
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
-def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
+def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
     r"""Coriolis matrix induced by the body connections, in :math:`O(Nd)` (seed 000 Alg. 1).
 
     .. math::
@@ -183,8 +186,8 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     if single is not None and are_vector_pair(q, v):  # the kernel checks lengths, strides
         topo, packed, nq, nv = single
         C = np.empty((nv, nv))
-        if type(connection) is str and connection == "levi-civita":  # the default: kept
-            factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
+        if connection is _DEFAULT or (type(connection) is str and connection == "levi-civita"):
+            factors = model._compiled._levi_civita  # the default's, kept on the compiled model
             if factors is None:
                 factors = model._compiled._levi_civita = _factor_tensors(model, connection)
             Bt, levi_civita = factors
