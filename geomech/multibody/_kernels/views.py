@@ -331,6 +331,59 @@ def scratch_large(shapes):
     return _c_views(buf, 0, shapes)
 
 
+@intrinsic
+def _borrowed_row(typingctx, x, b):
+    """Row ``b`` of the C-contiguous array ``x`` (``x[b]``), a borrowed view (no reference)."""
+    if not (
+        isinstance(x, types.Array)
+        and x.ndim >= 2
+        and x.layout == "C"
+        and isinstance(b, types.Integer)
+    ):
+        return None
+    row_type = types.Array(x.dtype, x.ndim - 1, "C", readonly=not x.mutable)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        index = context.cast(builder, args[1], sig.args[1], types.intp)
+        shape = cgutils.unpack_tuple(builder, src.shape, x.ndim)
+        strides = cgutils.unpack_tuple(builder, src.strides, x.ndim)
+        offset = builder.mul(index, builder.udiv(strides[0], src.itemsize))
+        out = make_array(row_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.gep(src.data, [offset]),
+            shape=shape[1:],
+            strides=strides[1:],
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return row_type(x, b), codegen
+
+
+@njit(**INLINE)
+def row(x, b):
+    """Row ``b`` of a per-state array of a batch, or its only row when the batch shares it
+    (:func:`~geomech.multibody._kernels.jit.at`), as a borrowed view: valid while ``x`` is,
+    with no reference count to raise and drop per state and array (a batch driver's rows of
+    its arguments; ~0.1 µs a state for the eight arrays of RNEA).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import row
+    >>> @njit
+    ... def second(x):
+    ...     return row(x, 1).sum(), row(x[:1], 1).sum()
+    >>> second(np.arange(6.0).reshape(3, 2))
+    (5.0, 1.0)
+    """
+    return _borrowed_row(x, b if x.shape[0] > 1 else 0)
+
+
 @njit(**INLINE)
 def view(buf, start, shape):
     """``buf[start: start + prod(shape)].reshape(shape)`` without numba's reshape call.

@@ -67,7 +67,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import borrow, scratch, scratch_large, workspace
+from geomech.multibody._kernels.views import borrow, row, scratch, scratch_large, workspace
 
 __all__ = [
     "rnea",
@@ -202,7 +202,8 @@ def rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
 ):
     """:func:`rnea` over a batch (per-state arrays with one row are shared; work arrays
-    allocated once); first failure + 1.
+    allocated once; the rows borrowed, :func:`~geomech.multibody._kernels.views.row`); first
+    failure + 1.
     """
     work = rnea_workspace(topo.shape[0] - 1)
     for b in range(status.shape[0]):
@@ -211,15 +212,15 @@ def rnea_batch(
             placement,
             jparam,
             inertia,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            at(V, b),
-            at(A, b),
-            at(A0, b),
-            at(F_ext, b),
-            TAU[b],
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(V, b),
+            row(A, b),
+            row(A0, b),
+            row(F_ext, b),
+            row(TAU, b),
             work,
         )
     return first_failure(status)
@@ -367,7 +368,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
 
 @njit(**FMA)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
-    """:func:`crba_work` over a batch; first failure + 1."""
+    """:func:`crba_work` over a batch (the rows borrowed); first failure + 1."""
     N = topo.shape[0] - 1
     work = crba_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
@@ -376,11 +377,11 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
             placement,
             jparam,
             inertia,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            H[b],
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(H, b),
             work,
         )
     return first_failure(status)
