@@ -10,8 +10,12 @@ the built-in humanoid, talos and a 100-link chain, and for each ``rnea``, ``crba
   pre-converted), per state, the median ratio and its range.
 
 Then (``--floor``) the fixed cost of a call: an empty numba function with as many array
-arguments as the single-state entry points against the smallest Pinocchio call, and every
-public function against its kernel alone; (``--threads``) the speed-up of two threads at
+arguments as the single-state entry points against the smallest Pinocchio call; the thinnest
+public call (the fast path of ``gm.rnea`` / ``gm.crba``: input checks, result allocation,
+entry point) around an empty kernel of the same arrays, the budget Pinocchio's whole call
+leaves for geomech's work at ratio 1.0, and both libraries' work (Pinocchio's call minus its
+1-body call; geomech's kernel minus its empty entry point), on a 1-body chain, ur5 and panda;
+and every public function against its kernel alone; (``--threads``) the speed-up of two threads at
 B = 1000, 4000, 10000 with the load average; ``christoffel_symbols`` against the route a Python
 user has today (Christoffel symbols by Koszul's formula from nv + 1 calls of
 ``pin.computeRNEADerivatives``), the cold compile time of all kernels (a fresh numba cache) and
@@ -49,6 +53,7 @@ from _timing import interleaved, interleaved_range, load_average  # noqa: E402
 import geomech as gm  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
+from geomech.multibody._kernels.driver import ENTRY, are_vectors, is_float_vector  # noqa: E402
 
 BATCH = 1000
 
@@ -225,8 +230,100 @@ def boundary_cases(model, rng):
     return cases
 
 
+@njit(cache=False)
+def _empty_rnea(topo, packed, q, v, a, tau):  # rnea_one's arrays, without its work
+    return 0
+
+
+@njit(cache=False)
+def _empty_crba(topo, packed, q, H):  # crba_one's arrays, without its work
+    return 0
+
+
+def _thin_rnea(model, q, v, a, gravity=None, f_ext=None, method=None):
+    """The thinnest public single-state call: ``gm.rnea``'s fast path (its checks, the result,
+    the entry point) around an empty kernel of the same six arrays."""
+    single = getattr(model, "_single", None)
+    if single is not None and gravity is None and f_ext is None and method is None:
+        if are_vectors(q, v, a):
+            topo, packed, nq, nv = single
+            tau = np.empty(nv)
+            if ENTRY[_empty_rnea](topo, packed, q, v, a, tau) == 0:
+                return tau
+    raise AssertionError("not the fast path")
+
+
+def _thin_crba(model, q, method=None):
+    """As :func:`_thin_rnea`, for ``gm.crba`` (four arrays)."""
+    single = getattr(model, "_single", None)
+    if single is not None and method is None and is_float_vector(q):
+        topo, packed, nq, nv = single
+        H = np.empty((nv, nv))
+        if ENTRY[_empty_crba](topo, packed, q, H) == 0:
+            return H
+    raise AssertionError("not the fast path")
+
+
+def _best(fun, rounds):
+    """The fastest of ``rounds`` blocks of ~2 ms (a floor: the uncontended time)."""
+    t, _, _, _, _ = interleaved_range(fun, lambda: None, rounds, 0.002, "min")
+    return t
+
+
+def _floor_rows(name, model, rng, rounds, p1r, p1c):
+    """Print the thin-call floor, the budget and the work of rnea and crba on ``model``
+    (``p1r``, ``p1c``: Pinocchio's 1-body calls)."""
+    from geomech.multibody._kernels.driver import _entry
+    from geomech.multibody._kernels.tree import dynamics as K
+
+    br = PinocchioBridge(model)
+    pmm, pdm = br.pin_model, br.pin_data
+    q = model.random_configuration(rng)
+    v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+    qp, vp, ap = br.q_to_pin(q), br.v_to_pin(v), br.v_to_pin(a)
+    topo, packed, nq, nv = model.compiled.single
+    tau, H = np.empty(nv), np.empty((nv, nv))
+    gm.rnea(model, q, v, a), gm.crba(model, q)
+    _empty_rnea(topo, packed, q, v, a, tau), _empty_crba(topo, packed, q, H)
+    ep_r, ep_c = _entry(K.rnea_one), _entry(K.crba_one)
+    e6, e4 = _entry(_empty_rnea), _entry(_empty_crba)
+    assert len(_empty_rnea.signatures) == len(_empty_crba.signatures) == 1
+    _thin_rnea(model, q, v, a), _thin_crba(model, q)
+    rows = (
+        (
+            "rnea",
+            lambda: _thin_rnea(model, q, v, a),
+            lambda: gm.rnea(model, q, v, a),
+            lambda: ep_r(topo, packed, q, v, a, tau),
+            lambda: e6(topo, packed, q, v, a, tau),
+            lambda: pin.rnea(pmm, pdm, qp, vp, ap),
+            p1r,
+        ),
+        (
+            "crba",
+            lambda: _thin_crba(model, q),
+            lambda: gm.crba(model, q),
+            lambda: ep_c(topo, packed, q, H),
+            lambda: e4(topo, packed, q, H),
+            lambda: pin.crba(pmm, pdm, qp),
+            p1c,
+        ),
+    )
+    for alg, thin, pub, kern, empty, pinc, p1 in rows:
+        t_thin, t_pub, t_k, t_e, t_p = (_best(f, rounds) for f in (thin, pub, kern, empty, pinc))
+        print(
+            f"  {name:<7} {alg:<5} pin {t_p * 1e6:6.3f}  thin {t_thin * 1e6:6.3f}  "
+            f"budget {(t_p - t_thin) * 1e6:6.3f}  pin work {(t_p - p1) * 1e6:6.3f}  "
+            f"gm work {(t_k - t_e) * 1e6:6.3f}  (gm public {t_pub * 1e6:6.3f}, "
+            f"ratio {t_pub / t_p:.2f})",
+            flush=True,
+        )
+
+
 def bench_floor(rng, rounds, stat="median"):
-    """Print the fixed cost of a call: dispatch floors, and public functions vs their kernels."""
+    """Print the fixed cost of a call: dispatch floors, the thinnest possible public call and
+    the budget it leaves for the work against Pinocchio's, and public functions vs their
+    kernels."""
     from geomech.multibody._kernels.driver import _entry
 
     x = np.zeros(3)
@@ -246,6 +343,26 @@ def bench_floor(rng, rounds, stat="median"):
         f"dispatcher, {t_ep * 1e6:.3f} through its entry point; 1-body pin.rnea {t_pin * 1e6:.3f}; "
         f"1-body gm.rnea {t_gm1 * 1e6:.3f}"
     )
+    # the thinnest public call around an empty kernel, and the work it leaves room for: the
+    # fastest blocks of each (uncontended times), all in this process
+    print(
+        "floor of a public single-state call (fastest of short blocks, µs): 'thin' = the "
+        "public function's fast path (input checks, result allocation, entry point) around "
+        "an empty kernel of the same arrays; 'budget' = Pinocchio's whole call − thin, the "
+        "time left for geomech's work at ratio 1.0; 'pin work' = Pinocchio's call − its "
+        "1-body call; 'gm work' = geomech's kernel − its empty entry point"
+    )
+    q0 = np.zeros(1)
+    p1r = _best(lambda: pin.rnea(pm, pd, q0, q0, q0), rounds)
+    p1c = _best(lambda: pin.crba(pm, pd, q0), rounds)
+    for name in ("chain1", "ur5", "panda"):
+        if name == "chain1":
+            model = one
+        elif name == "panda" and "panda" not in robots.example_robot_data_names():
+            continue
+        else:
+            model = load_robot(name)
+        _floor_rows(name, model, rng, rounds, p1r, p1c)
     for name in ("panda", "humanoid"):
         model = (
             load_robot(name)

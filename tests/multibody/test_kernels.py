@@ -11,6 +11,7 @@ from numba import njit
 
 import geomech as gm
 from geomech.errors import DimensionError, NonFiniteError, NotOnManifoldError
+from geomech.interop.pinocchio import PinocchioBridge
 from geomech.lie import SO3
 from geomech.multibody import (
     Fixed,
@@ -30,7 +31,7 @@ from geomech.multibody._kernels import status as KST
 from geomech.multibody._kernels.compiled import joint_code
 from geomech.multibody._kernels.tables import IQ, JTYPE
 from geomech.multibody._kernels.tree.kinematics import tree_transforms
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import STACK, borrow, scratch, view
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -264,6 +265,84 @@ def test_views_of_a_work_buffer_are_its_reshaped_slices():
         carve(buf, -1, 1)
 
 
+def test_stack_and_borrowed_views_are_the_reshaped_slices():
+    @njit
+    def fill(n, buf):  # scratch views on the stack (small n) or the heap; borrowed views of buf
+        x, y = scratch(((n, 3), (2,)))
+        for k in range(n):
+            for c in range(3):
+                x[k, c] = 3.0 * k + c
+        y[0], y[1] = -1.0, -2.0
+        a, b = borrow(buf, 1, ((n, 3), (2,)))
+        a[:, :] = x
+        b[:] = y
+        return x.sum() + y.sum()
+
+    for n in (1, 7, STACK // 3 + 5):  # the last one does not fit on the stack
+        buf = np.zeros(3 * n + 4)
+        total = fill(n, buf)
+        expected = np.arange(3.0 * n)
+        assert total == expected.sum() - 3.0
+        np.testing.assert_array_equal(buf[1 : 1 + 3 * n], expected)
+        np.testing.assert_array_equal(buf[1 + 3 * n :], [-1.0, -2.0, 0.0])
+
+
+def _read_only(x):
+    y = x.copy()
+    y.flags.writeable = False
+    return y
+
+
+def test_single_states_of_any_layout_agree_with_pinocchio_or_are_named(rng):
+    """The fast path's vectors are checked in two halves (dtype and dimension in Python,
+    length and strides in the kernel): every other input takes the general path."""
+    model = robots.load("ur5")
+    bridge = PinocchioBridge(model)
+    nq, nv = model.nq, model.nv
+    q = model.random_configuration(rng)
+    v, a = rng.normal(size=nv), rng.normal(size=nv)
+    tau = bridge.rnea(q, v, a)
+    H = bridge.crba(q)
+    layouts = {
+        "contiguous": lambda x: x.copy(),
+        "strided": lambda x: np.repeat(x, 2)[::2],
+        "reversed": lambda x: x[::-1].copy()[::-1],
+        "read-only": _read_only,
+        "float32": lambda x: x.astype(np.float32),
+        "list": lambda x: x.tolist(),
+    }
+    for name, f in layouts.items():
+        tol = 1e-5 if name == "float32" else 1e-9
+        qq, vv, aa, tt = f(q), f(v), f(a), f(tau)
+        np.testing.assert_allclose(gm.rnea(model, qq, vv, aa), tau, rtol=tol, atol=tol)
+        np.testing.assert_allclose(gm.crba(model, qq), H, rtol=tol, atol=tol)
+        np.testing.assert_allclose(gm.aba(model, qq, vv, tt), a, rtol=1e3 * tol, atol=1e3 * tol)
+        C = gm.coriolis_matrix(model, qq, vv)
+        np.testing.assert_allclose(
+            C @ v,
+            bridge.rnea(q, v, np.zeros(nv)) - bridge.rnea(q, np.zeros(nv), np.zeros(nv)),
+            rtol=tol,
+            atol=tol,
+        )
+    for bad in (np.zeros(nq + 1), np.zeros((1, nq))[:, :-1], np.zeros(2 * nq)[::2][:-1]):
+        with pytest.raises(DimensionError):
+            gm.rnea(model, bad, v, a)
+        with pytest.raises(DimensionError):
+            gm.crba(model, bad)
+        with pytest.raises(DimensionError):
+            gm.aba(model, bad, v, tau)
+        with pytest.raises(DimensionError):
+            gm.coriolis_matrix(model, bad, v)
+    with pytest.raises(DimensionError):
+        gm.rnea(model, q, np.zeros(nv - 1), a)
+    with pytest.raises(DimensionError):  # None is not an empty vector, nor a crash
+        gm.rnea(model, q, v, None)
+    with pytest.raises(DimensionError):
+        gm.coriolis_matrix(model, q, None)
+    with pytest.raises(DimensionError):
+        gm.aba(model, q, v, np.zeros(nv)[:-1])
+
+
 # ---- statuses become named errors -------------------------------------------------------------
 
 
@@ -352,6 +431,23 @@ def test_threaded_chunks_locate_the_first_failure(rng, monkeypatch, n):
                 gm.rnea(model, Qb, V, V)
     finally:
         driver.set_num_threads(1)
+
+
+def test_a_core_is_idle_when_only_this_process_loads_the_machine(monkeypatch):
+    """The load average counts this process's own threads: two threads that kept both cores
+    busy leave a core idle for the next batch; another process's load does not."""
+    import time
+
+    monkeypatch.setattr(driver.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(driver.os, "getloadavg", lambda: (1.9, 1.9, 1.9))
+    state = list(driver._LOAD)
+    try:
+        for used, idle in ((2.0, True), (0.0, False)):  # cores this process kept busy
+            now, cpu = time.monotonic(), time.process_time()
+            driver._LOAD[:] = [now - 1.0, not idle, cpu - used, used]
+            assert driver._idle_core() is idle
+    finally:
+        driver._LOAD[:] = state
 
 
 def test_compiled_arrays_are_read_only(rng):

@@ -45,7 +45,7 @@ import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels import joints as codes
-from geomech.multibody._kernels.jit import JIT
+from geomech.multibody._kernels.jit import INLINE
 from geomech.multibody._kernels.tables import (
     ARMATURE,
     AXIS,
@@ -63,7 +63,7 @@ from geomech.multibody._kernels.tables import (
     R_AXIS,
     TOPO_COLUMNS,
 )
-from geomech.multibody._kernels.views import carve
+from geomech.multibody._kernels.views import borrow
 
 __all__ = ["CompiledModel", "joint_code", "unpack"]
 
@@ -98,6 +98,10 @@ class CompiledModel:
     >>> cm.topo.tolist()   # PARENT, JTYPE, IQ, IV, IV_END
     [[-1, 1, 0, 0, 2], [0, 1, 1, 1, 2], [-1, -1, 2, 2, 2]]
     """
+
+    #: the body-factor tensors of the Levi-Civita connection, ``(Bt, levi_civita)``: set by
+    #: the first ``coriolis_matrix`` call with the default connection
+    _levi_civita = None
 
     def __init__(self, model):
         N, nv = model.n_bodies, model.nv
@@ -253,26 +257,33 @@ class CompiledModel:
         return self._arrays
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def unpack(topo, packed):
     """``(placement, jparam, inertia, S, S_ring, T_user, a0)`` as views of
     :attr:`CompiledModel.packed` (the arrays laid end to end, in this order).
 
+    Borrowed views (:func:`~geomech.multibody._kernels.views.borrow`): they hold no
+    reference to ``packed``, an argument of the calling kernel, alive for the whole call
+    (unpacking costs no reference count, neither do the views passed on to the kernels).
+
     Examples
     --------
     >>> import numpy as np
+    >>> from numba import njit
     >>> from geomech.multibody import robots
     >>> from geomech.multibody._kernels.compiled import unpack
     >>> cm = robots.double_pendulum().compiled
-    >>> views = unpack.py_func(cm.topo, cm.packed)  # the Python version of the kernel
-    >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.S_ring[0], cm.T_user[0],
-    ...           cm.a0[0])
-    >>> all(np.array_equal(x, y) for x, y in zip(views, arrays, strict=True))
+    >>> @njit
+    ... def copies(topo, packed):  # copies: the views themselves must not leave the kernel
+    ...     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    ...     return placement.copy(), jparam.copy(), inertia.copy(), S.copy(), a0.copy()
+    >>> arrays = (cm.placement, cm.jparam, cm.inertia, cm.S[0], cm.a0[0])
+    >>> all(np.array_equal(x, y) for x, y in zip(copies(cm.topo, cm.packed), arrays, strict=True))
     True
     """
     N = topo.shape[0] - 1
     nv = topo[N, IV]
-    return carve(
+    return borrow(
         packed,
         0,
         (

@@ -5,10 +5,14 @@ The public functions of :mod:`geomech.multibody` validate their inputs here once
 one) and reshape the result. One state given as contiguous float64 arrays
 (:func:`is_state`) of a tree without user joints (:func:`single_state`) goes straight to the
 algorithm's ``*_one`` entry point (:func:`entry`, :func:`failure`): the same kernel, called
-without the batch machinery. Parallel evaluation of large batches is opt-in
-(:func:`set_num_threads`): the batch is cut into chunks that run the same serial kernel in
-Python threads, which the kernels allow by releasing the GIL (``nogil=True``); idle workers
-sleep instead of spinning, so a loaded machine is not slowed down.
+without the batch machinery. The entry points of RNEA, CRBA, ABA and the Coriolis matrix
+check the lengths and strides of their vectors themselves (``NOT_A_VECTOR`` sends anything
+else to the general path), so that their public functions check only what the compiled
+entry point cannot (:func:`are_vectors`: type, dtype, dimension). Parallel evaluation of
+large batches is opt-in (:func:`set_num_threads`): the batch is cut into chunks that run the
+same serial kernel in Python threads, which the kernels allow by releasing the GIL
+(``nogil=True``); idle workers sleep instead of spinning, so a loaded machine is not slowed
+down.
 
 Threads are used only where they pay, by a simple cost model: the time per state of each
 kernel is measured on its serial calls (per kernel and model size), and a batch is split only
@@ -59,6 +63,10 @@ __all__ = [
     "single_state",
     "is_state",
     "are_states",
+    "are_vectors",
+    "are_vector_pair",
+    "is_float_vector",
+    "ENTRY",
     "entry",
     "failure",
     "states",
@@ -323,6 +331,69 @@ def are_states(q, v, a, nq: int, nv: int) -> bool:
     )
 
 
+def are_vectors(q, v, a) -> bool:
+    """Whether ``q``, ``v``, ``a`` are float64 vectors (``numpy.ndarray``, 1-D).
+
+    The Python half of the fast path of the public functions whose single-state entry
+    points check the lengths and strides of their vectors themselves (``NOT_A_VECTOR``):
+    the rest of :func:`are_states`, whose length and stride reads cost ~0.1 µs more. What
+    is checked here cannot be checked in the kernel: its compiled entry point reads an
+    array of another dtype or dimension without converting it (and crashes on ``None``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_vectors
+    >>> q, v = np.zeros(3), np.zeros(2)
+    >>> are_vectors(q, v, v), are_vectors(q, v[None], v), are_vectors(q, v, [0.0, 0.0])
+    (True, False, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
+    )
+
+
+def are_vector_pair(q, v) -> bool:
+    """:func:`are_vectors` of two arrays.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_vector_pair
+    >>> are_vector_pair(np.zeros(3), np.zeros(2)), are_vector_pair(np.zeros(3), None)
+    (True, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+    )
+
+
+def is_float_vector(x) -> bool:
+    """:func:`are_vectors` of one array.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import is_float_vector
+    >>> is_float_vector(np.zeros(3)), is_float_vector(np.zeros(3, int))
+    (True, False)
+    """
+    return type(x) is _ND and x.dtype is _F64 and x.ndim == 1
+
+
 def entry(kernel):
     """The compiled entry point of a single-state ``kernel`` (its dispatcher until compiled).
 
@@ -466,6 +537,9 @@ def check_inputs(model, batch, names, arrays, quaternions=()):
 UNIT_TOL = 1e-6
 
 _ENTRY: dict = {}
+#: the compiled entry points found so far, by kernel: ``(ENTRY.get(k) or entry(k))(...)`` is
+#: :func:`entry` without its call (the public functions' fast path)
+ENTRY = _ENTRY
 
 
 def _entry(kernel):
@@ -485,23 +559,40 @@ def _entry(kernel):
     return kernel
 
 
-_LOAD = [-1.0, False]  # time of the last look at the load average, and its verdict
+#: time of the last look at the load average, its verdict, this process's CPU time then, and
+#: the cores this process kept busy (a running mean over about a minute, as the load average)
+_LOAD = [-1.0, False, 0.0, 0.0]
+#: the time constant (s) of the 1-minute load average
+_LOAD_WINDOW = 60.0
 
 
 def _idle_core() -> bool:
-    """Whether the machine has a core to spare: its 1-minute load average (ours included) is
-    below the number of cores minus one half (looked up at most twice a second).
+    """Whether the machine has a core to spare for a helper thread: the 1-minute load average
+    of the *other* processes, plus the calling thread, is below the number of cores minus one
+    half (looked up at most twice a second).
 
-    A helper thread on a machine whose cores are all busy waits for a time slice, and the
-    caller waits for the helper's chunk: then the batch runs serially.
+    The load average counts this process too, threads included: the cores it kept busy
+    since the last look (its CPU time over the wall time, averaged over a minute as the load
+    average is) are subtracted, else two threads that pay would raise the load and turn the
+    next batches serial, which would lower it again (the two-thread speed-up of the
+    benchmarks then swung between 0.9 and 1.8). A helper thread on a machine whose cores
+    are all busy waits for a time slice, and the caller waits for the helper's chunk: then
+    the batch runs serially.
     """
     now = time.monotonic()
     if now - _LOAD[0] > 0.5:
+        cpu = time.process_time()
+        if _LOAD[0] >= 0.0:  # the cores this process used since the last look
+            w = math.exp(-(now - _LOAD[0]) / _LOAD_WINDOW)
+            used = (cpu - _LOAD[2]) / (now - _LOAD[0])
+            _LOAD[3] = w * _LOAD[3] + (1.0 - w) * used
         try:
             load = os.getloadavg()[0]
         except (AttributeError, OSError):  # pragma: no cover (no load average: Windows)
             load = 0.0
-        _LOAD[0], _LOAD[1] = now, load < (os.cpu_count() or 1) - 0.5
+        others = max(load - _LOAD[3], 0.0)
+        _LOAD[0], _LOAD[2] = now, cpu
+        _LOAD[1] = others + 1.0 < (os.cpu_count() or 1) - 0.5
     return _LOAD[1]
 
 

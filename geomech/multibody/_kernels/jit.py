@@ -8,6 +8,10 @@ r"""The numba options of every kernel, and the two helpers of their batch driver
   on 3- and 6-vectors called in the inner loops);
 - :data:`FMA` — the same, with fused multiply-adds (``fastmath={"contract"}`` only: no
   reassociation, NaN and inf semantics kept);
+- :data:`FMA_INLINE` — :data:`FMA`, inlined at numba's IR level: the one-state core of an
+  algorithm that its single-state entry point, its batch driver and its one-state kernel all
+  inline (no call with a dozen array arguments per state; the inlined code is compiled with
+  the caller's options, so every caller is an :data:`FMA` function);
 - :func:`first_failure` — what a ``*_batch`` driver returns: the first failed state + 1,
   or 0;
 - :func:`at` — row ``b`` of a per-state array, or its only row when the batch shares it.
@@ -19,11 +23,12 @@ from numba import njit
 
 from geomech.multibody._kernels.status import OK
 
-__all__ = ["JIT", "INLINE", "FMA", "first_failure", "at"]
+__all__ = ["JIT", "INLINE", "FMA", "FMA_INLINE", "first_failure", "at"]
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 INLINE = dict(JIT, inline="always")
 FMA = dict(JIT, fastmath={"contract"})
+FMA_INLINE = dict(FMA, inline="always")
 
 
 @njit(**JIT)

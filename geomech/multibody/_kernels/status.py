@@ -16,6 +16,7 @@ __all__ = [
     "NON_FINITE_RESULT",
     "SINGULAR_DIFFERENCE",
     "NOT_CONVERGED",
+    "NOT_A_VECTOR",
     "pack",
     "unpack",
 ]
@@ -27,6 +28,10 @@ SINGULAR = 3  #: the articulated inertia Φᵀ I^A Φ of a body is singular (ABA
 NON_FINITE_RESULT = 4  #: the result overflowed (inputs finite but too large)
 SINGULAR_DIFFERENCE = 5  #: q1 ⊖ q0 is undefined (planar angle step of 2πk, k ≠ 0)
 NOT_CONVERGED = 6  #: the closure's Gauss–Newton found no step lowering the residual
+#: an input of a single-state entry point (``*_one``) is not a contiguous vector of its
+#: model's length: the public function takes its general path, which converts it or names
+#: the error (negative: never a packed status)
+NOT_A_VECTOR = -1
 
 
 @njit(cache=True, nogil=True)

@@ -34,6 +34,7 @@ Examples
 from __future__ import annotations
 
 import numpy as np
+from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -42,7 +43,17 @@ from numba.np.arrayobj import make_array, populate_array
 from geomech.errors import DimensionError
 from geomech.multibody._kernels.jit import INLINE
 
-__all__ = ["total", "carve", "workspace", "view"]
+__all__ = [
+    "total",
+    "carve",
+    "borrow",
+    "workspace",
+    "scratch",
+    "scratch_large",
+    "view",
+    "STACK",
+    "STACK_LARGE",
+]
 
 
 def _is_shapes(shapes) -> bool:
@@ -94,53 +105,68 @@ def total(typingctx, shapes):
     return types.intp(shapes), codegen
 
 
-@intrinsic
-def _c_views(typingctx, buf, start, shapes):
-    """The C-contiguous arrays of ``shapes``, end to end from ``buf.data + start`` (no checks)."""
-    if not (
-        isinstance(buf, types.Array)
-        and buf.ndim == 1
-        and buf.layout == "C"
-        and isinstance(start, types.Integer)
-        and _is_shapes(shapes)
-    ):
-        return None
-    # views of a read-only buffer (the packed model, ``CompiledModel.packed``) are read-only:
-    # the same array type as the rows of the batch kernels' read-only model arrays
-    readonly = not buf.mutable
-    arrays = [types.Array(buf.dtype, len(s.types), "C", readonly=readonly) for s in shapes.types]
-    result = types.Tuple(arrays)
+def _views_intrinsic(owned: bool):
+    """The intrinsic ``(buf, start, shapes) -> views``: C-contiguous arrays of ``shapes``, end to
+    end from ``buf.data + start`` (no checks); each holds a reference to ``buf`` when ``owned``,
+    none otherwise (a *borrowed* view: no atomic reference count to raise when it is made and
+    to drop when it dies, ~10 ns each, but valid only while ``buf`` is alive).
+    """
 
-    def codegen(context, builder, sig, args):
-        src = make_array(sig.args[0])(context, builder, args[0])
-        offset = context.cast(builder, args[1], sig.args[1], types.intp)
-        itemsize = src.itemsize
-        views = []
-        for array_type, shape_type, shape in zip(
-            arrays, sig.args[2].types, cgutils.unpack_tuple(builder, args[2]), strict=True
+    def views(typingctx, buf, start, shapes):
+        if not (
+            isinstance(buf, types.Array)
+            and buf.ndim == 1
+            and buf.layout == "C"
+            and isinstance(start, types.Integer)
+            and _is_shapes(shapes)
         ):
-            dims = _dims(context, builder, shape_type, shape)
-            strides, stride = [], itemsize
-            for d in reversed(dims):  # C order: the last index is contiguous
-                strides.insert(0, stride)
-                stride = builder.mul(stride, d)
-            out = make_array(array_type)(context, builder)
-            populate_array(
-                out,
-                data=builder.gep(src.data, [offset]),
-                shape=dims,
-                strides=strides,
-                itemsize=itemsize,
-                meminfo=src.meminfo,
-                parent=src.parent,
-            )
-            value = out._getvalue()
-            context.nrt.incref(builder, array_type, value)  # each view holds a reference to buf
-            views.append(value)
-            offset = builder.add(offset, _product(context, builder, dims))
-        return context.make_tuple(builder, sig.return_type, views)
+            return None
+        # views of a read-only buffer (the packed model, ``CompiledModel.packed``) are
+        # read-only: the same array type as the rows of the batch kernels' read-only arrays
+        readonly = not buf.mutable
+        arrays = [
+            types.Array(buf.dtype, len(s.types), "C", readonly=readonly) for s in shapes.types
+        ]
+        result = types.Tuple(arrays)
 
-    return result(buf, start, shapes), codegen
+        def codegen(context, builder, sig, args):
+            src = make_array(sig.args[0])(context, builder, args[0])
+            offset = context.cast(builder, args[1], sig.args[1], types.intp)
+            itemsize = src.itemsize
+            views = []
+            for array_type, shape_type, shape in zip(
+                arrays, sig.args[2].types, cgutils.unpack_tuple(builder, args[2]), strict=True
+            ):
+                dims = _dims(context, builder, shape_type, shape)
+                strides, stride = [], itemsize
+                for d in reversed(dims):  # C order: the last index is contiguous
+                    strides.insert(0, stride)
+                    stride = builder.mul(stride, d)
+                out = make_array(array_type)(context, builder)
+                populate_array(
+                    out,
+                    data=builder.gep(src.data, [offset]),
+                    shape=dims,
+                    strides=strides,
+                    itemsize=itemsize,
+                    meminfo=src.meminfo if owned else None,
+                    parent=src.parent if owned else None,
+                )
+                value = out._getvalue()
+                if owned:  # each view holds a reference to buf
+                    context.nrt.incref(builder, array_type, value)
+                views.append(value)
+                offset = builder.add(offset, _product(context, builder, dims))
+            return context.make_tuple(builder, sig.return_type, views)
+
+        return result(buf, start, shapes), codegen
+
+    views.__name__ = "_c_views" if owned else "_c_borrowed"
+    return intrinsic(views)
+
+
+_c_views = _views_intrinsic(True)
+_c_borrowed = _views_intrinsic(False)
 
 
 @njit(**INLINE)
@@ -177,6 +203,41 @@ def carve(buf, start, shapes):
 
 
 @njit(**INLINE)
+def borrow(buf, start, shapes):
+    """:func:`carve` without references: views valid only while ``buf`` is alive.
+
+    For arrays a kernel receives as arguments (the packed model, a result it writes): their
+    owner is the caller, alive for the whole call, and a view that holds no reference costs
+    nothing to make or to drop (a reference is an atomic count, raised and dropped again for
+    every view and every view passed on to a function that is not inlined: 0.1–0.3 µs of a
+    single-state kernel's call). Never return such a view, nor store it beyond the call.
+
+    Raises
+    ------
+    DimensionError
+        If the views do not lie within ``buf`` (a kernel's sizes are inconsistent: a bug).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import borrow
+    >>> @njit
+    ... def corner(buf):
+    ...     a, b = borrow(buf, 1, ((2, 3), (2,)))
+    ...     return a[1, 2] + b[1]
+    >>> corner(np.arange(10.0))
+    14.0
+    """
+    if start < 0 or start + total(shapes) > buf.shape[0]:
+        raise DimensionError(
+            "Expected a block of the work buffer within its length (a kernel's "
+            "sizes are inconsistent), got one beyond it."
+        )
+    return _c_borrowed(buf, start, shapes)
+
+
+@njit(**INLINE)
 def workspace(shapes):
     """A kernel's work arrays: one C-contiguous float array per shape of ``shapes``, all views
     of one new allocation (uninitialised, as :func:`numpy.empty`).
@@ -196,6 +257,131 @@ def workspace(shapes):
            [1., 1.]]), array([2., 2., 2.]))
     """
     return _c_views(np.empty(total(shapes)), 0, shapes)
+
+
+#: entries of the stack buffer of :func:`scratch` (4 KiB of the kernel's stack frame: a frame of
+#: 8 KiB or more made the single-state RNEA ~0.06 µs slower, whatever part of it was used)
+STACK = 512
+#: entries of the stack buffer of :func:`scratch_large` (16 KiB): for work arrays that do not
+#: fit in :data:`STACK` entries on small arms (ABA's articulated inertias, Algorithm 1's
+#: factors), a large frame still costs less than an allocation on the heap
+STACK_LARGE = 2048
+
+
+@intrinsic
+def _stack_buffer(typingctx, n):
+    """A float64 array of ``n`` (a compile-time constant) entries in the calling function's
+    stack frame (one ``alloca`` in its entry block: nothing to allocate, to free or to count).
+    """
+    if not isinstance(n, types.IntegerLiteral):
+        return None  # numba retries with the literal value
+    size = n.literal_value
+    array_type = types.Array(types.float64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        dbl = context.get_value_type(types.float64)
+        block = cgutils.alloca_once(builder, ir.ArrayType(dbl, size))
+        out = make_array(array_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(block, dbl.as_pointer()),
+            shape=[context.get_constant(types.intp, size)],
+            strides=[context.get_constant(types.intp, 8)],
+            itemsize=context.get_constant(types.intp, 8),
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return array_type(n), codegen
+
+
+@njit(**INLINE)
+def scratch(shapes):
+    """:func:`workspace` in the calling kernel's stack frame when the arrays fit in
+    :data:`STACK` entries, else on the heap.
+
+    The work arrays of a single-state entry point: a heap allocation, its release and the
+    reference counts of its views cost 0.05–0.1 µs a call, a tenth of a small arm's kernel.
+    Inlined (``INLINE``), the buffer lives in the frame of the kernel that calls it: the
+    views must not leave that kernel (never returned, never made in a function that is not
+    inlined into the kernel that uses them).
+
+    Examples
+    --------
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import scratch
+    >>> @njit
+    ... def norm2(n):
+    ...     x, y = scratch(((n,), (3,)))
+    ...     x[:] = 2.0
+    ...     return (x * x).sum()
+    >>> norm2(4), norm2(5000)
+    (16.0, 20000.0)
+    """
+    n = total(shapes)
+    buf = _stack_buffer(STACK) if n <= STACK else np.empty(n)
+    return _c_views(buf, 0, shapes)
+
+
+@njit(**INLINE)
+def scratch_large(shapes):
+    """:func:`scratch` with a stack buffer of :data:`STACK_LARGE` entries."""
+    n = total(shapes)
+    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else np.empty(n)
+    return _c_views(buf, 0, shapes)
+
+
+@intrinsic
+def _borrowed_row(typingctx, x, b):
+    """Row ``b`` of the C-contiguous array ``x`` (``x[b]``), a borrowed view (no reference)."""
+    if not (
+        isinstance(x, types.Array)
+        and x.ndim >= 2
+        and x.layout == "C"
+        and isinstance(b, types.Integer)
+    ):
+        return None
+    row_type = types.Array(x.dtype, x.ndim - 1, "C", readonly=not x.mutable)
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        index = context.cast(builder, args[1], sig.args[1], types.intp)
+        shape = cgutils.unpack_tuple(builder, src.shape, x.ndim)
+        strides = cgutils.unpack_tuple(builder, src.strides, x.ndim)
+        offset = builder.mul(index, builder.udiv(strides[0], src.itemsize))
+        out = make_array(row_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.gep(src.data, [offset]),
+            shape=shape[1:],
+            strides=strides[1:],
+            itemsize=src.itemsize,
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return row_type(x, b), codegen
+
+
+@njit(**INLINE)
+def row(x, b):
+    """Row ``b`` of a per-state array of a batch, or its only row when the batch shares it
+    (:func:`~geomech.multibody._kernels.jit.at`), as a borrowed view: valid while ``x`` is,
+    with no reference count to raise and drop per state and array (a batch driver's rows of
+    its arguments; ~0.1 µs a state for the eight arrays of RNEA).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import row
+    >>> @njit
+    ... def second(x):
+    ...     return row(x, 1).sum(), row(x[:1], 1).sum()
+    >>> second(np.arange(6.0).reshape(3, 2))
+    (5.0, 1.0)
+    """
+    return _borrowed_row(x, b if x.shape[0] > 1 else 0)
 
 
 @njit(**INLINE)

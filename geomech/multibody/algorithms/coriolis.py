@@ -62,12 +62,14 @@ from geomech._validation import check_allocation, check_q, check_v
 from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import (
-    are_states,
+    ENTRY,
+    are_vector_pair,
     compiled,
     entry,
     failure,
     single_state,
 )
+from geomech.multibody._kernels.status import NOT_A_VECTOR
 from geomech.multibody._kernels.tree import coriolis as K
 from geomech.multibody.algorithms._body_factors import (
     _QV,
@@ -91,6 +93,9 @@ __all__ = [
     "coriolis_matrix_derivative",
 ]
 
+#: the default connection of :func:`coriolis_matrix` (its fast path tests identity first)
+_DEFAULT = "levi-civita"
+
 
 # ----------------------------------------------------------------------------------------
 # closed models: their own algorithm, from the model's table (ClosedMultibodyModel.ALGORITHMS)
@@ -103,7 +108,7 @@ def _closed(model, kind: str):
 # ----------------------------------------------------------------------------------------
 # public API
 # ----------------------------------------------------------------------------------------
-def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
+def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
     r"""Coriolis matrix induced by the body connections, in :math:`O(Nd)` (seed 000 Alg. 1).
 
     .. math::
@@ -178,21 +183,22 @@ def coriolis_matrix(model, q, v, connection="levi-civita") -> np.ndarray:
     False
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None:
+    if single is not None and are_vector_pair(q, v):  # the kernel checks lengths, strides
         topo, packed, nq, nv = single
-        if are_states(q, v, v, nq, nv):
-            C = np.empty((nv, nv))
-            if type(connection) is str and connection == "levi-civita":  # the default: kept
-                factors = model._compiled.__dict__.get("_levi_civita")  # on the compiled model
-                if factors is None:
-                    factors = model._compiled._levi_civita = _factor_tensors(model, connection)
-                Bt, levi_civita = factors
-            else:
-                Bt, levi_civita = _factor_tensors(model, connection)
-            status = entry(K.coriolis_one)(topo, packed, Bt, levi_civita, q, v, C)
-            if status:
-                raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
+        C = np.empty((nv, nv))
+        if connection is _DEFAULT or (type(connection) is str and connection == "levi-civita"):
+            factors = model._compiled._levi_civita  # the default's, kept on the compiled model
+            if factors is None:
+                factors = model._compiled._levi_civita = _factor_tensors(model, connection)
+            Bt, levi_civita = factors
+        else:
+            Bt, levi_civita = _factor_tensors(model, connection)
+        kernel = ENTRY.get(K.coriolis_one) or entry(K.coriolis_one)
+        status = kernel(topo, packed, Bt, levi_civita, q, v, C)
+        if status == 0:
             return C
+        if status != NOT_A_VECTOR:
+            raise failure(status, model, ("q", "v"), (q, v), "the Coriolis matrix")
     closed = _closed(model, "coriolis_matrix")
     if closed is not None:
         return closed(model, q, v, connection)

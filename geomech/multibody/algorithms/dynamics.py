@@ -36,15 +36,17 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody._kernels import linalg as _linalg
 from geomech.multibody._kernels.driver import (
-    are_states,
+    ENTRY,
+    are_vectors,
     call,
     compiled,
     entry,
     failure,
-    is_state,
+    is_float_vector,
     single_state,
     states,
 )
+from geomech.multibody._kernels.status import NOT_A_VECTOR
 from geomech.multibody._kernels.tree import dynamics as K
 
 __all__ = [
@@ -180,14 +182,20 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     array([29.43,  9.81])
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and gravity is None and f_ext is None and method is None:
+    if (
+        single is not None
+        and gravity is None
+        and f_ext is None
+        and method is None
+        and are_vectors(q, v, a)  # the kernel checks their lengths and strides
+    ):
         topo, packed, nq, nv = single
-        if are_states(q, v, a, nq, nv):
-            tau = np.empty(nv)
-            status = entry(K.rnea_one)(topo, packed, q, v, a, tau)
-            if status:
-                raise failure(status, model, ("q", "v", "a"), (q, v, a), "tau")
+        tau = np.empty(nv)
+        status = (ENTRY.get(K.rnea_one) or entry(K.rnea_one))(topo, packed, q, v, a, tau)
+        if status == 0:
             return tau
+        if status != NOT_A_VECTOR:
+            raise failure(status, model, ("q", "v", "a"), (q, v, a), "tau")
     if getattr(model, "is_closed", False):
         return model.ALGORITHMS["rnea"](model, q, v, a, gravity, f_ext, method=method)
     if method is not None:
@@ -266,14 +274,14 @@ def crba(model, q, method=None) -> np.ndarray:
            [2., 1.]])
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and method is None:
+    if single is not None and method is None and is_float_vector(q):
         topo, packed, nq, nv = single
-        if is_state(q, nq):
-            H = np.empty((nv, nv))
-            status = entry(K.crba_one)(topo, packed, q, H)
-            if status:
-                raise failure(status, model, ("q",), (q,), "H")
+        H = np.empty((nv, nv))
+        status = (ENTRY.get(K.crba_one) or entry(K.crba_one))(topo, packed, q, H)
+        if status == 0:
             return H
+        if status != NOT_A_VECTOR:  # (else: the general path converts q or names the error)
+            raise failure(status, model, ("q",), (q,), "H")
     if getattr(model, "is_closed", False):
         return model.ALGORITHMS["crba"](model, q, method=method)
     if method is not None:
@@ -363,14 +371,20 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     True
     """
     single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and gravity is None and f_ext is None and method is None:
+    if (
+        single is not None
+        and gravity is None
+        and f_ext is None
+        and method is None
+        and are_vectors(q, v, tau)  # the kernel checks their lengths and strides
+    ):
         topo, packed, nq, nv = single
-        if are_states(q, v, tau, nq, nv):
-            a = np.empty(nv)
-            status = entry(K.aba_one)(topo, packed, q, v, tau, a)
-            if status:
-                raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the accelerations")
+        a = np.empty(nv)
+        status = (ENTRY.get(K.aba_one) or entry(K.aba_one))(topo, packed, q, v, tau, a)
+        if status == 0:
             return a
+        if status != NOT_A_VECTOR:
+            raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the accelerations")
     if getattr(model, "is_closed", False):
         return model.ALGORITHMS["aba"](model, q, v, tau, gravity, f_ext, method=method)
     if method is not None:

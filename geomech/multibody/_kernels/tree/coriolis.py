@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
+from geomech.multibody._kernels.jit import FMA, FMA_INLINE, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
@@ -45,14 +45,23 @@ from geomech.multibody._kernels.spatial import (
     transform_motion,
     transform_motion_transpose,
 )
-from geomech.multibody._kernels.status import NON_FINITE_INPUT, NON_FINITE_RESULT, OK, pack
+from geomech.multibody._kernels.status import (
+    NON_FINITE_INPUT,
+    NON_FINITE_RESULT,
+    NOT_A_VECTOR,
+    OK,
+    pack,
+)
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    finite_vector,
+    is_vector,
     joint_velocity,
     tree_transforms,
+    tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import workspace
+from geomech.multibody._kernels.views import scratch_large, workspace
 
 __all__ = [
     "add_composite",
@@ -179,69 +188,59 @@ def _twists(parent, iv, S, E, r, v, vel, vJ):
 # ----------------------------------------------------------------------------------------
 # seed 000 Alg. 1
 # ----------------------------------------------------------------------------------------
+@njit(**INLINE)
+def _coriolis_shapes(N, nv):
+    """The shapes of :func:`coriolis_work`'s work arrays, in the order of the buffer."""
+    return (
+        (N, 3, 3),  # E, r: ^iX_p(i)
+        (N, 3),
+        (N, 3, 3),  # E0, r0: ^iX_0
+        (N, 3),
+        (N, 6),  # vel: body twists, ground coordinates
+        (N, 10),  # I_C, P_C: ten parameters
+        (N, 10),
+        (N, 6),  # h_C
+        (N, 6, 6),  # B_C: any connection
+        (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
+        (nv, 6),
+        (6, nv),  # F1, F2, F3: f1, f2, f3 of every joint, as columns
+        (6, nv),
+        (6, nv),
+        (6, 6),  # W, B_i
+        (6, 6),
+        (6,),  # x, y
+        (6,),
+    )
+
+
+@njit(**INLINE)
+def _coriolis_order(views):
+    """The views of :func:`_coriolis_shapes` in the order :func:`coriolis_work` takes them."""
+    E, r, E0, r0, vel, I_C, P_C, h_C, B_C, Phi, Phi_dot, F1, F2, F3, W, B_i, x, y = views
+    return E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y
+
+
 @njit(**JIT)
 def coriolis_workspace(N, nv):
     """The work arrays of :func:`coriolis_work` for ``N`` bodies and ``nv`` speeds, from one
     allocation: ``(E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i,
     x, y)``.
     """
-    E, r, E0, r0, vel, I_C, P_C, h_C, B_C, Phi, Phi_dot, F1, F2, F3, W, B_i, x, y = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (N, 6),  # vel: body twists, ground coordinates
-            (N, 10),  # I_C, P_C: ten parameters
-            (N, 10),
-            (N, 6),  # h_C
-            (N, 6, 6),  # B_C: any connection
-            (nv, 6),  # Phi, Phi_dot: columns (rows), ground coordinates
-            (nv, 6),
-            (6, nv),  # F1, F2, F3: f1, f2, f3 of every joint, as columns
-            (6, nv),
-            (6, nv),
-            (6, 6),  # W, B_i
-            (6, 6),
-            (6,),  # x, y
-            (6,),
-        )
-    )
-    return E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y
+    return _coriolis_order(workspace(_coriolis_shapes(N, nv)))
 
 
-@njit(**FMA)
-def coriolis_work(
+@njit(**FMA_INLINE)
+def _coriolis_work(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
 ):
-    r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
-
-    :math:`\bar C_{ij} = \boldsymbol\Phi_i^\top{}^k\mathbf X_i^\top(\mathbf I^C_k\,{}^k
-    \mathbf X_j\dot{\boldsymbol\Phi}_j + \mathbf B^C_k\,{}^k\mathbf X_j\boldsymbol\Phi_j)`,
-    :math:`k = \lceil ij\rceil`. Every quantity is held in ground coordinates (the paper's
-    footnote 3; Pinocchio's choice): the products above do not depend on the frame, line 15
-    becomes the identity and lines 20–21 plain sums. Inertias and their rates are ten
-    parameters (:func:`~geomech.multibody._kernels.spatial.inertia_params`). Line 6 uses the
-    chosen factor :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]`; with
-    ``levi_civita`` it is eq. 21 instead, :math:`\mathbf B_i = \tfrac12[\mathbf P_i +
-    (\mathbf I_i\mathbf v_i)\bar\times^*]` with :math:`\mathbf P_i = (\mathbf v_i\times^*)
-    \mathbf I_i - \mathbf I_i(\mathbf v_i\times)`, accumulated as :math:`(\mathbf P^C,
-    \mathbf h^C)`. Multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint
-    without freedom (d = 0) writes no block but still passes I_C and B_C on to its parent.
-    The walk of lines 13–19 is turned around, as in Pinocchio: the bodies are numbered
-    depth-first, so the joints j of the subtree of i own the contiguous
-    ``v[iv[i]:iv_end[i]]``, and when joint i is reached their columns f1, f2, f3 (lines 9–11,
-    kept as the columns of ``F1``, ``F2``, ``F3``) are complete; the blocks of joint i with
-    its subtree are then a row segment (l.12, l.17) and a column segment (l.18) per column
-    of :math:`\boldsymbol\Phi_i`.
-    """
+    """:func:`coriolis_work`, inlined into its callers."""
     E, r, E0, r0, vel, Phi, Phi_dot, I_C, P_C, h_C, B_C, F1, F2, F3, W, B_i, x, y = work
     parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
     iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
-    if not (all_finite(q) and all_finite(v)):
+    if not (finite_vector(q) and finite_vector(v)):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -335,11 +334,41 @@ def coriolis_work(
     return OK
 
 
-@njit(**JIT)
+@njit(**FMA)
+def coriolis_work(
+    topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
+):
+    r"""Seed 000 Alg. 1 (single-body clusters) for one state: ``C`` (nv, nv).
+
+    :math:`\bar C_{ij} = \boldsymbol\Phi_i^\top{}^k\mathbf X_i^\top(\mathbf I^C_k\,{}^k
+    \mathbf X_j\dot{\boldsymbol\Phi}_j + \mathbf B^C_k\,{}^k\mathbf X_j\boldsymbol\Phi_j)`,
+    :math:`k = \lceil ij\rceil`. Every quantity is held in ground coordinates (the paper's
+    footnote 3; Pinocchio's choice): the products above do not depend on the frame, line 15
+    becomes the identity and lines 20–21 plain sums. Inertias and their rates are ten
+    parameters (:func:`~geomech.multibody._kernels.spatial.inertia_params`). Line 6 uses the
+    chosen factor :math:`\mathbf B_i = \sum_j v_i^j\,\mathtt{Bt}_i[j]`; with
+    ``levi_civita`` it is eq. 21 instead, :math:`\mathbf B_i = \tfrac12[\mathbf P_i +
+    (\mathbf I_i\mathbf v_i)\bar\times^*]` with :math:`\mathbf P_i = (\mathbf v_i\times^*)
+    \mathbf I_i - \mathbf I_i(\mathbf v_i\times)`, accumulated as :math:`(\mathbf P^C,
+    \mathbf h^C)`. Multi-DoF joints are blocks of ``d`` columns (rows of ``S``); a joint
+    without freedom (d = 0) writes no block but still passes I_C and B_C on to its parent.
+    The walk of lines 13–19 is turned around, as in Pinocchio: the bodies are numbered
+    depth-first, so the joints j of the subtree of i own the contiguous
+    ``v[iv[i]:iv_end[i]]``, and when joint i is reached their columns f1, f2, f3 (lines 9–11,
+    kept as the columns of ``F1``, ``F2``, ``F3``) are complete; the blocks of joint i with
+    its subtree are then a row segment (l.12, l.17) and a column segment (l.18) per column
+    of :math:`\boldsymbol\Phi_i`.
+    """
+    return _coriolis_work(
+        topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
+    )
+
+
+@njit(**FMA)
 def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C):
     """:func:`coriolis_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
-    return coriolis_work(
+    return _coriolis_work(
         topo,
         placement,
         jparam,
@@ -356,7 +385,7 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
     )
 
 
-@njit(**JIT)
+@njit(**FMA)
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):
@@ -366,7 +395,7 @@ def coriolis_batch(
     N = topo.shape[0] - 1
     work = coriolis_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
-        status[b] = coriolis_work(
+        status[b] = _coriolis_work(
             topo,
             placement,
             jparam,
@@ -384,11 +413,19 @@ def coriolis_batch(
     return first_failure(status)
 
 
-@njit(**JIT)
+@njit(**FMA)
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
-    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``)."""
+    """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``);
+    ``NOT_A_VECTOR`` unless ``q``, ``v`` are contiguous vectors of the model's sizes.
+    """
+    N = topo.shape[0] - 1
+    if not (is_vector(q, topo[N, IQ]) and is_vector(v, topo[N, IV])):
+        return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    return coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C)
+    work = _coriolis_order(scratch_large(_coriolis_shapes(N, topo[N, IV])))  # on the stack (small)
+    return _coriolis_work(
+        topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
+    )
 
 
 @njit(**JIT)

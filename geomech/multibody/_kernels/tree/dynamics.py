@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, JIT, at, first_failure
+from geomech.multibody._kernels.jit import FMA, FMA_INLINE, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.linalg import (
     SINGULAR_RTOL,
@@ -53,18 +53,27 @@ from geomech.multibody._kernels.spatial import (
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
     NON_FINITE_RESULT,
+    NOT_A_VECTOR,
     OK,
     SINGULAR,
     pack,
 )
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
-from geomech.multibody._kernels.tree.kinematics import all_finite, joint_velocity, tree_transforms
-from geomech.multibody._kernels.views import view, workspace
+from geomech.multibody._kernels.tree.kinematics import (
+    all_finite,
+    finite_vector,
+    is_vector,
+    joint_velocity,
+    tree_transforms,
+    tree_transforms_inline,
+)
+from geomech.multibody._kernels.views import borrow, row, scratch, scratch_large, workspace
 
 __all__ = [
     "rnea",
     "rnea_batch",
     "rnea_one",
+    "rnea_workspace",
     "crba",
     "crba_batch",
     "crba_one",
@@ -82,30 +91,42 @@ __all__ = [
 # ----------------------------------------------------------------------------------------
 # RNEA
 # ----------------------------------------------------------------------------------------
-@njit(**FMA)
-def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
-    r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
+@njit(**INLINE)
+def _rnea_shapes(N):
+    """The shapes of :func:`rnea`'s work arrays ``(E, r, vel, acc, f, vJ)``."""
+    return (
+        (N, 3, 3),  # E, r: ^iX_p(i)
+        (N, 3),
+        (N, 6),  # vel, acc, f: twists, accelerations, body forces
+        (N, 6),
+        (N, 6),
+        (6,),  # vJ: Φ_i ν_i
+    )
 
-    ``a0 = [0; −g]`` is the acceleration of the world that emulates gravity; ``f_ext``
-    (N, 6) holds external body wrenches, or has no rows for none. Returns a packed status.
+
+@njit(**JIT)
+def rnea_workspace(N):
+    """The work arrays of :func:`rnea` for ``N`` bodies, from one allocation:
+    ``(E, r, vel, acc, f, vJ)``.
     """
+    return workspace(_rnea_shapes(N))
+
+
+@njit(**FMA_INLINE)
+def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau, work):
+    """:func:`rnea` with its work arrays (:func:`rnea_workspace`), inlined into its callers."""
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(a)
+        and finite_vector(a0)
+        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    E, r, vel, acc, f, vJ = workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 6),  # vel, acc, f: twists, accelerations, body forces
-            (N, 6),
-            (N, 6),
-            (6,),  # vJ: Φ_i ν_i
-        )
-    )
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    E, r, vel, acc, f, vJ = work
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -145,42 +166,20 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
             tau[k] = s + jparam[i, ARMATURE + k - iv[i]] * a[k]
         if parent[i] >= 0:  # f_p(i) += ^iX_p(i)ᵀ f_i
             transform_force_transpose(E[i], r[i], f[i], f[parent[i]])
-    if not all_finite(tau):
+    if not finite_vector(tau):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
-@njit(**JIT)
-def rnea_batch(
-    topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
-):
-    """:func:`rnea` over a batch (per-state arrays with one row are shared); first failure + 1."""
-    for b in range(status.shape[0]):
-        status[b] = rnea(
-            topo,
-            placement,
-            jparam,
-            inertia,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            at(V, b),
-            at(A, b),
-            at(A0, b),
-            at(F_ext, b),
-            TAU[b],
-        )
-    return first_failure(status)
+@njit(**FMA)
+def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext, tau):
+    r"""Recursive Newton–Euler algorithm for one state (seed 001 §2.1): ``tau`` (nv,).
 
-
-@njit(**JIT)
-def rnea_one(topo, packed, q, v, a, tau):
-    """:func:`rnea` for one state without external forces, the model packed
-    (``CompiledModel.packed``).
+    ``a0 = [0; −g]`` is the acceleration of the world that emulates gravity; ``f_ext``
+    (N, 6) holds external body wrenches, or has no rows for none. Returns a packed status.
     """
-    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return rnea(
+    N = topo.shape[0] - 1
+    return _rnea(
         topo,
         placement,
         jparam,
@@ -192,54 +191,105 @@ def rnea_one(topo, packed, q, v, a, tau):
         v,
         a,
         a0,
-        view(tau, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
+        f_ext,
         tau,
+        rnea_workspace(N),
+    )
+
+
+@njit(**FMA)
+def rnea_batch(
+    topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
+):
+    """:func:`rnea` over a batch (per-state arrays with one row are shared; work arrays
+    allocated once; the rows borrowed, :func:`~geomech.multibody._kernels.views.row`); first
+    failure + 1.
+    """
+    work = rnea_workspace(topo.shape[0] - 1)
+    for b in range(status.shape[0]):
+        status[b] = _rnea(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(V, b),
+            row(A, b),
+            row(A0, b),
+            row(F_ext, b),
+            row(TAU, b),
+            work,
+        )
+    return first_failure(status)
+
+
+@njit(**FMA)
+def rnea_one(topo, packed, q, v, a, tau):
+    """:func:`rnea` for one state without external forces, the model packed
+    (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``a`` are contiguous
+    vectors of the model's sizes.
+    """
+    N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(a, nv)):
+        return NOT_A_VECTOR
+    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    return _rnea(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        a,
+        a0,
+        borrow(tau, 0, ((0, 6),))[0],  # no external forces (an empty writable array, as a batch's)
+        tau,
+        scratch(_rnea_shapes(topo.shape[0] - 1)),  # on the stack (small models)
     )
 
 
 # ----------------------------------------------------------------------------------------
 # CRBA
 # ----------------------------------------------------------------------------------------
+@njit(**INLINE)
+def _crba_shapes(N, nv):
+    """The shapes of :func:`crba_work`'s work arrays ``(E, r, E0, r0, I_C, Phi, F)``."""
+    return (
+        (N, 3, 3),  # E, r: ^iX_p(i)
+        (N, 3),
+        (N, 3, 3),  # E0, r0: ^iX_0
+        (N, 3),
+        (N, 10),  # I_C: composite inertias, ten parameters
+        (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+        (6, nv),  # F: the F2 columns of all joints
+    )
+
+
 @njit(**JIT)
 def crba_workspace(N, nv):
     """The work arrays of :func:`crba_work` for ``N`` bodies and ``nv`` speeds, from one
     allocation: ``(E, r, E0, r0, I_C, Phi, F)``.
     """
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (N, 10),  # I_C: composite inertias, ten parameters
-            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
-            (6, nv),  # F: the F2 columns of all joints
-        )
-    )
+    return workspace(_crba_shapes(N, nv))
 
 
-@njit(**FMA)
-def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
-    r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
-
-    Every quantity is held in ground coordinates (seed 001's footnote 3; Pinocchio's
-    choice): :math:`\mathbf M_{ij} = \boldsymbol\Phi_i^\top\mathbf I^C_j\boldsymbol\Phi_j`
-    does not depend on the frame, so line 17 (re-expressing F2 in the parent's frame) is the
-    identity and line 24 a plain sum; inertias are ten parameters
-    (:func:`~geomech.multibody._kernels.spatial.inertia_params`). The walk of lines 16–21 is
-    turned around, as in Pinocchio: the bodies are numbered depth-first, so the joints of
-    the subtree of i own the contiguous ``v[iv[i]:iv_end[i]]``, and when joint i is
-    reached the columns F2_j of all of them are complete; the blocks :math:`\mathbf M_{ij}`
-    of joint i are then one contiguous row segment per column of :math:`\boldsymbol\Phi_i`.
-    The full symmetric matrix is written. Returns a packed status.
-    """
+@njit(**FMA_INLINE)
+def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
+    """:func:`crba_work`, inlined into its callers."""
     E, r, E0, r0, I_C, Phi, F = work
     parent, jtype = topo[:-1, PARENT], topo[:-1, JTYPE]
     iq, iv, iv_end = topo[:, IQ], topo[:, IV], topo[:, IV_END]
     N = parent.shape[0]
-    if not all_finite(q):
+    if not finite_vector(q):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -289,47 +339,71 @@ def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
     return OK
 
 
-@njit(**JIT)
+@njit(**FMA)
+def crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
+    r"""Composite-rigid-body algorithm for one state (seed 001 Alg. 1, its M lines): ``H`` (nv, nv).
+
+    Every quantity is held in ground coordinates (seed 001's footnote 3; Pinocchio's
+    choice): :math:`\mathbf M_{ij} = \boldsymbol\Phi_i^\top\mathbf I^C_j\boldsymbol\Phi_j`
+    does not depend on the frame, so line 17 (re-expressing F2 in the parent's frame) is the
+    identity and line 24 a plain sum; inertias are ten parameters
+    (:func:`~geomech.multibody._kernels.spatial.inertia_params`). The walk of lines 16–21 is
+    turned around, as in Pinocchio: the bodies are numbered depth-first, so the joints of
+    the subtree of i own the contiguous ``v[iv[i]:iv_end[i]]``, and when joint i is
+    reached the columns F2_j of all of them are complete; the blocks :math:`\mathbf M_{ij}`
+    of joint i are then one contiguous row segment per column of :math:`\boldsymbol\Phi_i`.
+    The full symmetric matrix is written. Returns a packed status.
+    """
+    return _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work)
+
+
+@njit(**FMA)
 def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     """:func:`crba_work` with its own work arrays (one state)."""
     N = topo.shape[0] - 1
-    return crba_work(
+    return _crba_work(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, H, crba_workspace(N, topo[N, IV])
     )
 
 
-@njit(**JIT)
+@njit(**FMA)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
-    """:func:`crba_work` over a batch; first failure + 1."""
+    """:func:`crba_work` over a batch (the rows borrowed); first failure + 1."""
     N = topo.shape[0] - 1
     work = crba_workspace(N, topo[N, IV])
     for b in range(status.shape[0]):
-        status[b] = crba_work(
+        status[b] = _crba_work(
             topo,
             placement,
             jparam,
             inertia,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            H[b],
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(H, b),
             work,
         )
     return first_failure(status)
 
 
-@njit(**JIT)
+@njit(**FMA)
 def crba_one(topo, packed, q, H):
-    """:func:`crba` for one state, the model packed (``CompiledModel.packed``)."""
+    """:func:`crba` for one state, the model packed (``CompiledModel.packed``);
+    ``NOT_A_VECTOR`` unless ``q`` is a contiguous vector of the model's size.
+    """
+    N = topo.shape[0] - 1
+    if not is_vector(q, topo[N, IQ]):
+        return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    return crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H)
+    work = scratch(_crba_shapes(N, topo[N, IV]))  # on the stack (small models)
+    return _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work)
 
 
 # ----------------------------------------------------------------------------------------
 # ABA
 # ----------------------------------------------------------------------------------------
-@njit(**JIT)
+@njit(**FMA)
 def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a):
     r"""Articulated-body algorithm for one state (Featherstone Table 7.1): ``a`` (nv,).
 
@@ -357,7 +431,7 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     (\mathbf Z_i\mathbf c_i)`. Returns a packed status (``SINGULAR`` naming the body).
     """
     N = topo.shape[0] - 1
-    return _aba(
+    return _aba_core(
         topo,
         placement,
         jparam,
@@ -375,43 +449,51 @@ def aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ex
     )
 
 
+@njit(**INLINE)
+def _aba_shapes(N, nv):
+    """The shapes of :func:`aba`'s work arrays (:func:`aba_workspace`)."""
+    return (
+        (N, 3, 3),  # E, r: ^iX_p(i)
+        (N, 3),
+        (N, 3, 3),  # E0, r0: ^iX_0
+        (N, 3),
+        (N, 6),  # vel, c, p_A: twists, velocity products, bias forces
+        (N, 6),
+        (N, 6),
+        (N, 6, 6),  # I_A: articulated inertias (upper triangles)
+        (nv, 6),  # Phi: Φ columns (rows), ground coordinates
+        (nv, 7),  # Z: rows [Z_i | z_i]
+        (nv, 6),  # L: rows iv_i.. of joint i: L_i
+        (6,),  # vJ, h, x: 6-vectors
+        (6,),
+        (6,),
+        (10,),  # I10: an inertia, ten parameters
+    )
+
+
 @njit(**JIT)
 def aba_workspace(N, nv):
     """The work arrays of :func:`aba` for ``N`` bodies and ``nv`` speeds, from one allocation:
     ``(E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10)``.
     """
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_p(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (N, 6),  # vel, c, p_A: twists, velocity products, bias forces
-            (N, 6),
-            (N, 6),
-            (N, 6, 6),  # I_A: articulated inertias (upper triangles)
-            (nv, 6),  # Phi: Φ columns (rows), ground coordinates
-            (nv, 7),  # Z: rows [Z_i | z_i]
-            (nv, 6),  # L: rows iv_i.. of joint i: L_i
-            (6,),  # vJ, h, x: 6-vectors
-            (6,),
-            (6,),
-            (10,),  # I10: an inertia, ten parameters
-        )
-    )
+    return workspace(_aba_shapes(N, nv))
 
 
-@njit(**FMA)
-def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
-    """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
+@njit(**FMA_INLINE)
+def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
+    """:func:`aba` with its work arrays (:func:`aba_workspace`), inlined into its callers."""
     E, r, E0, r0, vel, c, p_A, I_A, Phi, Z, L, vJ, h, x, I10 = ws
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(tau) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(tau)
+        and finite_vector(a0)
+        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
     ):
         return pack(NON_FINITE_INPUT, -1)
-    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
     if status != OK:
         return status
 
@@ -525,17 +607,25 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
             nu = a[k]
             for e in range(6):
                 acc[e] += Phi[k, e] * nu
-    if not all_finite(a):
+    if not finite_vector(a):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
-@njit(**JIT)
+@njit(**FMA)
+def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws):
+    """:func:`aba` with its work arrays (:func:`aba_workspace`)."""
+    return _aba_core(
+        topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, a, ws
+    )
+
+
+@njit(**FMA)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
     ws = aba_workspace(topo.shape[0] - 1, topo[-1, IV])
     for b in range(status.shape[0]):
-        status[b] = _aba(
+        status[b] = _aba_core(
             topo,
             placement,
             jparam,
@@ -554,13 +644,18 @@ def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0
     return first_failure(status)
 
 
-@njit(**JIT)
+@njit(**FMA)
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed
-    (``CompiledModel.packed``).
+    (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``tau`` are contiguous
+    vectors of the model's sizes.
     """
+    N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(tau, nv)):
+        return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return aba(
+    return _aba_core(
         topo,
         placement,
         jparam,
@@ -572,8 +667,9 @@ def aba_one(topo, packed, q, v, tau, a):
         v,
         tau,
         a0,
-        view(a, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
+        borrow(a, 0, ((0, 6),))[0],  # no external forces (an empty writable array, as a batch's)
         a,
+        scratch_large(_aba_shapes(N, topo[N, IV])),  # on the stack (small models)
     )
 
 

@@ -22,7 +22,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from geomech.multibody._kernels.jit import FMA, INLINE, JIT
+from geomech.multibody._kernels.jit import FMA, FMA_INLINE, INLINE, JIT
 from geomech.multibody._kernels.joints import (
     FIXED,
     HELICAL,
@@ -37,11 +37,14 @@ from geomech.multibody._kernels.tables import E_SIN, E_VERS, PITCH, R_AXIS
 
 __all__ = [
     "tree_transforms",
+    "tree_transforms_inline",
     "joint_velocity",
     "body_velocities",
     "world_poses",
     "body_jacobians",
     "all_finite",
+    "is_vector",
+    "finite_vector",
 ]
 
 
@@ -109,19 +112,29 @@ def all_finite(x):
     return not bad
 
 
-@njit(**FMA)
-def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
-    r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
+@njit(**INLINE)
+def finite_vector(x):
+    """:func:`all_finite` of a 1-D array, inlined into the kernel that calls it."""
+    bad = False
+    for k in range(x.shape[0]):
+        bad |= (x[k] - x[k]) != 0.0
+    return not bad
 
-    ``placement[i] = [R_T | p_T]`` (3×4) is the joint frame in the parent; the joint pose
-    comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint. 1-DoF
-    joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
-    :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
-    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + d\,\mathbf
-    R_T\mathbf a`; a fixed joint's pair is :math:`(\mathbf R_T^\top, \mathbf p_T)`. The others
-    compose their pose ``(R_J, p_J)`` (:func:`.joint_pose`, scalars) with the placement:
-    :math:`\mathbf E = \mathbf R_J^\top\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + \mathbf
-    R_T\mathbf p_J`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit quaternion).
+
+@njit(**INLINE)
+def is_vector(x, n):
+    """Whether the 1-D array ``x`` has ``n`` contiguous entries (its actual strides: a
+    single-state entry point's vectors come from Python with any strides, its checks of the
+    shapes and strides are a few instructions here, ~0.1 µs of Python attribute reads
+    there).
+    """
+    return x.shape[0] == n and (n == 0 or x.strides[0] == x.itemsize)
+
+
+@njit(**FMA_INLINE)
+def tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r):
+    """:func:`tree_transforms`, inlined into the kernel that calls it (the single-state
+    kernels of RNEA, CRBA, ABA and Algorithm 1: no call with eight array arguments).
     """
     for i in range(jtype.shape[0]):
         code = jtype[i]
@@ -165,6 +178,23 @@ def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
                 E[i, 2, b] = j02 * t0 + j12 * t1 + j22 * t2
                 r[i, b] = P[b, 3] + t0 * x + t1 * y + t2 * z
     return OK
+
+
+@njit(**FMA)
+def tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r):
+    r"""Fill ``E[i], r[i]`` with the Plücker pair of :math:`{}^i\mathbf X_{p(i)}` for every body.
+
+    ``placement[i] = [R_T | p_T]`` (3×4) is the joint frame in the parent; the joint pose
+    comes from the type code, or from ``T_user[i]`` (3×4) for a user-defined joint. 1-DoF
+    joints use the factors precomputed in ``jparam`` (:mod:`.compiled`):
+    :math:`\mathbf E = \mathbf R_T^\top - \sin\theta\,\mathbf K\mathbf R_T^\top +
+    (1 - \cos\theta)\,\mathbf K^2\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + d\,\mathbf
+    R_T\mathbf a`; a fixed joint's pair is :math:`(\mathbf R_T^\top, \mathbf p_T)`. The others
+    compose their pose ``(R_J, p_J)`` (:func:`.joint_pose`, scalars) with the placement:
+    :math:`\mathbf E = \mathbf R_J^\top\mathbf R_T^\top`, :math:`\mathbf r = \mathbf p_T + \mathbf
+    R_T\mathbf p_J`. Returns a packed status (``NOT_ON_MANIFOLD`` for a non-unit quaternion).
+    """
+    return tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
 
 
 @njit(**INLINE)
