@@ -56,6 +56,7 @@ _HOMES = {
         "aba_second_derivatives",
         "rnea_derivatives",
         "rnea_second_derivatives",
+        "second_derivatives_along",
     ],
     "dynamics": [
         "aba",
@@ -112,6 +113,7 @@ __all__ = [
     "coriolis_matrix_derivative",
     "rnea_derivatives",
     "rnea_second_derivatives",
+    "second_derivatives_along",
     "aba_derivatives",
     "aba_second_derivatives",
     "RNEASecondDerivatives",
