@@ -44,6 +44,10 @@ from geomech.multibody._kernels.spatial import (
     cross_motion,
     dot6,
     inertia_congruence,
+    inertia_params,
+    inertia_params_rate,
+    inertia_params_times,
+    inertia_params_transform,
     inertia_times,
     transform_force_transpose,
     transform_motion_transpose,
@@ -55,7 +59,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
+from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.tree.layout import slot
@@ -73,7 +77,10 @@ from geomech.multibody._kernels.views import workspace as carved
 __all__ = [
     "workspace",
     "forward_pass",
+    "forward_pass_first",
+    "first_workspace",
     "first_order",
+    "acceleration_part",
     "second_order",
     "dof_parents",
     "rnea_derivatives_batch",
@@ -141,23 +148,70 @@ def _work_shapes(N, nv):
 
 @njit(**JIT)
 def workspace_one(N, nv):
-    """:func:`workspace`, ``Y`` (:func:`columns_workspace`) and the arrays of the forward
-    partials (``dq``, ``dv``, ``M``, ``L`` (nv, nv), ``X`` (nv, 3 nv), ``qdd`` (nv,)) as views
-    of one allocation, for the single-state entries (an allocation costs ~30 ns: 16 of them
-    were a tenth of a single call's time on an arm).
+    """:func:`first_workspace` and the arrays of the forward partials (``dq``, ``dv``, ``M``,
+    ``L`` (nv, nv), ``X`` (nv, 3 nv), ``F`` (nv, 6), ``qdd`` (nv,)) as views of one
+    allocation, for the single-state entries (an allocation costs ~30 ns).
     """
     w = carved(
-        _work_shapes(N, nv)
-        + ((4, 6, nv), (nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv,))
+        _first_shapes(N, nv)
+        + ((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv, 6), (nv,))
     )
-    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
-    return ws, w[16], w[17], w[18], w[19], w[20], w[21], w[22]
+    return _first_tuple(w), w[16], w[17], w[18], w[19], w[20], w[21], w[22]
 
 
 # ----------------------------------------------------------------------------------------
 # forward pass (Alg. 1 l.1-11), in the ground frame
 # ----------------------------------------------------------------------------------------
+@njit(**INLINE)
+def _body_motion(i, p, iv, S, v, a, a0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, vJ):
+    r"""Alg. 1 lines 2–7 for body ``i`` of parent ``p``: its world pose ``(E0[i], r0[i])``,
+    the ground-frame columns ``Sg``, ``vel[i]``, ``acc[i]`` and the rates ``Sd``, ``Psid``,
+    ``Psidd`` of its DoFs (``vJ``: a 6-vector of work space).
+    """
+    # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
+    if p < 0:
+        E0[i, :, :] = E[i]
+        r0[i, :] = r[i]
+    else:
+        for x in range(3):
+            r0[i, x] = r0[p, x] + (
+                E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
+            )
+            for y in range(3):
+                E0[i, x, y] = (
+                    E[i, x, 0] * E0[p, 0, y] + E[i, x, 1] * E0[p, 1, y] + E[i, x, 2] * E0[p, 2, y]
+                )
+    # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
+    for k in range(iv[i], iv[i + 1]):
+        transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
+    # l.3-4: v_i = v_λ + S_i qd_i, a_i = a_λ + S_i qdd_i + v_i × S_i qd_i
+    for c in range(6):
+        vJ[c] = 0.0
+    for k in range(iv[i], iv[i + 1]):
+        for c in range(6):
+            vJ[c] += Sg[k, c] * v[k]
+    for c in range(6):
+        vel[i, c] = vJ[c] if p < 0 else vel[p, c] + vJ[c]
+        acc[i, c] = a0[c] if p < 0 else acc[p, c]
+    for k in range(iv[i], iv[i + 1]):
+        for c in range(6):
+            acc[i, c] += Sg[k, c] * a[k]
+    cross_motion(vel[i], vJ, acc[i])
+    # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
+    for k in range(iv[i], iv[i + 1]):
+        for c in range(6):
+            Sd[k, c] = 0.0
+            Psid[k, c] = 0.0
+            Psidd[k, c] = 0.0
+        cross_motion(vel[i], Sg[k], Sd[k])
+        if p < 0:
+            cross_motion(a0, Sg[k], Psidd[k])  # v_0 = 0, a_0 = -a_g
+        else:
+            cross_motion(vel[p], Sg[k], Psid[k])
+            cross_motion(acc[p], Sg[k], Psidd[k])
+            cross_motion(vel[p], Psid[k], Psidd[k])
+
+
 @njit(**JIT)
 def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
     r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
@@ -180,51 +234,7 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
         return status
     vJ, h = V6[0], V6[1]
     for i in range(N):
-        p = parent[i]
-        # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
-        if p < 0:
-            E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
-        else:
-            for x in range(3):
-                r0[i, x] = r0[p, x] + (
-                    E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
-                )
-                for y in range(3):
-                    E0[i, x, y] = (
-                        E[i, x, 0] * E0[p, 0, y]
-                        + E[i, x, 1] * E0[p, 1, y]
-                        + E[i, x, 2] * E0[p, 2, y]
-                    )
-        # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
-        for k in range(iv[i], iv[i + 1]):
-            transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
-        # l.3-4: v_i = v_λ + S_i qd_i, a_i = a_λ + S_i qdd_i + v_i × S_i qd_i
-        for c in range(6):
-            vJ[c] = 0.0
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                vJ[c] += Sg[k, c] * v[k]
-        for c in range(6):
-            vel[i, c] = vJ[c] if p < 0 else vel[p, c] + vJ[c]
-            acc[i, c] = a0[c] if p < 0 else acc[p, c]
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                acc[i, c] += Sg[k, c] * a[k]
-        cross_motion(vel[i], vJ, acc[i])
-        # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                Sd[k, c] = 0.0
-                Psid[k, c] = 0.0
-                Psidd[k, c] = 0.0
-            cross_motion(vel[i], Sg[k], Sd[k])
-            if p < 0:
-                cross_motion(a0, Sg[k], Psidd[k])  # v_0 = 0, a_0 = -a_g
-            else:
-                cross_motion(vel[p], Sg[k], Psid[k])
-                cross_motion(acc[p], Sg[k], Psidd[k])
-                cross_motion(vel[p], Psid[k], Psidd[k])
+        _body_motion(i, parent[i], iv, S, v, a, a0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, vJ)
         # l.8: I^C_i = I_i (in the ground frame)
         for x in range(6):
             for y in range(6):
@@ -278,14 +288,96 @@ def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1
     matvec6_add(B_C, s_p, 1.0, w2)
 
 
+@njit(**INLINE)
+def _first_shapes(N, nv):
+    """The shapes of :func:`first_workspace`'s arrays, in its order."""
+    return (
+        (N, 3, 3),
+        (N, 3),
+        (N, 3, 3),
+        (N, 3),
+        (N, 6),
+        (N, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (N, 10),
+        (N, 10),
+        (N, 6),
+        (N, 6),
+        (8, 6),
+        (4, 6, nv),
+    )
+
+
+@njit(**INLINE)
+def _first_tuple(w):
+    """The first sixteen arrays of ``w`` as the tuple of :func:`first_workspace`."""
+    wf = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    return wf + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+
+
 @njit(**JIT)
-def columns_workspace(nv):
-    """The work array ``Y`` (4, 6, nv) of :func:`first_order`."""
-    return np.empty((4, 6, nv))
+def first_workspace(N, nv):
+    """The work arrays of :func:`forward_pass_first` and :func:`first_order` as views of one
+    allocation: ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y)``.
+
+    ``IC``, ``BR`` (N, 10) are inertias as ten parameters
+    (:func:`~geomech.multibody._kernels.spatial.inertia_params`), ``hC``, ``fC`` (N, 6),
+    ``V6`` (8, 6) the 6-vectors of the backward pass, ``Y`` (4, 6, nv) the ancestors'
+    columns component by component.
+    """
+    return _first_tuple(carved(_first_shapes(N, nv)))
+
+
+@njit(**JIT)
+def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, wf):
+    r"""Alg. 1 lines 1–11 for the first-order partials, the inertias as ten parameters; a
+    status.
+
+    As :func:`forward_pass` (same ground-frame motion arrays), but the inertia terms of body
+    ``i`` are kept as ``IC[i]`` (:math:`\mathbf I_i`, ten parameters), ``BR[i]`` (the
+    parameters of its rate :math:`(\mathbf v_i\times^*)\mathbf I_i - \mathbf I_i(\mathbf
+    v_i\times)`), ``hC[i]`` :math:`= \mathbf I_i\mathbf v_i` and ``fC[i]``: the unhalved
+    :math:`\mathbf B_i` (Alg. 1 l.9) is the rate plus :math:`\mathbf h_i\bar\times^*`, both
+    linear in their parts, so :math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i
+    \bar\times^*` with the composites plain sums of ten parameters and of 6-vectors
+    (Pinocchio keeps its ``doYcrb`` as a 6×6 matrix instead).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
+    N = parent.shape[0]
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+    ):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vJ = V6[0]
+    for i in range(N):
+        _body_motion(i, parent[i], iv, S, v, a, a0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, vJ)
+        # l.8: I^C_i = I_i in the ground frame (BR[i] holds the body-frame parameters first)
+        inertia_params(inertia[i], BR[i])
+        inertia_params_transform(E0[i], r0[i], BR[i], IC[i])
+        # l.9: B_i = R_i + h_i ×̄*, R_i = (v_i ×*) I_i − I_i (v_i ×), h_i = I_i v_i
+        inertia_params_rate(IC[i], vel[i], BR[i])
+        inertia_params_times(IC[i], vel[i], hC[i])
+        # l.10: f_i = I_i a_i + v_i ×* h_i, minus the external wrench
+        inertia_params_times(IC[i], acc[i], fC[i])
+        cross_force(vel[i], hC[i], fC[i])
+        if f_ext.shape[0] > 0:
+            for c in range(6):
+                vJ[c] = 0.0
+            transform_force_transpose(E0[i], r0[i], f_ext[i], vJ)
+            for c in range(6):
+                fC[i, c] -= vJ[c]
+    return OK
 
 
 @njit(**FMA)
-def first_order(topo, ws, dq, dv, M, Y):
+def first_order(topo, wf, dq, dv, M, tau, F):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
     For DoF ``p`` of joint ``i`` and DoF ``t`` of an ancestor-or-self ``j ⪯ i``:
@@ -302,8 +394,14 @@ def first_order(topo, ws, dq, dv, M, Y):
     \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
     :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, the mass
     matrix as a by-product, as Pinocchio's ``computeRNEADerivatives``; skipped when ``M`` has
-    no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the caller
-    zeroes them).
+    no rows), :math:`\tau_p = \mathbf s_p\cdot\mathbf f^C_i` in ``tau`` (nv,) and the
+    columns :math:`\mathbf I^C_i\mathbf s_p` in ``F`` (nv, 6) (each skipped when empty).
+    With :math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i\bar\times^*`
+    (:func:`forward_pass_first`; :math:`\mathbf R^C_i` symmetric, :math:`\mathbf h\bar
+    \times^*` skew): :math:`\mathbf B^C_i\mathbf x = \mathbf R^C_i\mathbf x + \mathbf x
+    \times^*\mathbf h^C_i` and :math:`\mathbf B^{C\top}_i\mathbf x = \mathbf R^C_i
+    \mathbf x - \mathbf x\times^*\mathbf h^C_i`. Blocks of unrelated joints are left
+    untouched (the caller zeroes them).
 
     The ancestors' columns :math:`\dot{\boldsymbol\psi}_t, \ddot{\boldsymbol\psi}_t,
     \mathbf s_t, \dot{\boldsymbol\psi}_t + \dot{\mathbf s}_t` are copied to ``Y`` (4, 6,
@@ -311,10 +409,10 @@ def first_order(topo, ws, dq, dv, M, Y):
     consecutive DoFs (a parent whose DoFs end where its child's begin joins the child's run:
     one run for a chain): the loops over ``t`` read and write contiguous memory and vectorise.
     """
-    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    with_M = M.shape[0] > 0
+    with_M, with_tau, with_F = M.shape[0] > 0, tau.shape[0] > 0, F.shape[0] > 0
     PsidT, PsiddT, SgT, SdPsidT = Y[0], Y[1], Y[2], Y[3]
     for k in range(iv[N]):
         for c in range(6):
@@ -322,12 +420,36 @@ def first_order(topo, ws, dq, dv, M, Y):
             PsiddT[c, k] = Psidd[k, c]
             SgT[c, k] = Sg[k, c]
             SdPsidT[c, k] = Sd[k, c] + Psid[k, c]
-    u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
+    Rs, xh, u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4], V6[5], V6[6]
     for i in range(N - 1, -1, -1):
+        I_C, R_C, h_C, f_C = IC[i], BR[i], hC[i], fC[i]
         for p in range(iv[i], iv[i + 1]):
-            _first_order_vectors(
-                IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p], u_a, u_b, w1, w2, tmp
-            )
+            s_p, psid_p = Sg[p], Psid[p]
+            # u_a = B^Cᵀ s_p = R s_p − s_p ×* h (7a, 8a), u_b = I^C s_p
+            inertia_params_times(R_C, s_p, Rs)
+            for c in range(6):
+                xh[c] = 0.0
+                tmp[c] = psid_p[c] + Sd[p, c]
+            cross_force(s_p, h_C, xh)
+            inertia_params_times(I_C, s_p, u_b)
+            for c in range(6):
+                u_a[c] = Rs[c] - xh[c]
+            if with_tau:
+                tau[p] = dot6(s_p, f_C)
+            if with_F:
+                for c in range(6):
+                    F[p, c] = u_b[c]
+            # w1 = B^C ψd_p + I^C ψdd_p + s_p ×* f^C (7b): R ψd_p + ψd_p ×* h + ...
+            inertia_params_times(I_C, Psidd[p], w1)
+            inertia_params_times(R_C, psid_p, w2)
+            for c in range(6):
+                w1[c] += w2[c]
+            cross_force(psid_p, h_C, w1)
+            cross_force(s_p, f_C, w1)
+            # w2 = B^C s_p + I^C (ψd_p + sd_p) (8b)
+            inertia_params_times(I_C, tmp, w2)
+            for c in range(6):
+                w2[c] += Rs[c] + xh[c]
             a0, a1, a2, a3, a4, a5 = u_a[0], u_a[1], u_a[2], u_a[3], u_a[4], u_a[5]
             b0, b1, b2, b3, b4, b5 = u_b[0], u_b[1], u_b[2], u_b[3], u_b[4], u_b[5]
             x0, x1, x2, x3, x4, x5 = w1[0], w1[1], w1[2], w1[3], w1[4], w1[5]
@@ -403,7 +525,103 @@ def first_order(topo, ws, dq, dv, M, Y):
                 while j >= 0 and iv[j + 1] == lo:
                     lo, j = iv[j], parent[j]
                 own = False
-        _accumulate(parent, i, IC, BC, fC)
+        p = parent[i]  # l.75-77: the composites of the parent (plain sums, ground frame)
+        if p >= 0:
+            for x in range(10):
+                IC[p, x] += I_C[x]
+                BR[p, x] += R_C[x]
+            for x in range(6):
+                hC[p, x] += h_C[x]
+                fC[p, x] += f_C[x]
+
+
+@njit(**FMA)
+def acceleration_part(topo, wf, F, qdd, dq):
+    r"""``dq`` += :math:`\partial(\mathbf M(q)\ddot q)/\partial q` after :func:`first_order`.
+
+    :math:`\boldsymbol\tau(q, \nu, \dot\nu) = \boldsymbol\tau(q, \nu, 0) + \mathbf M(q)
+    \dot\nu`, so the configuration partials at :math:`\dot\nu` are those at rest
+    acceleration plus eqs. 7a, 7b with :math:`\nu = 0`, no gravity and :math:`\dot\nu`
+    (:math:`\mathbf B^C = 0`, :math:`\dot{\boldsymbol\psi} = 0`): for DoF ``p`` of joint
+    ``i`` and ``t`` of ``j ⪯ i``, :math:`\partial_{q_t}\tau_p \mathrel{+}= (\mathbf I^C_i
+    \mathbf s_p)\cdot\ddot{\boldsymbol\psi}'_t` and, for ``j ≺ i``,
+    :math:`\partial_{q_p}\tau_t \mathrel{+}= \mathbf s_t\cdot(\mathbf I^C_i
+    \ddot{\boldsymbol\psi}'_p + \mathbf s_p\times^*\mathbf f'^C_i)`, with
+    :math:`\mathbf a'_i = \mathbf a'_{\lambda(i)} + \mathbf S_i\ddot q_i`,
+    :math:`\ddot{\boldsymbol\psi}'_t = \mathbf a'_{\lambda(j)}\times\mathbf s_t` and
+    :math:`\mathbf f'^C_i = \sum_{k\succeq i}\mathbf I_k\mathbf a'_k = \mathbf I^C_i
+    \mathbf a'_{\lambda(i)} + \sum_{t\in\text{subtree}(i)}(\mathbf I^C_{j(t)}\mathbf s_t)
+    \ddot q_t` (the columns ``F`` of :func:`first_order`; its composites ``IC`` are complete).
+    Lets the forward-dynamics partials skip the ABA: :math:`\ddot q = \mathbf M^{-1}
+    (\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` from the same pass. Overwrites the
+    accelerations, ``Psidd``, ``hC`` and the columns ``Y[1]`` of ``wf``.
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
+    N = parent.shape[0]
+    PsiddT, SgT = Y[1], Y[2]
+    for i in range(N):  # a'_i and ψdd'_t (v = 0, no gravity)
+        p = parent[i]
+        for c in range(6):
+            acc[i, c] = 0.0 if p < 0 else acc[p, c]
+            hC[i, c] = 0.0
+        for t in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                Psidd[t, c] = 0.0
+            if p >= 0:
+                cross_motion(acc[p], Sg[t], Psidd[t])
+            for c in range(6):
+                PsiddT[c, t] = Psidd[t, c]
+                acc[i, c] += Sg[t, c] * qdd[t]
+    x, fa = V6[0], V6[1]
+    for i in range(N - 1, -1, -1):
+        I_C, g, par = IC[i], hC[i], parent[i]
+        for t in range(iv[i], iv[i + 1]):  # g_i = Σ_{t in subtree(i)} (I^C_j(t) s_t) q̈_t
+            for c in range(6):
+                g[c] += F[t, c] * qdd[t]
+        for c in range(6):
+            fa[c] = 0.0
+        if par >= 0:
+            inertia_params_times(I_C, acc[par], fa)
+        for c in range(6):
+            fa[c] += g[c]
+        for p in range(iv[i], iv[i + 1]):
+            inertia_params_times(I_C, Psidd[p], x)
+            cross_force(Sg[p], fa, x)
+            b0, b1, b2, b3, b4, b5 = F[p, 0], F[p, 1], F[p, 2], F[p, 3], F[p, 4], F[p, 5]
+            x0, x1, x2, x3, x4, x5 = x[0], x[1], x[2], x[3], x[4], x[5]
+            dq_p = dq[p]
+            lo, hi, j = iv[i], iv[i + 1], par  # the runs of first_order
+            own = True
+            while True:
+                for t in range(uint64(lo), uint64(hi)):
+                    dq_p[t] += (
+                        b0 * PsiddT[0, t]
+                        + b1 * PsiddT[1, t]
+                        + b2 * PsiddT[2, t]
+                        + b3 * PsiddT[3, t]
+                        + b4 * PsiddT[4, t]
+                        + b5 * PsiddT[5, t]
+                    )
+                if not own:
+                    for t in range(uint64(lo), uint64(hi)):
+                        dq[t, p] += (
+                            x0 * SgT[0, t]
+                            + x1 * SgT[1, t]
+                            + x2 * SgT[2, t]
+                            + x3 * SgT[3, t]
+                            + x4 * SgT[4, t]
+                            + x5 * SgT[5, t]
+                        )
+                if j < 0:
+                    break
+                lo, hi, j = iv[j], iv[j + 1], parent[j]
+                while j >= 0 and iv[j + 1] == lo:
+                    lo, j = iv[j], parent[j]
+                own = False
+        if par >= 0:
+            for c in range(6):
+                hC[par, c] += g[c]
 
 
 # ----------------------------------------------------------------------------------------
@@ -595,11 +813,10 @@ def rnea_derivatives_batch(
     written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = workspace(N, nv)
-    Y = columns_workspace(nv)
-    M = np.empty((0, 0))  # the mass matrix is not wanted
+    wf = first_workspace(N, nv)
+    none = np.empty((0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
     for b in range(status.shape[0]):
-        st = forward_pass(
+        st = forward_pass_first(
             topo,
             placement,
             jparam,
@@ -611,10 +828,10 @@ def rnea_derivatives_batch(
             at(A, b),
             at(A0, b),
             at(F_ext, b),
-            ws,
+            wf,
         )
         if st == OK:
-            first_order(topo, ws, DQ[b], DV[b], M, Y)
+            first_order(topo, wf, DQ[b], DV[b], none, none[:, 0], none)
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
@@ -622,32 +839,26 @@ def rnea_derivatives_batch(
 
 
 @njit(**JIT)
-def _rnea_workspace_one(N, nv):
-    """:func:`workspace` and ``Y`` as views of one allocation (see :func:`workspace_one`)."""
-    w = carved(_work_shapes(N, nv) + ((4, 6, nv),))
-    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
-    return ws, w[16]
-
-
-@njit(**JIT)
-def rnea_derivatives_one(topo, packed, q, v, a, DQ, DV):
+def rnea_derivatives_one(topo, packed, q, v, a, D):
     """First-order partials of RNEA for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv).
+    (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
+    output array: each array argument costs the call ~0.07 µs).
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws, Y = _rnea_workspace_one(N, nv)
+    wf = first_workspace(N, nv)
+    DQ, DV = D[0], D[1]
     for x in range(nv):  # the blocks of unrelated joints are not written
         for y in range(nv):
             DQ[x, y] = 0.0
             DV[x, y] = 0.0
-    st = forward_pass(
-        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), ws
+    st = forward_pass_first(
+        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), wf
     )
     if st != OK:
         return st
-    first_order(topo, ws, DQ, DV, view(q, 0, (0, 0)), Y)  # the mass matrix is not wanted
+    none = view(q, 0, (0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
+    first_order(topo, wf, DQ, DV, none, view(q, 0, (0,)), none)
     if not (all_finite(DQ) and all_finite(DV)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -864,14 +1075,13 @@ def _aba_first(
     jparam,
     inertia,
     S,
-    S_ring,
     T_user,
     q,
     v,
     tau,
     a0,
     f_ext,
-    ws,
+    wf,
     lam,
     qdd,
     dq,
@@ -879,25 +1089,45 @@ def _aba_first(
     M,
     L,
     X,
+    F,
     Minv,
     dqdd_dq,
     dqdd_dv,
-    Y,
 ):
-    """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
-    st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
-    if st != OK:
-        return st
-    st = forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, ws)
+    r"""Forward-dynamics partials of one state; a status.
+
+    One IDSVA FO pass at :math:`\dot\nu = 0` gives :math:`\partial\boldsymbol\tau/\partial q`
+    there, :math:`\partial\boldsymbol\tau/\partial\nu` (independent of :math:`\dot\nu`),
+    :math:`\mathbf M` and the bias :math:`\boldsymbol\tau(q, \nu, 0)`; then :math:`\ddot q =
+    \mathbf M^{-1}(\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` by the sparse
+    :math:`\mathbf L^\top\mathbf L` factor (:func:`_ltl`), :func:`acceleration_part` moves
+    :math:`\partial\boldsymbol\tau/\partial q` to :math:`\ddot q`, and
+    :math:`d\ddot q = -\mathbf M^{-1}(\partial\boldsymbol\tau/\partial q,
+    \partial\boldsymbol\tau/\partial\nu)`, :math:`\mathbf M^{-1}` (the ABA itself is not run).
+    :math:`\mathbf M` includes the joints' armature :math:`\mathrm{diag}(\mathbf k_a)`, which
+    adds nothing to the partials of :math:`\boldsymbol\tau` in :math:`q` and :math:`\nu`.
+    """
+    if not all_finite(tau):
+        return pack(NON_FINITE_INPUT, -1)
+    _zero(qdd)
+    st = forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, wf)
     if st != OK:
         return st
     _zero(dq)
     _zero(dv)
     _zero(M)
-    first_order(topo, ws, dq, dv, M, Y)
-    st = _ltl(M, L, lam, topo[:, IV])
+    first_order(topo, wf, dq, dv, M, qdd, F)  # qdd receives tau(q, v, 0)
+    iv = topo[:, IV]
+    for i in range(iv.shape[0] - 1):  # + diag(k_a): the armature (k_a ν̇ has no q, ν partials)
+        for k in range(iv[i], iv[i + 1]):
+            M[k, k] += jparam[i, ARMATURE + k - iv[i]]
+    st = _ltl(M, L, lam, iv)
     if st != OK:
         return st
+    for k in range(qdd.shape[0]):
+        qdd[k] = tau[k] - qdd[k]
+    _ltl_solve(L, lam, view(qdd, 0, (qdd.shape[0], 1)))
+    acceleration_part(topo, wf, F, qdd, dq)
     _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
     if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
         return pack(NON_FINITE_RESULT, -1)
@@ -926,10 +1156,9 @@ def aba_derivatives_batch(
 ):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = workspace(N, nv)
+    wf = first_workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
-    X = np.empty((nv, 3 * nv))
-    Y = columns_workspace(nv)
+    X, F = np.empty((nv, 3 * nv)), np.empty((nv, 6))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -938,14 +1167,13 @@ def aba_derivatives_batch(
             jparam,
             inertia,
             S,
-            S_ring,
             T_user,
             at(Q, b),
             at(V, b),
             at(TAU, b),
             at(A0, b),
             at(F_ext, b),
-            ws,
+            wf,
             lam,
             QDD[b],
             dq,
@@ -953,36 +1181,35 @@ def aba_derivatives_batch(
             M,
             L,
             X,
+            F,
             MINV[b],
             DQ[b],
             DV[b],
-            Y,
         )
     return first_failure(status)
 
 
 @njit(**JIT)
-def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
+def aba_derivatives_one(topo, packed, q, v, tau, D):
     """Forward-dynamics partials for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``DQ``, ``DV``, ``MINV`` (nv, nv).
+    (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``.
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws, Y, dq, dv, M, L, X, qdd = workspace_one(N, nv)
+    wf, dq, dv, M, L, X, F, qdd = workspace_one(N, nv)
     return _aba_first(
         topo,
         placement,
         jparam,
         inertia,
         S,
-        S_ring,
         T_user,
         q,
         v,
         tau,
         a0,
         view(q, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
-        ws,
+        wf,
         dof_parents(topo),
         qdd,
         dq,
@@ -990,10 +1217,10 @@ def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
         M,
         L,
         X,
-        MINV,
-        DQ,
-        DV,
-        Y,
+        F,
+        D[2],
+        D[0],
+        D[1],
     )
 
 
