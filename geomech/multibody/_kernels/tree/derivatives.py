@@ -176,7 +176,7 @@ def _cross_rows(A, ia, B, ib, O, io):
     O[io, 5] += w0 * m4 - w1 * m3 + u0 * m1 - u1 * m0
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _motion_pass(parent, iv, S, v, a, A0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd):
     r"""Alg. 1 lines 2–7 for every body ``i``: its world pose ``(E0[i], r0[i])`` from the joint
     transforms ``(E, r)``, the ground-frame columns ``Sg``, ``vel[i]``, ``acc[i]`` and the
@@ -351,7 +351,7 @@ def first_workspace(N, nv):
     return _first_tuple(carved(_first_shapes(N, nv)))
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, wf):
     r"""Alg. 1 lines 1–11 for the first-order partials, the inertias as ten parameters; a
     status.
@@ -438,7 +438,7 @@ def _cross_force_rows(V, iv_, G, ig):
     )
 
 
-@njit(**FMA)
+@njit(**INLINE)
 def first_order(topo, wf, dq, dv, M, tau, F):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
@@ -872,7 +872,7 @@ def _zero(x):
         x.flat[k] = 0.0
 
 
-@njit(**JIT)
+@njit(**FMA)
 def rnea_derivatives_batch(
     topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
 ):
@@ -907,7 +907,7 @@ def rnea_derivatives_batch(
     return first_failure(status)
 
 
-@njit(**JIT)
+@njit(**FMA)
 def rnea_derivatives_one(topo, packed, q, v, a, D):
     """First-order partials of RNEA for one state without external forces, the model packed
     (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
@@ -1137,7 +1137,7 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
             Minv[i, c] = X[i, 2 * n + c]
 
 
-@njit(**JIT)
+@njit(**FMA)
 def _aba_first(
     topo,
     placement,
