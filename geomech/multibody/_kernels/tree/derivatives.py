@@ -16,11 +16,18 @@ arrays) and per body,
 =============  ============================================================================
 
 and the backward passes sweep the bodies from the leaves to the root, walking the ancestors
-of each one (regular numbering, ``parent[i] < i``). ∂/∂q is the derivative along
-``model.integrate`` (right perturbation :math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`,
-seed 002 §1.4), which moves the subtree of joint ``i`` by the ground-frame twist
-:math:`\mathbf s_k` (identity K1). External wrenches are body-fixed: they rotate with their
-body, so they enter only through :math:`\mathbf f^C` (K11–K12 hold with them).
+of each one (regular numbering, ``parent[i] < i``). The first-order passes
+(:func:`forward_pass_first`, :func:`first_order`) keep the inertias as ten parameters
+(``IC``) and :math:`\mathbf B^C_i` as the parameters of the inertia rate ``BR`` plus the
+composite momentum ``hC`` (:math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i
+\bar\times^*`); the forward-dynamics partials take :math:`\ddot q` from the mass matrix and
+the bias of the same pass (:func:`acceleration_part`) instead of running the ABA.
+
+∂/∂q is the derivative along ``model.integrate`` (right perturbation
+:math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`, seed 002 §1.4), which moves the
+subtree of joint ``i`` by the ground-frame twist :math:`\mathbf s_k` (identity K1).
+External wrenches are body-fixed: they rotate with their body, so they enter only through
+:math:`\mathbf f^C` (K11–K12 hold with them).
 
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
@@ -118,29 +125,6 @@ def workspace(N, nv):
         np.empty((16, 6, 6)),
         np.empty((18, 6)),
         np.empty((nv, 6)),
-    )
-
-
-@njit(**INLINE)
-def _work_shapes(N, nv):
-    """The shapes of :func:`workspace`'s arrays, in its order (for the one-allocation views)."""
-    return (
-        (N, 3, 3),
-        (N, 3),
-        (N, 3, 3),
-        (N, 3),
-        (N, 6),
-        (N, 6),
-        (nv, 6),
-        (nv, 6),
-        (nv, 6),
-        (nv, 6),
-        (N, 6, 6),
-        (N, 6, 6),
-        (N, 6),
-        (16, 6, 6),
-        (18, 6),
-        (nv, 6),
     )
 
 
