@@ -990,6 +990,20 @@ def dof_parents(topo):
 
 
 @njit(**JIT)
+def _runs(lam):
+    """``lo[k]``: the first DoF of the run of consecutive DoFs ending at ``k`` on its path
+    (``lam[m] = m - 1`` for ``lo[k] < m ≤ k``): the path of ``k`` is the ranges
+    ``lo[k]..k``, then ``lo[j]..j`` from ``j = lam[lo[k]]``, … (one range for a chain), so the
+    walks of the factorisation are contiguous loops that vectorise.
+    """
+    n = lam.shape[0]
+    lo = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        lo[k] = lo[k - 1] if k > 0 and lam[k] == k - 1 else k
+    return lo
+
+
+@njit(**FMA)
 def _ltl(M, L, lam, iv):
     r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
     Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
@@ -999,13 +1013,15 @@ def _ltl(M, L, lam, iv):
     largest diagonal entry). :math:`O(n d^2)` for a DoF depth ``d``.
     """
     n = M.shape[0]
+    lo = _runs(lam)
     scale = 0.0
     for k in range(n):
         scale = max(scale, abs(M[k, k]))
         j = k
-        while j >= 0:
-            L[k, j] = M[k, j]
-            j = lam[j]
+        while j >= 0:  # the path of k, run by run
+            for m in range(lo[j], j + 1):
+                L[k, m] = M[k, m]
+            j = lam[lo[j]]
     for k in range(n - 1, -1, -1):
         if not L[k, k] > 1e-14 * scale:
             body = 0
@@ -1016,15 +1032,17 @@ def _ltl(M, L, lam, iv):
         L[k, k] = d
         i = lam[k]
         while i >= 0:
-            L[k, i] /= d
-            i = lam[i]
+            for m in range(lo[i], i + 1):
+                L[k, m] /= d
+            i = lam[lo[i]]
         i = lam[k]
         while i >= 0:
             lki = L[k, i]
             j = i
-            while j >= 0:
-                L[i, j] -= lki * L[k, j]
-                j = lam[j]
+            while j >= 0:  # L[i, path of i] -= L[k, i] L[k, path of i]
+                for m in range(lo[j], j + 1):
+                    L[i, m] -= lki * L[k, m]
+                j = lam[lo[j]]
             i = lam[i]
     return OK
 
@@ -1061,7 +1079,7 @@ def _ltl_solve(L, lam, X):
 BLAS_MIN_NV = 24
 
 
-@njit(**JIT)
+@njit(**FMA)
 def _ltl_inverse(L, lam, Linv):
     r"""``Linv`` :math:`= \mathbf L^{-1}` of the factor of :func:`_ltl` (lower triangular, with
     the sparsity of ``L``: ``Linv[k, j] ≠ 0`` only for ``j`` on the DoF path of ``k``).
@@ -1070,6 +1088,7 @@ def _ltl_inverse(L, lam, Linv):
     L_{km}(\mathbf L^{-1})_{mj})/L_{kk}`, walking the path: :math:`O(n d^2)`.
     """
     n = L.shape[0]
+    lo = _runs(lam)
     for k in range(n):
         for j in range(n):
             Linv[k, j] = 0.0
@@ -1080,9 +1099,10 @@ def _ltl_inverse(L, lam, Linv):
         while m >= 0:
             lkm = L[k, m] * d
             j = m
-            while j >= 0:
-                Linv[k, j] -= lkm * Linv[m, j]
-                j = lam[j]
+            while j >= 0:  # the path of m, run by run
+                for c in range(lo[j], j + 1):
+                    Linv[k, c] -= lkm * Linv[m, c]
+                j = lam[lo[j]]
             m = lam[m]
 
 
