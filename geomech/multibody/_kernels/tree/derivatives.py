@@ -587,7 +587,7 @@ def first_order(topo, wf, dq, dv, M, tau, F):
                 fC[p, x] += fC[i, x]
 
 
-@njit(**FMA)
+@njit(**INLINE)
 def acceleration_part(topo, wf, F, qdd, dq):
     r"""``dq`` += :math:`\partial(\mathbf M(q)\ddot q)/\partial q` after :func:`first_order`.
 
@@ -1141,7 +1141,7 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
             Minv[i, c] = X[i, 2 * n + c]
 
 
-@njit(**FMA)
+@njit(**INLINE)
 def _aba_first(
     topo,
     placement,
@@ -1207,7 +1207,7 @@ def _aba_first(
     return OK
 
 
-@njit(**JIT)
+@njit(**FMA)
 def aba_derivatives_batch(
     topo,
     placement,
@@ -1262,7 +1262,7 @@ def aba_derivatives_batch(
     return first_failure(status)
 
 
-@njit(**JIT)
+@njit(**FMA)
 def aba_derivatives_one(topo, packed, q, v, tau, D):
     """Forward-dynamics partials for one state without external forces, the model packed
     (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``.
