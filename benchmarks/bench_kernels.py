@@ -218,14 +218,14 @@ def boundary_cases(model, rng):
     }
     one = getattr(KD, "rnea_derivatives_one", None)
     if one is not None:
-        D1, D2, D3 = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
+        D2, D3 = np.empty((2, nv, nv)), np.empty((3, nv, nv))
         cases["d_rnea"] = (
             lambda: gm.rnea_derivatives(model, q, v, a),
-            lambda: entry(KD.rnea_derivatives_one)(topo, packed, q, v, a, D1, D2),
+            lambda: entry(KD.rnea_derivatives_one)(topo, packed, q, v, a, D2),
         )
         cases["d_aba"] = (
             lambda: gm.aba_derivatives(model, q, v, tau),
-            lambda: entry(KD.aba_derivatives_one)(topo, packed, q, v, tau, D1, D2, D3),
+            lambda: entry(KD.aba_derivatives_one)(topo, packed, q, v, tau, D3),
         )
     return cases
 

@@ -250,13 +250,46 @@ def test_simulate_dissipates_the_friction_work(friction):
     assert np.allclose(py.v, short.v, rtol=0, atol=1e-12)
 
 
-def test_aba_derivatives_refuse_armature_and_rnea_derivatives_hold(rng):
-    from geomech import aba_derivatives, rnea_derivatives
+@pytest.mark.parametrize("seed", range(3))
+def test_aba_derivatives_with_armature_match_differences_of_aba(seed, mixed_tree):
+    """∂q̈/∂q, ∂q̈/∂ν by central differences along the group flow of ``aba`` (which includes
+    the armature, checked against Pinocchio above) and ∂q̈/∂τ = M⁻¹ with Pinocchio's ``crba``
+    (armature included); single states (the fast path) and a batch."""
+    from geomech import aba_derivatives, aba_second_derivatives
+
+    rng = np.random.default_rng(seed)
+    model = _with(mixed_tree(9, rng, kinds=PIN_KINDS), rng)
+    nv = model.nv
+    q = model.random_configuration(rng=rng)
+    v, tau = rng.normal(size=(2, nv))
+    h = 1e-6
+    E = np.eye(nv)
+    fd_q = np.stack(
+        [
+            aba(model, model.integrate(q, h * e), v, tau)
+            - aba(model, model.integrate(q, -h * e), v, tau)
+            for e in E
+        ],
+        axis=1,
+    ) / (2 * h)
+    fd_v = np.stack([aba(model, q, v + h * e, tau) - aba(model, q, v - h * e, tau) for e in E], 1)
+    H = PinocchioBridge(model, to_pinocchio(model)).crba(q)
+    d_q, d_v, d_tau = aba_derivatives(model, q, v, tau)
+    assert _rel(d_q, fd_q) < 1e-6
+    assert _rel(d_v, fd_v / (2 * h)) < 1e-6
+    assert _rel(d_tau, np.linalg.inv(H)) < 1e-10
+    Q, V, TAU = np.stack([q, q]), np.stack([v, v]), np.stack([tau, tau])
+    for x, y in zip(aba_derivatives(model, Q, V, TAU), (d_q, d_v, d_tau), strict=True):
+        assert np.allclose(x, y[None], rtol=0, atol=1e-12)
+    with pytest.raises(ModelError, match="armature"):
+        aba_second_derivatives(model, q, v, tau)
+
+
+def test_rnea_derivatives_hold_with_armature(rng):
+    from geomech import rnea_derivatives
 
     model = _with(robots.double_pendulum(), rng)
     q, v, a = rng.normal(size=(3, 2))
-    with pytest.raises(ModelError, match="armature"):
-        aba_derivatives(model, q, v, a)
     # ∂τ/∂q, ∂τ/∂ν: the armature term k_a ν̇ depends on neither (central differences)
     h = 1e-6
     dq = np.stack([rnea(model, q + h * e, v, a) - rnea(model, q - h * e, v, a) for e in np.eye(2)])

@@ -297,11 +297,11 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     if single is not None and f_ext is None and gravity is None:
         topo, packed, nq, nv = single
         if are_states(q, v, a, nq, nv):
-            DQ, DV = np.empty((2, nv, nv))  # one allocation (the kernel zeroes them)
-            status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, DQ, DV)
+            D = np.empty((2, nv, nv))  # one allocation (the kernel zeroes it)
+            status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, D)
             if status:
                 raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
-            return DQ, DV
+            return D[0], D[1]
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
@@ -495,13 +495,12 @@ def second_derivatives_along(model, q, v, a, direction, *, gravity=None):
     return XQV.reshape(shape), XM.reshape(shape)
 
 
-def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state):
+def _aba_inputs(model, q, v, tau, f_ext, gravity, per_state, armature=False):
     cm = _check_model(model)
-    if np.any(model.armature):  # (the RNEA derivatives hold: k_a ν̇ depends on neither q nor ν)
+    if not armature and np.any(model.armature):  # (k_a ν̇ depends on neither q nor ν)
         raise ModelError(
-            "The ABA derivatives do not include a joint armature yet (model.armature is "
-            "nonzero): with M = crba(model, q), which has it, use -M⁻¹ ∂τ/∂(q, ν) from "
-            "rnea_derivatives(model, q, v, aba(model, q, v, tau)) and M⁻¹."
+            "The second-order ABA derivatives do not include a joint armature yet "
+            "(model.armature is nonzero); aba_derivatives does."
         )
     batch, B, (Q, V, TAU), A0, F = _inputs(
         model,
@@ -533,7 +532,13 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
         {\partial\nu},\qquad
         \frac{\partial\dot\nu}{\partial\boldsymbol\tau} = \mathbf M^{-1}
 
-    (:math:`\mathbf M` from the same backward pass, eq. 16, by Cholesky).
+    One IDSVA first-order pass at :math:`\dot\nu = 0` gives the partials there,
+    :math:`\mathbf M` (eq. 16, plus the joints' armature :math:`\mathrm{diag}(\mathbf k_a)`)
+    and the bias :math:`\boldsymbol\tau(q, \nu, 0)`; :math:`\dot\nu = \mathbf M^{-1}
+    (\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` by the sparse :math:`\mathbf L^\top
+    \mathbf L` factor of the tree (:math:`O(nd^2)`), the partials are moved to
+    :math:`\dot\nu` by adding :math:`\partial(\mathbf M\dot\nu)/\partial q`, and the
+    solves reuse the factor.
 
     Parameters
     ----------
@@ -580,16 +585,18 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     if single is not None and f_ext is None and gravity is None:
         topo, packed, nq, nv = single
         if are_states(q, v, tau, nq, nv):
-            DQ, DV, MINV = np.empty((3, nv, nv))  # one allocation
+            D = np.empty((3, nv, nv))  # one allocation
             if nv < ONE_BLAS_THREAD_NV:
-                status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+                status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, D)
             else:
                 with _one_blas_thread():
-                    status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, DQ, DV, MINV)
+                    status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, D)
             if status:
                 raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
-            return DQ, DV, MINV
-    cm, batch, B, args = _aba_inputs(model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2)
+            return D[0], D[1], D[2]
+    cm, batch, B, args = _aba_inputs(
+        model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2, armature=True
+    )
     nv = cm.nv
     QDD = np.empty((B, nv))
     DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))

@@ -16,11 +16,18 @@ arrays) and per body,
 =============  ============================================================================
 
 and the backward passes sweep the bodies from the leaves to the root, walking the ancestors
-of each one (regular numbering, ``parent[i] < i``). ∂/∂q is the derivative along
-``model.integrate`` (right perturbation :math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`,
-seed 002 §1.4), which moves the subtree of joint ``i`` by the ground-frame twist
-:math:`\mathbf s_k` (identity K1). External wrenches are body-fixed: they rotate with their
-body, so they enter only through :math:`\mathbf f^C` (K11–K12 hold with them).
+of each one (regular numbering, ``parent[i] < i``). The first-order passes
+(:func:`forward_pass_first`, :func:`first_order`) keep the inertias as ten parameters
+(``IC``) and :math:`\mathbf B^C_i` as the parameters of the inertia rate ``BR`` plus the
+composite momentum ``hC`` (:math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i
+\bar\times^*`); the forward-dynamics partials take :math:`\ddot q` from the mass matrix and
+the bias of the same pass (:func:`acceleration_part`) instead of running the ABA.
+
+∂/∂q is the derivative along ``model.integrate`` (right perturbation
+:math:`T_J(\mathbf q_i)\exp(\mathbf S_i^{loc}\delta)`, seed 002 §1.4), which moves the
+subtree of joint ``i`` by the ground-frame twist :math:`\mathbf s_k` (identity K1).
+External wrenches are body-fixed: they rotate with their body, so they enter only through
+:math:`\mathbf f^C` (K11–K12 hold with them).
 
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
@@ -41,9 +48,11 @@ from geomech.multibody._kernels.compiled import unpack
 from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
-    cross_motion,
     dot6,
     inertia_congruence,
+    inertia_params,
+    inertia_params_rate,
+    inertia_params_transform,
     inertia_times,
     transform_force_transpose,
     transform_motion_transpose,
@@ -55,7 +64,7 @@ from geomech.multibody._kernels.status import (
     SINGULAR,
     pack,
 )
-from geomech.multibody._kernels.tables import IQ, IV, JTYPE, PARENT
+from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
 from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
@@ -74,7 +83,10 @@ from geomech.multibody._kernels.views import workspace as carved
 __all__ = [
     "workspace",
     "forward_pass",
+    "forward_pass_first",
+    "first_workspace",
     "first_order",
+    "acceleration_part",
     "second_order",
     "second_order_workspace",
     "dof_parents",
@@ -119,48 +131,93 @@ def workspace(N, nv):
     )
 
 
-@njit(**INLINE)
-def _work_shapes(N, nv):
-    """The shapes of :func:`workspace`'s arrays, in its order (for the one-allocation views)."""
-    return (
-        (N, 3, 3),
-        (N, 3),
-        (N, 3, 3),
-        (N, 3),
-        (N, 6),
-        (N, 6),
-        (nv, 6),
-        (nv, 6),
-        (nv, 6),
-        (nv, 6),
-        (N, 6, 6),
-        (N, 6, 6),
-        (N, 6),
-        (16, 6, 6),
-        (18, 6),
-        (nv, 6),
-    )
-
-
 @njit(**JIT)
 def workspace_one(N, nv):
-    """:func:`workspace`, ``Y`` (:func:`columns_workspace`) and the arrays of the forward
-    partials (``dq``, ``dv``, ``M``, ``L`` (nv, nv), ``X`` (nv, 3 nv), ``qdd`` (nv,)) as views
-    of one allocation, for the single-state entries (an allocation costs ~30 ns: 16 of them
-    were a tenth of a single call's time on an arm).
+    """:func:`first_workspace` and the arrays of the forward partials (``dq``, ``dv``, ``M``,
+    ``L`` (nv, nv), ``X`` (nv, 3 nv), ``F`` (nv, 6), ``qdd`` (nv,)) as views of one
+    allocation, for the single-state entries (an allocation costs ~30 ns).
     """
     w = carved(
-        _work_shapes(N, nv)
-        + ((4, 6, nv), (nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv,))
+        _first_shapes(N, nv)
+        + ((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv, 6), (nv,))
     )
-    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
-    return ws, w[16], w[17], w[18], w[19], w[20], w[21], w[22]
+    return _first_tuple(w), w[16], w[17], w[18], w[19], w[20], w[21], w[22]
 
 
 # ----------------------------------------------------------------------------------------
 # forward pass (Alg. 1 l.1-11), in the ground frame
 # ----------------------------------------------------------------------------------------
+@njit(**INLINE)
+def _cross_rows(A, ia, B, ib, O, io):
+    r"""``O[io] += A[ia] × B[ib]`` (:math:`\mathbf v\times\mathbf m` of motions), on rows of
+    2-D arrays: indexing the rows instead of passing row views made the forward pass three
+    times faster (a view is a struct to build and reference-count).
+    """
+    w0, w1, w2, u0, u1, u2 = A[ia, 0], A[ia, 1], A[ia, 2], A[ia, 3], A[ia, 4], A[ia, 5]
+    m0, m1, m2, m3, m4, m5 = B[ib, 0], B[ib, 1], B[ib, 2], B[ib, 3], B[ib, 4], B[ib, 5]
+    O[io, 0] += w1 * m2 - w2 * m1
+    O[io, 1] += w2 * m0 - w0 * m2
+    O[io, 2] += w0 * m1 - w1 * m0
+    O[io, 3] += w1 * m5 - w2 * m4 + u1 * m2 - u2 * m1
+    O[io, 4] += w2 * m3 - w0 * m5 + u2 * m0 - u0 * m2
+    O[io, 5] += w0 * m4 - w1 * m3 + u0 * m1 - u1 * m0
+
+
+@njit(**INLINE)
+def _motion_pass(parent, iv, S, v, a, A0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd):
+    r"""Alg. 1 lines 2–7 for every body ``i``: its world pose ``(E0[i], r0[i])`` from the joint
+    transforms ``(E, r)``, the ground-frame columns ``Sg``, ``vel[i]``, ``acc[i]`` and the
+    rates ``Sd``, ``Psid``, ``Psidd`` of its DoFs (``A0`` (1, 6): the world's acceleration
+    :math:`-\mathbf a_g`). One loop in one function: the same code as a per-body helper
+    inlined by numba ran at half the speed.
+    """
+    for i in range(parent.shape[0]):
+        p = parent[i]
+        # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
+        if p < 0:
+            for x in range(3):
+                r0[i, x] = r[i, x]
+                for y in range(3):
+                    E0[i, x, y] = E[i, x, y]
+        else:
+            for x in range(3):
+                r0[i, x] = r0[p, x] + (
+                    E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
+                )
+                for y in range(3):
+                    E0[i, x, y] = (
+                        E[i, x, 0] * E0[p, 0, y]
+                        + E[i, x, 1] * E0[p, 1, y]
+                        + E[i, x, 2] * E0[p, 2, y]
+                    )
+        # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
+        for k in range(iv[i], iv[i + 1]):
+            transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
+        # l.3: v_i = v_λ + S_i qd_i; the first terms of l.4: a_i = a_λ + S_i qdd_i
+        for c in range(6):
+            vel[i, c] = 0.0 if p < 0 else vel[p, c]
+            acc[i, c] = A0[0, c] if p < 0 else acc[p, c]
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                vel[i, c] += Sg[k, c] * v[k]
+                acc[i, c] += Sg[k, c] * a[k]
+        # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
+        for k in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                Sd[k, c] = 0.0
+                Psid[k, c] = 0.0
+                Psidd[k, c] = 0.0
+            _cross_rows(vel, i, Sg, k, Sd, k)
+            if p < 0:
+                _cross_rows(A0, 0, Sg, k, Psidd, k)  # v_0 = 0, a_0 = -a_g
+            else:
+                _cross_rows(vel, p, Sg, k, Psid, k)
+                _cross_rows(acc, p, Sg, k, Psidd, k)
+                _cross_rows(vel, p, Psid, k, Psidd, k)
+            for c in range(6):  # l.4: + v_i × S_i qd_i = Σ_k qd_k Sd_k
+                acc[i, c] += Sd[k, c] * v[k]
+
+
 @njit(**JIT)
 def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, ws):
     r"""Alg. 1 lines 1–11 for one state: fill the ground-frame arrays of ``ws``; a status.
@@ -182,52 +239,9 @@ def forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext
     if status != OK:
         return status
     vJ, h = V6[0], V6[1]
+    A0 = view(a0, 0, (1, 6))
+    _motion_pass(parent, iv, S, v, a, A0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd)
     for i in range(N):
-        p = parent[i]
-        # world pose: ^iX_0 = ^iX_p ^pX_0, i.e. E0_i = E_i E0_p, r0_i = r0_p + E0_pᵀ r_i
-        if p < 0:
-            E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
-        else:
-            for x in range(3):
-                r0[i, x] = r0[p, x] + (
-                    E0[p, 0, x] * r[i, 0] + E0[p, 1, x] * r[i, 1] + E0[p, 2, x] * r[i, 2]
-                )
-                for y in range(3):
-                    E0[i, x, y] = (
-                        E[i, x, 0] * E0[p, 0, y]
-                        + E[i, x, 1] * E0[p, 1, y]
-                        + E[i, x, 2] * E0[p, 2, y]
-                    )
-        # S_i = ^iX_0⁻¹ S_i^loc (trap 9: S_i = Ad_{T_i} S_i^loc)
-        for k in range(iv[i], iv[i + 1]):
-            transform_motion_transpose(E0[i], r0[i], S[k], Sg[k])
-        # l.3-4: v_i = v_λ + S_i qd_i, a_i = a_λ + S_i qdd_i + v_i × S_i qd_i
-        for c in range(6):
-            vJ[c] = 0.0
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                vJ[c] += Sg[k, c] * v[k]
-        for c in range(6):
-            vel[i, c] = vJ[c] if p < 0 else vel[p, c] + vJ[c]
-            acc[i, c] = a0[c] if p < 0 else acc[p, c]
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                acc[i, c] += Sg[k, c] * a[k]
-        cross_motion(vel[i], vJ, acc[i])
-        # l.5-7: Sd_i = v_i × S_i, Psid_i = v_λ × S_i, Psidd_i = a_λ × S_i + v_λ × Psid_i
-        for k in range(iv[i], iv[i + 1]):
-            for c in range(6):
-                Sd[k, c] = 0.0
-                Psid[k, c] = 0.0
-                Psidd[k, c] = 0.0
-            cross_motion(vel[i], Sg[k], Sd[k])
-            if p < 0:
-                cross_motion(a0, Sg[k], Psidd[k])  # v_0 = 0, a_0 = -a_g
-            else:
-                cross_motion(vel[p], Sg[k], Psid[k])
-                cross_motion(acc[p], Sg[k], Psidd[k])
-                cross_motion(vel[p], Psid[k], Psidd[k])
         # l.8: I^C_i = I_i (in the ground frame)
         for x in range(6):
             for y in range(6):
@@ -281,14 +295,138 @@ def _first_order_vectors(I_C, B_C, f_C, s_p, psid_p, psidd_p, sd_p, u_a, u_b, w1
     matvec6_add(B_C, s_p, 1.0, w2)
 
 
+@njit(**INLINE)
+def _first_shapes(N, nv):
+    """The shapes of :func:`first_workspace`'s arrays, in its order."""
+    return (
+        (N, 3, 3),
+        (N, 3),
+        (N, 3, 3),
+        (N, 3),
+        (N, 6),
+        (N, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (nv, 6),
+        (N, 10),
+        (N, 10),
+        (N, 6),
+        (N, 6),
+        (8, 6),
+        (4, 6, nv),
+    )
+
+
+@njit(**INLINE)
+def _first_tuple(w):
+    """The first sixteen arrays of ``w`` as the tuple of :func:`first_workspace`."""
+    wf = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
+    return wf + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
+
+
 @njit(**JIT)
-def columns_workspace(nv):
-    """The work array ``Y`` (4, 6, nv) of :func:`first_order`."""
-    return np.empty((4, 6, nv))
+def first_workspace(N, nv):
+    """The work arrays of :func:`forward_pass_first` and :func:`first_order` as views of one
+    allocation: ``(E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y)``.
+
+    ``IC``, ``BR`` (N, 10) are inertias as ten parameters
+    (:func:`~geomech.multibody._kernels.spatial.inertia_params`), ``hC``, ``fC`` (N, 6),
+    ``V6`` (8, 6) the 6-vectors of the backward pass, ``Y`` (4, 6, nv) the ancestors'
+    columns component by component.
+    """
+    return _first_tuple(carved(_first_shapes(N, nv)))
 
 
-@njit(**FMA)
-def first_order(topo, ws, dq, dv, M, Y):
+@njit(**INLINE)
+def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, wf):
+    r"""Alg. 1 lines 1–11 for the first-order partials, the inertias as ten parameters; a
+    status.
+
+    As :func:`forward_pass` (same ground-frame motion arrays), but the inertia terms of body
+    ``i`` are kept as ``IC[i]`` (:math:`\mathbf I_i`, ten parameters), ``BR[i]`` (the
+    parameters of its rate :math:`(\mathbf v_i\times^*)\mathbf I_i - \mathbf I_i(\mathbf
+    v_i\times)`), ``hC[i]`` :math:`= \mathbf I_i\mathbf v_i` and ``fC[i]``: the unhalved
+    :math:`\mathbf B_i` (Alg. 1 l.9) is the rate plus :math:`\mathbf h_i\bar\times^*`, both
+    linear in their parts, so :math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i
+    \bar\times^*` with the composites plain sums of ten parameters and of 6-vectors
+    (Pinocchio keeps its ``doYcrb`` as a 6×6 matrix instead).
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
+    parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
+    N = parent.shape[0]
+    if not (
+        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+    ):
+        return pack(NON_FINITE_INPUT, -1)
+    status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
+    if status != OK:
+        return status
+    vJ = V6[0]
+    A0 = view(a0, 0, (1, 6))
+    _motion_pass(parent, iv, S, v, a, A0, E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd)
+    for i in range(N):
+        # l.8: I^C_i = I_i in the ground frame (BR[i] holds the body-frame parameters first)
+        inertia_params(inertia[i], BR[i])
+        inertia_params_transform(E0[i], r0[i], BR[i], IC[i])
+        # l.9: B_i = R_i + h_i ×̄*, R_i = (v_i ×*) I_i − I_i (v_i ×), h_i = I_i v_i
+        inertia_params_rate(IC[i], vel[i], BR[i])
+        h = _inertia_rows(IC, i, vel, i)
+        for c in range(6):
+            hC[i, c] = h[c]
+        # l.10: f_i = I_i a_i + v_i ×* h_i, minus the external wrench
+        f = _inertia_rows(IC, i, acc, i)
+        g = _cross_force_rows(vel, i, hC, i)
+        for c in range(6):
+            fC[i, c] = f[c] + g[c]
+        if f_ext.shape[0] > 0:
+            for c in range(6):
+                vJ[c] = 0.0
+            transform_force_transpose(E0[i], r0[i], f_ext[i], vJ)
+            for c in range(6):
+                fC[i, c] -= vJ[c]
+    return OK
+
+
+@njit(**JIT)
+def _inertia_rows(P, ip, X, ix):
+    r""":math:`\mathbf I(\mathbf p)\mathbf x` for the ten parameters ``P[ip]`` and the twist
+    ``X[ix]`` (rows of 2-D arrays), as a 6-tuple: :func:`~geomech.multibody._kernels.spatial.
+    inertia_params_times` without row views or an output array (the backward pass ran a
+    third faster with it).
+    """
+    m, h0, h1, h2 = P[ip, 0], P[ip, 1], P[ip, 2], P[ip, 3]
+    i00, i01, i11, i02, i12, i22 = P[ip, 4], P[ip, 5], P[ip, 6], P[ip, 7], P[ip, 8], P[ip, 9]
+    w0, w1, w2, u0, u1, u2 = X[ix, 0], X[ix, 1], X[ix, 2], X[ix, 3], X[ix, 4], X[ix, 5]
+    return (
+        i00 * w0 + i01 * w1 + i02 * w2 + (h1 * u2 - h2 * u1),
+        i01 * w0 + i11 * w1 + i12 * w2 + (h2 * u0 - h0 * u2),
+        i02 * w0 + i12 * w1 + i22 * w2 + (h0 * u1 - h1 * u0),
+        m * u0 - (h1 * w2 - h2 * w1),
+        m * u1 - (h2 * w0 - h0 * w2),
+        m * u2 - (h0 * w1 - h1 * w0),
+    )
+
+
+@njit(**JIT)
+def _cross_force_rows(V, iv_, G, ig):
+    r""":math:`\mathbf v\times^*\mathbf f` for the twist ``V[iv_]`` and the wrench ``G[ig]``
+    (rows of 2-D arrays), as a 6-tuple.
+    """
+    w0, w1, w2, u0, u1, u2 = V[iv_, 0], V[iv_, 1], V[iv_, 2], V[iv_, 3], V[iv_, 4], V[iv_, 5]
+    f0, f1, f2, f3, f4, f5 = G[ig, 0], G[ig, 1], G[ig, 2], G[ig, 3], G[ig, 4], G[ig, 5]
+    return (
+        w1 * f2 - w2 * f1 + u1 * f5 - u2 * f4,
+        w2 * f0 - w0 * f2 + u2 * f3 - u0 * f5,
+        w0 * f1 - w1 * f0 + u0 * f4 - u1 * f3,
+        w1 * f5 - w2 * f4,
+        w2 * f3 - w0 * f5,
+        w0 * f4 - w1 * f3,
+    )
+
+
+@njit(**INLINE)
+def first_order(topo, wf, dq, dv, M, tau, F):
     r"""Backward pass of the first-order partials: ``dq``, ``dv``, ``M`` (each (nv, nv)).
 
     For DoF ``p`` of joint ``i`` and DoF ``t`` of an ancestor-or-self ``j ⪯ i``:
@@ -305,8 +443,14 @@ def first_order(topo, ws, dq, dv, M, Y):
     \mathbf s_p + \mathbf I^C_i(\dot{\boldsymbol\psi}_p + \dot{\mathbf s}_p))` (7b, 8b),
     :math:`\mathbf M_{tp} = \mathbf s_t\cdot\mathbf I^C_i\mathbf s_p` (eq. 16, the mass
     matrix as a by-product, as Pinocchio's ``computeRNEADerivatives``; skipped when ``M`` has
-    no rows); unhalved ``BC``. Blocks of unrelated joints are left untouched (the caller
-    zeroes them).
+    no rows), :math:`\tau_p = \mathbf s_p\cdot\mathbf f^C_i` in ``tau`` (nv,) and the
+    columns :math:`\mathbf I^C_i\mathbf s_p` in ``F`` (nv, 6) (each skipped when empty).
+    With :math:`\mathbf B^C_i = \mathbf R^C_i + \mathbf h^C_i\bar\times^*`
+    (:func:`forward_pass_first`; :math:`\mathbf R^C_i` symmetric, :math:`\mathbf h\bar
+    \times^*` skew): :math:`\mathbf B^C_i\mathbf x = \mathbf R^C_i\mathbf x + \mathbf x
+    \times^*\mathbf h^C_i` and :math:`\mathbf B^{C\top}_i\mathbf x = \mathbf R^C_i
+    \mathbf x - \mathbf x\times^*\mathbf h^C_i`. Blocks of unrelated joints are left
+    untouched (the caller zeroes them).
 
     The ancestors' columns :math:`\dot{\boldsymbol\psi}_t, \ddot{\boldsymbol\psi}_t,
     \mathbf s_t, \dot{\boldsymbol\psi}_t + \dot{\mathbf s}_t` are copied to ``Y`` (4, 6,
@@ -314,10 +458,10 @@ def first_order(topo, ws, dq, dv, M, Y):
     consecutive DoFs (a parent whose DoFs end where its child's begin joins the child's run:
     one run for a chain): the loops over ``t`` read and write contiguous memory and vectorise.
     """
-    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BC, fC, W6, V6, SdPsid = ws
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    with_M = M.shape[0] > 0
+    with_M, with_tau, with_F = M.shape[0] > 0, tau.shape[0] > 0, F.shape[0] > 0
     PsidT, PsiddT, SgT, SdPsidT = Y[0], Y[1], Y[2], Y[3]
     for k in range(iv[N]):
         for c in range(6):
@@ -325,16 +469,46 @@ def first_order(topo, ws, dq, dv, M, Y):
             PsiddT[c, k] = Psidd[k, c]
             SgT[c, k] = Sg[k, c]
             SdPsidT[c, k] = Sd[k, c] + Psid[k, c]
-    u_a, u_b, w1, w2, tmp = V6[0], V6[1], V6[2], V6[3], V6[4]
     for i in range(N - 1, -1, -1):
         for p in range(iv[i], iv[i + 1]):
-            _first_order_vectors(
-                IC[i], BC[i], fC[i], Sg[p], Psid[p], Psidd[p], Sd[p], u_a, u_b, w1, w2, tmp
-            )
-            a0, a1, a2, a3, a4, a5 = u_a[0], u_a[1], u_a[2], u_a[3], u_a[4], u_a[5]
-            b0, b1, b2, b3, b4, b5 = u_b[0], u_b[1], u_b[2], u_b[3], u_b[4], u_b[5]
-            x0, x1, x2, x3, x4, x5 = w1[0], w1[1], w1[2], w1[3], w1[4], w1[5]
-            y0, y1, y2, y3, y4, y5 = w2[0], w2[1], w2[2], w2[3], w2[4], w2[5]
+            # u_a = B^Cᵀ s_p = R s_p − s_p ×* h (7a, 8a), u_b = I^C s_p
+            Rs = _inertia_rows(BR, i, Sg, p)
+            xh = _cross_force_rows(Sg, p, hC, i)
+            b0, b1, b2, b3, b4, b5 = _inertia_rows(IC, i, Sg, p)
+            a0, a1, a2 = Rs[0] - xh[0], Rs[1] - xh[1], Rs[2] - xh[2]
+            a3, a4, a5 = Rs[3] - xh[3], Rs[4] - xh[4], Rs[5] - xh[5]
+            if with_tau:
+                tau[p] = (
+                    Sg[p, 0] * fC[i, 0]
+                    + Sg[p, 1] * fC[i, 1]
+                    + Sg[p, 2] * fC[i, 2]
+                    + Sg[p, 3] * fC[i, 3]
+                    + Sg[p, 4] * fC[i, 4]
+                    + Sg[p, 5] * fC[i, 5]
+                )
+            if with_F:
+                F[p, 0], F[p, 1], F[p, 2] = b0, b1, b2
+                F[p, 3], F[p, 4], F[p, 5] = b3, b4, b5
+            # w1 = B^C ψd_p + I^C ψdd_p + s_p ×* f^C (7b): R ψd_p + ψd_p ×* h + ...
+            P1 = _inertia_rows(IC, i, Psidd, p)
+            P2 = _inertia_rows(BR, i, Psid, p)
+            P3 = _cross_force_rows(Psid, p, hC, i)
+            P4 = _cross_force_rows(Sg, p, fC, i)
+            x0 = P1[0] + P2[0] + P3[0] + P4[0]
+            x1 = P1[1] + P2[1] + P3[1] + P4[1]
+            x2 = P1[2] + P2[2] + P3[2] + P4[2]
+            x3 = P1[3] + P2[3] + P3[3] + P4[3]
+            x4 = P1[4] + P2[4] + P3[4] + P4[4]
+            x5 = P1[5] + P2[5] + P3[5] + P4[5]
+            # w2 = B^C s_p + I^C (ψd_p + sd_p) (8b) = R s_p + s_p ×* h + I^C ψd_p + I^C sd_p
+            Q1 = _inertia_rows(IC, i, Psid, p)
+            Q2 = _inertia_rows(IC, i, Sd, p)
+            y0 = Rs[0] + xh[0] + Q1[0] + Q2[0]
+            y1 = Rs[1] + xh[1] + Q1[1] + Q2[1]
+            y2 = Rs[2] + xh[2] + Q1[2] + Q2[2]
+            y3 = Rs[3] + xh[3] + Q1[3] + Q2[3]
+            y4 = Rs[4] + xh[4] + Q1[4] + Q2[4]
+            y5 = Rs[5] + xh[5] + Q1[5] + Q2[5]
             dq_p, dv_p = dq[p], dv[p]
             lo, hi, j = iv[i], iv[i + 1], parent[i]  # the first run: joint i itself
             own = True
@@ -406,7 +580,104 @@ def first_order(topo, ws, dq, dv, M, Y):
                 while j >= 0 and iv[j + 1] == lo:
                     lo, j = iv[j], parent[j]
                 own = False
-        _accumulate(parent, i, IC, BC, fC)
+        p = parent[i]  # l.75-77: the composites of the parent (plain sums, ground frame)
+        if p >= 0:
+            for x in range(10):
+                IC[p, x] += IC[i, x]
+                BR[p, x] += BR[i, x]
+            for x in range(6):
+                hC[p, x] += hC[i, x]
+                fC[p, x] += fC[i, x]
+
+
+@njit(**INLINE)
+def acceleration_part(topo, wf, F, qdd, dq):
+    r"""``dq`` += :math:`\partial(\mathbf M(q)\ddot q)/\partial q` after :func:`first_order`.
+
+    :math:`\boldsymbol\tau(q, \nu, \dot\nu) = \boldsymbol\tau(q, \nu, 0) + \mathbf M(q)
+    \dot\nu`, so the configuration partials at :math:`\dot\nu` are those at rest
+    acceleration plus eqs. 7a, 7b with :math:`\nu = 0`, no gravity and :math:`\dot\nu`
+    (:math:`\mathbf B^C = 0`, :math:`\dot{\boldsymbol\psi} = 0`): for DoF ``p`` of joint
+    ``i`` and ``t`` of ``j ⪯ i``, :math:`\partial_{q_t}\tau_p \mathrel{+}= (\mathbf I^C_i
+    \mathbf s_p)\cdot\ddot{\boldsymbol\psi}'_t` and, for ``j ≺ i``,
+    :math:`\partial_{q_p}\tau_t \mathrel{+}= \mathbf s_t\cdot(\mathbf I^C_i
+    \ddot{\boldsymbol\psi}'_p + \mathbf s_p\times^*\mathbf f'^C_i)`, with
+    :math:`\mathbf a'_i = \mathbf a'_{\lambda(i)} + \mathbf S_i\ddot q_i`,
+    :math:`\ddot{\boldsymbol\psi}'_t = \mathbf a'_{\lambda(j)}\times\mathbf s_t` and
+    :math:`\mathbf f'^C_i = \sum_{k\succeq i}\mathbf I_k\mathbf a'_k = \mathbf I^C_i
+    \mathbf a'_{\lambda(i)} + \sum_{t\in\text{subtree}(i)}(\mathbf I^C_{j(t)}\mathbf s_t)
+    \ddot q_t` (the columns ``F`` of :func:`first_order`; its composites ``IC`` are complete).
+    Lets the forward-dynamics partials skip the ABA: :math:`\ddot q = \mathbf M^{-1}
+    (\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` from the same pass. Overwrites the
+    accelerations, ``Psidd``, ``hC`` and the columns ``Y[1]`` of ``wf``.
+    """
+    E, r, E0, r0, vel, acc, Sg, Psid, Psidd, Sd, IC, BR, hC, fC, V6, Y = wf
+    parent, iv = topo[:-1, PARENT], topo[:, IV]
+    N = parent.shape[0]
+    PsiddT, SgT = Y[1], Y[2]
+    for i in range(N):  # a'_i and ψdd'_t (v = 0, no gravity)
+        p = parent[i]
+        for c in range(6):
+            acc[i, c] = 0.0 if p < 0 else acc[p, c]
+            hC[i, c] = 0.0
+        for t in range(iv[i], iv[i + 1]):
+            for c in range(6):
+                Psidd[t, c] = 0.0
+            if p >= 0:
+                _cross_rows(acc, p, Sg, t, Psidd, t)
+            for c in range(6):
+                PsiddT[c, t] = Psidd[t, c]
+                acc[i, c] += Sg[t, c] * qdd[t]
+    fa = view(V6[0], 0, (1, 6))  # f'^C_i as a row
+    for i in range(N - 1, -1, -1):
+        par = parent[i]
+        for t in range(iv[i], iv[i + 1]):  # g_i = Σ_{t in subtree(i)} (I^C_j(t) s_t) q̈_t
+            for c in range(6):
+                hC[i, c] += F[t, c] * qdd[t]
+        for c in range(6):
+            fa[0, c] = hC[i, c]
+        if par >= 0:
+            f = _inertia_rows(IC, i, acc, par)
+            for c in range(6):
+                fa[0, c] += f[c]
+        for p in range(iv[i], iv[i + 1]):
+            P1 = _inertia_rows(IC, i, Psidd, p)
+            P2 = _cross_force_rows(Sg, p, fa, 0)
+            b0, b1, b2, b3, b4, b5 = F[p, 0], F[p, 1], F[p, 2], F[p, 3], F[p, 4], F[p, 5]
+            x0, x1, x2 = P1[0] + P2[0], P1[1] + P2[1], P1[2] + P2[2]
+            x3, x4, x5 = P1[3] + P2[3], P1[4] + P2[4], P1[5] + P2[5]
+            dq_p = dq[p]
+            lo, hi, j = iv[i], iv[i + 1], par  # the runs of first_order
+            own = True
+            while True:
+                for t in range(uint64(lo), uint64(hi)):
+                    dq_p[t] += (
+                        b0 * PsiddT[0, t]
+                        + b1 * PsiddT[1, t]
+                        + b2 * PsiddT[2, t]
+                        + b3 * PsiddT[3, t]
+                        + b4 * PsiddT[4, t]
+                        + b5 * PsiddT[5, t]
+                    )
+                if not own:
+                    for t in range(uint64(lo), uint64(hi)):
+                        dq[t, p] += (
+                            x0 * SgT[0, t]
+                            + x1 * SgT[1, t]
+                            + x2 * SgT[2, t]
+                            + x3 * SgT[3, t]
+                            + x4 * SgT[4, t]
+                            + x5 * SgT[5, t]
+                        )
+                if j < 0:
+                    break
+                lo, hi, j = iv[j], iv[j + 1], parent[j]
+                while j >= 0 and iv[j + 1] == lo:
+                    lo, j = iv[j], parent[j]
+                own = False
+        if par >= 0:
+            for c in range(6):
+                hC[par, c] += hC[i, c]
 
 
 # ----------------------------------------------------------------------------------------
@@ -681,7 +952,7 @@ def _zero(x):
         x.flat[k] = 0.0
 
 
-@njit(**JIT)
+@njit(**FMA)
 def rnea_derivatives_batch(
     topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
 ):
@@ -691,11 +962,10 @@ def rnea_derivatives_batch(
     written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = workspace(N, nv)
-    Y = columns_workspace(nv)
-    M = np.empty((0, 0))  # the mass matrix is not wanted
+    wf = first_workspace(N, nv)
+    none = np.empty((0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
     for b in range(status.shape[0]):
-        st = forward_pass(
+        st = forward_pass_first(
             topo,
             placement,
             jparam,
@@ -707,43 +977,37 @@ def rnea_derivatives_batch(
             at(A, b),
             at(A0, b),
             at(F_ext, b),
-            ws,
+            wf,
         )
         if st == OK:
-            first_order(topo, ws, DQ[b], DV[b], M, Y)
+            first_order(topo, wf, DQ[b], DV[b], none, none[:, 0], none)
             if not (all_finite(DQ[b]) and all_finite(DV[b])):
                 st = pack(NON_FINITE_RESULT, -1)
         status[b] = st
     return first_failure(status)
 
 
-@njit(**JIT)
-def _rnea_workspace_one(N, nv):
-    """:func:`workspace` and ``Y`` as views of one allocation (see :func:`workspace_one`)."""
-    w = carved(_work_shapes(N, nv) + ((4, 6, nv),))
-    ws = (w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7])
-    ws = ws + (w[8], w[9], w[10], w[11], w[12], w[13], w[14], w[15])
-    return ws, w[16]
-
-
-@njit(**JIT)
-def rnea_derivatives_one(topo, packed, q, v, a, DQ, DV):
+@njit(**FMA)
+def rnea_derivatives_one(topo, packed, q, v, a, D):
     """First-order partials of RNEA for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``DQ``, ``DV`` (nv, nv).
+    (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
+    output array: each array argument costs the call ~0.07 µs).
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws, Y = _rnea_workspace_one(N, nv)
+    wf = first_workspace(N, nv)
+    DQ, DV = D[0], D[1]
     for x in range(nv):  # the blocks of unrelated joints are not written
         for y in range(nv):
             DQ[x, y] = 0.0
             DV[x, y] = 0.0
-    st = forward_pass(
-        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), ws
+    st = forward_pass_first(
+        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), wf
     )
     if st != OK:
         return st
-    first_order(topo, ws, DQ, DV, view(q, 0, (0, 0)), Y)  # the mass matrix is not wanted
+    none = view(q, 0, (0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
+    first_order(topo, wf, DQ, DV, none, view(q, 0, (0,)), none)
     if not (all_finite(DQ) and all_finite(DV)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
@@ -862,6 +1126,20 @@ def dof_parents(topo):
 
 
 @njit(**JIT)
+def _runs(lam):
+    """``lo[k]``: the first DoF of the run of consecutive DoFs ending at ``k`` on its path
+    (``lam[m] = m - 1`` for ``lo[k] < m ≤ k``): the path of ``k`` is the ranges
+    ``lo[k]..k``, then ``lo[j]..j`` from ``j = lam[lo[k]]``, … (one range for a chain), so the
+    walks of the factorisation are contiguous loops that vectorise.
+    """
+    n = lam.shape[0]
+    lo = np.empty(n, dtype=np.int64)
+    for k in range(n):
+        lo[k] = lo[k - 1] if k > 0 and lam[k] == k - 1 else k
+    return lo
+
+
+@njit(**FMA)
 def _ltl(M, L, lam, iv):
     r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
     Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
@@ -871,13 +1149,15 @@ def _ltl(M, L, lam, iv):
     largest diagonal entry). :math:`O(n d^2)` for a DoF depth ``d``.
     """
     n = M.shape[0]
+    lo = _runs(lam)
     scale = 0.0
     for k in range(n):
         scale = max(scale, abs(M[k, k]))
         j = k
-        while j >= 0:
-            L[k, j] = M[k, j]
-            j = lam[j]
+        while j >= 0:  # the path of k, run by run
+            for m in range(lo[j], j + 1):
+                L[k, m] = M[k, m]
+            j = lam[lo[j]]
     for k in range(n - 1, -1, -1):
         if not L[k, k] > 1e-14 * scale:
             body = 0
@@ -888,15 +1168,17 @@ def _ltl(M, L, lam, iv):
         L[k, k] = d
         i = lam[k]
         while i >= 0:
-            L[k, i] /= d
-            i = lam[i]
+            for m in range(lo[i], i + 1):
+                L[k, m] /= d
+            i = lam[lo[i]]
         i = lam[k]
         while i >= 0:
             lki = L[k, i]
             j = i
-            while j >= 0:
-                L[i, j] -= lki * L[k, j]
-                j = lam[j]
+            while j >= 0:  # L[i, path of i] -= L[k, i] L[k, path of i]
+                for m in range(lo[j], j + 1):
+                    L[i, m] -= lki * L[k, m]
+                j = lam[lo[j]]
             i = lam[i]
     return OK
 
@@ -933,7 +1215,7 @@ def _ltl_solve(L, lam, X):
 BLAS_MIN_NV = 24
 
 
-@njit(**JIT)
+@njit(**FMA)
 def _ltl_inverse(L, lam, Linv):
     r"""``Linv`` :math:`= \mathbf L^{-1}` of the factor of :func:`_ltl` (lower triangular, with
     the sparsity of ``L``: ``Linv[k, j] ≠ 0`` only for ``j`` on the DoF path of ``k``).
@@ -942,6 +1224,7 @@ def _ltl_inverse(L, lam, Linv):
     L_{km}(\mathbf L^{-1})_{mj})/L_{kk}`, walking the path: :math:`O(n d^2)`.
     """
     n = L.shape[0]
+    lo = _runs(lam)
     for k in range(n):
         for j in range(n):
             Linv[k, j] = 0.0
@@ -952,9 +1235,10 @@ def _ltl_inverse(L, lam, Linv):
         while m >= 0:
             lkm = L[k, m] * d
             j = m
-            while j >= 0:
-                Linv[k, j] -= lkm * Linv[m, j]
-                j = lam[j]
+            while j >= 0:  # the path of m, run by run
+                for c in range(lo[j], j + 1):
+                    Linv[k, c] -= lkm * Linv[m, c]
+                j = lam[lo[j]]
             m = lam[m]
 
 
@@ -993,21 +1277,20 @@ def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
             Minv[i, c] = X[i, 2 * n + c]
 
 
-@njit(**JIT)
+@njit(**INLINE)
 def _aba_first(
     topo,
     placement,
     jparam,
     inertia,
     S,
-    S_ring,
     T_user,
     q,
     v,
     tau,
     a0,
     f_ext,
-    ws,
+    wf,
     lam,
     qdd,
     dq,
@@ -1015,32 +1298,52 @@ def _aba_first(
     M,
     L,
     X,
+    F,
     Minv,
     dqdd_dq,
     dqdd_dv,
-    Y,
 ):
-    """ABA, then IDSVA FO at q̈ = ABA, then dq̈ = −M⁻¹ (∂τ/∂q, ∂τ/∂v) and M⁻¹; a status."""
-    st = aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_ext, qdd)
-    if st != OK:
-        return st
-    st = forward_pass(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, ws)
+    r"""Forward-dynamics partials of one state; a status.
+
+    One IDSVA FO pass at :math:`\dot\nu = 0` gives :math:`\partial\boldsymbol\tau/\partial q`
+    there, :math:`\partial\boldsymbol\tau/\partial\nu` (independent of :math:`\dot\nu`),
+    :math:`\mathbf M` and the bias :math:`\boldsymbol\tau(q, \nu, 0)`; then :math:`\ddot q =
+    \mathbf M^{-1}(\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` by the sparse
+    :math:`\mathbf L^\top\mathbf L` factor (:func:`_ltl`), :func:`acceleration_part` moves
+    :math:`\partial\boldsymbol\tau/\partial q` to :math:`\ddot q`, and
+    :math:`d\ddot q = -\mathbf M^{-1}(\partial\boldsymbol\tau/\partial q,
+    \partial\boldsymbol\tau/\partial\nu)`, :math:`\mathbf M^{-1}` (the ABA itself is not run).
+    :math:`\mathbf M` includes the joints' armature :math:`\mathrm{diag}(\mathbf k_a)`, which
+    adds nothing to the partials of :math:`\boldsymbol\tau` in :math:`q` and :math:`\nu`.
+    """
+    if not all_finite(tau):
+        return pack(NON_FINITE_INPUT, -1)
+    _zero(qdd)
+    st = forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, wf)
     if st != OK:
         return st
     _zero(dq)
     _zero(dv)
     _zero(M)
-    first_order(topo, ws, dq, dv, M, Y)
-    st = _ltl(M, L, lam, topo[:, IV])
+    first_order(topo, wf, dq, dv, M, qdd, F)  # qdd receives tau(q, v, 0)
+    iv = topo[:, IV]
+    for i in range(iv.shape[0] - 1):  # + diag(k_a): the armature (k_a ν̇ has no q, ν partials)
+        for k in range(iv[i], iv[i + 1]):
+            M[k, k] += jparam[i, ARMATURE + k - iv[i]]
+    st = _ltl(M, L, lam, iv)
     if st != OK:
         return st
+    for k in range(qdd.shape[0]):
+        qdd[k] = tau[k] - qdd[k]
+    _ltl_solve(L, lam, view(qdd, 0, (qdd.shape[0], 1)))
+    acceleration_part(topo, wf, F, qdd, dq)
     _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
     if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
-@njit(**JIT)
+@njit(**FMA)
 def aba_derivatives_batch(
     topo,
     placement,
@@ -1062,10 +1365,9 @@ def aba_derivatives_batch(
 ):
     """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws = workspace(N, nv)
+    wf = first_workspace(N, nv)
     dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
-    X = np.empty((nv, 3 * nv))
-    Y = columns_workspace(nv)
+    X, F = np.empty((nv, 3 * nv)), np.empty((nv, 6))
     lam = dof_parents(topo)
     for b in range(status.shape[0]):
         status[b] = _aba_first(
@@ -1074,14 +1376,13 @@ def aba_derivatives_batch(
             jparam,
             inertia,
             S,
-            S_ring,
             T_user,
             at(Q, b),
             at(V, b),
             at(TAU, b),
             at(A0, b),
             at(F_ext, b),
-            ws,
+            wf,
             lam,
             QDD[b],
             dq,
@@ -1089,36 +1390,35 @@ def aba_derivatives_batch(
             M,
             L,
             X,
+            F,
             MINV[b],
             DQ[b],
             DV[b],
-            Y,
         )
     return first_failure(status)
 
 
-@njit(**JIT)
-def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
+@njit(**FMA)
+def aba_derivatives_one(topo, packed, q, v, tau, D):
     """Forward-dynamics partials for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``DQ``, ``DV``, ``MINV`` (nv, nv).
+    (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``.
     """
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    ws, Y, dq, dv, M, L, X, qdd = workspace_one(N, nv)
+    wf, dq, dv, M, L, X, F, qdd = workspace_one(N, nv)
     return _aba_first(
         topo,
         placement,
         jparam,
         inertia,
         S,
-        S_ring,
         T_user,
         q,
         v,
         tau,
         a0,
         view(q, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
-        ws,
+        wf,
         dof_parents(topo),
         qdd,
         dq,
@@ -1126,10 +1426,10 @@ def aba_derivatives_one(topo, packed, q, v, tau, DQ, DV, MINV):
         M,
         L,
         X,
-        MINV,
-        DQ,
-        DV,
-        Y,
+        F,
+        D[2],
+        D[0],
+        D[1],
     )
 
 
