@@ -177,6 +177,19 @@ def _matvec_sub(M, x, out):
 
 
 @njit(**_INLINE)
+def _gain_sub(G, diagonal, k, x, out):
+    """``out -= G[k] x``; by the diagonal only when ``G[k]`` is diagonal (``diagonal[k]``: the
+    same numbers, the zeros' products skipped).
+    """
+    M = G[k]
+    if diagonal[k]:
+        for i in range(x.shape[0]):
+            out[i] -= M[i, i] * x[i]
+    else:
+        _matvec_sub(M, x, out)
+
+
+@njit(**_INLINE)
 def _slotine_li(est, q, v, v_r, a_r, tau, sw):
     r""":math:`\hat H a_r + \hat C(q, \nu)\nu_r + \hat g` by the modified RNEA of
     :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques`; a status.
@@ -228,13 +241,13 @@ def _slotine_li(est, q, v, v_r, a_r, tau, sw):
 def _torque(law, q, v, q_d, v_d, a_d, tau, work):
     """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
 
-    ``law = (code, cjt, est, G)``: the tracked model's joint table, the estimate ``est``
-    (``topo``, ``placement``, ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``, ``a0``,
-    ``f_ext``, ``parent``, its joint table, body factors ``Bt``, ``levi_civita``, gravity), the
-    gains ``G`` (``Λ`` or ``K_P``, then ``K_D``); ``work = (rows, sw)``: six work rows of ``nv``
-    and the work arrays of :func:`_slotine_li`.
+    ``law = (code, cjt, est, G, diagonal)``: the tracked model's joint table, the estimate
+    ``est`` (``topo``, ``placement``, ``jparam``, ``inertia``, ``S``, ``S_ring``, ``T_user``,
+    ``a0``, ``f_ext``, ``parent``, its joint table, body factors ``Bt``, ``levi_civita``,
+    gravity), the gains ``G`` (``Λ`` or ``K_P``, then ``K_D``) and whether each is diagonal;
+    ``work = (rows, sw)``: six work rows of ``nv`` and the work arrays of :func:`_slotine_li`.
     """
-    code, cjt, est, G = law
+    code, cjt, est, G, diagonal = law
     if code == PASSIVE:
         tau[:] = 0.0
         return OK
@@ -246,21 +259,21 @@ def _torque(law, q, v, q_d, v_d, a_d, tau, work):
         # ν_r = w − Λ e, a_r = b − Λ ė (reference._with_gain), s = ν − ν_r
         v_r, a_r = x, y
         v_r[:], a_r[:] = w, b
-        _matvec_sub(G[0], e, v_r)
-        _matvec_sub(G[0], e_dot, a_r)
+        _gain_sub(G, diagonal, 0, e, v_r)
+        _gain_sub(G, diagonal, 0, e_dot, a_r)
         status = _slotine_li(est, q, v, v_r, a_r, tau, sw)
         if status != OK:
             return status
         for i in range(n):
             e_dot[i] = v[i] - v_r[i]  # s (ė is not read again)
-        _matvec_sub(G[1], e_dot, tau)  # τ = Ĥ a_r + Ĉ ν_r + ĝ − K_D s (seed 000 eq. 13)
+        _gain_sub(G, diagonal, 1, e_dot, tau)  # τ = Ĥ a_r + Ĉ ν_r + ĝ − K_D s (seed 000 eq. 13)
         return OK
     for i in range(n):
         w[i] = v[i] - w[i]  # ξ_e = ν − T ν_d
     if code == COMPUTED_TORQUE:
         x[:] = b  # a = b − K_D ξ_e − K_P e, τ = RNEA(q, ν, a) of the estimate
-        _matvec_sub(G[1], w, x)
-        _matvec_sub(G[0], e, x)
+        _gain_sub(G, diagonal, 1, w, x)
+        _gain_sub(G, diagonal, 0, e, x)
         return rnea(*est[:7], q, v, x, est[7], est[8], tau)
     if code == PD_GRAVITY:  # τ = ĝ(q) − K_P e − K_D ξ_e
         y[:] = 0.0
@@ -269,8 +282,8 @@ def _torque(law, q, v, q_d, v_d, a_d, tau, work):
             return status
     else:  # PD: τ = −K_P e − K_D ξ_e
         tau[:] = 0.0
-    _matvec_sub(G[0], e, tau)
-    _matvec_sub(G[1], w, tau)
+    _gain_sub(G, diagonal, 0, e, tau)
+    _gain_sub(G, diagonal, 1, w, tau)
     return OK
 
 
@@ -320,15 +333,19 @@ def _with_joint_friction(jt, jparam, v, tau, out):
 def _field(plant, law, ref, r, q, v, tau, a, work):
     """Torque ``tau`` and acceleration ``a`` at ``(q, v)``, reference row ``r``: ``(failure,
     status)``. ``work = (law_work, aba_work)``. The ABA is driven by ``tau`` plus the joint
-    friction torque (:func:`_with_joint_friction`); ``tau`` (the recorded torque) is the law's.
+    friction torque (:func:`_with_joint_friction`, when the plant has any); ``tau`` (the
+    recorded torque) is the law's. Free motion leaves ``tau`` as it is (zeros: the caller's).
     """
-    RQ, RV, RA = ref
-    status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
-    if status != OK or not all_finite(tau):
-        return TORQUE_FAILED, status
-    topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext = plant
-    tau_a = work[0][0][4]  # a work row of the law, free once the torque is formed
-    _with_joint_friction(jt, jparam, v, tau, tau_a)
+    if law[0] != PASSIVE:
+        RQ, RV, RA = ref
+        status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
+        if status != OK or not all_finite(tau):
+            return TORQUE_FAILED, status
+    topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction = plant
+    tau_a = tau
+    if friction:
+        tau_a = work[0][0][4]  # a work row of the law, free once the torque is formed
+        _with_joint_friction(jt, jparam, v, tau, tau_a)
     status = _aba(
         topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau_a, a0, f_ext, a, work[1]
     )
@@ -451,7 +468,7 @@ def _trajectory(plant, law, ref, rows, sampled, tableau, h, tol, Q, Y, TAU, ERR,
     work = (
         np.empty((s, nv)),  # K
         np.empty((s, nv)),  # F
-        np.empty(nv),  # tau
+        np.zeros(nv),  # tau (zero under free motion)
         np.empty(nv),  # Theta
         np.empty(nv),  # y_i
         np.empty(nq),  # q_i
@@ -499,11 +516,12 @@ def simulate_steps(
     Parameters
     ----------
     plant : tuple
-        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of the simulated
-        tree: its compiled model's arrays (one state's), the joint table ``jt`` (N, 5) with rows
-        ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]`` and ``f_ext`` without rows.
+        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction)`` of the
+        simulated tree: its compiled model's arrays (one state's), the joint table ``jt`` (N, 5)
+        with rows ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]``, ``f_ext`` without rows and
+        whether any joint has damping or Coulomb friction.
     law : tuple
-        ``(code, cjt, est, G)`` (:func:`_torque`, :func:`_slotine_li`).
+        ``(code, cjt, est, G, diagonal)`` (:func:`_torque`, :func:`_slotine_li`).
     ref : tuple
         ``(RQ, RV, RA)``: the reference ``(q_d, ν_d, a_d)`` sampled at the stages' times (rows).
     rows : ndarray of int, shape (n1 − n0, 3 s)
@@ -517,7 +535,8 @@ def simulate_steps(
     tol : tuple
         ``(atol, rtol)``.
     Q, Y, TAU : ndarray, shape (N + 1, B, nq), (N + 1, B, nv), (N + 1, B, nv)
-        The trajectories (time first); row ``n0`` is the start, rows up to ``n1`` are written.
+        The trajectories (time first); row ``n0`` is the start, rows up to ``n1`` are written
+        (``TAU`` is not written under free motion: zeros).
     ERR : ndarray, shape (n1 − n0, B)
     n0, n1, b0, b1 : int
     FAIL : ndarray of int, shape (B, 3)
