@@ -282,6 +282,13 @@ def _model_arrays(model) -> tuple:
     )
 
 
+def _numpy_copy(x):
+    """``x`` (nested tuples of arrays and scalars) with its arrays copied as NumPy arrays."""
+    if isinstance(x, tuple):
+        return tuple(_numpy_copy(y) for y in x)
+    return np.array(x) if isinstance(x, np.ndarray) else x
+
+
 def _pool(threads: int) -> ThreadPoolExecutor:
     """The worker threads of batched runs (idle workers sleep), one pool per thread count."""
     global _POOL
@@ -452,7 +459,9 @@ class CompiledPlan:
             pool = _pool(threads - 1)
             bounds = np.linspace(0, B, threads + 1).astype(int)
         else:
-            pool = None
+            pool, threads = None, 1
+        ws = K.simulate_workspace(self.plant, self.law_arrays, len(self.tableau[1]), nq, nv)
+        ws = [_numpy_copy(ws) for _ in range(threads)]  # one per thread
         errors, worst, name = [], (0.0, None), self.method.name
         n0, chunk = 0, 32
         while n0 < N:
@@ -463,13 +472,13 @@ class CompiledPlan:
             args = (self.plant, self.law_arrays, ref, rows, sampled[n0:n1], self.tableau, h, tol)
             args += (Q, Y, TAU, ERR, n0, n1)
             if pool is None:
-                K.simulate_steps(*args, 0, B, FAIL)
+                K.simulate_steps(*args, 0, B, FAIL, ws[0])
             else:  # disjoint ranges of trajectories in threads (the kernel releases the GIL)
                 jobs = [
-                    pool.submit(K.simulate_steps, *args, lo, hi, FAIL)
-                    for lo, hi in zip(bounds[1:-1], bounds[2:], strict=True)
+                    pool.submit(K.simulate_steps, *args, lo, hi, FAIL, ws[k])
+                    for k, (lo, hi) in enumerate(zip(bounds[1:-1], bounds[2:], strict=True), 1)
                 ]
-                K.simulate_steps(*args, bounds[0], bounds[1], FAIL)  # the caller works too
+                K.simulate_steps(*args, bounds[0], bounds[1], FAIL, ws[0])  # the caller works too
                 for job in jobs:
                     job.result()
             if (FAIL[:, 0] >= 0).any():
