@@ -12,8 +12,10 @@ the step-doubling error estimate on the same sampled steps. Between chunks Pytho
 reference :math:`(q_d, \nu_d, a_d)` at the chunk's stage times (the reference is a Python
 callable, validated as the controller validates it; a ``vectorized`` one is called once per
 chunk), updates the progress bar and checks the budgets. A batch of trajectories is cut into
-disjoint ranges run by the same kernel in worker threads (it releases the GIL; idle workers
-sleep) when ``geomech.multibody._kernels.set_num_threads`` allows more than one.
+disjoint ranges run by the same kernel in worker threads and the calling thread (it releases
+the GIL; idle workers sleep: no spinning threading layer) when
+``geomech.multibody._kernels.set_num_threads`` allows more than one; each thread has its own
+work arrays, allocated once per run.
 
 :func:`compiled_plan` decides, once per run: any other system, controller or method
 (adaptive solvers, dynamic or user controllers) takes the Python path.

@@ -34,8 +34,16 @@ joint-wise tracking error :math:`(e, w = T\nu_d, b = \tfrac{d}{dt}T\nu_d, \dot e
 - ``COMPUTED_TORQUE``: :math:`\tau = \mathrm{RNEA}(q, \nu, b - K_D(\nu - w) - K_P e)` of the
   estimate.
 
+The RNEA of the last two is the same modified RNEA with :math:`\nu_r = \nu` (Levi-Civita body
+forces :math:`\mathbf I_i\mathbf a_i + \mathbf v_i\times^*\mathbf I_i\mathbf v_i`, the RNEA's
+terms): one pass, nothing allocated.
+
 On the steps flagged in ``sampled`` the local error is estimated by step doubling, as
 :func:`geomech.integration.fixed._local_error` does (two half steps of the same tableau).
+
+The cost of a step is that of its ``s`` evaluations (the torque's pass, then the ABA): the
+entry point :func:`simulate_steps` is compiled without numba's reference counting (see
+``_ENTRY``), and its work arrays come from :func:`simulate_workspace`, one set per thread.
 
 References
 ----------
