@@ -207,7 +207,7 @@ def _gain_sub(G, diagonal, k, x, out):
         _matvec_sub(M, x, out)
 
 
-@njit(**_INLINE)
+@njit(**_JIT)
 def _slotine_li(est, q, v, v_r, a_r, tau, sw):
     r""":math:`\hat H a_r + \hat C(q, \nu)\nu_r + \hat g` by the modified RNEA of
     :func:`~geomech.multibody._kernels.tree.coriolis.slotine_li_torques`; a status.
@@ -258,7 +258,7 @@ def _slotine_li(est, q, v, v_r, a_r, tau, sw):
     return OK
 
 
-@njit(**_INLINE)
+@njit(**_JIT)
 def _torque(law, q, v, q_d, v_d, a_d, tau, work):
     """The torque of the built-in law at ``(q, v)`` and the reference; a kernel status.
 
