@@ -464,6 +464,7 @@ class CompiledPlan:
             pool, threads = None, 1
         ws = K.simulate_workspace(self.plant, self.law_arrays, len(self.tableau[1]), nq, nv)
         ws = [_numpy_copy(ws) for _ in range(threads)]  # one per thread
+        K.compile_with_runtime(self.plant, ws[0], False)  # (before simulate_steps compiles)
         errors, worst, name = [], (0.0, None), self.method.name
         n0, chunk = 0, 32
         while n0 < N:

@@ -94,6 +94,7 @@ __all__ = [
     "TORQUE_FAILED",
     "ACCELERATION_FAILED",
     "simulate_workspace",
+    "compile_with_runtime",
     "simulate_steps",
 ]
 
@@ -107,6 +108,7 @@ STAGE_NOT_FINITE, STATE_NOT_FINITE, TORQUE_FAILED, ACCELERATION_FAILED = 1, 2, 3
 
 _JIT = dict(cache=True, nogil=True, error_model="numpy")
 _INLINE = dict(_JIT, inline="always")
+_RUNTIME = dict(_JIT, _nrt=True)  # (see _ENTRY)
 
 
 # ----------------------------------------------------------------------------------------
@@ -544,14 +546,44 @@ def simulate_workspace(plant, law, s, nq, nv):
     return work, (np.empty(nv), np.empty(nv), np.empty(nv), np.empty((4, nv)))
 
 
-#: numba's reference counting off in the entry point (``_nrt=False``): the arrays it is given
-#: (the caller's NumPy arrays, the copied workspace) carry no reference count, so the count
-#: updates that every kernel call below makes on every array it is passed (atomic increments
-#: and decrements, several hundred a step) become a test of a null pointer. Measured: the ABA
-#: of the UR5 1.33 -> 0.89 us a call, of the humanoid 4.57 -> 3.57 us. Nothing here allocates
-#: (numba refuses to compile an allocation without the runtime); the kernels it calls own
-#: and free what they allocate themselves.
+#: numba's reference counting off in the entry point and the functions of this module it calls
+#: (``_nrt=False``, which numba hands down to the callees it compiles for it): the arrays it is
+#: given (the caller's NumPy arrays, the copied workspace) are unboxed without a reference count
+#: (a null ``meminfo``), and the count updates that every kernel call makes on every array it is
+#: passed (atomic increments and decrements, several hundred a step) are gone or a test of a
+#: null pointer. Measured: the ABA of the UR5 1.33 -> 0.89 us a call, of the humanoid 4.57 ->
+#: 3.57 us; the step of the UR5 another 20 % faster than with the runtime in this module's
+#: functions. The shared ABA needs the runtime (a temporary in a slice copy, ``all_finite``'s
+#: ``ravel``): :func:`compile_with_runtime` compiles it first, with the runtime.
 _ENTRY = dict(_JIT, _nrt=False)
+
+
+@njit(**_RUNTIME)
+def compile_with_runtime(plant, ws, run):
+    """Compiles, with numba's runtime, the shared kernels :func:`simulate_steps` calls that need
+    it (the ABA) for the types of ``plant`` and ``ws``, so that numba reuses them when it
+    compiles :func:`simulate_steps` (its callees would otherwise be compiled without the runtime,
+    which they refuse); the caller calls it first, with ``run`` False (nothing is evaluated).
+    """
+    if run:
+        topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, _ = plant
+        K, F, tau, Theta, y_i, q_i, w6 = ws[0]
+        _aba(
+            topo,
+            placement,
+            jparam,
+            inertia,
+            S,
+            S_ring,
+            T_user,
+            q_i,
+            y_i,
+            tau,
+            a0,
+            f_ext,
+            F[0],
+            w6[1],
+        )
 
 
 @njit(**_ENTRY)
