@@ -13,12 +13,18 @@ For the UR5 (6 revolute joints) and the humanoid (a free flyer and 24 revolute j
 3. A batch of 256 free trajectories (0.2 simulated seconds), per trajectory, with 1 and 2
    threads (``geomech.multibody._kernels.set_num_threads``).
 4. MuJoCo, when installed (``pip install mujoco``; optional): the same model written as MJCF by
-   this script (inertias, joints, no contacts), RK4 at 1 ms: ``rollout`` of one free
-   trajectory, of 256 (1 and 2 threads), and ``mj_step`` with a Python PD loop.
+   ``_mujoco.mjcf`` (inertias, joints, no geoms, contacts and constraints off) with
+   ``integrator="RK4"`` and ``timestep=0.001``: four ``mj_forward`` evaluations a step, as
+   geomech's RKMK4 makes four ABA evaluations (the comparison is RK4 against RK4 at the same
+   step; the integrator and step are read back from the compiled ``MjModel`` and printed).
+   ``rollout`` of one free trajectory (interleaved with geomech's, ratio median [range]), of
+   256 (1 and 2 threads), ``mj_step`` with a Python PD loop, and for reference MuJoCo's default
+   semi-implicit Euler (one evaluation a step: not the same integrator).
 
-Timings are the best of several runs in process CPU time (the machine is shared, CPU time
-does not count the waits for a core), the thread comparisons also in wall time (meaningful on an
-idle machine only); ``pin.aba`` is timed in the same process and the same way.
+Timings are process CPU time (the machine is shared, CPU time does not count the waits for a
+core): the median [min-max] of several runs, the thread comparisons in wall time (meaningful on
+an idle machine only); ``pin.aba`` is timed in the same process and the same way. The load
+average is printed.
 ``--compile`` also times numba's compilation of the kernel in a fresh process with an empty
 cache (``NUMBA_CACHE_DIR``) against a fresh process with a warm cache.
 
@@ -38,6 +44,7 @@ from pathlib import Path
 import numpy as np
 import pinocchio as pin
 from _mujoco import mjcf
+from _timing import load_average
 
 import geomech.simulation.driver as driver
 from geomech import simulate
@@ -51,15 +58,26 @@ ROOT = Path(__file__).resolve().parent
 BATCH = 256
 
 
-def _best(fun, repeat, clock=time.process_time):
-    """Best time of ``repeat`` calls; by default the process's CPU time (the machine is shared:
-    CPU time does not count the time other processes hold the cores)."""
-    best = np.inf
+def _times(fun, repeat, clock=time.process_time):
+    """Times of ``repeat`` calls; by default the process's CPU time (the machine is shared: CPU
+    time does not count the time other processes hold the cores)."""
+    out = []
     for _ in range(repeat):
         t0 = clock()
         fun()
-        best = min(best, clock() - t0)
-    return best
+        out.append(clock() - t0)
+    return np.array(out)
+
+
+def _best(fun, repeat, clock=time.process_time):
+    """Best time of ``repeat`` calls (:func:`_times`)."""
+    return float(_times(fun, repeat, clock).min())
+
+
+def _median(times, scale=1.0):
+    """``median [min-max]`` of ``times / scale``."""
+    x = np.asarray(times) / scale
+    return f"{np.median(x):.4f} [{x.min():.4f}-{x.max():.4f}]"
 
 
 def _aba_time(model, repeat):
@@ -115,21 +133,21 @@ def controlled(name, model, t_aba, repeat, t_final=1.0):
         ctrl = SlotineLi(model, "levi-civita", _reference(model, q_c, vectorized), 2.0, K_D,
                          vectorized=vectorized)  # fmt: skip
         run(model, q_c, z, 0.01, controller=ctrl, progress=False)  # compile, warm up
-        wall = _best(
+        wall = _times(
             lambda ctrl=ctrl, run=run: run(model, q_c, z, t_final, controller=ctrl, progress=False),
-            1 if run is _python_path else repeat,
+            1 if run is _python_path else 2 * repeat + 1,
         )
-        rows.append((label, wall / t_final, wall / (evaluations * t_aba)))
-    print(f"  {name}: Slotine-Li RKMK4 (ratio: wall / ({evaluations} x pin.aba))")
+        rows.append((label, _median(wall, t_final), np.median(wall) / (evaluations * t_aba)))
+    print(f"  {name}: Slotine-Li RKMK4 (ratio: median wall / ({evaluations} x pin.aba))")
     for label, per_s, ratio in rows:
-        print(f"    {label:32s} {per_s:8.4f} s per simulated s   ratio {ratio:6.2f}")
+        print(f"    {label:32s} {per_s} s per simulated s   ratio {ratio:6.2f}")
 
 
 def passive(name, model, t_aba, repeat, mj=None):
     rng = np.random.default_rng(2)
     q0, v0 = model.random_configuration(rng), rng.uniform(-1.0, 1.0, model.nv)
     simulate(model, q0, v0, 0.01, progress=False)
-    one = _best(lambda: simulate(model, q0, v0, 1.0, progress=False), repeat)
+    one = _times(lambda: simulate(model, q0, v0, 1.0, progress=False), 2 * repeat + 1)
     before = _best(lambda: _python_path(model, q0, v0, 1.0, progress=False), 1)
     Q = model.random_configuration(rng, size=BATCH)
     V = rng.uniform(-1.0, 1.0, (BATCH, model.nv))
@@ -142,21 +160,27 @@ def passive(name, model, t_aba, repeat, mj=None):
             run = lambda: simulate(model, Q, V, T, progress=False)  # noqa: E731
             if threads == 1:
                 batch[1] = _best(run, repeat) / (BATCH * T)
+                bare = _best(  # no step-doubling samples: the work of MuJoCo's rollout
+                    lambda: simulate(model, Q, V, T, progress=False, on_inaccuracy="ignore"),
+                    repeat,
+                ) / (BATCH * T)
             wall[threads] = _best(run, repeat, time.perf_counter) / (BATCH * T)
         finally:
             set_num_threads(1)
     evaluations = 4000 + 7 * 16
     print(f"  {name}: free motion")
     print(
-        f"    one trajectory: compiled {one:.4f} s per simulated s (ratio "
-        f"{one / (evaluations * t_aba):.2f}), Python path {before:.4f}"
+        f"    one trajectory: compiled {_median(one)} s per simulated s (ratio "
+        f"{np.median(one) / (evaluations * t_aba):.2f}), Python path {before:.4f}"
     )
     print(
-        f"    batch of {BATCH}, per trajectory: {batch[1]:.4f} s per simulated s (1 thread); "
+        f"    batch of {BATCH}, per trajectory: {batch[1]:.4f} s per simulated s (1 thread; "
+        f"{bare:.4f} without the error estimate's {7 * min(16, round(T / 0.02))} evaluations); "
         f"wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads, x{wall[1] / wall[2]:.2f})"
     )
     if mj is not None:
         mujoco_figures(name, model, q0, v0, repeat, mj)
+        against_rollout(model, q0, v0, repeat, mj)
 
 
 # ----------------------------------------------------------------------------------------
@@ -168,6 +192,8 @@ def mujoco_figures(name, model, q0, v0, repeat, mj):
     m = mj.MjModel.from_xml_string(mjcf(model))
     d = mj.MjData(m)
     assert m.nv == model.nv, (m.nv, model.nv)
+    integrator = mj.mjtIntegrator(m.opt.integrator).name
+    print(f"    MuJoCo model: integrator {integrator}, timestep {m.opt.timestep:g} s")
     spec = mj.mjtState.mjSTATE_FULLPHYSICS
     mj.mj_resetData(m, d)
     state = np.empty(mj.mj_stateSize(m, spec))
@@ -197,6 +223,32 @@ def mujoco_figures(name, model, q0, v0, repeat, mj):
         f"    MuJoCo RK4: rollout {one:.4f} s per simulated s; batch of {BATCH} per trajectory "
         f"{per[1]:.4f} (1 thread); wall {wall[1]:.4f} (1 thread), {wall[2]:.4f} (2 threads); "
         f"mj_step + Python PD {loop:.4f}"
+    )
+    m.opt.integrator = mj.mjtIntegrator.mjINT_EULER  # MuJoCo's default: one evaluation a step
+    euler = _best(lambda: rollout.rollout(m, d, state[None], nstep=1000), repeat)
+    print(f"    (MuJoCo's default Euler, not the same integrator: rollout {euler:.4f})")
+
+
+def against_rollout(model, q0, v0, repeat, mj):
+    """One free trajectory of one simulated second, geomech and MuJoCo's RK4 rollout timed in
+    turn (CPU time): the ratio's median and range over the rounds."""
+    from _mujoco import to_mujoco_state
+    from mujoco import rollout
+
+    m = mj.MjModel.from_xml_string(mjcf(model))
+    d = mj.MjData(m)
+    spec = mj.mjtState.mjSTATE_FULLPHYSICS
+    d.qpos[:], d.qvel[:], _ = to_mujoco_state(model, m, q0, v0)
+    state = np.empty(mj.mj_stateSize(m, spec))
+    mj.mj_getState(m, d, state, spec)
+    ours, theirs = [], []
+    for _ in range(4 * repeat + 1):
+        ours.append(_best(lambda: simulate(model, q0, v0, 1.0, progress=False), 1))
+        theirs.append(_best(lambda: rollout.rollout(m, d, state[None], nstep=1000), 1))
+    ratio = np.array(ours) / np.array(theirs)
+    print(
+        f"    interleaved, same initial state: geomech {_median(ours)}, MuJoCo RK4 rollout "
+        f"{_median(theirs)} s per simulated s; ratio {_median(ratio)}"
     )
 
 
@@ -253,6 +305,7 @@ def main(argv=None):
     except ImportError:
         mj = None
     print(f"geomech.simulate, dt = 1 ms (MuJoCo: {'installed' if mj else 'not installed'})")
+    print(load_average())
     for name, model in (("ur5", robots.load("ur5")), ("humanoid", robots.humanoid())):
         t_aba = _aba_time(model, repeat)
         print(f"\n{name} (nv = {model.nv}): one pin.aba call {1e6 * t_aba:.2f} us")

@@ -12,8 +12,10 @@ the step-doubling error estimate on the same sampled steps. Between chunks Pytho
 reference :math:`(q_d, \nu_d, a_d)` at the chunk's stage times (the reference is a Python
 callable, validated as the controller validates it; a ``vectorized`` one is called once per
 chunk), updates the progress bar and checks the budgets. A batch of trajectories is cut into
-disjoint ranges run by the same kernel in worker threads (it releases the GIL; idle workers
-sleep) when ``geomech.multibody._kernels.set_num_threads`` allows more than one.
+disjoint ranges run by the same kernel in worker threads and the calling thread (it releases
+the GIL; idle workers sleep: no spinning threading layer) when
+``geomech.multibody._kernels.set_num_threads`` allows more than one; each thread has its own
+work arrays, allocated once per run.
 
 :func:`compiled_plan` decides, once per run: any other system, controller or method
 (adaptive solvers, dynamic or user controllers) takes the Python path.
@@ -43,6 +45,7 @@ from geomech.errors import DimensionError, NonFiniteError
 from geomech.integration import fixed
 from geomech.integration.fixed import ERROR_SAMPLES, FixedRun, diverged
 from geomech.multibody._kernels import joints as codes
+from geomech.multibody._kernels.tables import DAMPING, FRICTION
 from geomech.multibody._kernels.tree import simulate as K
 
 __all__ = ["CompiledLaw", "compiled_plan", "CompiledPlan"]
@@ -236,6 +239,11 @@ def _law_arrays(system, law):
     """The kernel's ``law`` tuple (``geomech.multibody._kernels.tree.simulate._torque``)."""
     nv = system.nv
     estimate = system if law is None else law.estimate  # (free motion: placeholders)
+    gains = (
+        np.zeros((2, nv, nv))
+        if law is None
+        else np.ascontiguousarray(np.stack([np.asarray(g, dtype=float) for g in law.gains]))
+    )
     if law is not None and law.code == K.SLOTINE_LI:
         from geomech.multibody.algorithms._body_factors import _factor_tensors
 
@@ -253,9 +261,8 @@ def _law_arrays(system, law):
         K.PASSIVE if law is None else int(law.code),
         np.zeros((0, 5), dtype=np.int64) if law is None else _joint_table(law.model),
         est_arrays,
-        np.zeros((2, nv, nv))
-        if law is None
-        else np.ascontiguousarray(np.stack([np.asarray(g, dtype=float) for g in law.gains])),
+        gains,
+        np.array([not (g - np.diag(np.diagonal(g))).any() for g in gains]),
     )
 
 
@@ -275,6 +282,13 @@ def _model_arrays(model) -> tuple:
         cm.a0[0],
         np.zeros((0, 6)),
     )
+
+
+def _numpy_copy(x):
+    """``x`` (nested tuples of arrays and scalars) with its arrays copied as NumPy arrays."""
+    if isinstance(x, tuple):
+        return tuple(_numpy_copy(y) for y in x)
+    return np.array(x) if isinstance(x, np.ndarray) else x
 
 
 def _pool(threads: int) -> ThreadPoolExecutor:
@@ -323,7 +337,9 @@ class CompiledPlan:
         )
         self.c = np.array(method.c, dtype=float)
         topo, *arrays = _model_arrays(system)
-        self.plant = (topo, _joint_table(system), *arrays)
+        jp = cm.jparam
+        friction = bool(jp[:, DAMPING : DAMPING + 6].any() or jp[:, FRICTION : FRICTION + 6].any())
+        self.plant = (topo, _joint_table(system), *arrays, friction)
         self.law_arrays = _law_arrays(system, law)
         self.quaternion_rows = _quaternion_rows(_joint_table(law.model if law else system))
 
@@ -348,9 +364,9 @@ class CompiledPlan:
         )
         rows[k, s:] = M * U + np.arange(half.size).reshape(half.shape)
         times = np.concatenate([(tn + nodes * h).ravel(), half.ravel()])
-        if not self.law.vectorized:  # one call per distinct time
-            times, inverse = np.unique(times, return_inverse=True)
-            rows = inverse.ravel()[rows]
+        # one sample per distinct time (a step's last node is often the next step's first)
+        times, inverse = np.unique(times, return_inverse=True)
+        rows = inverse.ravel()[rows]
         return rows, self._sample(times)
 
     def _sample(self, times):
@@ -441,7 +457,14 @@ class CompiledPlan:
         from geomech.multibody._kernels.driver import get_num_threads
 
         threads = min(get_num_threads(), B)
-        pool = _pool(threads) if threads > 1 and B >= PARALLEL_MIN_BATCH else None
+        if threads > 1 and B >= PARALLEL_MIN_BATCH:  # the caller runs the first range
+            pool = _pool(threads - 1)
+            bounds = np.linspace(0, B, threads + 1).astype(int)
+        else:
+            pool, threads = None, 1
+        ws = K.simulate_workspace(self.plant, self.law_arrays, len(self.tableau[1]), nq, nv)
+        ws = [_numpy_copy(ws) for _ in range(threads)]  # one per thread
+        K.compile_with_runtime(self.plant, ws[0], False)  # (before simulate_steps compiles)
         errors, worst, name = [], (0.0, None), self.method.name
         n0, chunk = 0, 32
         while n0 < N:
@@ -449,30 +472,17 @@ class CompiledPlan:
             start = time.perf_counter()
             rows, ref = self._reference(t, h, n0, n1, sampled[n0:n1])
             ERR = np.zeros((n1 - n0, B))
-            args = (
-                self.plant,
-                self.law_arrays,
-                ref,
-                rows,
-                sampled[n0:n1],
-                self.tableau,
-                h,
-                tol,
-                Q,
-                Y,
-                TAU,
-                ERR,
-                n0,
-                n1,
-            )
+            args = (self.plant, self.law_arrays, ref, rows, sampled[n0:n1], self.tableau, h, tol)
+            args += (Q, Y, TAU, ERR, n0, n1)
             if pool is None:
-                K.simulate_steps(*args, 0, B, FAIL)
+                K.simulate_steps(*args, 0, B, FAIL, ws[0])
             else:  # disjoint ranges of trajectories in threads (the kernel releases the GIL)
-                bounds = np.linspace(0, B, threads + 1).astype(int)
-                for job in [
-                    pool.submit(K.simulate_steps, *args, lo, hi, FAIL)
-                    for lo, hi in zip(bounds[:-1], bounds[1:], strict=True)
-                ]:
+                jobs = [
+                    pool.submit(K.simulate_steps, *args, lo, hi, FAIL, ws[k])
+                    for k, (lo, hi) in enumerate(zip(bounds[1:-1], bounds[2:], strict=True), 1)
+                ]
+                K.simulate_steps(*args, bounds[0], bounds[1], FAIL, ws[0])  # the caller works too
+                for job in jobs:
                     job.result()
             if (FAIL[:, 0] >= 0).any():
                 raise self._failure(FAIL, t, N, h)

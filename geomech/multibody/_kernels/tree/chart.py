@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.jit import JIT
@@ -99,29 +98,37 @@ def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     WWPu = _cross(w0, w1, w2, WPu[0], WPu[1], WPu[2])
     WPWWu = _cross(w0, w1, w2, PWWu[0], PWWu[1], PWWu[2])  # W P W² u
     WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])  # W² P W u
-    out = np.empty(3)
-    for k in range(3):
-        out[k] = (
-            0.5 * Pu[k]
-            + c1 * (WPu[k] + PWu[k] + WPWu[k])
-            + c2 * (WWPu[k] + PWWu[k] - 3.0 * WPWu[k])
-            + c3 * (WPWWu[k] + WWPWu[k])
-        )
-    return out
+    return (  # a tuple of scalars: no allocation in the stepping kernel's inner loop
+        0.5 * Pu[0]
+        + c1 * (WPu[0] + PWu[0] + WPWu[0])
+        + c2 * (WWPu[0] + PWWu[0] - 3.0 * WPWu[0])
+        + c3 * (WPWWu[0] + WWPWu[0]),
+        0.5 * Pu[1]
+        + c1 * (WPu[1] + PWu[1] + WPWu[1])
+        + c2 * (WWPu[1] + PWWu[1] - 3.0 * WPWu[1])
+        + c3 * (WPWWu[1] + WWPWu[1]),
+        0.5 * Pu[2]
+        + c1 * (WPu[2] + PWu[2] + WPWu[2])
+        + c2 * (WWPu[2] + PWWu[2] - 3.0 * WPWu[2])
+        + c3 * (WPWWu[2] + WWPWu[2]),
+    )
 
 
 @njit(**JIT)
 def right_jacobian_inverse_apply(code, d, x, out):
-    """Out = J_r(d)⁻¹ x = J_l(−d)⁻¹ x for one spherical or free-flyer joint (else out = x)."""
+    """Out = J_r(d)⁻¹ x = J_l(−d)⁻¹ x for one spherical or free-flyer joint (else out = x).
+
+    ``out`` may be ``x`` (each block of ``x`` is read before its block of ``out`` is written);
+    nothing is allocated.
+    """
     if code == SPHERICAL or code == FREE_FLYER:
         _so3_left_jacobian_apply(-d[0], -d[1], -d[2], x[0:3], out[0:3], True)
         if code == FREE_FLYER:
             # J_l(y)⁻¹ = [[J⁻¹, 0], [−J⁻¹ Q J⁻¹, J⁻¹]] at y = −d (geomech.lie.se3)
             qj = _se3_q_apply(-d[0], -d[1], -d[2], -d[3], -d[4], -d[5], out[0], out[1], out[2])
-            y = np.empty(3)
-            for k in range(3):
-                y[k] = x[3 + k] - qj[k]
-            _so3_left_jacobian_apply(-d[0], -d[1], -d[2], y, out[3:6], True)
+            y = out[3:6]  # x_v − Q J⁻¹ x_ω, then J⁻¹ of it in place
+            y[0], y[1], y[2] = x[3] - qj[0], x[4] - qj[1], x[5] - qj[2]
+            _so3_left_jacobian_apply(-d[0], -d[1], -d[2], y, y, True)
     else:
         for k in range(x.shape[0]):
             out[k] = x[k]

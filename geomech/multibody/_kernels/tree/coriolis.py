@@ -548,19 +548,29 @@ def reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel,
     \mathring{\boldsymbol\Phi}_i` and :math:`\boldsymbol\alpha_0 = [\mathbf 0; -\mathbf g]`
     (Niemeyer–Slotine; seed 001 §1.4).
     """
-    a0 = np.zeros(6)
+    work = np.empty((3, 6))
+    _reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha, work)
+
+
+@njit(**JIT)
+def _reference_motion(parent, iv, S, S_ring, E, r, v, v_ref, a_ref, gravity, vel, w, alpha, work):
+    """:func:`reference_motion` with its three work 6-vectors ``work`` (3, 6) (nothing allocated:
+    the compiled simulation calls it at every stage).
+    """
+    a0, vJ, wJ = work[0], work[1], work[2]
+    a0[:3] = 0.0
     for k in range(3):
         a0[3 + k] = -gravity[
             k
         ]  # the world accelerates upwards: gravity as a fictitious acceleration
-    vJ, wJ = np.empty(6), np.empty(6)
     for i in range(parent.shape[0]):
         joint_velocity(S, iv, i, v, vJ)
         joint_velocity(S, iv, i, v_ref, wJ)
         p = parent[i]
         if p < 0:
-            vel[i, :] = vJ
-            w[i, :] = wJ
+            for a in range(6):  # (element by element: no overlap test, no temporary)
+                vel[i, a] = vJ[a]
+                w[i, a] = wJ[a]
             transform_motion(E[i], r[i], a0, alpha[i])
         else:
             transform_motion(E[i], r[i], vel[p], vel[i])

@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from numba import njit
 
 from geomech.multibody._kernels.jit import JIT
@@ -51,36 +50,41 @@ HANDLED = (REVOLUTE, PRISMATIC, HELICAL, SPHERICAL, FREE_FLYER)
 
 
 @njit(**JIT)
-def _so3_exp(w0, w1, w2, R):
-    """R = exp(ŵ) = 1 + sinc θ ŵ + ½ sinc²(θ/2) ŵ² (Rodrigues)."""
+def _so3_exp(w0, w1, w2):
+    """The rows of R = exp(ŵ) = 1 + sinc θ ŵ + ½ sinc²(θ/2) ŵ² (Rodrigues), nine scalars."""
     th = math.sqrt(w0 * w0 + w1 * w1 + w2 * w2)
     a = _sinc(th)
     s = _sinc(0.5 * th)
     c = 0.5 * s * s
-    R[0, 0] = 1.0 - c * (w1 * w1 + w2 * w2)
-    R[1, 1] = 1.0 - c * (w0 * w0 + w2 * w2)
-    R[2, 2] = 1.0 - c * (w0 * w0 + w1 * w1)
-    R[0, 1] = -a * w2 + c * w0 * w1
-    R[1, 0] = a * w2 + c * w0 * w1
-    R[0, 2] = a * w1 + c * w0 * w2
-    R[2, 0] = -a * w1 + c * w0 * w2
-    R[1, 2] = -a * w0 + c * w1 * w2
-    R[2, 1] = a * w0 + c * w1 * w2
+    return (
+        1.0 - c * (w1 * w1 + w2 * w2),
+        -a * w2 + c * w0 * w1,
+        a * w1 + c * w0 * w2,
+        a * w2 + c * w0 * w1,
+        1.0 - c * (w0 * w0 + w2 * w2),
+        -a * w0 + c * w1 * w2,
+        -a * w1 + c * w0 * w2,
+        a * w0 + c * w1 * w2,
+        1.0 - c * (w0 * w0 + w1 * w1),
+    )
 
 
 @njit(**JIT)
 def _rt_apply(R, x0, x1, x2):
-    """Rᵀ x."""
+    """Rᵀ x, ``R`` the nine entries row by row."""
     return (
-        R[0, 0] * x0 + R[1, 0] * x1 + R[2, 0] * x2,
-        R[0, 1] * x0 + R[1, 1] * x1 + R[2, 1] * x2,
-        R[0, 2] * x0 + R[1, 2] * x1 + R[2, 2] * x2,
+        R[0] * x0 + R[3] * x1 + R[6] * x2,
+        R[1] * x0 + R[4] * x1 + R[7] * x2,
+        R[2] * x0 + R[5] * x1 + R[8] * x2,
     )
 
 
 @njit(**JIT)
 def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
-    """The error of one joint (module docstring); the slices are that joint's."""
+    """The error of one joint (module docstring); the slices are that joint's. Nothing is
+    allocated (the stepping kernel calls it at every stage): ``e_dot`` holds ``ξ_e`` until
+    :math:`J_r(e)^{-1}` is applied to it in place, ``b`` the SE(3) ``p`` until ``b`` is formed.
+    """
     if code == REVOLUTE or code == PRISMATIC or code == HELICAL:
         # G = R: T = 1, ad = 0, J = 1 (the coordinate law of seed 000 §IV-A1)
         e[0] = q[0] - q_d[0]
@@ -89,24 +93,23 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
         e_dot[0] = v[0] - v_d[0]
         return
     joint_difference(code, q_d, q, e)  # e = log(q_d^{-1} q)
-    R = np.empty((3, 3))
-    _so3_exp(e[0], e[1], e[2], R)  # rotation of g_e = exp(e)
+    R = _so3_exp(e[0], e[1], e[2])  # rotation of g_e = exp(e)
     # T = Ad_{g_e^{-1}}: the desired velocity seen from q; rotation part Rᵀ x_ω
     w[0], w[1], w[2] = _rt_apply(R, v_d[0], v_d[1], v_d[2])
     b[0], b[1], b[2] = _rt_apply(R, a_d[0], a_d[1], a_d[2])
-    xi = np.empty(6)
+    xi = e_dot
     for k in range(3):
         xi[k] = v[k] - w[k]  # xi_e = v - T v_d
     # [xi_e, w] on so(3): xi_ω × w_ω
     c = _cross(xi[0], xi[1], xi[2], w[0], w[1], w[2])
     if code == SPHERICAL:
-        right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e
+        right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e (in place)
         for k in range(3):
             b[k] -= c[k]  # b = T a_d - ad_{xi_e} T v_d
         return
     # FREE_FLYER, SE(3) [ω; v]: g_e = (R, p), p = J_l(ω) ρ; Ad_{g^{-1}} x = [Rᵀx_ω; Rᵀ(x_v − p ×
     # x_ω)]
-    p = np.empty(3)
+    p = b[3:6]
     _so3_left_jacobian_apply(e[0], e[1], e[2], e[3:6], p, False)
     t = _cross(p[0], p[1], p[2], v_d[0], v_d[1], v_d[2])
     w[3], w[4], w[5] = _rt_apply(R, v_d[3] - t[0], v_d[4] - t[1], v_d[5] - t[2])
@@ -114,13 +117,13 @@ def _joint_tracking(code, q, v, q_d, v_d, a_d, e, w, b, e_dot):
     b[3], b[4], b[5] = _rt_apply(R, a_d[3] - t[0], a_d[4] - t[1], a_d[5] - t[2])
     for k in range(3, 6):
         xi[k] = v[k] - w[k]
-    right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e
     # [xi_e, w] on se(3): [xi_ω × w_ω; xi_v × w_ω + xi_ω × w_v]
     d = _cross(xi[3], xi[4], xi[5], w[0], w[1], w[2])
     f = _cross(xi[0], xi[1], xi[2], w[3], w[4], w[5])
     for k in range(3):
         b[k] -= c[k]
         b[3 + k] -= d[k] + f[k]
+    right_jacobian_inverse_apply(code, e, xi, e_dot)  # e_dot = J_r(e)^{-1} xi_e (in place)
 
 
 @njit(**JIT)
