@@ -147,16 +147,17 @@ def _closed() -> None:
     from geomech.multibody import aba, christoffel_symbols, coriolis_matrix, crba, rnea
     from geomech.multibody.io import load_example
 
-    model = load_example("four_bar")
     rng = np.random.default_rng(0)
-    Q = model.random_configuration(rng, size=3)
-    V = rng.normal(size=(3, model.nv))
-    for q, v in ((Q[0], V[0]), (Q, V)):
-        tau = rnea(model, q, v, v)
-        crba(model, q)
-        aba(model, q, v, tau)
-        coriolis_matrix(model, q, v)
-        christoffel_symbols(model, q)
+    for name in ("four_bar", "belt_leg"):  # a loop; couplings only (their residuals' kernel)
+        model = load_example(name)
+        Q = model.random_configuration(rng, size=3)
+        V = rng.normal(size=(3, model.nv))
+        for q, v in ((Q[0], V[0]), (Q, V)):
+            tau = rnea(model, q, v, v)
+            crba(model, q)
+            aba(model, q, v, tau)
+            coriolis_matrix(model, q, v)
+            christoffel_symbols(model, q)
 
 
 #: The families, in the order of their progress lines.
@@ -204,6 +205,7 @@ FAMILIES = {
             (
                 "cluster.closure:closure_batch",
                 "cluster.constraints:cluster_constraints_batch",
+                "cluster.constraints:coupling_residuals_batch",
                 "cluster.dynamics:c_rnea_batch",
                 "cluster.dynamics:c_aba_batch",
                 "cluster.coriolis:cluster_coriolis_batch",

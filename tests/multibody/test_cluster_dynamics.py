@@ -252,3 +252,37 @@ def test_validators():
     assert (
         rel_err(projected_aba(model, q, [1.0], [0.0]), cluster_aba(model, q, [1.0], [0.0])) < 1e-12
     )
+
+
+@pytest.mark.parametrize("name", ["four_bar", "planar_leg", "geared_chain", "belt_leg"])
+def test_one_contiguous_state_takes_the_fast_path_with_the_general_results_and_errors(
+    name, monkeypatch
+):
+    """One state as contiguous float64 arrays (the kernel called on views of one row) gives
+    the projection's result and the general path's errors (inputs as lists go that way)."""
+    import geomech.multibody.closed.dynamics as CD
+
+    model = load_example(name)
+    rng = np.random.default_rng(5)
+    q, v, a = (x[0].copy() for x in _states(model, rng, 1))
+    general = CD._cluster_inputs
+    with monkeypatch.context() as m:  # the fast path does not take the general one
+        m.setattr(CD, "_cluster_inputs", None)
+        tau = rnea(model, q, v, a)
+        aba(model, q, v, tau)
+    assert CD._cluster_inputs is general
+    assert rel_err(tau, projected_rnea(model, q, v, a)) < 1e-10
+    assert np.array_equal(tau, rnea(model, list(q), list(v), list(a)))
+    acc = aba(model, q, v, tau)
+    assert rel_err(acc, projected_aba(model, q, v, tau)) < 1e-9
+    assert np.array_equal(acc, aba(model, list(q), list(v), list(tau)))
+    for f in (rnea, aba):
+        for k, j, bad in ((0, 0, np.nan), (0, -1, 0.3), (1, 0, np.nan), (2, 0, np.inf)):
+            args = [q.copy(), v.copy(), a.copy()]
+            args[k][j] += bad  # NaN, an open configuration, NaN, inf
+            with pytest.raises(Exception) as fast:
+                f(model, *args)
+            with pytest.raises(type(fast.value)) as general:
+                f(model, *(list(x) for x in args))
+            assert isinstance(fast.value, (NonFiniteError, NotOnManifoldError))
+            assert str(fast.value) == str(general.value)

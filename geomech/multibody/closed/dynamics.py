@@ -52,7 +52,7 @@ from geomech._validation import as_array
 from geomech.errors import ModelError
 from geomech.multibody._kernels.cluster import dynamics as CK
 from geomech.multibody._kernels.cluster.compiled import cluster_layout
-from geomech.multibody._kernels.driver import call, states
+from geomech.multibody._kernels.driver import are_states, call, entry, failure, states
 from geomech.multibody.algorithms.dynamics import crba, rnea
 from geomech.multibody.algorithms.kinematics import body_jacobians
 
@@ -452,6 +452,36 @@ def _joint_arrays(lay, Q, V, Gc):
     return cm.joint_arrays(Q, lay.spanning_speeds(Gc, V))
 
 
+def _one_state(model, q, v, x):
+    """``(lay, cm, Gc, gs, Q, V, X)`` for one state given as contiguous float64 arrays of a
+    model without user joints (``q`` checked against the constraints), else None.
+
+    The fast path of :func:`cluster_rnea` and :func:`cluster_aba` (as the tree's, driver's
+    :func:`~geomech.multibody._kernels.driver.are_states`): the batch kernel called on views
+    of one row through its entry point; anything else (lists, batches, other dtypes,
+    gravity, forces) takes :func:`_cluster_inputs`.
+    """
+    lay = cluster_layout(model)
+    cm = lay.tree.compiled
+    if cm.user or not are_states(q, v, x, cm.nq, lay.nv):
+        return None
+    Q, V = q[None], v[None]
+    if lay.all_static and getattr(model, "is_closed", False):
+        lay.check_static(Q)  # constant G: only the couplings' residuals to check
+    Gc, gs = lay.constraint_arrays(Q, V)  # otherwise validated while G and g are computed
+    return lay, cm, Gc, gs, Q, V, x[None]
+
+
+def _one_call(kernel, model, one, names, inputs, what):
+    """Run a cluster batch ``kernel`` on the single state ``one`` (:func:`_one_state`)."""
+    lay, cm, Gc, gs, Q, V, X = one
+    out, status = np.empty((1, lay.nv)), np.empty(1, dtype=np.int64)
+    if entry(kernel)(*cm.arrays(), lay.cbody, lay.cclus, lay.yidx, cm.S, cm.S_ring, cm.T_user,
+                     Gc, gs, Q, V, X, cm.a0, _NO_FORCES, out, status):  # fmt: skip
+        raise failure(status[0], model, names, inputs, what)
+    return out[0]
+
+
 def _shaped(out, batch):
     return out[0] if not batch else out.reshape(batch + out.shape[1:])
 
@@ -514,6 +544,10 @@ def cluster_rnea(model, q, v, a, gravity=None, f_ext=None) -> np.ndarray:
     >>> bool(np.allclose(cluster_rnea(model, q, v, a), projected_rnea(model, q, v, a)))
     True
     """
+    if gravity is None and f_ext is None:
+        one = _one_state(model, q, v, a)
+        if one is not None:
+            return _one_call(CK.c_rnea_batch, model, one, ("q", "v", "a"), (q, v, a), "tau")
     lay = cluster_layout(model)
     st = lay.tree
     cm = st.compiled
@@ -593,6 +627,11 @@ def cluster_aba(model, q, v, tau, gravity=None, f_ext=None) -> np.ndarray:
     >>> bool(np.allclose(cluster_aba(model, q, v, cluster_rnea(model, q, v, a)), a))
     True
     """
+    if gravity is None and f_ext is None:
+        one = _one_state(model, q, v, tau)
+        if one is not None:
+            names, inputs = ("q", "v", "tau"), (q, v, tau)
+            return _one_call(CK.c_aba_batch, model, one, names, inputs, "the accelerations")
     lay = cluster_layout(model)
     st = lay.tree
     cm = st.compiled

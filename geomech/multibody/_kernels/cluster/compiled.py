@@ -293,9 +293,8 @@ class ClusterLayout:
         them); a batch within half the tolerance is accepted, anything else goes to the
         model's check (which raises :class:`NotOnManifoldError` naming the state).
         """
-        r = Q @ self._cq
-        r[..., self._angular] = (r[..., self._angular] + np.pi) % (2.0 * np.pi) - np.pi
-        if not np.all(np.abs(r) <= 0.5 * self._model.closure_tol):
+        tol = 0.5 * self._model.closure_tol
+        if not CC.coupling_residuals_batch(Q, self._cq, self._angular, tol):
             self._model.check_configuration(Q)
 
     @staticmethod

@@ -656,3 +656,37 @@ def cluster_constraints_batch(
         status[b] = st
         res[b] = rr
     return 0
+
+
+@njit(**JIT)
+def coupling_residuals_batch(Q, cq, angular, tol):
+    r"""Whether every state of ``Q`` (B, nq) satisfies the couplings within ``tol``.
+
+    The residuals :math:`r = q\,C` (``cq`` (nq, n_c), one column per coupling), an angle
+    (``angular[c]``) wrapped to :math:`[-\pi, \pi)`, each :math:`|r_c| \le` ``tol``; a NaN
+    fails. The compiled form of :meth:`ClusterLayout.check_static`'s test (seven numpy calls,
+    about 7 µs for one state, where this takes a fraction of a microsecond).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.cluster.constraints import coupling_residuals_batch
+    >>> cq = np.array([[6.0], [-1.0]])  # q_rotor = 6 q_link, an angle
+    >>> f = coupling_residuals_batch.py_func
+    >>> f(np.array([[0.5, 3.0]]), cq, np.array([True]), 1e-9)
+    True
+    >>> f(np.array([[0.5, 3.0 - 2 * np.pi]]), cq, np.array([True]), 1e-9)  # a turn later
+    True
+    >>> f(np.array([[0.5, 3.1], [np.nan, 0.0]]), cq, np.array([True]), 1e-9)
+    False
+    """
+    for b in range(Q.shape[0]):
+        for c in range(cq.shape[1]):
+            r = 0.0
+            for j in range(cq.shape[0]):
+                r += Q[b, j] * cq[j, c]
+            if angular[c]:
+                r = (r + math.pi) % (2.0 * math.pi) - math.pi
+            if not abs(r) <= tol:
+                return False
+    return True

@@ -117,7 +117,7 @@ from geomech.multibody._kernels.status import (
 )
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
-from geomech.multibody._kernels.views import workspace
+from geomech.multibody._kernels.views import carve, total
 
 __all__ = [
     "c_rnea",
@@ -176,18 +176,28 @@ def c_rnea(
 
 @njit(**JIT)
 def _rnea_work(topo, mmax, n_s):
-    """The work arrays of :func:`c_rnea`, from one allocation."""
-    N = topo.shape[0] - 1
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 6),  # vel, acc, f
-            (N, 6),
-            (N, 6),
-            (n_s,),  # tau_s: S_jᵀ f̃_i per spanning joint
-            (2, 6),  # vJ, cJ
-        )
+    """The work buffer of :func:`c_rnea`: one allocation, which :func:`_c_rnea` cuts into its
+    arrays (:func:`_rnea_shapes`).
+
+    The views are cut inside the per-state kernel, not here: a tuple of views handed from one
+    compiled function to another costs an atomic reference-count increment and decrement per
+    view, about 15 ns each (0.3 µs a call for C-ABA's 22 views, which a single call pays in
+    full); within one function numba prunes those pairs.
+    """
+    return np.empty(total(_rnea_shapes(topo.shape[0] - 1, mmax, n_s)))
+
+
+@njit(**JIT)
+def _rnea_shapes(N, mmax, n_s):
+    """The shapes of :func:`c_rnea`'s work arrays."""
+    return (
+        (N, 3, 3),  # E, r: ^iX_λ(i)
+        (N, 3),
+        (N, 6),  # vel, acc, f
+        (N, 6),
+        (N, 6),
+        (n_s,),  # tau_s: S_jᵀ f̃_i per spanning joint
+        (2, 6),  # vJ, cJ
     )
 
 
@@ -210,7 +220,9 @@ def _c_rnea(
     paths). Per cluster only its rows of ``Gc`` and ``gs`` are read: a cluster of one body
     and one speed costs what the tree RNEA costs for that body.
     """
-    E, r, vel, acc, f, tau_s, x6 = w
+    E, r, vel, acc, f, tau_s, x6 = carve(
+        w, 0, _rnea_shapes(topo.shape[0] - 1, Gc.shape[1], S.shape[0])
+    )
     vJ, cJ = x6[0], x6[1]
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
@@ -399,38 +411,50 @@ def c_aba(
 
 @njit(**JIT)
 def _aba_work(topo, cclus, mmax, n_s):
-    """The work arrays of :func:`c_aba`, from one allocation (once per call or batch)."""
-    N = topo.shape[0] - 1
+    """The work buffers of :func:`c_aba` (once per call or batch): the flags of the nonzero
+    off-diagonal blocks, the output-body slots, and one float buffer that :func:`_c_aba` cuts
+    into its arrays (:func:`_aba_shapes`; why there: :func:`_rnea_work`).
+    """
     NC = cclus.shape[0] - 1
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
-    return workspace(
-        (
-            (N, 3, 3),  # E, r: ^iX_λ(i)
-            (N, 3),
-            (N, 3, 3),  # E0, r0: ^iX_0
-            (N, 3),
-            (n_s, 6),  # Phi: spanning joints' columns, ground coordinates
-            (n_s,),  # qd: q̇_s = G v
-            (N, 6),  # vel, ck, p_A: twists, velocity products, bias forces
-            (N, 6),
-            (N, 6),
-            (N, mmax, 6),  # Sk, U: S_k and U_k, rows per body
-            (N, mmax, 6),
-            (N, 6, 6),  # IAd: diagonal blocks of I^A (upper triangles)
-            (cclus[NC, IA_OFFSET],),  # IAo: off-diagonal blocks of I^A_k (general clusters)
-            (NC, mmax, mmax),  # Dinv: D_k⁻¹
-            (mmax, mmax),  # Dk, L
-            (mmax, mmax),
-            (NC, mmax),  # u: u_k
-            (lmax, mmax, 6),  # Ub: Ū per output body
-            (mmax, 6),  # UD: rows of D⁻¹ Ūᵀ
-            (2, mmax),  # w2: m-vectors
-            (3, 6),  # x6: 6-vectors
-            (10,),  # I10: an inertia's ten parameters
-        )
-    ) + (np.zeros(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_), np.empty(lmax, dtype=np.int64))
+    nzb = np.zeros(cclus[NC, IA_OFFSET] // 36, dtype=np.bool_)
+    return (
+        nzb,
+        np.empty(lmax, dtype=np.int64),
+        np.empty(total(_aba_shapes(topo.shape[0] - 1, cclus, mmax, n_s, lmax))),
+    )
+
+
+@njit(**JIT)
+def _aba_shapes(N, cclus, mmax, n_s, lmax):
+    """The shapes of :func:`c_aba`'s float work arrays (``lmax``: the largest cluster)."""
+    NC = cclus.shape[0] - 1
+    return (
+        (N, 3, 3),  # E, r: ^iX_λ(i)
+        (N, 3),
+        (N, 3, 3),  # E0, r0: ^iX_0
+        (N, 3),
+        (n_s, 6),  # Phi: spanning joints' columns, ground coordinates
+        (n_s,),  # qd: q̇_s = G v
+        (N, 6),  # vel, ck, p_A: twists, velocity products, bias forces
+        (N, 6),
+        (N, 6),
+        (N, mmax, 6),  # Sk, U: S_k and U_k, rows per body
+        (N, mmax, 6),
+        (N, 6, 6),  # IAd: diagonal blocks of I^A (upper triangles)
+        (cclus[NC, IA_OFFSET],),  # IAo: off-diagonal blocks of I^A_k (general clusters)
+        (NC, mmax, mmax),  # Dinv: D_k⁻¹
+        (mmax, mmax),  # Dk, L
+        (mmax, mmax),
+        (NC, mmax),  # u: u_k
+        (lmax, mmax, 6),  # Ub: Ū per output body
+        (mmax, 6),  # UD: rows of D⁻¹ Ūᵀ
+        (2, mmax),  # w2: m-vectors
+        (3, 6),  # x6: 6-vectors
+        (10,),  # I10: an inertia's ten parameters
+    )
 
 
 @njit(**FMA)
@@ -456,8 +480,10 @@ def _c_aba(
     w,
 ):
     """:func:`c_aba` with its work arrays (:func:`_aba_work`)."""
+    nzb, slots, buf = w
+    shapes = _aba_shapes(topo.shape[0] - 1, cclus, Gc.shape[1], S.shape[0], slots.shape[0])
     (E, r, E0, r0, Phi, qd, vel, ck, p_A, Sk, U, IAd, IAo, Dinv, Dk, L, u, Ub, UD, w2, x6,
-     I10, nzb, slots) = w  # fmt: skip
+     I10) = carve(buf, 0, shapes)  # fmt: skip
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
     if not (
@@ -685,8 +711,10 @@ def _ground_kinematics(
     \times^*\mathbf I_i\mathbf v_i - \mathbf f^{ext}_i` (C-EFPA works at rest and reads
     ``gs``, ``v`` and ``f_ext`` not at all).
     """
+    _nzb, slots, buf = w  # the views cut again here (:func:`_rnea_work`)
+    shapes = _aba_shapes(parent.shape[0], cclus, Gc.shape[1], S.shape[0], slots.shape[0])
     (_E, _r, E0, r0, Phi, qd, vel, ck, p_A, Sk, _U, IAd, _IAo, _Dinv, _Dk, _L, _u, _Ub, _UD,
-     _w2, x6, I10, _nzb, _slots) = w  # fmt: skip
+     _w2, x6, I10) = carve(buf, 0, shapes)  # fmt: skip
     vJ, x, z = x6[0], x6[1], x6[2]
     for k in range(cclus.shape[0] - 1):  # l.3: clusters in regular order
         y0, m = cclus[k, FIRST_Y], cclus[k + 1, FIRST_Y] - cclus[k, FIRST_Y]
@@ -1004,22 +1032,30 @@ def c_efpa(
 
 @njit(**JIT)
 def _efpa_work(topo, cclus, mmax, ne):
-    """The propagator arrays of :func:`c_efpa` (besides :func:`_aba_work`'s)."""
+    """The propagator arrays of :func:`c_efpa` (besides :func:`_aba_work`'s): the flags
+    ``sup`` (cluster k supports end-effector e) and ``needed`` (an output body or an
+    end-effector), and one float buffer that :func:`_c_efpa` cuts (:func:`_efpa_shapes`).
+    """
     N = topo.shape[0] - 1
     NC = cclus.shape[0] - 1
     lmax = 1
     for k in range(NC):
         lmax = max(lmax, cclus[k + 1, FIRST_BODY] - cclus[k, FIRST_BODY])
+    sup, needed = np.zeros((ne, NC), dtype=np.bool_), np.empty(N, dtype=np.bool_)
+    return sup, needed, np.empty(total(_efpa_shapes(N, NC, mmax, lmax, ne)))
+
+
+@njit(**JIT)
+def _efpa_shapes(N, NC, mmax, lmax, ne):
+    """The shapes of :func:`c_efpa`'s float propagator arrays."""
     return (
-        np.empty((ne, N, 6, 6)),  # chi: ^eχ, block of body i
-        np.empty((ne, N, 6, 6)),  # Oinv: Ω⁻¹_ke, acceleration of body i per unit force at e
-        np.empty((6, mmax)),  # chiS
-        np.empty((mmax, 6)),  # Z
-        np.empty((lmax, 6, 6)),  # chiL
-        np.zeros((ne, NC), dtype=np.bool_),  # sup: k supports e
-        np.empty((ne, NC, 6, mmax)),  # CS: ^eχ_k S_k
-        np.empty((NC, mmax, 6)),  # Ubar: Σ U_i of a ONE_OUTPUT cluster
-        np.empty(N, dtype=np.bool_),  # needed: an output body or an end-effector
+        (ne, N, 6, 6),  # chi: ^eχ, block of body i
+        (ne, N, 6, 6),  # Oinv: Ω⁻¹_ke, acceleration of body i per unit force at e
+        (6, mmax),  # chiS
+        (mmax, 6),  # Z
+        (lmax, 6, 6),  # chiL
+        (ne, NC, 6, mmax),  # CS: ^eχ_k S_k
+        (NC, mmax, 6),  # Ubar: Σ U_i of a ONE_OUTPUT cluster
     )
 
 
@@ -1036,9 +1072,18 @@ def _c_efpa(
     starts from :math:`\Omega^{-1}_{\lambda(k)e}` unchanged (eq. 67); the end-effector's
     own propagator is :math:`{}^{e}\mathbf X_0` (its twist in its body coordinates).
     """
+    nzb, slots, buf = w
+    shapes = _aba_shapes(topo.shape[0] - 1, cclus, Gc.shape[1], S.shape[0], slots.shape[0])
     (E, r, E0, r0, Phi, qd, vel, ck, p_A, Sk, U, IAd, IAo, Dinv, Dk, L, u, Ub, UD, w2, x6,
-     I10, nzb, slots) = w  # fmt: skip
-    chi, Oinv, chiS, Z, chiL, sup, CS, Ubar, needed = we
+     I10) = carve(buf, 0, shapes)  # fmt: skip
+    sup, needed, bufe = we
+    chi, Oinv, chiS, Z, chiL, CS, Ubar = carve(
+        bufe,
+        0,
+        _efpa_shapes(
+            topo.shape[0] - 1, cclus.shape[0] - 1, Gc.shape[1], slots.shape[0], ee.shape[0]
+        ),
+    )
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     NC = cclus.shape[0] - 1
     ne = ee.shape[0]
