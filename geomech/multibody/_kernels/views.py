@@ -10,14 +10,14 @@ that carves out half a dozen arrays); here the strides of each C-contiguous view
 directly, in one intrinsic, with no allocation besides the buffer. Every view shares the
 buffer's memory and keeps it alive.
 
-The kernels of RNEA, CRBA, ABA and Algorithm 1 and :func:`~.compiled.unpack` cut their
-arrays from one buffer this way. The kernels that make their work arrays one ``np.empty`` at
-a time keep doing so: cut from one buffer, several of them measured 3–12 % slower per state
-(issue 23 item 4: the batch work arrays of the derivatives, C-ABA, the cluster constraint
-kernel and cluster Algorithm 1; the per-call arrays of the Slotine–Li torques and of
-:math:`\bar C^\top w`); for C-ABA the machine code of the per-state kernel is the same
-either way, so this is a memory-layout effect, which neither padding every view to 32 or 64
-bytes nor dropping the views' shared reference count removed.
+The kernels of RNEA, CRBA, ABA and Algorithm 1, the cluster kernels (C-RNEA, C-ABA,
+C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so no tuple of
+views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
+:func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
+points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
+(:func:`borrow`: no reference counts). The derivatives' batch work arrays are still made one
+``np.empty`` at a time: cut from one buffer, they measured 3–12 % slower per state (issue 23
+item 4), a memory-layout effect.
 
 Examples
 --------
