@@ -450,6 +450,24 @@ def test_a_core_is_idle_when_only_this_process_loads_the_machine(monkeypatch):
         driver._LOAD[:] = state
 
 
+def test_the_first_look_counts_the_cores_this_process_used_since_import(monkeypatch):
+    """A process that computed serially since its import is one unit of the load average:
+    the first look at it finds the other core idle; another process's load does not."""
+    import time
+
+    monkeypatch.setattr(driver.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(driver.os, "getloadavg", lambda: (1.0, 1.0, 1.0))
+    state = list(driver._LOAD)
+    try:
+        for busy, idle in ((1.0, True), (0.0, False)):  # cores used since the import
+            now, cpu = time.monotonic(), time.process_time()
+            monkeypatch.setattr(driver, "_IMPORTED", (now - 60.0, cpu - 60.0 * busy))
+            driver._LOAD[:] = [-1.0, not idle, 0.0, 0.0]
+            assert driver._idle_core() is idle
+    finally:
+        driver._LOAD[:] = state
+
+
 def test_compiled_arrays_are_read_only(rng):
     """model.compiled's arrays cannot be written (issue 26), and the kernels take them."""
     model = robots.random_tree(6, rng=rng, floating_base=True)

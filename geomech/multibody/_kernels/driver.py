@@ -564,6 +564,10 @@ def _entry(kernel):
 _LOAD = [-1.0, False, 0.0, 0.0]
 #: the time constant (s) of the 1-minute load average
 _LOAD_WINDOW = 60.0
+#: wall and CPU time when the driver was imported: the first look at the load average takes
+#: this process's busy cores since then (a process that computed serially for a minute is
+#: itself one unit of the load average)
+_IMPORTED = (time.monotonic(), time.process_time())
 
 
 def _idle_core() -> bool:
@@ -586,6 +590,8 @@ def _idle_core() -> bool:
             w = math.exp(-(now - _LOAD[0]) / _LOAD_WINDOW)
             used = (cpu - _LOAD[2]) / (now - _LOAD[0])
             _LOAD[3] = w * _LOAD[3] + (1.0 - w) * used
+        else:  # the first look: the cores it used since the import
+            _LOAD[3] = (cpu - _IMPORTED[1]) / max(now - _IMPORTED[0], 1e-3)
         try:
             load = os.getloadavg()[0]
         except (AttributeError, OSError):  # pragma: no cover (no load average: Windows)
