@@ -100,21 +100,20 @@ def _sincos(typingctx, x):
 def all_finite(x):
     """True when every entry of ``x`` (any shape) is finite.
 
-    One branch-free pass: ``y - y`` is 0 unless ``y`` is NaN or inf (several times faster
-    than testing ``np.isfinite`` entry by entry with an early exit). A vector is read as it
+    One branch-free pass (:func:`finite_vector`): ``y - y`` is 0 unless ``y`` is NaN or inf
+    (several times faster than testing ``np.isfinite`` entry by entry with an early exit).
+    A vector is read as it
     is: ``ravel`` would call numba's reshape helper (a quarter of the cost for a few dozen
     entries; the branch is decided at compile time).
     """
-    y = x if x.ndim == 1 else x.ravel()
-    bad = False
-    for k in range(y.shape[0]):
-        bad |= (y[k] - y[k]) != 0.0
-    return not bad
+    return finite_vector(x if x.ndim == 1 else x.ravel())
 
 
 @njit(**INLINE)
 def finite_vector(x):
-    """:func:`all_finite` of a 1-D array, inlined into the kernel that calls it."""
+    """Whether every entry of the 1-D array ``x`` is finite (the pass of :func:`all_finite`),
+    inlined into the kernel that calls it.
+    """
     bad = False
     for k in range(x.shape[0]):
         bad |= (x[k] - x[k]) != 0.0
