@@ -55,6 +55,7 @@ from geomech.multibody._kernels.cluster.compiled import cluster_layout
 from geomech.multibody._kernels.driver import are_states, call, entry, failure, states
 from geomech.multibody.algorithms.dynamics import crba, rnea
 from geomech.multibody.algorithms.kinematics import body_jacobians
+from geomech.multibody.closed.transmission import rotor_ratios
 
 __all__ = [
     "METHODS",
@@ -1046,43 +1047,22 @@ def link_reflected_inertia_model(model):
     from geomech.multibody.model.tree import MultibodyModel
     from geomech.spatial import plucker_from_pose
 
-    if not getattr(model, "is_closed", False):
-        raise ModelError(
-            f"Expected a closed model (ClosedMultibodyModel), got {type(model).__name__}."
-        )
-    kinds = sorted({c.kind for c in model.constraints} - {"coupling"})
-    if kinds:
-        raise ModelError(
-            f"Expected a model whose constraints are couplings (geared rotors), got {kinds[0]} "
-            "constraints."
-        )
+    ratios = rotor_ratios(model)  # the couplings' rotors (checked) and their rows of G
     st = model.spanning_tree
-    G, _ = model.constraint_matrices(model.neutral(), np.zeros(model.nv))
-    rotors = sorted({c.succ for c in model.constraints})
     inertia = {i: st.inertias[i].copy() for i in range(st.n_bodies)}
     col_body = {}  # independent column -> body of its joint
     for i in range(st.n_bodies):
         for c in range(model.v_slices[i].start, model.v_slices[i].stop):
             col_body[c] = i
-    for r in rotors:
+    for r, row in ratios.items():
         name = st.body_names[r]
         joint = st.joints[r]
-        if (
-            st.children(r)
-            or not isinstance(joint, Revolute)
-            or st.joint_names[r] not in model.dependent_joints
-        ):
-            raise ModelError(
-                f"Expected the coupled body {name!r} to be a rotor: a leaf body on a dependent "
-                "revolute joint."
-            )
         Phi_r = joint.motion_subspace(joint.neutral())
         I_ax = float(Phi_r[:, 0] @ st.inertias[r] @ Phi_r[:, 0])
         p = int(st.parent[r])
         if p >= 0:  # the rotor's mass and inertia ride on its parent
             X = plucker_from_pose(st.placements[r] @ joint.pose(joint.neutral()))
             inertia[p] += X.T @ st.inertias[r] @ X
-        row = G[np.arange(st.nv)[st.v_slices[r]][0]]
         for c in np.flatnonzero(np.abs(row) > 0):
             j = col_body[int(c)]
             link = st.joints[j]
@@ -1094,9 +1074,9 @@ def link_reflected_inertia_model(model):
             Phi = link.motion_subspace(link.neutral())[:, 0]
             inertia[j] += row[c] ** 2 * I_ax * np.outer(Phi, Phi)
     graph = st.graph.copy()
-    graph.remove_nodes_from(st.body_names[r] for r in rotors)
+    graph.remove_nodes_from(st.body_names[r] for r in ratios)
     for i in range(st.n_bodies):
-        if i not in rotors:
+        if i not in ratios:
             graph.nodes[st.body_names[i]]["inertia"] = inertia[i]
     graph.graph["name"] = f"{graph.graph.get('name') or 'model'}_reflected"
     return MultibodyModel(graph, gravity=model.gravity)
