@@ -485,6 +485,122 @@ def test_compiled_arrays_are_read_only(rng):
     np.testing.assert_allclose(gm.rnea(model, q[None], v[None], v[None])[0], tau, rtol=1e-13)
 
 
+def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
+    """_bounds cuts a batch into chunks of at most `chunk` states, never growing, that shrink
+    to `tail` at the end: threads that take them in turn (list scheduling of states of equal
+    cost, the helpers starting up to a chunk late) finish within `tail` states of each other.
+    """
+    import heapq
+
+    for _ in range(300):
+        threads = int(rng.integers(2, 9))
+        chunk = int(rng.integers(1, 100))
+        tail = int(rng.integers(1, chunk + 1))
+        B = int(rng.integers(1, 5000))
+        bounds = driver._bounds(B, threads, chunk, tail)
+        sizes = np.diff(bounds)
+        assert bounds[0] == 0 and bounds[-1] == B and (sizes > 0).all()
+        assert (sizes <= chunk).all() and (np.diff(sizes[:-1]) <= 0).all()
+        if B < 2 * threads * chunk:
+            continue
+        free = [(float(rng.uniform(0, chunk)) if i else 0.0, i) for i in range(threads)]
+        end = [t for t, _ in free]
+        heapq.heapify(free)
+        for size in sizes:
+            t, i = heapq.heappop(free)
+            end[i] = t + size
+            heapq.heappush(free, (end[i], i))
+        assert max(end) - min(end) <= tail + 1e-9
+
+
+def test_threads_are_compared_with_serial_calls_every_probe(monkeypatch):
+    """_decide: serial until the serial cost is measured, below MIN_PARALLEL_WORK and when no
+    core is idle; then one call in PROBE runs the other way (a serial one while threads pay,
+    a threaded one while they do not)."""
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    serial, B = 5e-6, 1000
+    assert not driver._decide(0.0, 0.0, 0, B)
+    assert not driver._decide(serial, 0.0, 1, int(driver.MIN_PARALLEL_WORK / serial) - 1)
+    assert driver._decide(serial, 0.0, 1, B)  # unmeasured threads are tried
+    for threaded, pays in ((0.55 * serial, True), (driver.PAYS * serial, False)):
+        runs = [driver._decide(serial, threaded, calls, B) for calls in range(3 * driver.PROBE)]
+        assert sum(run != pays for run in runs) == 3  # once every PROBE calls
+    monkeypatch.setattr(driver, "_idle_core", lambda: False)
+    assert not driver._decide(serial, 0.55 * serial, 1, B)
+
+
+def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
+    """The threaded time per state is kept per batch size class (B.bit_length()); the calls
+    and threaded calls are counted."""
+    model = robots.double_pendulum()
+    monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
+    monkeypatch.setattr(driver, "PAYS", np.inf)  # threads always pay
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    monkeypatch.setattr(driver, "_COST", {})
+    driver.set_num_threads(2)
+    try:
+        for B in (300, 5000):
+            Q = rng.normal(size=(B, 2))
+            for _ in range(10):
+                gm.crba(model, Q)
+    finally:
+        driver.set_num_threads(1)
+    ((serial, threaded, calls, threaded_calls),) = driver._COST.values()
+    assert serial > 0.0 and sorted(threaded) == [9, 13]  # the bit lengths of 300 and 5000
+    # call 0 serial (measures), then threads but every PROBE-th call (8, 16) serial
+    assert (calls, threaded_calls) == (20, 20 - 3)
+
+
+@njit(nogil=True)
+def _doubling(x, out, status):
+    """A batch kernel for the tests: out = 2 x, status 1 where x < 0, raises where x > 100."""
+    for b in range(status.shape[0]):
+        if x[b, 0] > 100.0:
+            raise ValueError("too large")
+        out[b, 0] = 2.0 * x[b, 0]
+        status[b] = 1 if x[b, 0] < 0.0 else 0
+    for b in range(status.shape[0]):
+        if status[b]:
+            return b + 1
+    return 0
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
+    """An exception in any chunk is raised in the caller; the helper threads survive it and
+    set_num_threads; a traced call records the chunks of every thread."""
+    B = 1000
+    x, out, status = rng.uniform(0, 1, size=(B, 1)), np.empty((B, 1)), np.empty(B, np.int64)
+    driver.set_num_threads(n)
+    driver._TRACE = trace = []
+    try:
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        np.testing.assert_array_equal(out, 2.0 * x)
+        helpers = len(driver._HELPERS)
+        assert helpers >= n - 1
+        for bad in (0, B // 2, B - 1):
+            y = x.copy()
+            y[bad] = 1e3
+            with pytest.raises(ValueError, match="too large"):
+                driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)
+            y[bad], y[-1] = -1.0, -1.0
+            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2) == bad + 1
+        driver.set_num_threads(1)
+        assert len(driver._HELPERS) == 1  # the others end, one stays asleep
+        driver.set_num_threads(n)
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        np.testing.assert_array_equal(out, 2.0 * x)
+        assert len(driver._HELPERS) == helpers
+    finally:
+        driver._TRACE = None
+        driver.set_num_threads(1)
+    chunks = len(driver._bounds(B, n, 16, 2)) - 1
+    for t0, t1, threads in trace:
+        assert t0 <= t1 and 1 <= len(threads) <= n
+        assert sum(taken for _, _, taken, _ in threads) <= chunks
+    assert sum(taken for _, _, taken, _ in trace[0][2]) == chunks  # everyone reported
+
+
 def test_bad_thread_count():
     with pytest.raises(DimensionError, match="threads"):
         driver.set_num_threads(0)
