@@ -487,8 +487,9 @@ def test_compiled_arrays_are_read_only(rng):
 
 def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
     """_bounds cuts a batch into chunks of at most `chunk` states, never growing, that shrink
-    to `tail` at the end: threads that take them in turn (list scheduling of states of equal
-    cost, the helpers starting up to a chunk late) finish within `tail` states of each other.
+    to `tail` at the end (guided self-scheduling): threads that take them in turn (list
+    scheduling of states of equal cost, the helpers starting up to a chunk late) finish within
+    `tail` states of each other.
     """
     import heapq
 
@@ -513,18 +514,18 @@ def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
         assert max(end) - min(end) <= tail + 1e-9
 
 
-def test_threads_are_compared_with_serial_calls_every_probe(monkeypatch):
+def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     """_decide: serial until the serial cost is measured, below MIN_PARALLEL_WORK and when no
-    core is idle; then one call in PROBE runs the other way (a serial one while threads pay,
-    a threaded one while they do not)."""
+    core is idle; in threads while they pay (or are unmeasured at this batch size), else
+    serially with a threaded probe every PROBE calls."""
     monkeypatch.setattr(driver, "_idle_core", lambda: True)
     serial, B = 5e-6, 1000
     assert not driver._decide(0.0, 0.0, 0, B)
     assert not driver._decide(serial, 0.0, 1, int(driver.MIN_PARALLEL_WORK / serial) - 1)
     assert driver._decide(serial, 0.0, 1, B)  # unmeasured threads are tried
-    for threaded, pays in ((0.55 * serial, True), (driver.PAYS * serial, False)):
-        runs = [driver._decide(serial, threaded, calls, B) for calls in range(3 * driver.PROBE)]
-        assert sum(run != pays for run in runs) == 3  # once every PROBE calls
+    calls = range(1, 3 * driver.PROBE + 1)
+    assert all(driver._decide(serial, 0.55 * serial, k, B) for k in calls)
+    assert sum(driver._decide(serial, driver.PAYS * serial, k, B) for k in calls) == 3
     monkeypatch.setattr(driver, "_idle_core", lambda: False)
     assert not driver._decide(serial, 0.55 * serial, 1, B)
 
@@ -547,8 +548,7 @@ def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
         driver.set_num_threads(1)
     ((serial, threaded, calls, threaded_calls),) = driver._COST.values()
     assert serial > 0.0 and sorted(threaded) == [9, 13]  # the bit lengths of 300 and 5000
-    # call 0 serial (measures), then threads but every PROBE-th call (8, 16) serial
-    assert (calls, threaded_calls) == (20, 20 - 3)
+    assert (calls, threaded_calls) == (20, 19)  # call 0 measures the serial cost
 
 
 @njit(nogil=True)
@@ -574,7 +574,7 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
     driver.set_num_threads(n)
     driver._TRACE = trace = []
     try:
-        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)[0] == 0
         np.testing.assert_array_equal(out, 2.0 * x)
         helpers = len(driver._HELPERS)
         assert helpers >= n - 1
@@ -584,11 +584,11 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
             with pytest.raises(ValueError, match="too large"):
                 driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)
             y[bad], y[-1] = -1.0, -1.0
-            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2) == bad + 1
+            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)[0] == bad + 1
         driver.set_num_threads(1)
         assert len(driver._HELPERS) == 1  # the others end, one stays asleep
         driver.set_num_threads(n)
-        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)[0] == 0
         np.testing.assert_array_equal(out, 2.0 * x)
         assert len(driver._HELPERS) == helpers
     finally:

@@ -95,14 +95,14 @@ MIN_PARALLEL_WORK = 4e-4
 #: every PROBE-th call a threaded one, to notice when they pay again)
 PAYS = 0.9
 PROBE = 8
-#: the work of one chunk (s): long against the ~2.5 µs of handing a chunk out (slicing the
-#: arguments, entering the kernel), short enough for a caller to take over the chunks of a
-#: helper that is not scheduled
-CHUNK_WORK = 1.5e-4
-#: the work of the last chunks (s): near the end of a batch each chunk is a share of what is
-#: left, down to this, so that the threads finish within about this of each other (equal
-#: chunks of CHUNK_WORK left one thread idle for half a chunk on average, 6 % of a 4 ms batch)
-TAIL_WORK = 3e-5
+#: the work of the largest chunk (s): long against the ~5-10 µs a chunk costs with two
+#: threads (slicing the arguments, entering the kernel, its work arrays, waits for the GIL),
+#: short enough for a caller to take over the chunks of a helper that is not scheduled
+CHUNK_WORK = 5e-4
+#: the work of the smallest chunks (s): each chunk is a share of the states left
+#: (:func:`_bounds`), down to this at the end of a batch, so that the threads finish within
+#: about this of each other (equal chunks left one thread idle for half a chunk on average)
+TAIL_WORK = 5e-5
 #: largest number of threads :func:`set_num_threads` accepts
 MAX_THREADS = 1024
 
@@ -487,17 +487,22 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         if parallel:
             chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
             tail = max(1, min(chunk, int(TAIL_WORK / serial)))
-            failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail)
+            failed, cpu = _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail)
         else:  # measures the serial time per state (first call, small or unpaid batches)
+            c0 = time.thread_time_ns()
             failed = _entry(kernel)(*model_args, *batch_args, status)
+            cpu = time.thread_time_ns() - c0
         if not failed:
-            t = (time.perf_counter() - t0) / B
-            if not parallel:  # running mean over the last few calls
-                cost[0] = t if serial == 0.0 else 0.5 * (serial + t)
-            elif threaded == 0.0 or threaded >= PAYS * serial:  # a probe: the estimate is new
-                cost[1][size] = t
-            else:  # a running mean that one slow call does not turn serial
-                cost[1][size] = 0.75 * threaded + 0.25 * t
+            # the serial cost: the CPU time per state of the kernel's work in this call (that
+            # of every thread: the work a serial call would do now), a running mean
+            work = 1e-9 * cpu / B
+            cost[0] = work if serial == 0.0 else 0.5 * (serial + work)
+            if parallel:
+                t = (time.perf_counter() - t0) / B
+                if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate
+                    cost[1][size] = t
+                else:  # a running mean that one slow call does not turn serial
+                    cost[1][size] = 0.75 * threaded + 0.25 * t
         cost[2] += 1
         cost[3] += parallel
     else:
@@ -512,12 +517,11 @@ def _decide(serial, threaded, calls, B) -> bool:
     yet) and its number of calls so far.
 
     Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
-    :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else, once
-    measured, the threads are compared with the serial calls every :data:`PROBE` calls: while
-    they pay (``threaded < PAYS * serial``) every PROBE-th call runs serially, to keep the
-    serial cost current (one measured on a busy moment would keep threads that no longer
-    pay), and while they do not, every PROBE-th call runs in threads, to notice when they pay
-    again.
+    :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
+    while they pay (``threaded < PAYS * serial``: the serial cost is measured in every call,
+    threaded ones included, as the CPU time of the kernel's work, so that it stays current
+    without serial calls), and while they do not, serially but every :data:`PROBE`-th call,
+    to notice when they pay again.
 
     Examples
     --------
@@ -529,9 +533,7 @@ def _decide(serial, threaded, calls, B) -> bool:
     """
     if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not _idle_core():
         return False
-    if threaded == 0.0:  # not measured at this batch size yet
-        return True
-    return bool(threaded < PAYS * serial) == (calls % PROBE != 0)
+    return threaded < PAYS * serial or calls % PROBE == 0  # (threaded 0: not measured yet)
 
 
 def check_inputs(model, batch, names, arrays, quaternions=()):
@@ -647,19 +649,19 @@ def _idle_core() -> bool:
 
 
 def _bounds(B: int, threads: int, chunk: int, tail: int) -> list[int]:
-    """The chunk boundaries of a batch of ``B`` states: chunks of ``chunk`` states while more
-    than ``2 * threads`` chunks are left, then each a ``1 / (2 * threads)`` share of the states
-    left, down to ``tail`` states (guided scheduling: the threads finish together).
+    """The chunk boundaries of a batch of ``B`` states: each chunk a ``1 / threads`` share of
+    the states left, at most ``chunk`` and at least ``tail`` states (guided self-scheduling:
+    few chunks, and small ones at the end, so that the threads finish together).
 
     Examples
     --------
     >>> from geomech.multibody._kernels.driver import _bounds
-    >>> _bounds(200, 2, 32, 4)
-    [0, 32, 64, 96, 122, 142, 157, 168, 176, 182, 187, 191, 195, 199, 200]
+    >>> _bounds(300, 2, 64, 4)
+    [0, 64, 128, 192, 246, 273, 287, 294, 298, 300]
     """
-    bounds, lo, share = [0], 0, 2 * threads
+    bounds, lo = [0], 0
     while lo < B:
-        lo = min(B, lo + min(chunk, max(tail, -(-(B - lo) // share))))
+        lo = min(B, lo + min(chunk, max(tail, -(-(B - lo) // threads))))
         bounds.append(lo)
     return bounds
 
@@ -691,7 +693,8 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's t
 
 
 def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
-    """The 1-based index of the first failing state of the batch (0: none), run in chunks
+    """``(failed, cpu)``: the 1-based index of the first failing state of the batch (0: none)
+    and the CPU time (ns) of all threads in its chunks, the batch run in chunks
     (:func:`_bounds`) that the calling thread and ``_threads - 1`` helpers take in turn.
 
     The caller works too and then waits only for the chunks the helpers are running; a helper
@@ -706,7 +709,7 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
     n = len(bounds) - 1
     failed = [0] * n
     ticket = itertools.count()  # next() is atomic under the GIL: each chunk is taken once
-    lock, done, left, errors = threading.Lock(), threading.Lock(), [n], []
+    lock, done, left, errors, spent = threading.Lock(), threading.Lock(), [n], [], []
     done.acquire()  # released by whoever finishes the last chunk
     trace = _TRACE
     timeline: list = []
@@ -715,6 +718,7 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
 
     def work():
         first = last = busy = taken = 0
+        cpu = time.thread_time_ns()
         while (k := next(ticket)) < n:
             lo, hi = bounds[k], bounds[k + 1]
             try:
@@ -726,6 +730,9 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
                     failed[k] = ep(*model_args, *args, status[lo:hi])
                     last = clock()
                     first, busy, taken = first or start, busy + last - start, taken + 1
+                now = time.thread_time_ns()  # counted before the chunk is reported done
+                spent.append(now - cpu)
+                cpu = now
             except BaseException as exc:  # raised in the caller
                 errors.append(exc)
             finally:
@@ -748,8 +755,8 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
         raise errors[0]
     for k in range(n):  # the first failure in batch order
         if failed[k]:
-            return bounds[k] + failed[k]
-    return 0
+            return bounds[k] + failed[k], 0
+    return 0, sum(spent)
 
 
 def _error(status, b, batch, model, names, batch_args, what):
