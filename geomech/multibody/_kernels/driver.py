@@ -125,9 +125,11 @@ def set_num_threads(n: int | None) -> None:
     """Allow ``n`` threads for batches of at least ``PARALLEL_THRESHOLD`` (256) states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
-    A batch is cut into chunks of at least ``MIN_CHUNK`` states (about
-    ``CHUNK_WORK`` seconds of work each) that the calling thread and ``n − 1`` helpers
-    take in turn, and only where the measured cost says threads pay (see the module).
+    A batch is cut into chunks (each a share of the states left, between about
+    ``TAIL_WORK`` and ``CHUNK_WORK`` seconds of work) that the calling thread and ``n − 1``
+    helper threads take in turn, and only where the measured cost says threads pay and a core
+    is idle (see the module). The helpers are started by the first batch that needs them and
+    sleep between batches.
 
     Raises
     ------
