@@ -517,7 +517,7 @@ def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
 def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     """_decide: serial until the serial cost is measured, below MIN_PARALLEL_WORK and when no
     core is idle; in threads while they pay (or are unmeasured at this batch size), else
-    serially with a threaded probe every PROBE calls."""
+    serially with a threaded probe every PROBE calls, less often after unpaid probes."""
     monkeypatch.setattr(driver, "_idle_core", lambda: True)
     serial, B = 5e-6, 1000
     assert not driver._decide(0.0, 0.0, 0, B)
@@ -526,6 +526,11 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     calls = range(1, 3 * driver.PROBE + 1)
     assert all(driver._decide(serial, 0.55 * serial, k, B) for k in calls)
     assert sum(driver._decide(serial, driver.PAYS * serial, k, B) for k in calls) == 3
+    # probes that did not pay in a row space the next ones out, up to PROBE << PROBE_BACKOFF
+    calls = range(1, (driver.PROBE << driver.PROBE_BACKOFF) * 4 + 1)
+    for misses in range(driver.PROBE_BACKOFF + 3):
+        probes = sum(driver._decide(serial, 2 * serial, k, B, misses) for k in calls)
+        assert probes == 4 << (driver.PROBE_BACKOFF - min(misses, driver.PROBE_BACKOFF))
     monkeypatch.setattr(driver, "_idle_core", lambda: False)
     assert not driver._decide(serial, 0.55 * serial, 1, B)
 
@@ -548,6 +553,7 @@ def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
         driver.set_num_threads(1)
     ((serial, threaded, calls, threaded_calls),) = driver._COST.values()
     assert serial > 0.0 and sorted(threaded) == [9, 13]  # the bit lengths of 300 and 5000
+    assert all(t > 0.0 and misses == 0 for t, misses in threaded.values())
     assert (calls, threaded_calls) == (20, 19)  # call 0 measures the serial cost
 
 

@@ -79,8 +79,10 @@ __all__ = [
     "MIN_CHUNK",
     "MIN_PARALLEL_WORK",
     "CHUNK_WORK",
+    "TAIL_WORK",
     "PAYS",
     "PROBE",
+    "PROBE_BACKOFF",
     "MAX_THREADS",
 ]
 
@@ -95,6 +97,8 @@ MIN_PARALLEL_WORK = 4e-4
 #: every PROBE-th call a threaded one, to notice when they pay again)
 PAYS = 0.9
 PROBE = 8
+#: the probes of threads that do not pay are at most ``PROBE << PROBE_BACKOFF`` calls apart
+PROBE_BACKOFF = 3
 #: the work of the largest chunk (s): long against the ~5-10 µs a chunk costs with two
 #: threads (slicing the arguments, entering the kernel, its work arrays, waits for the GIL),
 #: short enough for a caller to take over the chunks of a helper that is not scheduled
@@ -112,9 +116,10 @@ _threads = 1
 #: the new number (but one, so that switching between 1 and 2 threads starts no thread)
 _HELPERS: list = []
 #: per kernel and size of its first model array: ``[serial, threaded, calls, threaded_calls]``,
-#: the measured seconds per state of its serial calls (a running mean), of its threaded calls
-#: by batch size class (``{B.bit_length(): running mean}``: the hand-off costs weigh more on
-#: small batches), the number of calls and of threaded calls
+#: the measured seconds per state of its serial work (a running mean of the CPU time of every
+#: call), of its threaded calls by batch size class (``{B.bit_length(): (running mean of the
+#: wall time, unpaid probes in a row)}``: the hand-off costs weigh more on small batches),
+#: the number of calls and of threaded calls
 _COST: dict = {}
 #: None, or a list to which each threaded call appends its timeline (benchmarks: see
 #: :func:`_call_threaded`)
@@ -483,8 +488,8 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         if cost is None:
             cost = _COST[key] = [0.0, {}, 0, 0]
         serial, size = cost[0], B.bit_length()
-        threaded = cost[1].get(size, 0.0)
-        parallel = _decide(serial, threaded, cost[2], B)
+        threaded, misses = cost[1].get(size, _UNMEASURED)
+        parallel = _decide(serial, threaded, cost[2], B, misses)
         t0 = time.perf_counter()
         if parallel:
             chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
@@ -498,13 +503,14 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
             # the serial cost: the CPU time per state of the kernel's work in this call (that
             # of every thread: the work a serial call would do now), a running mean
             work = 1e-9 * cpu / B
-            cost[0] = work if serial == 0.0 else 0.5 * (serial + work)
+            cost[0] = serial = work if serial == 0.0 else 0.5 * (serial + work)
             if parallel:
                 t = (time.perf_counter() - t0) / B
-                if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate
-                    cost[1][size] = t
+                if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate,
+                    misses = misses + 1 if t >= PAYS * serial else 0  # the next one later
+                    cost[1][size] = (t, misses)
                 else:  # a running mean that one slow call does not turn serial
-                    cost[1][size] = 0.75 * threaded + 0.25 * t
+                    cost[1][size] = (0.75 * threaded + 0.25 * t, 0)
         cost[2] += 1
         cost[3] += parallel
     else:
@@ -513,17 +519,24 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
 
 
-def _decide(serial, threaded, calls, B) -> bool:
+#: the threaded cost of a batch size not measured yet, and its number of unpaid probes
+_UNMEASURED = (0.0, 0)
+
+
+def _decide(serial, threaded, calls, B, misses=0) -> bool:
     """Whether a batch of ``B`` states runs in threads, from the measured seconds per state of
     the kernel's serial calls and of its threaded calls at this batch size (0: not measured
-    yet) and its number of calls so far.
+    yet), its number of calls so far and the number of threaded probes in a row that did not
+    pay.
 
     Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
     :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
     while they pay (``threaded < PAYS * serial``: the serial cost is measured in every call,
     threaded ones included, as the CPU time of the kernel's work, so that it stays current
-    without serial calls), and while they do not, serially but every :data:`PROBE`-th call,
-    to notice when they pay again.
+    without serial calls), and while they do not, serially but for a threaded probe every
+    :data:`PROBE` calls, twice as far apart after each probe that did not pay (up to
+    ``PROBE << PROBE_BACKOFF`` calls: a busy machine that the load average does not show
+    loses at most a probe's slowdown in that many calls).
 
     Examples
     --------
@@ -535,7 +548,9 @@ def _decide(serial, threaded, calls, B) -> bool:
     """
     if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not _idle_core():
         return False
-    return threaded < PAYS * serial or calls % PROBE == 0  # (threaded 0: not measured yet)
+    if threaded < PAYS * serial:  # paying, or not measured yet (0)
+        return True
+    return calls % (PROBE << min(misses, PROBE_BACKOFF)) == 0
 
 
 def check_inputs(model, batch, names, arrays, quaternions=()):
