@@ -14,16 +14,17 @@ same serial kernel in Python threads, which the kernels allow by releasing the G
 (``nogil=True``); the helper threads are started once and sleep between batches instead of
 spinning, so a loaded machine is not slowed down.
 
-Threads are used only where they pay, by a simple cost model: the time per state of each
-kernel is measured on its serial calls (per kernel and model size), and a batch is split only
-when its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of about
-:data:`CHUNK_WORK` seconds that shrink near the end of the batch to about :data:`TAIL_WORK`
-(:func:`_bounds`), so that the threads finish together; the time per state of the threaded
-calls is measured too, per batch size class, and while it is not below :data:`PAYS` times the
-serial one the batches of that size run serially, with a threaded probe every :data:`PROBE`
-calls (:func:`_decide`); and no batch is split while the load average says that no core is
-idle (a helper would wait for a time slice, and the caller for it). The calling thread works
-too: it and the helpers take the chunks in turn from a shared counter, so a helper that the
+Threads are used only where they pay, by a simple cost model: the work per state of each
+kernel (per kernel and model size) is measured in every call as the CPU time of its chunks,
+and a batch is split only when its estimated work is at least :data:`MIN_PARALLEL_WORK`
+seconds, in chunks of at most about :data:`CHUNK_WORK` seconds that shrink near the end of
+the batch to about :data:`TAIL_WORK` (:func:`_bounds`), so that the threads finish together;
+the wall time per state of the threaded calls is measured too, per batch size class, and
+while it is not below :data:`PAYS` times the serial work the batches of that size run
+serially, with a threaded probe every :data:`PROBE` calls, rarer after each probe that did not
+pay (:func:`_decide`); and no batch is split while the load average says that no core is idle
+(a helper would wait for a time slice, and the caller for it). The calling thread works too:
+it and the helpers take the chunks in turn from a shared counter, so a helper that the
 operating system does not schedule (a loaded machine) leaves more chunks to the caller.
 """
 
