@@ -1,8 +1,11 @@
 """The compiled-kernel layer: primitives against dense references, statuses, batches, cache."""
 
+import os
 import pickle
+import signal
 import subprocess
 import sys
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -605,6 +608,66 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
         assert t0 <= t1 and 1 <= len(threads) <= n
         assert sum(taken for _, _, taken, _ in threads) <= chunks
     assert sum(taken for _, _, taken, _ in trace[0][2]) == chunks  # everyone reported
+
+
+def test_batches_from_several_threads_at_once_equal_serial_ones(rng, monkeypatch):
+    """Callers in several threads share the helpers: each batch still gives its serial
+    result (a caller finishes its own chunks when the helpers are busy with another's)."""
+    import threading
+
+    model = robots.double_pendulum()
+    monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    Qs = [rng.normal(size=(2000, 2)) for _ in range(4)]
+    serial = [gm.crba(model, Q) for Q in Qs]
+    driver.set_num_threads(3)
+    results, errors = [None] * len(Qs), []
+
+    def run(i):
+        try:
+            for _ in range(5):
+                results[i] = gm.crba(model, Qs[i])
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    try:
+        callers = [threading.Thread(target=run, args=(i,)) for i in range(len(Qs))]
+        for t in callers:
+            t.start()
+        for t in callers:
+            t.join(timeout=120)
+    finally:
+        driver.set_num_threads(1)
+    assert not errors and not any(t.is_alive() for t in callers)
+    for s, r in zip(serial, results, strict=True):
+        np.testing.assert_array_equal(s, r)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_starts_its_own_helpers(rng):
+    """A child forked after the helpers started has none of them: its threaded batches start
+    new ones (and would finish on the caller alone anyway)."""
+    B = 1000
+    x, out, status = rng.uniform(0, 1, size=(B, 1)), np.empty((B, 1)), np.empty(B, np.int64)
+    driver.set_num_threads(2)
+    try:
+        driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)
+        assert driver._HELPERS
+        with warnings.catch_warnings():  # (Python 3.12+ warns of forking with threads)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: exit code 0 if its batch is right, 1 if not, 2 on a hang
+            signal.alarm(60)
+            try:
+                out[:] = 0.0
+                driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)
+                os._exit(0 if np.array_equal(out, 2.0 * x) and len(driver._HELPERS) == 1 else 1)
+            except BaseException:  # noqa: BLE001 (the exit code reports it)
+                os._exit(1)
+        _, code = os.waitpid(pid, 0)
+    finally:
+        driver.set_num_threads(1)
+    assert os.waitstatus_to_exitcode(code) == 0
 
 
 def test_bad_thread_count():
