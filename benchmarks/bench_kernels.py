@@ -424,6 +424,41 @@ def _mechanism(trace):
     return med[0] / 1e3, med[1] / 1e3, med[2], med[3], med[4]
 
 
+def _thread_line(driver, f, rounds):
+    """One line of :func:`bench_threads`: ``f`` on one and two threads, interleaved, then 20
+    traced calls on two threads."""
+
+    def one():
+        driver.set_num_threads(1)
+        f()
+
+    def two():
+        driver.set_num_threads(2)
+        f()
+
+    before = _thread_counts(driver)
+    t1, t2, r, lo, hi = interleaved_range(one, two, rounds, block=0.05)
+    after = _thread_counts(driver)
+    calls, threaded = after[0] - before[0], after[1] - before[1]
+    driver._TRACE = []
+    try:
+        driver.set_num_threads(2)
+        for _ in range(20):
+            f()
+        trace = driver._TRACE
+    finally:
+        driver._TRACE = None
+        driver.set_num_threads(1)
+    line = (
+        f"1 thread {t1 * 1e3:8.3f} ms  2 threads {t2 * 1e3:8.3f} ms  speed-up {r:.2f} "
+        f"[{lo:.2f}-{hi:.2f}]  threaded {threaded / max(calls, 1):4.0%}"
+    )
+    if trace:
+        s0, w, sh, n, e = _mechanism(trace)
+        line += f"  start {s0:5.0f} wait {w:5.0f} helper {sh:4.0%} chunks {n:4.0f} eff {e:4.0%}"
+    return line
+
+
 def bench_threads(rng, rounds, robot_names=THREAD_ROBOTS, algorithms=THREAD_ALGORITHMS):
     """Print the speed-up of two threads over one on batches (issue 28 item 4): per robot,
     batch size and algorithm the median per-call times, the median speed-up [range over the
@@ -431,7 +466,10 @@ def bench_threads(rng, rounds, robot_names=THREAD_ROBOTS, algorithms=THREAD_ALGO
     in threads, and, from 20 further traced calls (driver._TRACE), the mechanism: when the
     helper started its first chunk, how long the caller waited for the helper at the end,
     the helper's share of the work, the number of chunks and the efficiency (kernel time of
-    both threads over twice the wall time)."""
+    both threads over twice the wall time). At B = 1000 a second line, "caller last", has the
+    helpers leave the last two chunks to the caller (driver.CALLER_LAST = 2: the caller then
+    finishes last and does not wait asleep for a helper, which may be slow to wake up on a
+    virtual machine whose idle cores halt)."""
     from geomech.multibody._kernels import driver
 
     print(
@@ -448,40 +486,14 @@ def bench_threads(rng, rounds, robot_names=THREAD_ROBOTS, algorithms=THREAD_ALGO
             V, A = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
             for alg in algorithms:
                 f = _thread_calls(alg, model, Q, V, A)
-
-                def one(f=f):
-                    driver.set_num_threads(1)
-                    f()
-
-                def two(f=f):
-                    driver.set_num_threads(2)
-                    f()
-
-                before = _thread_counts(driver)
-                t1, t2, r, lo, hi = interleaved_range(one, two, rounds, block=0.05)
-                after = _thread_counts(driver)
-                calls, threaded = after[0] - before[0], after[1] - before[1]
-                driver._TRACE = []
-                try:
-                    driver.set_num_threads(2)
-                    for _ in range(20):
-                        f()
-                    trace = driver._TRACE
-                finally:
-                    driver._TRACE = None
-                    driver.set_num_threads(1)
-                line = (
-                    f"  B = {B:>5} {alg:<8} 1 thread {t1 * 1e3:8.3f} ms  2 threads "
-                    f"{t2 * 1e3:8.3f} ms  speed-up {r:.2f} [{lo:.2f}-{hi:.2f}]  threaded "
-                    f"{threaded / max(calls, 1):4.0%}"
-                )
-                if trace:
-                    s0, w, sh, n, e = _mechanism(trace)
-                    line += (
-                        f"  start {s0:5.0f} wait {w:5.0f} helper {sh:4.0%} chunks {n:4.0f} "
-                        f"eff {e:4.0%}"
-                    )
-                print(line, flush=True)
+                print(f"  B = {B:>5} {alg:<8} " + _thread_line(driver, f, rounds), flush=True)
+                if B == 1000:  # the experiment: the caller takes the last chunks (see driver)
+                    driver.CALLER_LAST = 2
+                    try:
+                        line = _thread_line(driver, f, rounds)
+                    finally:
+                        driver.CALLER_LAST = 0
+                    print(f"  {'caller last':<18} {line}", flush=True)
     print(f"  {load_average()}")
 
 

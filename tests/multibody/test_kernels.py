@@ -538,6 +538,28 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     assert not driver._decide(serial, 0.55 * serial, 1, B)
 
 
+def test_the_cost_model_survives_one_slow_call_and_counts_unpaid_probes():
+    """_record: the serial cost is the mean of the CPU work per state; a slow threaded call
+    among paying ones does not turn threads off (three in a row do); probes that do not pay
+    count up, one that pays resets the count."""
+    serial = 4e-6
+    cost = [serial, {10: (0.55 * serial, 0)}, 0, 0]
+    driver._record(cost, 10, True, 10 * serial, serial)  # one call 18x slower (preempted)
+    assert cost[1][10][0] < driver.PAYS * serial  # still paying
+    slow = 1
+    while cost[1][10][0] < driver.PAYS * cost[0]:
+        driver._record(cost, 10, True, 10 * serial, serial)
+        slow += 1
+    assert slow == 3 and cost[1][10][1] == 0  # three slow calls in a row turn them off
+    for misses in (1, 2, 3):  # probes that do not pay
+        driver._record(cost, 10, True, serial, serial)
+        assert cost[1][10] == (serial, misses)
+    driver._record(cost, 10, True, 0.5 * serial, serial)  # a probe that pays
+    assert cost[1][10] == (0.5 * serial, 0) and cost[0] == serial
+    driver._record(cost, 11, False, 9e-6, 2 * serial)  # serial calls update the serial cost
+    assert cost[0] == pytest.approx(1.5 * serial, rel=1e-15) and 11 not in cost[1]
+
+
 def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
     """The threaded time per state is kept per batch size class (B.bit_length()); the calls
     and threaded calls are counted."""
@@ -574,10 +596,15 @@ def _doubling(x, out, status):
     return 0
 
 
+@pytest.mark.parametrize("caller_last", [0, 2])
 @pytest.mark.parametrize("n", [2, 3])
-def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
+def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(
+    rng, monkeypatch, n, caller_last
+):
     """An exception in any chunk is raised in the caller; the helper threads survive it and
-    set_num_threads; a traced call records the chunks of every thread."""
+    set_num_threads; a traced call records the chunks of every thread (the caller's include
+    the CALLER_LAST last ones)."""
+    monkeypatch.setattr(driver, "CALLER_LAST", caller_last)
     B = 1000
     x, out, status = rng.uniform(0, 1, size=(B, 1)), np.empty((B, 1)), np.empty(B, np.int64)
     driver.set_num_threads(n)
@@ -608,6 +635,7 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(rng, n):
         assert t0 <= t1 and 1 <= len(threads) <= n
         assert sum(taken for _, _, taken, _ in threads) <= chunks
     assert sum(taken for _, _, taken, _ in trace[0][2]) == chunks  # everyone reported
+    assert all(threads[0][2] >= caller_last for _, _, threads in trace)
 
 
 def test_batches_from_several_threads_at_once_equal_serial_ones(rng, monkeypatch):

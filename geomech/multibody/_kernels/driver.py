@@ -30,7 +30,7 @@ operating system does not schedule (a loaded machine) leaves more chunks to the 
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 import os
 import queue
@@ -108,6 +108,11 @@ CHUNK_WORK = 5e-4
 #: (:func:`_bounds`), down to this at the end of a batch, so that the threads finish within
 #: about this of each other (equal chunks left one thread idle for half a chunk on average)
 TAIL_WORK = 5e-5
+#: the number of last chunks of a batch that the helpers leave to the caller (an experiment,
+#: off: the caller then finishes last and does not sleep until a helper wakes it, a wake-up that
+#: may be slow on a virtual machine whose idle cores halt, at the price of a helper idle for
+#: about a tail chunk; ``bench_kernels.py --threads`` compares both at B = 1000)
+CALLER_LAST = 0
 #: largest number of threads :func:`set_num_threads` accepts
 MAX_THREADS = 1024
 
@@ -501,17 +506,7 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
             failed = _entry(kernel)(*model_args, *batch_args, status)
             cpu = time.thread_time_ns() - c0
         if not failed:
-            # the serial cost: the CPU time per state of the kernel's work in this call (that
-            # of every thread: the work a serial call would do now), a running mean
-            work = 1e-9 * cpu / B
-            cost[0] = serial = work if serial == 0.0 else 0.5 * (serial + work)
-            if parallel:
-                t = (time.perf_counter() - t0) / B
-                if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate,
-                    misses = misses + 1 if t >= PAYS * serial else 0  # the next one later
-                    cost[1][size] = (t, misses)
-                else:  # a running mean that one slow call does not turn serial
-                    cost[1][size] = (0.75 * threaded + 0.25 * t, 0)
+            _record(cost, size, parallel, (time.perf_counter() - t0) / B, 1e-9 * cpu / B)
         cost[2] += 1
         cost[3] += parallel
     else:
@@ -522,6 +517,36 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
 
 #: the threaded cost of a batch size not measured yet, and its number of unpaid probes
 _UNMEASURED = (0.0, 0)
+
+
+def _record(cost, size, parallel, t, work) -> None:
+    """Update a kernel's entry of :data:`_COST` after a call without failure of batch size
+    class ``size`` that ran in threads or not (``parallel``), took ``t`` seconds per state
+    and whose threads spent ``work`` seconds of CPU time per state.
+
+    The serial cost is the running mean of the work per state (that of every thread: the work
+    a serial call would do now). A threaded call that is a probe (threads unmeasured at this
+    size or not paying) replaces the threaded cost, and counts the unpaid probes in a row; else
+    it enters the running mean at most twice the mean, so that one slow call does not turn the
+    batches serial (three in a row do, from a speed-up of 1.8).
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.driver import _record
+    >>> cost = [0.0, {}, 0, 0]
+    >>> _record(cost, 10, False, 5e-6, 4e-6); cost[0]  # a serial call: its CPU time
+    4e-06
+    >>> _record(cost, 10, True, 2.5e-6, 4e-6); cost[1]  # threads measured, paying
+    {10: (2.5e-06, 0)}
+    """
+    serial = cost[0]
+    cost[0] = serial = work if serial == 0.0 else 0.5 * (serial + work)
+    if parallel:
+        threaded, misses = cost[1].get(size, _UNMEASURED)
+        if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate,
+            cost[1][size] = (t, misses + 1 if t >= PAYS * serial else 0)  # the next one later
+        else:
+            cost[1][size] = (0.75 * threaded + 0.25 * min(t, 2.0 * threaded), 0)
 
 
 def _decide(serial, threaded, calls, B, misses=0) -> bool:
@@ -716,7 +741,8 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
     (:func:`_bounds`) that the calling thread and ``_threads - 1`` helpers take in turn.
 
     The caller works too and then waits only for the chunks the helpers are running; a helper
-    that wakes late finds the chunks taken. An exception in a chunk is raised in the caller
+    that wakes late finds the chunks taken. The last :data:`CALLER_LAST` chunks are left to
+    the caller. An exception in a chunk is raised in the caller
     once every chunk is finished. With :data:`_TRACE` a list, the call appends
     ``(t0, t1, threads)``: its start and end (``time.perf_counter_ns``) and for each thread
     (the caller first) the times it started its first chunk and finished its last one (0: it
@@ -726,7 +752,7 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
     bounds = _bounds(B, _threads, chunk, tail)
     n = len(bounds) - 1
     failed = [0] * n
-    ticket = itertools.count()  # next() is atomic under the GIL: each chunk is taken once
+    taken_so_far = [0]  # the next chunk, taken under the lock
     lock, done, left, errors, spent = threading.Lock(), threading.Lock(), [n], [], []
     done.acquire()  # released by whoever finishes the last chunk
     trace = _TRACE
@@ -734,10 +760,15 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
     clock = time.perf_counter_ns
     t0 = clock() if trace is not None else 0
 
-    def work():
+    def work(limit=n):
         first = last = busy = taken = 0
         cpu = time.thread_time_ns()
-        while (k := next(ticket)) < n:
+        while True:
+            with lock:
+                k = taken_so_far[0]
+                if k >= limit:
+                    break
+                taken_so_far[0] = k + 1
             lo, hi = bounds[k], bounds[k + 1]
             try:
                 args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
@@ -762,8 +793,9 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
             timeline.append((threading.get_ident() == caller, first, last, taken, busy))
 
     caller = threading.get_ident()
+    helper = functools.partial(work, max(1, n - CALLER_LAST))
     for inbox in _HELPERS[: _start_helpers(min(_threads - 1, n - 1))]:
-        inbox.put(work)
+        inbox.put(helper)
     work()  # the caller takes chunks too; then waits only for chunks a helper is running
     done.acquire()
     if trace is not None:
