@@ -742,8 +742,8 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
 
     The caller works too and then waits only for the chunks the helpers are running; a helper
     that wakes late finds the chunks taken. The last :data:`CALLER_LAST` chunks are left to
-    the caller. An exception in a chunk is raised in the caller
-    once every chunk is finished. With :data:`_TRACE` a list, the call appends
+    the caller. An exception in a chunk is raised in the caller once every chunk is finished.
+    With :data:`_TRACE` a list, the call appends
     ``(t0, t1, threads)``: its start and end (``time.perf_counter_ns``) and for each thread
     (the caller first) the times it started its first chunk and finished its last one (0: it
     took none), its number of chunks and its nanoseconds in the kernel.
