@@ -539,23 +539,23 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
 
 
 def test_the_cost_model_survives_one_slow_call_and_counts_unpaid_probes():
-    """_record: the serial cost is the mean of the CPU work per state; a slow threaded call
-    among paying ones does not turn threads off (three in a row do); probes that do not pay
-    count up, one that pays resets the count."""
+    """_record: the serial cost is the mean of the CPU time per state of the serial calls; a
+    slow threaded call among paying ones does not turn threads off (three in a row do); probes
+    that do not pay count up, one that pays resets the count."""
     serial = 4e-6
     cost = [serial, {10: (0.55 * serial, 0)}, 0, 0]
-    driver._record(cost, 10, True, 10 * serial, serial)  # one call 18x slower (preempted)
+    driver._record(cost, 10, True, 10 * serial, 0.0)  # one call 18x slower (preempted)
     assert cost[1][10][0] < driver.PAYS * serial  # still paying
     slow = 1
-    while cost[1][10][0] < driver.PAYS * cost[0]:
-        driver._record(cost, 10, True, 10 * serial, serial)
+    while cost[1][10][0] < driver.PAYS * serial:
+        driver._record(cost, 10, True, 10 * serial, 0.0)
         slow += 1
     assert slow == 3 and cost[1][10][1] == 0  # three slow calls in a row turn them off
     for misses in (1, 2, 3):  # probes that do not pay
-        driver._record(cost, 10, True, serial, serial)
+        driver._record(cost, 10, True, serial, 0.0)
         assert cost[1][10] == (serial, misses)
-    driver._record(cost, 10, True, 0.5 * serial, serial)  # a probe that pays
-    assert cost[1][10] == (0.5 * serial, 0) and cost[0] == serial
+    driver._record(cost, 10, True, 0.5 * serial, 0.0)  # a probe that pays
+    assert cost[1][10] == (0.5 * serial, 0) and cost[0] == serial  # threads leave it
     driver._record(cost, 11, False, 9e-6, 2 * serial)  # serial calls update the serial cost
     assert cost[0] == pytest.approx(1.5 * serial, rel=1e-15) and 11 not in cost[1]
 
@@ -610,7 +610,7 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(
     driver.set_num_threads(n)
     driver._TRACE = trace = []
     try:
-        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)[0] == 0
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
         np.testing.assert_array_equal(out, 2.0 * x)
         helpers = len(driver._HELPERS)
         assert helpers >= n - 1
@@ -620,11 +620,11 @@ def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(
             with pytest.raises(ValueError, match="too large"):
                 driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)
             y[bad], y[-1] = -1.0, -1.0
-            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)[0] == bad + 1
+            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2) == bad + 1
         driver.set_num_threads(1)
         assert len(driver._HELPERS) == 1  # the others end, one stays asleep
         driver.set_num_threads(n)
-        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)[0] == 0
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
         np.testing.assert_array_equal(out, 2.0 * x)
         assert len(driver._HELPERS) == helpers
     finally:

@@ -15,17 +15,18 @@ same serial kernel in Python threads, which the kernels allow by releasing the G
 spinning, so a loaded machine is not slowed down.
 
 Threads are used only where they pay, by a simple cost model: the work per state of each
-kernel (per kernel and model size) is measured in every call as the CPU time of its chunks,
-and a batch is split only when its estimated work is at least :data:`MIN_PARALLEL_WORK`
-seconds, in chunks of at most about :data:`CHUNK_WORK` seconds that shrink near the end of
-the batch to about :data:`TAIL_WORK` (:func:`_bounds`), so that the threads finish together;
-the wall time per state of the threaded calls is measured too, per batch size class, and
-while it is not below :data:`PAYS` times the serial work the batches of that size run
-serially, with a threaded probe every :data:`PROBE` calls, rarer after each probe that did not
-pay (:func:`_decide`); and no batch is split while the load average says that no core is idle
-(a helper would wait for a time slice, and the caller for it). The calling thread works too:
-it and the helpers take the chunks in turn from a shared counter, so a helper that the
-operating system does not schedule (a loaded machine) leaves more chunks to the caller.
+kernel (per kernel and model size) is measured as the CPU time of its serial calls (which a
+busy machine does not inflate, as it does their wall time), and a batch is split only when
+its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of at most about
+:data:`CHUNK_WORK` seconds that shrink near the end of the batch to about :data:`TAIL_WORK`
+(:func:`_bounds`), so that the threads finish together; the wall time per state of the
+threaded calls is measured too, per batch size class, and while it is not below :data:`PAYS`
+times the serial work the batches of that size run serially, with a threaded probe every
+:data:`PROBE` calls, rarer after each probe that did not pay (:func:`_decide`,
+:func:`_record`); and no batch is split while the load average says that no core is idle (a
+helper would wait for a time slice, and the caller for it). The calling thread works too: it
+and the helpers take the chunks in turn from a shared counter, so a helper that the operating
+system does not schedule (a loaded machine) leaves more chunks to the caller.
 """
 
 from __future__ import annotations
@@ -122,8 +123,8 @@ _threads = 1
 #: the new number (but one, so that switching between 1 and 2 threads starts no thread)
 _HELPERS: list = []
 #: per kernel and size of its first model array: ``[serial, threaded, calls, threaded_calls]``,
-#: the measured seconds per state of its serial work (a running mean of the CPU time of every
-#: call), of its threaded calls by batch size class (``{B.bit_length(): (running mean of the
+#: the measured seconds per state of its serial work (a running mean of the CPU time of its
+#: serial calls), of its threaded calls by batch size class (``{B.bit_length(): (running mean of the
 #: wall time, unpaid probes in a row)}``: the hand-off costs weigh more on small batches),
 #: the number of calls and of threaded calls
 _COST: dict = {}
@@ -500,13 +501,14 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         if parallel:
             chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
             tail = max(1, min(chunk, int(TAIL_WORK / serial)))
-            failed, cpu = _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail)
-        else:  # measures the serial time per state (first call, small or unpaid batches)
+            failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail)
+            work = 0.0
+        else:  # measures the serial work per state (first call, small or unpaid batches)
             c0 = time.thread_time_ns()
             failed = _entry(kernel)(*model_args, *batch_args, status)
-            cpu = time.thread_time_ns() - c0
+            work = 1e-9 * (time.thread_time_ns() - c0) / B
         if not failed:
-            _record(cost, size, parallel, (time.perf_counter() - t0) / B, 1e-9 * cpu / B)
+            _record(cost, size, parallel, (time.perf_counter() - t0) / B, work)
         cost[2] += 1
         cost[3] += parallel
     else:
@@ -521,14 +523,16 @@ _UNMEASURED = (0.0, 0)
 
 def _record(cost, size, parallel, t, work) -> None:
     """Update a kernel's entry of :data:`_COST` after a call without failure of batch size
-    class ``size`` that ran in threads or not (``parallel``), took ``t`` seconds per state
-    and whose threads spent ``work`` seconds of CPU time per state.
+    class ``size`` that ran in threads or not (``parallel``) and took ``t`` seconds per state
+    (wall time), a serial one ``work`` seconds of CPU time per state.
 
-    The serial cost is the running mean of the work per state (that of every thread: the work
-    a serial call would do now). A threaded call that is a probe (threads unmeasured at this
-    size or not paying) replaces the threaded cost, and counts the unpaid probes in a row; else
-    it enters the running mean at most twice the mean, so that one slow call does not turn the
-    batches serial (three in a row do, from a speed-up of 1.8).
+    The serial cost is the running mean of the CPU time per state of the serial calls: a busy
+    machine does not inflate it, so that threads are compared with the serial work itself (a
+    serial cost measured in wall time on a busy moment kept threads that were 0.4-0.9x). A
+    threaded call that is a probe (threads unmeasured at this size or not paying) replaces the
+    threaded cost, and counts the unpaid probes in a row; else it enters the running mean at
+    most twice the mean, so that one slow call does not turn the batches serial (three in a
+    row do, from a speed-up of 1.8).
 
     Examples
     --------
@@ -536,12 +540,13 @@ def _record(cost, size, parallel, t, work) -> None:
     >>> cost = [0.0, {}, 0, 0]
     >>> _record(cost, 10, False, 5e-6, 4e-6); cost[0]  # a serial call: its CPU time
     4e-06
-    >>> _record(cost, 10, True, 2.5e-6, 4e-6); cost[1]  # threads measured, paying
+    >>> _record(cost, 10, True, 2.5e-6, 0.0); cost[1]  # threads measured, paying
     {10: (2.5e-06, 0)}
     """
     serial = cost[0]
-    cost[0] = serial = work if serial == 0.0 else 0.5 * (serial + work)
-    if parallel:
+    if not parallel:
+        cost[0] = work if serial == 0.0 else 0.5 * (serial + work)
+    else:
         threaded, misses = cost[1].get(size, _UNMEASURED)
         if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate,
             cost[1][size] = (t, misses + 1 if t >= PAYS * serial else 0)  # the next one later
@@ -557,9 +562,9 @@ def _decide(serial, threaded, calls, B, misses=0) -> bool:
 
     Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
     :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
-    while they pay (``threaded < PAYS * serial``: the serial cost is measured in every call,
-    threaded ones included, as the CPU time of the kernel's work, so that it stays current
-    without serial calls), and while they do not, serially but for a threaded probe every
+    while they pay (``threaded < PAYS * serial``; the serial cost is the CPU time of the serial
+    calls, which stays current without serial calls), and while they do not, serially but for
+    a threaded probe every
     :data:`PROBE` calls, twice as far apart after each probe that did not pay (up to
     ``PROBE << PROBE_BACKOFF`` calls: a busy machine that the load average does not show
     loses at most a probe's slowdown in that many calls).
@@ -736,8 +741,7 @@ if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's t
 
 
 def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
-    """``(failed, cpu)``: the 1-based index of the first failing state of the batch (0: none)
-    and the CPU time (ns) of all threads in its chunks, the batch run in chunks
+    """The 1-based index of the first failing state of the batch (0: none), run in chunks
     (:func:`_bounds`) that the calling thread and ``_threads - 1`` helpers take in turn.
 
     The caller works too and then waits only for the chunks the helpers are running; a helper
@@ -753,7 +757,7 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
     n = len(bounds) - 1
     failed = [0] * n
     taken_so_far = [0]  # the next chunk, taken under the lock
-    lock, done, left, errors, spent = threading.Lock(), threading.Lock(), [n], [], []
+    lock, done, left, errors = threading.Lock(), threading.Lock(), [n], []
     done.acquire()  # released by whoever finishes the last chunk
     trace = _TRACE
     timeline: list = []
@@ -762,7 +766,6 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
 
     def work(limit=n):
         first = last = busy = taken = 0
-        cpu = time.thread_time_ns()
         while True:
             with lock:
                 k = taken_so_far[0]
@@ -779,9 +782,6 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
                     failed[k] = ep(*model_args, *args, status[lo:hi])
                     last = clock()
                     first, busy, taken = first or start, busy + last - start, taken + 1
-                now = time.thread_time_ns()  # counted before the chunk is reported done
-                spent.append(now - cpu)
-                cpu = now
             except BaseException as exc:  # raised in the caller
                 errors.append(exc)
             finally:
@@ -805,8 +805,8 @@ def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
         raise errors[0]
     for k in range(n):  # the first failure in batch order
         if failed[k]:
-            return bounds[k] + failed[k], 0
-    return 0, sum(spent)
+            return bounds[k] + failed[k]
+    return 0
 
 
 def _error(status, b, batch, model, names, batch_args, what):
