@@ -519,8 +519,9 @@ def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
 
 def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     """_decide: serial until the serial cost is measured, below MIN_PARALLEL_WORK and when no
-    core is idle; in threads while they pay (or are unmeasured at this batch size), else
-    serially with a threaded probe every PROBE calls, less often after unpaid probes."""
+    core is idle; in threads while they pay (or are unmeasured at this batch size) but for a
+    serial call now and then, else serially with a threaded probe every PROBE calls, less
+    often after unpaid probes."""
     monkeypatch.setattr(driver, "_idle_core", lambda: True)
     serial, B = 5e-6, 1000
     assert not driver._decide(0.0, 0.0, 0, B)
@@ -528,6 +529,8 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     assert driver._decide(serial, 0.0, 1, B)  # unmeasured threads are tried
     calls = range(1, 3 * driver.PROBE + 1)
     assert all(driver._decide(serial, 0.55 * serial, k, B) for k in calls)
+    period = driver.PROBE << driver.PROBE_BACKOFF  # while paying, one serial call a period
+    assert sum(not driver._decide(serial, 0.55 * serial, k, B) for k in range(2 * period)) == 2
     assert sum(driver._decide(serial, driver.PAYS * serial, k, B) for k in calls) == 3
     # probes that did not pay in a row space the next ones out, up to PROBE << PROBE_BACKOFF
     calls = range(1, (driver.PROBE << driver.PROBE_BACKOFF) * 4 + 1)
@@ -543,7 +546,10 @@ def test_the_cost_model_survives_one_slow_call_and_counts_unpaid_probes():
     slow threaded call among paying ones does not turn threads off (three in a row do); probes
     that do not pay count up, one that pays resets the count."""
     serial = 4e-6
-    cost = [serial, {10: (0.55 * serial, 0)}, 0, 0]
+    cost = [serial, {}, 0, 0]
+    driver._record(cost, 10, True, serial, 0.0)  # a first threaded call that does not pay
+    assert cost[1][10] == (serial, 0)  # (not counted as a miss: a thread may be starting)
+    cost[1][10] = (0.55 * serial, 0)
     driver._record(cost, 10, True, 10 * serial, 0.0)  # one call 18x slower (preempted)
     assert cost[1][10][0] < driver.PAYS * serial  # still paying
     slow = 1
@@ -568,6 +574,7 @@ def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
     monkeypatch.setattr(driver, "PAYS", np.inf)  # threads always pay
     monkeypatch.setattr(driver, "_idle_core", lambda: True)
     monkeypatch.setattr(driver, "_COST", {})
+    gm.crba(model, rng.normal(size=(300, 2)))  # compiled or loaded (a first call is not timed)
     driver.set_num_threads(2)
     try:
         for B in (300, 5000):

@@ -16,7 +16,8 @@ spinning, so a loaded machine is not slowed down.
 
 Threads are used only where they pay, by a simple cost model: the work per state of each
 kernel (per kernel and model size) is measured as the CPU time of its serial calls (which a
-busy machine does not inflate, as it does their wall time), and a batch is split only when
+busy machine does not inflate, as it does their wall time; one call in 64 is serial while
+threads pay, to keep it current), and a batch is split only when
 its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of at most about
 :data:`CHUNK_WORK` seconds that shrink near the end of the batch to about :data:`TAIL_WORK`
 (:func:`_bounds`), so that the threads finish together; the wall time per state of the
@@ -497,6 +498,7 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
         serial, size = cost[0], B.bit_length()
         threaded, misses = cost[1].get(size, _UNMEASURED)
         parallel = _decide(serial, threaded, cost[2], B, misses)
+        warm = bool(kernel.signatures)  # (else this call compiles or loads the kernel)
         t0 = time.perf_counter()
         if parallel:
             chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
@@ -507,7 +509,7 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
             c0 = time.thread_time_ns()
             failed = _entry(kernel)(*model_args, *batch_args, status)
             work = 1e-9 * (time.thread_time_ns() - c0) / B
-        if not failed:
+        if not failed and warm:
             _record(cost, size, parallel, (time.perf_counter() - t0) / B, work)
         cost[2] += 1
         cost[3] += parallel
@@ -548,8 +550,9 @@ def _record(cost, size, parallel, t, work) -> None:
         cost[0] = work if serial == 0.0 else 0.5 * (serial + work)
     else:
         threaded, misses = cost[1].get(size, _UNMEASURED)
-        if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate,
-            cost[1][size] = (t, misses + 1 if t >= PAYS * serial else 0)  # the next one later
+        if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate; the next
+            # one later if it did not pay either (a first one may be slow: a thread starting)
+            cost[1][size] = (t, misses + 1 if threaded and t >= PAYS * serial else 0)
         else:
             cost[1][size] = (0.75 * threaded + 0.25 * min(t, 2.0 * threaded), 0)
 
@@ -562,9 +565,9 @@ def _decide(serial, threaded, calls, B, misses=0) -> bool:
 
     Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
     :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
-    while they pay (``threaded < PAYS * serial``; the serial cost is the CPU time of the serial
-    calls, which stays current without serial calls), and while they do not, serially but for
-    a threaded probe every
+    while they pay (``threaded < PAYS * serial``), but for a serial call every
+    ``PROBE << PROBE_BACKOFF`` calls that keeps the serial cost current (1 % of the time of
+    threads that pay 1.8x), and while they do not, serially but for a threaded probe every
     :data:`PROBE` calls, twice as far apart after each probe that did not pay (up to
     ``PROBE << PROBE_BACKOFF`` calls: a busy machine that the load average does not show
     loses at most a probe's slowdown in that many calls).
@@ -579,8 +582,10 @@ def _decide(serial, threaded, calls, B, misses=0) -> bool:
     """
     if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not _idle_core():
         return False
-    if threaded < PAYS * serial:  # paying, or not measured yet (0)
+    if threaded == 0.0:  # not measured at this batch size yet
         return True
+    if threaded < PAYS * serial:  # paying: a serial call now and then keeps serial current
+        return calls % (PROBE << PROBE_BACKOFF) != 0
     return calls % (PROBE << min(misses, PROBE_BACKOFF)) == 0
 
 
