@@ -266,6 +266,24 @@ def _law_arrays(system, law):
     )
 
 
+def _stepping_table(jt) -> np.ndarray:
+    """The kernel's stepping table: the joint table ``jt`` without fixed joints, each run of
+    1-DoF joints with consecutive coordinates and speeds one ``ONE_DOF_RUN`` row (its
+    retraction is a sum).
+    """
+    rows = []
+    for code, iq0, iq1, iv0, iv1 in jt.tolist():
+        if code == codes.FIXED:
+            continue
+        one = code in (codes.REVOLUTE, codes.PRISMATIC, codes.HELICAL)
+        last = rows[-1] if rows else None
+        if one and last and last[0] == K.ONE_DOF_RUN and last[2] == iq0 and last[4] == iv0:
+            last[2], last[4] = iq1, iv1
+        else:
+            rows.append([K.ONE_DOF_RUN if one else code, iq0, iq1, iv0, iv1])
+    return np.array(rows, dtype=np.int64).reshape(-1, 5)
+
+
 def _model_arrays(model) -> tuple:
     """``(topo, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of a tree without
     user joints, one state's (the dynamics kernels' arguments; no external forces).
@@ -339,7 +357,8 @@ class CompiledPlan:
         topo, *arrays = _model_arrays(system)
         jp = cm.jparam
         friction = bool(jp[:, DAMPING : DAMPING + 6].any() or jp[:, FRICTION : FRICTION + 6].any())
-        self.plant = (topo, _joint_table(system), *arrays, friction)
+        jt = _joint_table(system)
+        self.plant = (topo, jt, *arrays, friction, _stepping_table(jt))
         self.law_arrays = _law_arrays(system, law)
         self.quaternion_rows = _quaternion_rows(_joint_table(law.model if law else system))
 
