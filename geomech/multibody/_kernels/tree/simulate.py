@@ -13,8 +13,11 @@ Alg. 1):
 
 then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`.
 The joints are stepped as :func:`~geomech.multibody._kernels.joints.integrate` and
-:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do (1-DoF joints by index, the others
-through the same joint kernels), the dynamics by the ABA of
+:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do, by a stepping table: runs of 1-DoF
+joints as sums over their slices, a free flyer by :func:`_free_flyer_retract` and
+:func:`_free_flyer_rate` (the joint kernels' operations without their work list, the SE(3)
+chart's coefficients by a short series at the small angles of a stage), the other joints through
+the joint kernels; the dynamics by the ABA of
 :func:`~geomech.multibody._kernels.tree.dynamics.aba_one` (its work arrays allocated once). The
 sums are formed in the order of :func:`geomech.integration.rkmk._lincomb` (zero coefficients
 skipped): with the same torques, the same rounding.
@@ -691,7 +694,11 @@ def simulate_workspace(plant, law, s, nq, nv):
 #: null pointer. Measured: the ABA of the UR5 1.33 -> 0.89 us a call, of the humanoid 4.57 ->
 #: 3.57 us; the step of the UR5 another 20 % faster than with the runtime in this module's
 #: functions. The shared ABA needs the runtime (a temporary in a slice copy, ``all_finite``'s
-#: ``ravel``): :func:`compile_with_runtime` compiles it first, with the runtime.
+#: ``ravel``): :func:`compile_with_runtime` compiles it first, with the runtime. Any other
+#: callee must not need it: ``joints.joint_integrate`` builds a list for the free flyer, which
+#: is why the free flyer is stepped by :func:`_free_flyer_retract` (with the joint kernel, a
+#: cold cache failed to compile a free-flyer run unless an earlier call had compiled
+#: ``joint_integrate`` with the runtime for the same types).
 _ENTRY = dict(_JIT, _nrt=False)
 
 
