@@ -473,3 +473,22 @@ def test_free_motion_is_fourth_order(name, h, compiled_runs):
     assert compiled_runs[0] == 4
     rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
     assert rates.min() > 3.5, (errors, rates)
+
+
+def test_the_chart_coefficients_short_series_against_their_closed_forms():
+    """The short series of Q's coefficients = (θ − sin θ)/θ³, (θ² + 2cos θ − 2)/(2θ⁴),
+    (2θ − 3 sin θ + θ cos θ)/(2θ⁵) evaluated with 50 digits (mpmath), to rounding."""
+    mpmath = pytest.importorskip("mpmath")
+    from geomech.multibody._kernels.tree.simulate import _se3_coefficients_small
+
+    mpmath.mp.dps = 50
+    for theta in (1e-8, 1e-5, 1e-3, 0.01, 0.05, 0.0999, 0.1, 0.5, 2.0):
+        th = mpmath.mpf(theta)
+        s, c = mpmath.sin(th), mpmath.cos(th)
+        exact = (
+            (th - s) / th**3,
+            (th**2 + 2 * c - 2) / (2 * th**4),
+            (2 * th - 3 * s + th * c) / (2 * th**5),
+        )
+        for got, want in zip(_se3_coefficients_small(theta), exact, strict=True):
+            assert got == pytest.approx(float(want), rel=1e-14), theta
