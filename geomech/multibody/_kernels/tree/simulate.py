@@ -205,7 +205,7 @@ def _se3_coefficients_small(th):
 def _free_flyer_rate(d, x, out):
     r"""``out = J_r(δ)⁻¹ x = J_l(−δ)⁻¹ x`` for a free flyer (``chart.right_jacobian_inverse_apply``
     in the same order of operations, the coefficients of Q by :func:`_se3_coefficients_small`):
-    :math:`J_l(y)^{-1} = egin{bmatrix}J^{-1} & 0\ -J^{-1}QJ^{-1} & J^{-1}\end{bmatrix}` at
+    :math:`J_l(y)^{-1} = \begin{bmatrix}J^{-1} & 0\\ -J^{-1}QJ^{-1} & J^{-1}\end{bmatrix}` at
     :math:`y = -\delta` (Barfoot 2017, eq. 7.86).
     """
     w0, w1, w2, r0, r1, r2 = -d[0], -d[1], -d[2], -d[3], -d[4], -d[5]
