@@ -67,7 +67,12 @@ from geomech.multibody._kernels.status import (
 )
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
-from geomech.multibody._kernels.tree.kinematics import all_finite, is_vector, tree_transforms
+from geomech.multibody._kernels.tree.kinematics import (
+    all_finite,
+    finite_vector,
+    is_vector,
+    tree_transforms,
+)
 from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
 from geomech.multibody._kernels.tree.tensor import (
     coriolis_factor,
@@ -346,7 +351,11 @@ def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0,
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(a)
+        and finite_vector(a0)
+        and _finite2(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
@@ -951,9 +960,10 @@ def _zero(x):
 #: its batch driver: compiled once.
 NO_RT = dict(FMA, _nrt=False)
 RUNTIME = dict(FMA, _nrt=True)
-#: entries of the stack buffer of the single-state entry points (64 KiB): the first-order work
-#: of the humanoid, the forward partials' of Solo-12; larger models take a heap buffer
-STACK_D = 8192
+#: entries of the stack buffer of the single-state entry points (24 KiB: the work of Solo-12's
+#: forward partials); larger models take a heap buffer. The compile time of an entry point grows
+#: with it (LLVM: 1 s at 2048 entries, 3.4 s at 4096, 6.5 s at 8192)
+STACK_D = 3072
 
 
 @njit(**INLINE)
@@ -964,11 +974,11 @@ def first_size(N, nv):
 
 @njit(**INLINE)
 def aba_size(N, nv):
-    """The float64 entries of :func:`aba_first`'s work: the first-order work arrays, ``dq``,
-    ``dv``, ``M``, ``L`` (nv, nv), ``X`` (nv, 3 nv), ``F`` (nv, 6), ``qdd`` (nv,), and the
-    integers ``lam``, ``lo`` (nv,) of the factorisation.
+    """The float64 entries of :func:`aba_first`'s work: the first-order work arrays, ``M``
+    (nv, nv; its factor in place), ``F`` (nv, 6), ``qdd`` (nv,), the integers ``lam``, ``lo``
+    (nv,) of the factorisation, and from :data:`BLAS_MIN_NV` speeds on ``X`` (nv, 3 nv).
     """
-    return first_size(N, nv) + 7 * nv * nv + 9 * nv
+    return first_size(N, nv) + nv * nv + 9 * nv + (3 * nv * nv if nv >= BLAS_MIN_NV else 0)
 
 
 @njit(**NO_RT)
@@ -1294,12 +1304,16 @@ def _ltl_inverse(L, lam, lo, Linv):
 
 
 @njit(**RUNTIME)
-def _blas_partials(L, lam, lo, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
+def _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
     """:func:`_forward_partials` from :data:`BLAS_MIN_NV` speeds on (numba's ``np.dot``:
-    compiled with the runtime).
+    compiled with the runtime); ``X`` (nv, 3 nv) work space.
     """
-    n = dq.shape[0]
-    Linv = X.reshape(X.size)[: n * n].reshape((n, n))
+    n = L.shape[0]
+    Linv, dq, dv = borrow(X.reshape(X.size), 0, ((n, n), (n, n), (n, n)))
+    for i in range(n):
+        for c in range(n):
+            dq[i, c] = dqdd_dq[i, c]
+            dv[i, c] = dqdd_dv[i, c]
     _ltl_inverse(L, lam, lo, Linv)
     np.dot(Linv, Linv.T, Minv)
     np.dot(Minv, dq, dqdd_dq)
@@ -1311,30 +1325,31 @@ def _blas_partials(L, lam, lo, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
 
 
 @njit(**INLINE)
-def _forward_partials(L, lam, lo, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
-    r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``.
+def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
+    r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν`` in place of ``∂τ/∂q``, ``∂τ/∂ν``
+    (``dqdd_dq``, ``dqdd_dv`` hold them on entry), and ``Minv`` :math:`= \mathbf M^{-1}`.
 
-    Small models: one sparse solve of [∂τ/∂q | ∂τ/∂ν | 1] (:func:`_ltl_solve`). From
-    :data:`BLAS_MIN_NV` speeds on, as Pinocchio: :math:`\mathbf M^{-1} = \mathbf L^{-1}
-    \mathbf L^{-\top}` from the sparse inverse of the factor (:func:`_ltl_inverse`), then two
-    matrix products (BLAS) instead of the sparse solve's :math:`O(n^2 d)` scalar updates.
+    Small models: sparse solves (:func:`_ltl_solve`) of the two partials and of the identity,
+    in place. From :data:`BLAS_MIN_NV` speeds on, as Pinocchio: :math:`\mathbf M^{-1} =
+    \mathbf L^{-1}\mathbf L^{-\top}` from the sparse inverse of the factor
+    (:func:`_ltl_inverse`), then two matrix products (BLAS) instead of the sparse solves'
+    :math:`O(n^2 d)` scalar updates (``X`` (nv, 3 nv) their work space).
     """
-    n = dq.shape[0]
+    n = L.shape[0]
     if n >= BLAS_MIN_NV:
-        _blas_partials(L, lam, lo, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
+        _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
         return
     for i in range(n):
         for c in range(n):
-            X[i, c] = dq[i, c]
-            X[i, n + c] = dv[i, c]
-            X[i, 2 * n + c] = 0.0
-        X[i, 2 * n + i] = 1.0
-    _ltl_solve(L, lam, X)
+            Minv[i, c] = 0.0
+        Minv[i, i] = 1.0
+    _ltl_solve(L, lam, dqdd_dq)
+    _ltl_solve(L, lam, dqdd_dv)
+    _ltl_solve(L, lam, Minv)
     for i in range(n):
         for c in range(n):
-            dqdd_dq[i, c] = -X[i, c]
-            dqdd_dv[i, c] = -X[i, n + c]
-            Minv[i, c] = X[i, 2 * n + c]
+            dqdd_dq[i, c] = -dqdd_dq[i, c]
+            dqdd_dv[i, c] = -dqdd_dv[i, c]
 
 
 @njit(**NO_RT)
@@ -1346,31 +1361,30 @@ def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
     \partial\nu` (independent of :math:`\dot\nu`), :math:`\mathbf M` and the bias
     :math:`\boldsymbol\tau(q, \nu, 0)`; then :math:`\ddot q = \mathbf M^{-1}(\boldsymbol\tau
     - \boldsymbol\tau(q, \nu, 0))` by the sparse :math:`\mathbf L^\top\mathbf L` factor
-    (:func:`_ltl`), :func:`acceleration_part` moves :math:`\partial\boldsymbol\tau/\partial q`
-    to :math:`\ddot q`, and :math:`d\ddot q = -\mathbf M^{-1}(\partial\boldsymbol\tau/
-    \partial q, \partial\boldsymbol\tau/\partial\nu)`, :math:`\mathbf M^{-1}` (the ABA itself
-    is not run). :math:`\mathbf M` includes the joints' armature :math:`\mathrm{diag}(\mathbf
-    k_a)`, which adds nothing to the partials of :math:`\boldsymbol\tau` in :math:`q` and
-    :math:`\nu`. ``buf``: at least :func:`aba_size` entries (its views the work arrays).
+    (:func:`_ltl`, in place of :math:`\mathbf M`), :func:`acceleration_part` moves
+    :math:`\partial\boldsymbol\tau/\partial q` to :math:`\ddot q`, and :math:`d\ddot q =
+    -\mathbf M^{-1}(\partial\boldsymbol\tau/\partial q, \partial\boldsymbol\tau/\partial\nu)`,
+    :math:`\mathbf M^{-1}` (the ABA itself is not run), the partials of :math:`\boldsymbol\tau`
+    formed in the outputs and solved there. :math:`\mathbf M` includes the joints' armature
+    :math:`\mathrm{diag}(\mathbf k_a)`, which adds nothing to the partials of
+    :math:`\boldsymbol\tau` in :math:`q` and :math:`\nu`. ``buf``: at least :func:`aba_size`
+    entries (its views the work arrays).
     """
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    if not all_finite(tau):
+    if not finite_vector(tau):
         return pack(NON_FINITE_INPUT, -1)
     n0 = first_size(N, nv)
-    dq, dv, M, L, X, F, qdd = borrow(
-        buf, n0, ((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv, 6), (nv,))
-    )
-    lam, lo = (
-        int_view(buf, n0 + 7 * nv * nv + 7 * nv, nv),
-        int_view(buf, n0 + 7 * nv * nv + 8 * nv, nv),
-    )
+    M, F, qdd = borrow(buf, n0, ((nv, nv), (nv, 6), (nv,)))
+    n1 = n0 + nv * nv + 7 * nv  # the integers after the float arrays
+    lam, lo = int_view(buf, n1, nv), int_view(buf, n1 + nv, nv)
+    X = borrow(buf, n1 + 2 * nv, ((nv, 3 * nv if nv >= BLAS_MIN_NV else 0),))[0]
     for k in range(nv):
         qdd[k] = 0.0
     for x in range(nv):
         for y in range(nv):
             M[x, y] = 0.0
-    # qdd receives tau(q, v, 0)
-    st = rnea_first(topo, packed, q, v, qdd, a0, f_ext, dq, dv, M, qdd, F, buf)
+    # ∂τ/∂q, ∂τ/∂ν into the outputs; qdd receives tau(q, v, 0)
+    st = rnea_first(topo, packed, q, v, qdd, a0, f_ext, dqdd_dq, dqdd_dv, M, qdd, F, buf)
     if st != OK:
         return st
     jparam = unpack(topo, packed)[1]
@@ -1380,15 +1394,15 @@ def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
             M[k, k] += jparam[i, ARMATURE + k - iv[i]]
     _dof_parents(topo, lam)
     _runs(lam, lo)
-    st = _ltl(M, L, lam, lo, iv)
+    st = _ltl(M, M, lam, lo, iv)  # L in place of M
     if st != OK:
         return st
     for k in range(nv):
         qdd[k] = tau[k] - qdd[k]
-    _ltl_solve(L, lam, borrow(qdd, 0, ((nv, 1),))[0])
+    _ltl_solve(M, lam, borrow(qdd, 0, ((nv, 1),))[0])
     wf = _first_tuple(borrow(buf, 0, _first_shapes(N, nv)))
-    acceleration_part(topo, wf, F, qdd, dq)
-    _forward_partials(L, lam, lo, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
+    acceleration_part(topo, wf, F, qdd, dqdd_dq)
+    _forward_partials(M, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
     if not (_finite2(dqdd_dq) and _finite2(dqdd_dv) and _finite2(Minv)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
