@@ -1327,18 +1327,20 @@ def _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
 @njit(**INLINE)
 def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
     r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν`` in place of ``∂τ/∂q``, ``∂τ/∂ν``
-    (``dqdd_dq``, ``dqdd_dv`` hold them on entry), and ``Minv`` :math:`= \mathbf M^{-1}`.
+    (``dqdd_dq``, ``dqdd_dv`` hold them on entry), and ``Minv`` :math:`= \mathbf M^{-1}`;
+    whether all three are finite.
 
     Small models: sparse solves (:func:`_ltl_solve`) of the two partials and of the identity,
-    in place. From :data:`BLAS_MIN_NV` speeds on, as Pinocchio: :math:`\mathbf M^{-1} =
-    \mathbf L^{-1}\mathbf L^{-\top}` from the sparse inverse of the factor
-    (:func:`_ltl_inverse`), then two matrix products (BLAS) instead of the sparse solves'
-    :math:`O(n^2 d)` scalar updates (``X`` (nv, 3 nv) their work space).
+    in place (skipping the identity's zeros and the symmetry measured slower: short loops), the
+    negation fused with the finiteness check. From :data:`BLAS_MIN_NV` speeds on, as Pinocchio:
+    :math:`\mathbf M^{-1} = \mathbf L^{-1}\mathbf L^{-\top}` from the sparse inverse of the
+    factor (:func:`_ltl_inverse`), then two matrix products (BLAS) instead of the sparse
+    solves' :math:`O(n^2 d)` scalar updates (``X`` (nv, 3 nv) their work space).
     """
     n = L.shape[0]
     if n >= BLAS_MIN_NV:
         _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
-        return
+        return _finite2(dqdd_dq) and _finite2(dqdd_dv) and _finite2(Minv)
     for i in range(n):
         for c in range(n):
             Minv[i, c] = 0.0
@@ -1346,10 +1348,14 @@ def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
     _ltl_solve(L, lam, dqdd_dq)
     _ltl_solve(L, lam, dqdd_dv)
     _ltl_solve(L, lam, Minv)
+    bad = False
     for i in range(n):
         for c in range(n):
-            dqdd_dq[i, c] = -dqdd_dq[i, c]
-            dqdd_dv[i, c] = -dqdd_dv[i, c]
+            x, y = -dqdd_dq[i, c], -dqdd_dv[i, c]
+            dqdd_dq[i, c] = x
+            dqdd_dv[i, c] = y
+            bad |= ((x - x) != 0.0) | ((y - y) != 0.0) | ((Minv[i, c] - Minv[i, c]) != 0.0)
+    return not bad
 
 
 @njit(**NO_RT)
@@ -1402,8 +1408,7 @@ def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
     _ltl_solve(M, lam, borrow(qdd, 0, ((nv, 1),))[0])
     wf = _first_tuple(borrow(buf, 0, _first_shapes(N, nv)))
     acceleration_part(topo, wf, F, qdd, dqdd_dq)
-    _forward_partials(M, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
-    if not (_finite2(dqdd_dq) and _finite2(dqdd_dv) and _finite2(Minv)):
+    if not _forward_partials(M, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
