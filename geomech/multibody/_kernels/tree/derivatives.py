@@ -1273,6 +1273,28 @@ def _ltl_solve(L, lam, X):
             X[i, c] *= d
 
 
+@njit(**INLINE)
+def _ltl_solve_vector(L, lam, x):
+    r""":func:`_ltl_solve` of one vector ``x`` (n,) in place: scalar updates (a loop of one
+    column per update cost Solo-12's ∂ABA 0.3 µs).
+    """
+    n = x.shape[0]
+    for i in range(n - 1, -1, -1):  # Lᵀ y = x
+        xi = x[i] / L[i, i]
+        x[i] = xi
+        j = lam[i]
+        while j >= 0:
+            x[j] -= L[i, j] * xi
+            j = lam[j]
+    for i in range(n):  # L z = y
+        s = x[i]
+        j = lam[i]
+        while j >= 0:
+            s -= L[i, j] * x[j]
+            j = lam[j]
+        x[i] = s / L[i, i]
+
+
 #: from this many speeds on, the forward-dynamics partials are matrix products (BLAS)
 BLAS_MIN_NV = 24
 
@@ -1405,7 +1427,7 @@ def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
         return st
     for k in range(nv):
         qdd[k] = tau[k] - qdd[k]
-    _ltl_solve(M, lam, borrow(qdd, 0, ((nv, 1),))[0])
+    _ltl_solve_vector(M, lam, qdd)
     wf = _first_tuple(borrow(buf, 0, _first_shapes(N, nv)))
     acceleration_part(topo, wf, F, qdd, dqdd_dq)
     if not _forward_partials(M, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
