@@ -15,9 +15,11 @@ C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so
 views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
 :func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
 points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
-(:func:`borrow`: no reference counts). The derivatives' batch work arrays are still made one
-``np.empty`` at a time: cut from one buffer, they measured 3–12 % slower per state (issue 23
-item 4), a memory-layout effect.
+(:func:`borrow`: no reference counts). The first-order derivatives' per-state cores, compiled
+without numba's runtime (``_nrt=False``), borrow every work array from one buffer: a
+:func:`stack` buffer in their single-state entry points, one ``np.empty`` per batch, with the
+integer arrays cut by :func:`int_view`; an owned view made without the runtime holds no
+reference (there is no count to raise).
 
 Examples
 --------

@@ -29,6 +29,12 @@ subtree of joint ``i`` by the ground-frame twist :math:`\mathbf s_k` (identity K
 External wrenches are body-fixed: they rotate with their body, so they enter only through
 :math:`\mathbf f^C` (K11–K12 hold with them).
 
+The first-order partials have one per-state core each, :func:`rnea_first` (the IDSVA FO pass)
+and :func:`aba_first` (that pass with the mass matrix, its factor and the solves), compiled once
+without numba's reference counting (``NO_RT``) and called by both the single-state entry point
+(``*_one``, work arrays on its stack) and the batch driver (``*_batch``, one work buffer, the
+rows borrowed): inlined into both, the ∂ABA core was compiled twice (~16 s each, cold).
+
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
 C order) or block-sparse (one "cube" per body), the layouts of
