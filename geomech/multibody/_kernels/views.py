@@ -15,9 +15,11 @@ C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so
 views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
 :func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
 points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
-(:func:`borrow`: no reference counts). The derivatives' batch work arrays are still made one
-``np.empty`` at a time: cut from one buffer, they measured 3–12 % slower per state (issue 23
-item 4), a memory-layout effect.
+(:func:`borrow`: no reference counts). The first-order derivatives' per-state cores, compiled
+without numba's runtime (``_nrt=False``), borrow every work array from one buffer: a
+:func:`stack` buffer in their single-state entry points, one ``np.empty`` per batch, with the
+integer arrays cut by :func:`int_view`; an owned view made without the runtime holds no
+reference (there is no count to raise).
 
 Examples
 --------
@@ -50,6 +52,8 @@ __all__ = [
     "workspace",
     "scratch",
     "scratch_large",
+    "stack",
+    "int_view",
     "view",
     "STACK",
     "STACK_LARGE",
@@ -153,8 +157,8 @@ def _views_intrinsic(owned: bool):
                     parent=src.parent if owned else None,
                 )
                 value = out._getvalue()
-                if owned:  # each view holds a reference to buf
-                    context.nrt.incref(builder, array_type, value)
+                if owned and context.enable_nrt:  # each view holds a reference to buf
+                    context.nrt.incref(builder, array_type, value)  # (none without the runtime)
                 views.append(value)
                 offset = builder.add(offset, _product(context, builder, dims))
             return context.make_tuple(builder, sig.return_type, views)
@@ -293,6 +297,77 @@ def _stack_buffer(typingctx, n):
         return out._getvalue()
 
     return array_type(n), codegen
+
+
+@njit(**INLINE)
+def stack(n):
+    """A float64 array of ``n`` entries (a compile-time constant) in the calling kernel's stack
+    frame, without :func:`scratch`'s heap fallback: for kernels compiled without numba's runtime
+    (``_nrt=False``), which cannot allocate. Inlined; the array must not leave that kernel.
+
+    Examples
+    --------
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import stack
+    >>> @njit(_nrt=False)
+    ... def fits(n):
+    ...     buf = stack(64)
+    ...     buf[:n] = 1.0
+    ...     return buf[:n].sum()
+    >>> fits(3)
+    3.0
+    """
+    return _stack_buffer(n)
+
+
+@intrinsic
+def int_view(typingctx, buf, start, n):
+    """``n`` int64 entries over the float64 entries ``start .. start + n`` of the C-contiguous
+    1-D ``buf`` (same item size), a borrowed view (no reference, no check): the integer work
+    arrays of a kernel carved from its one float buffer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import int_view
+    >>> @njit
+    ... def count(buf):
+    ...     k = int_view(buf, 1, 3)
+    ...     for i in range(3):
+    ...         k[i] = 10 * i
+    ...     return k.sum()
+    >>> count(np.zeros(5))
+    30
+    """
+    if not (
+        isinstance(buf, types.Array)
+        and buf.ndim == 1
+        and buf.layout == "C"
+        and buf.dtype == types.float64
+        and isinstance(start, types.Integer)
+        and isinstance(n, types.Integer)
+    ):
+        return None
+    out_type = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        offset = context.cast(builder, args[1], sig.args[1], types.intp)
+        count = context.cast(builder, args[2], sig.args[2], types.intp)
+        i64 = context.get_value_type(types.int64)
+        out = make_array(out_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(builder.gep(src.data, [offset]), i64.as_pointer()),
+            shape=[count],
+            strides=[context.get_constant(types.intp, 8)],
+            itemsize=context.get_constant(types.intp, 8),
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return out_type(buf, start, n), codegen
 
 
 @njit(**INLINE)
