@@ -29,6 +29,7 @@ from numba import njit, uint64
 from geomech.multibody._kernels.compiled import unpack
 from geomech.multibody._kernels.jit import (
     FMA,
+    FMA_BATCH,
     FMA_ENTRY,
     FMA_INLINE,
     INLINE,
@@ -395,7 +396,7 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
     )
 
 
-@njit(**FMA_ENTRY)
+@njit(**FMA_BATCH)
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):

@@ -29,6 +29,7 @@ from numba import njit, uint64
 from geomech.multibody._kernels.compiled import unpack
 from geomech.multibody._kernels.jit import (
     FMA,
+    FMA_BATCH,
     FMA_ENTRY,
     FMA_INLINE,
     INLINE,
@@ -215,7 +216,7 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     )
 
 
-@njit(**FMA_ENTRY)
+@njit(**FMA_BATCH)
 def rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
 ):
@@ -330,15 +331,19 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
     # ---- backward pass: composite inertias, and the blocks of H joint by joint -----------
-    H[:, :] = 0.0
+    # (row m of joint i and its mirror, column m, are written once each: from m to the end of
+    # the subtree of i the blocks M_ij, after it zeros, the joints of neither its subtree nor
+    # its ancestors: no zeroing of H beforehand)
+    nv = uint64(iv[N])
     bad = False
     for i in range(N - 1, -1, -1):
         for k in range(iv[i], iv[i + 1]):
             inertia_params_times(I_C[i], Phi[k], F[:, k])  # l.10: F2 = I^C_i Φ_i
+        end = uint64(iv_end[i])
         for m in range(iv[i], iv[i + 1]):  # l.13, l.21: M_ij = Φ_iᵀ F2_j for j in subtree(i)
             a0, a1, a2, a3, a4, a5 = Phi[m]
             # (unsigned indices: no negative-index wraparound, so that the loop vectorises)
-            for k in range(uint64(m), uint64(iv_end[i])):
+            for k in range(uint64(m), end):
                 M_ij = (
                     a0 * F[0, k]
                     + a1 * F[1, k]
@@ -349,8 +354,10 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 )
                 bad |= M_ij - M_ij != 0.0  # NaN or inf
                 H[m, k] = M_ij
-            for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
-                H[k, m] = H[m, k]
+                H[k, m] = M_ij  # M_ji = M_ijᵀ
+            for k in range(end, nv):
+                H[m, k] = 0.0
+                H[k, m] = 0.0
             H[m, m] += jparam[i, ARMATURE + m - iv[i]]  # + diag(k_a): the armature
         p = parent[i]
         if p >= 0:  # l.24 (guarded): I^C_p(i) += I^C_i, a plain sum in ground coordinates
@@ -388,7 +395,7 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     )
 
 
-@njit(**FMA_ENTRY)
+@njit(**FMA_BATCH)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
     """:func:`crba_work` over a batch (the rows borrowed, nothing counted); first failure + 1."""
     N = topo.shape[0] - 1
@@ -645,7 +652,7 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     )
 
 
-@njit(**FMA_ENTRY)
+@njit(**FMA_BATCH)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
     """:func:`aba` over a batch (work arrays made once, the rows borrowed, nothing counted);
     first failure + 1.
