@@ -14,10 +14,12 @@ The kernels of RNEA, CRBA, ABA and Algorithm 1, the cluster kernels (C-RNEA, C-A
 C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so no tuple of
 views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
 :func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
-points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
-(:func:`borrow`: no reference counts). The derivatives' batch work arrays are still made one
-``np.empty`` at a time: cut from one buffer, they measured 3–12 % slower per state (issue 23
-item 4), a memory-layout effect.
+points and the batch drivers of the tree's RNEA, CRBA, ABA and Coriolis matrix, compiled
+without numba's runtime, take theirs from the stack or the C heap (:func:`frame`: nothing
+allocated by numba, nothing counted) and borrow the model's views and the rows of their
+batches (:func:`borrow`, :func:`row`: no reference counts). The derivatives' batch work
+arrays are still made one ``np.empty`` at a time: cut from one buffer, they measured 3–12 %
+slower per state (issue 23 item 4), a memory-layout effect.
 
 Examples
 --------
