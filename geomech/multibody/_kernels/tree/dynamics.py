@@ -37,7 +37,7 @@ from geomech.multibody._kernels.jit import (
     at,
     first_failure,
 )
-from geomech.multibody._kernels.joints import USER
+from geomech.multibody._kernels.joints import REVOLUTE, USER
 from geomech.multibody._kernels.linalg import (
     SINGULAR_RTOL,
 )
@@ -325,8 +325,20 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 r0[i, a] = r[i, a]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
-        for k in range(iv[i], iv[i + 1]):
-            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        if jtype[i] == REVOLUTE:  # Φ = [a; 0]: ^0X_i Φ = [E0ᵀ a; r0 × E0ᵀ a] (half the products)
+            k = iv[i]
+            a0, a1, a2 = S[k, 0], S[k, 1], S[k, 2]
+            R, t = E0[i], r0[i]
+            w0 = R[0, 0] * a0 + R[1, 0] * a1 + R[2, 0] * a2
+            w1 = R[0, 1] * a0 + R[1, 1] * a1 + R[2, 1] * a2
+            w2 = R[0, 2] * a0 + R[1, 2] * a1 + R[2, 2] * a2
+            Phi[k, 0], Phi[k, 1], Phi[k, 2] = w0, w1, w2
+            Phi[k, 3] = t[1] * w2 - t[2] * w1
+            Phi[k, 4] = t[2] * w0 - t[0] * w2
+            Phi[k, 5] = t[0] * w1 - t[1] * w0
+        else:
+            for k in range(iv[i], iv[i + 1]):
+                transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
         inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
