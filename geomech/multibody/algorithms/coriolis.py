@@ -95,15 +95,16 @@ __all__ = [
 _DEFAULT = "levi-civita"
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
 #: the compiled entry point of ``coriolis_one`` once known (``driver.entry``), else None: the
-#: fast path of :func:`coriolis_matrix` (as ``algorithms.dynamics._ONE``)
-_ONE = [None]
+#: fast path of :func:`coriolis_matrix` (as ``algorithms.dynamics._one``)
+_coriolis_one = None
 
 
 def _one():
     """The entry point of ``coriolis_one`` (its dispatcher, which compiles, until it has one)."""
+    global _coriolis_one
     ep = entry(K.coriolis_one)
     if ep is not K.coriolis_one:
-        _ONE[0] = ep
+        _coriolis_one = ep
     return ep
 
 
@@ -216,7 +217,7 @@ def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
             Bt, levi_civita = factors
         else:
             Bt, levi_civita = _factor_tensors(model, connection)
-        status = (_ONE[0] or _one())(topo, packed, Bt, levi_civita, q, v, C)
+        status = (_coriolis_one or _one())(topo, packed, Bt, levi_civita, q, v, C)
         if status == 0:
             return C
         if status != NOT_A_VECTOR:

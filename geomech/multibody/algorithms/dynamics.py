@@ -67,18 +67,18 @@ _NO_FORCES = np.zeros((1, 0, 6))
 # the vectors: ``driver.are_vectors``, written out here, which saves the call), the entry
 # point checks lengths and strides (``NOT_A_VECTOR`` sends anything else to the general path).
 _ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
-_KERNELS = (K.rnea_one, K.crba_one, K.aba_one)
-_RNEA, _CRBA, _ABA = range(3)
-#: the compiled entry points of ``_KERNELS`` once known (``driver.entry``), else None: a global
-#: and a subscript on the fast path instead of a dictionary look-up
-_ONE = [None, None, None]
+#: the compiled entry points of rnea_one, crba_one and aba_one once known (``driver.entry``),
+#: else None: one global on the fast path instead of a dictionary look-up
+_rnea_one = _crba_one = _aba_one = None
 
 
-def _one(k):
-    """The entry point of ``_KERNELS[k]`` (its dispatcher, which compiles, until it has one)."""
-    ep = entry(_KERNELS[k])
-    if ep is not _KERNELS[k]:
-        _ONE[k] = ep
+def _one(name, kernel):
+    """The entry point of ``kernel`` (its dispatcher, which compiles, until it has one), kept in
+    the global ``name`` once known.
+    """
+    ep = entry(kernel)
+    if ep is not kernel:
+        globals()[name] = ep
     return ep
 
 
@@ -201,7 +201,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
         single = model._single
     except AttributeError:
         single = None
-    if (  # one state: its kernel (see _ONE)
+    if (  # one state: its kernel (see _one)
         type(q) is _ND
         and type(v) is _ND
         and type(a) is _ND
@@ -218,7 +218,7 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     ):
         topo, packed, nq, nv = single
         tau = _empty(nv)
-        status = (_ONE[_RNEA] or _one(_RNEA))(topo, packed, q, v, a, tau)
+        status = (_rnea_one or _one("_rnea_one", K.rnea_one))(topo, packed, q, v, a, tau)
         if status == 0:
             return tau
         if status != NOT_A_VECTOR:
@@ -304,7 +304,7 @@ def crba(model, q, method=None) -> np.ndarray:
         single = model._single
     except AttributeError:
         single = None
-    if (  # one state: its kernel (see _ONE)
+    if (  # one state: its kernel (see _one)
         type(q) is _ND
         and q.dtype is _F64
         and q.ndim == 1
@@ -313,7 +313,7 @@ def crba(model, q, method=None) -> np.ndarray:
     ):
         topo, packed, nq, nv = single
         H = _empty((nv, nv))
-        status = (_ONE[_CRBA] or _one(_CRBA))(topo, packed, q, H)
+        status = (_crba_one or _one("_crba_one", K.crba_one))(topo, packed, q, H)
         if status == 0:
             return H
         if status != NOT_A_VECTOR:  # (else: the general path converts q or names the error)
@@ -410,7 +410,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
         single = model._single
     except AttributeError:
         single = None
-    if (  # one state: its kernel (see _ONE)
+    if (  # one state: its kernel (see _one)
         type(q) is _ND
         and type(v) is _ND
         and type(tau) is _ND
@@ -427,7 +427,7 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     ):
         topo, packed, nq, nv = single
         a = _empty(nv)
-        status = (_ONE[_ABA] or _one(_ABA))(topo, packed, q, v, tau, a)
+        status = (_aba_one or _one("_aba_one", K.aba_one))(topo, packed, q, v, tau, a)
         if status == 0:
             return a
         if status != NOT_A_VECTOR:
