@@ -34,7 +34,17 @@ from geomech.multibody._kernels import status as KST
 from geomech.multibody._kernels.compiled import joint_code
 from geomech.multibody._kernels.tables import IQ, JTYPE
 from geomech.multibody._kernels.tree.kinematics import tree_transforms
-from geomech.multibody._kernels.views import STACK, borrow, scratch, view
+from geomech.multibody._kernels.views import (
+    STACK,
+    STACK_LARGE,
+    borrow,
+    frame,
+    frame_large,
+    release,
+    release_large,
+    scratch,
+    view,
+)
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -288,6 +298,68 @@ def test_stack_and_borrowed_views_are_the_reshaped_slices():
         assert total == expected.sum() - 3.0
         np.testing.assert_array_equal(buf[1 : 1 + 3 * n], expected)
         np.testing.assert_array_equal(buf[1 + 3 * n :], [-1.0, -2.0, 0.0])
+
+
+@njit(_nrt=False)
+def _frame_fill(n, large):
+    """The sums of frame's views (stack or heap) filled with 3k + c, without numba's runtime."""
+    buf, (x, y) = frame_large(((n, 3), (2,))) if large else frame(((n, 3), (2,)))
+    for k in range(n):
+        for c in range(3):
+            x[k, c] = 3.0 * k + c
+    y[0], y[1] = -1.0, -2.0
+    s = y[0] + y[1]
+    for k in range(n):
+        for c in range(3):
+            s += x[k, c]
+    length = buf.shape[0]  # (nothing is read after the release)
+    if large:
+        release_large(buf)
+    else:
+        release(buf)
+    return s, length
+
+
+def test_frames_without_the_runtime_are_on_the_stack_or_the_heap():
+    for large, limit in ((False, STACK), (True, STACK_LARGE)):
+        for n in (1, 7, limit // 3 - 1, limit // 3 + 5, 1000):  # the last two: on the heap
+            total, length = _frame_fill(n, large)
+            assert total == np.arange(3.0 * n).sum() - 3.0
+            assert length == (limit if 3 * n + 2 <= limit else 3 * n + 2)
+
+
+@pytest.mark.parametrize("n", [3, 40])  # work arrays on the stack, on the heap (frame)
+def test_single_states_and_batches_agree_with_pinocchio_on_the_stack_and_heap(n, mixed_tree):
+    rng = np.random.default_rng([28, n])
+    model = mixed_tree(n, rng, kinds=["revolute", "prismatic", "spherical", "fixed"])
+    bridge = PinocchioBridge(model)
+    nv = model.nv
+    Q = model.random_configuration(rng, size=3)
+    V, A = rng.normal(size=(3, nv)), rng.normal(size=(3, nv))
+    TAU, H, DV, C = (
+        gm.rnea(model, Q, V, A),
+        gm.crba(model, Q),
+        gm.aba(model, Q, V, A),
+        gm.coriolis_matrix(model, Q, V),
+    )
+    for k in range(3):
+        q, v, a = Q[k], V[k], A[k]
+        tau = bridge.rnea(q, v, a)
+        scale = max(1.0, np.abs(tau).max())
+        c_v = bridge.rnea(q, v, np.zeros(nv)) - bridge.rnea(q, np.zeros(nv), np.zeros(nv))
+        for tau_k, H_k, dv_k, C_k in (  # the single-state fast path, then the batch's row
+            (
+                gm.rnea(model, q, v, a),
+                gm.crba(model, q),
+                gm.aba(model, q, v, a),
+                gm.coriolis_matrix(model, q, v),
+            ),
+            (TAU[k], H[k], DV[k], C[k]),
+        ):
+            np.testing.assert_allclose(tau_k, tau, rtol=1e-9, atol=1e-9 * scale)
+            np.testing.assert_allclose(H_k, bridge.crba(q), rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(dv_k, bridge.aba(q, v, a), rtol=1e-7, atol=1e-7)
+            np.testing.assert_allclose(C_k @ v, c_v, rtol=1e-9, atol=1e-9 * scale)
 
 
 def _read_only(x):

@@ -14,12 +14,14 @@ The kernels of RNEA, CRBA, ABA and Algorithm 1, the cluster kernels (C-RNEA, C-A
 C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so no tuple of
 views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
 :func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
-points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
-(:func:`borrow`: no reference counts). The first-order derivatives' per-state cores, compiled
-without numba's runtime (``_nrt=False``), borrow every work array from one buffer: a
-:func:`stack` buffer in their single-state entry points, one ``np.empty`` per batch, with the
-integer arrays cut by :func:`int_view`; an owned view made without the runtime holds no
-reference (there is no count to raise).
+points and the batch drivers of the tree's RNEA, CRBA, ABA and Coriolis matrix, compiled
+without numba's runtime, take theirs from the stack or the C heap (:func:`frame`: nothing
+allocated by numba, nothing counted) and borrow the model's views and the rows of their
+batches (:func:`borrow`, :func:`row`: no reference counts). The first-order derivatives'
+per-state cores, also compiled without the runtime (``_nrt=False``), borrow every work array
+from one buffer: a :func:`stack` buffer in their single-state entry points, one ``np.empty``
+per batch, with the integer arrays cut by :func:`int_view`; an owned view made without the
+runtime holds no reference (there is no count to raise).
 
 Examples
 --------
@@ -54,6 +56,10 @@ __all__ = [
     "scratch_large",
     "stack",
     "int_view",
+    "frame",
+    "frame_large",
+    "release",
+    "release_large",
     "view",
     "STACK",
     "STACK_LARGE",
@@ -404,6 +410,116 @@ def scratch_large(shapes):
     n = total(shapes)
     buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else np.empty(n)
     return _c_views(buf, 0, shapes)
+
+
+@intrinsic
+def _malloc(typingctx, n):
+    """A float64 array of ``n`` entries from the C heap (``malloc``), without a ``meminfo``:
+    nothing for numba's runtime to count, and nothing that frees it but :func:`_free`. An
+    array of no entries when the allocation fails (``borrow`` then refuses the views).
+    """
+    if not isinstance(n, types.Integer):
+        return None
+    array_type = types.Array(types.float64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        intp = context.get_value_type(types.intp)
+        count = context.cast(builder, args[0], sig.args[0], types.intp)
+        fnty = ir.FunctionType(cgutils.voidptr_t, [intp])
+        malloc = cgutils.get_or_insert_function(builder.module, fnty, "malloc")
+        data = builder.call(malloc, [builder.mul(count, ir.Constant(intp, 8))])
+        count = builder.select(cgutils.is_not_null(builder, data), count, ir.Constant(intp, 0))
+        out = make_array(array_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(data, context.get_value_type(types.float64).as_pointer()),
+            shape=[count],
+            strides=[context.get_constant(types.intp, 8)],
+            itemsize=context.get_constant(types.intp, 8),
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return array_type(n), codegen
+
+
+@intrinsic
+def _free(typingctx, buf):
+    """Gives an array of :func:`_malloc` back to the C heap (``free``)."""
+    if not (isinstance(buf, types.Array) and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        fnty = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t])
+        free = cgutils.get_or_insert_function(builder.module, fnty, "free")
+        builder.call(free, [builder.bitcast(src.data, cgutils.voidptr_t)])
+        return context.get_dummy_value()
+
+    return types.none(buf), codegen
+
+
+@njit(**INLINE)
+def frame(shapes):
+    """:func:`scratch` without numba's runtime: ``(buf, views)``, the views borrowed from a
+    buffer in the calling kernel's stack frame (:data:`STACK` entries) or, for larger arrays,
+    from the C heap; the kernel gives it back with :func:`release` once the views are no
+    longer used.
+
+    For the entry points compiled without numba's reference counting (``jit.ENTRY``), which
+    can neither allocate a NumPy array nor hold a counted reference: nothing here is
+    counted. A heap buffer is freed only by :func:`release`: the kernel releases it on every
+    path that returns (a raised error, which only a bug can cause, leaks it).
+
+    Raises
+    ------
+    DimensionError
+        If the heap has no room for the arrays.
+
+    Examples
+    --------
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import frame, release
+    >>> @njit(_nrt=False)
+    ... def norm2(n):
+    ...     buf, (x, y) = frame(((n,), (3,)))
+    ...     for k in range(n):
+    ...         x[k] = 2.0
+    ...     s = 0.0
+    ...     for k in range(n):
+    ...         s += x[k] * x[k]
+    ...     release(buf)
+    ...     return s
+    >>> norm2(4), norm2(5000)
+    (16.0, 20000.0)
+    """
+    n = total(shapes)
+    buf = _stack_buffer(STACK) if n <= STACK else _malloc(n)
+    return buf, borrow(buf, 0, shapes)
+
+
+@njit(**INLINE)
+def frame_large(shapes):
+    """:func:`frame` with a stack buffer of :data:`STACK_LARGE` entries (:func:`release_large`)."""
+    n = total(shapes)
+    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else _malloc(n)
+    return buf, borrow(buf, 0, shapes)
+
+
+@njit(**INLINE)
+def release(buf):
+    """Frees the buffer of :func:`frame` when it is on the heap (a stack buffer has exactly
+    :data:`STACK` entries, a heap one more, or none when its allocation failed).
+    """
+    if buf.shape[0] != STACK:
+        _free(buf)
+
+
+@njit(**INLINE)
+def release_large(buf):
+    """:func:`release` for :func:`frame_large`."""
+    if buf.shape[0] != STACK_LARGE:
+        _free(buf)
 
 
 @intrinsic
