@@ -42,7 +42,6 @@ from geomech.multibody._kernels.views import (
     frame_large,
     release,
     release_large,
-    scratch,
     view,
 )
 from geomech.spatial import crf, crm, plucker, spatial_inertia
@@ -280,8 +279,8 @@ def test_views_of_a_work_buffer_are_its_reshaped_slices():
 
 def test_stack_and_borrowed_views_are_the_reshaped_slices():
     @njit
-    def fill(n, buf):  # scratch views on the stack (small n) or the heap; borrowed views of buf
-        x, y = scratch(((n, 3), (2,)))
+    def fill(n, buf):  # work views on the stack (small n) or the heap; borrowed views of buf
+        work, (x, y) = frame(((n, 3), (2,)))
         for k in range(n):
             for c in range(3):
                 x[k, c] = 3.0 * k + c
@@ -289,7 +288,9 @@ def test_stack_and_borrowed_views_are_the_reshaped_slices():
         a, b = borrow(buf, 1, ((n, 3), (2,)))
         a[:, :] = x
         b[:] = y
-        return x.sum() + y.sum()
+        result = x.sum() + y.sum()
+        release(work)
+        return result
 
     for n in (1, 7, STACK // 3 + 5):  # the last one does not fit on the stack
         buf = np.zeros(3 * n + 4)

@@ -52,8 +52,6 @@ __all__ = [
     "carve",
     "borrow",
     "workspace",
-    "scratch",
-    "scratch_large",
     "stack",
     "int_view",
     "frame",
@@ -269,10 +267,10 @@ def workspace(shapes):
     return _c_views(np.empty(total(shapes)), 0, shapes)
 
 
-#: entries of the stack buffer of :func:`scratch` (4 KiB of the kernel's stack frame: a frame of
+#: entries of the stack buffer of :func:`frame` (4 KiB of the kernel's stack frame: a frame of
 #: 8 KiB or more made the single-state RNEA ~0.06 µs slower, whatever part of it was used)
 STACK = 512
-#: entries of the stack buffer of :func:`scratch_large` (16 KiB): for work arrays that do not
+#: entries of the stack buffer of :func:`frame_large` (16 KiB): for work arrays that do not
 #: fit in :data:`STACK` entries on small arms (ABA's articulated inertias, Algorithm 1's
 #: factors), a large frame still costs less than an allocation on the heap
 STACK_LARGE = 2048
@@ -308,8 +306,9 @@ def _stack_buffer(typingctx, n):
 @njit(**INLINE)
 def stack(n):
     """A float64 array of ``n`` entries (a compile-time constant) in the calling kernel's stack
-    frame, without :func:`scratch`'s heap fallback: for kernels compiled without numba's runtime
-    (``_nrt=False``), which cannot allocate. Inlined; the array must not leave that kernel.
+    frame, with no heap fallback (unlike :func:`frame`): for an entry point compiled without
+    numba's runtime (``_nrt=False``) that hands larger work to another entry point itself.
+    Inlined; the array must not leave that kernel.
 
     Examples
     --------
@@ -376,42 +375,6 @@ def int_view(typingctx, buf, start, n):
     return out_type(buf, start, n), codegen
 
 
-@njit(**INLINE)
-def scratch(shapes):
-    """:func:`workspace` in the calling kernel's stack frame when the arrays fit in
-    :data:`STACK` entries, else on the heap.
-
-    The work arrays of a single-state entry point: a heap allocation, its release and the
-    reference counts of its views cost 0.05–0.1 µs a call, a tenth of a small arm's kernel.
-    Inlined (``INLINE``), the buffer lives in the frame of the kernel that calls it: the
-    views must not leave that kernel (never returned, never made in a function that is not
-    inlined into the kernel that uses them).
-
-    Examples
-    --------
-    >>> from numba import njit
-    >>> from geomech.multibody._kernels.views import scratch
-    >>> @njit
-    ... def norm2(n):
-    ...     x, y = scratch(((n,), (3,)))
-    ...     x[:] = 2.0
-    ...     return (x * x).sum()
-    >>> norm2(4), norm2(5000)
-    (16.0, 20000.0)
-    """
-    n = total(shapes)
-    buf = _stack_buffer(STACK) if n <= STACK else np.empty(n)
-    return _c_views(buf, 0, shapes)
-
-
-@njit(**INLINE)
-def scratch_large(shapes):
-    """:func:`scratch` with a stack buffer of :data:`STACK_LARGE` entries."""
-    n = total(shapes)
-    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else np.empty(n)
-    return _c_views(buf, 0, shapes)
-
-
 @intrinsic
 def _malloc(typingctx, n):
     """A float64 array of ``n`` entries from the C heap (``malloc``), without a ``meminfo``:
@@ -461,7 +424,7 @@ def _free(typingctx, buf):
 
 @njit(**INLINE)
 def frame(shapes):
-    """:func:`scratch` without numba's runtime: ``(buf, views)``, the views borrowed from a
+    """A kernel's work arrays without numba's runtime: ``(buf, views)``, the views borrowed from a
     buffer in the calling kernel's stack frame (:data:`STACK` entries) or, for larger arrays,
     from the C heap; the kernel gives it back with :func:`release` once the views are no
     longer used.
