@@ -57,7 +57,7 @@ from _timing import interleaved, interleaved_range, load_average  # noqa: E402
 import geomech as gm  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
-from geomech.multibody._kernels.driver import ENTRY, are_vectors, is_float_vector  # noqa: E402
+from geomech.multibody._kernels.driver import ENTRY  # noqa: E402
 
 BATCH = 1000
 
@@ -234,12 +234,12 @@ def boundary_cases(model, rng):
     return cases
 
 
-@njit(cache=False)
+@njit(cache=False, _nrt=False)  # compiled as the single-state entry points (jit.FMA_ENTRY)
 def _empty_rnea(topo, packed, q, v, a, tau):  # rnea_one's arrays, without its work
     return 0
 
 
-@njit(cache=False)
+@njit(cache=False, _nrt=False)
 def _empty_crba(topo, packed, q, H):  # crba_one's arrays, without its work
     return 0
 
@@ -247,25 +247,53 @@ def _empty_crba(topo, packed, q, H):  # crba_one's arrays, without its work
 def _thin_rnea(model, q, v, a, gravity=None, f_ext=None, method=None):
     """The thinnest public single-state call: ``gm.rnea``'s fast path (its checks, the result,
     the entry point) around an empty kernel of the same six arrays."""
-    single = getattr(model, "_single", None)
-    if single is not None and gravity is None and f_ext is None and method is None:
-        if are_vectors(q, v, a):
-            topo, packed, nq, nv = single
-            tau = np.empty(nv)
-            if ENTRY[_empty_rnea](topo, packed, q, v, a, tau) == 0:
-                return tau
+    try:
+        single = model._single
+    except AttributeError:
+        single = None
+    if (
+        type(q) is np.ndarray
+        and type(v) is np.ndarray
+        and type(a) is np.ndarray
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
+        and gravity is None
+        and f_ext is None
+        and method is None
+        and single is not None
+    ):
+        topo, packed, nq, nv = single
+        tau = np.empty(nv)
+        if ENTRY[_empty_rnea](topo, packed, q, v, a, tau) == 0:
+            return tau
     raise AssertionError("not the fast path")
 
 
 def _thin_crba(model, q, method=None):
     """As :func:`_thin_rnea`, for ``gm.crba`` (four arrays)."""
-    single = getattr(model, "_single", None)
-    if single is not None and method is None and is_float_vector(q):
+    try:
+        single = model._single
+    except AttributeError:
+        single = None
+    if (
+        type(q) is np.ndarray
+        and q.dtype is _F64
+        and q.ndim == 1
+        and method is None
+        and single is not None
+    ):
         topo, packed, nq, nv = single
         H = np.empty((nv, nv))
         if ENTRY[_empty_crba](topo, packed, q, H) == 0:
             return H
     raise AssertionError("not the fast path")
+
+
+_F64 = np.dtype(np.float64)
 
 
 def _best(fun, rounds):
