@@ -16,8 +16,12 @@ entry point) around an empty kernel of the same arrays, the budget Pinocchio's w
 leaves for geomech's work at ratio 1.0, and both libraries' work (Pinocchio's call minus its
 1-body call; geomech's kernel minus its empty entry point), on a 1-body chain, ur5 and panda;
 and every public function against its kernel alone; (``--threads``) the speed-up of two threads at
-B = 1000, 4000, 10000 with the load average; ``christoffel_symbols`` against the route a Python
-user has today (Christoffel symbols by Koszul's formula from nv + 1 calls of
+B = 250 ... 10000 for rnea, aba, crba, coriolis on the humanoid and ur5 (``--thread-robots``,
+``--thread-algorithms``), with the share of calls the cost model ran in threads and the
+mechanism of the threaded calls (helper start, final wait, balance), and the load average;
+(``--thread-force``: threads even where the load average says no core is idle, to see the
+mechanism on a busy machine); ``christoffel_symbols`` against the route a Python user has
+today (Christoffel symbols by Koszul's formula from nv + 1 calls of
 ``pin.computeRNEADerivatives``), the cold compile time of all kernels (a fresh numba cache) and
 the first-call time in a second process, imports included, and the build time and memory of a
 20,000-body chain. Every comparison is interleaved in the same process (``_timing.interleaved``)
@@ -53,7 +57,7 @@ from _timing import interleaved, interleaved_range, load_average  # noqa: E402
 import geomech as gm  # noqa: E402
 from geomech.interop.pinocchio import PinocchioBridge  # noqa: E402
 from geomech.multibody import robots  # noqa: E402
-from geomech.multibody._kernels.driver import ENTRY, are_vectors, is_float_vector  # noqa: E402
+from geomech.multibody._kernels.driver import ENTRY  # noqa: E402
 
 BATCH = 1000
 
@@ -230,12 +234,12 @@ def boundary_cases(model, rng):
     return cases
 
 
-@njit(cache=False)
+@njit(cache=False, _nrt=False)  # compiled as the single-state entry points (jit.FMA_ENTRY)
 def _empty_rnea(topo, packed, q, v, a, tau):  # rnea_one's arrays, without its work
     return 0
 
 
-@njit(cache=False)
+@njit(cache=False, _nrt=False)
 def _empty_crba(topo, packed, q, H):  # crba_one's arrays, without its work
     return 0
 
@@ -243,25 +247,53 @@ def _empty_crba(topo, packed, q, H):  # crba_one's arrays, without its work
 def _thin_rnea(model, q, v, a, gravity=None, f_ext=None, method=None):
     """The thinnest public single-state call: ``gm.rnea``'s fast path (its checks, the result,
     the entry point) around an empty kernel of the same six arrays."""
-    single = getattr(model, "_single", None)
-    if single is not None and gravity is None and f_ext is None and method is None:
-        if are_vectors(q, v, a):
-            topo, packed, nq, nv = single
-            tau = np.empty(nv)
-            if ENTRY[_empty_rnea](topo, packed, q, v, a, tau) == 0:
-                return tau
+    try:
+        single = model._single
+    except AttributeError:
+        single = None
+    if (
+        type(q) is np.ndarray
+        and type(v) is np.ndarray
+        and type(a) is np.ndarray
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
+        and gravity is None
+        and f_ext is None
+        and method is None
+        and single is not None
+    ):
+        topo, packed, nq, nv = single
+        tau = np.empty(nv)
+        if ENTRY[_empty_rnea](topo, packed, q, v, a, tau) == 0:
+            return tau
     raise AssertionError("not the fast path")
 
 
 def _thin_crba(model, q, method=None):
     """As :func:`_thin_rnea`, for ``gm.crba`` (four arrays)."""
-    single = getattr(model, "_single", None)
-    if single is not None and method is None and is_float_vector(q):
+    try:
+        single = model._single
+    except AttributeError:
+        single = None
+    if (
+        type(q) is np.ndarray
+        and q.dtype is _F64
+        and q.ndim == 1
+        and method is None
+        and single is not None
+    ):
         topo, packed, nq, nv = single
         H = np.empty((nv, nv))
         if ENTRY[_empty_crba](topo, packed, q, H) == 0:
             return H
     raise AssertionError("not the fast path")
+
+
+_F64 = np.dtype(np.float64)
 
 
 def _best(fun, rounds):
@@ -383,37 +415,113 @@ def bench_floor(rng, rounds, stat="median"):
             )
 
 
-def bench_threads(rng, rounds):
-    """Print the speed-up of two threads over one on batches (and the load average)."""
+THREAD_BATCHES = (250, 500, 1000, 2000, 4000, 10000)
+THREAD_ROBOTS = ("humanoid", "ur5")
+THREAD_ALGORITHMS = ("rnea", "aba", "crba", "coriolis")
+
+
+def _thread_calls(algorithm, model, Q, V, A):
+    return {
+        "rnea": lambda: gm.rnea(model, Q, V, A),
+        "aba": lambda: gm.aba(model, Q, V, A),
+        "crba": lambda: gm.crba(model, Q),
+        "coriolis": lambda: gm.coriolis_matrix(model, Q, V),
+        "d_rnea": lambda: gm.rnea_derivatives(model, Q, V, A),
+    }[algorithm]
+
+
+def _thread_counts(driver):
+    """(calls, threaded calls) summed over the driver's cost table."""
+    return tuple(sum(c[k] for c in driver._COST.values()) for k in (2, 3))
+
+
+def _mechanism(trace):
+    """Medians over traced threaded calls: helper start (µs after the call began), the
+    caller's wait for the helpers at the end (µs), the helpers' share of the kernel time, the
+    chunks per call, and the efficiency (kernel time of all threads / (threads x wall))."""
+    start, wait, share, chunks, eff = [], [], [], [], []
+    for t0, t1, threads in trace:
+        caller, helpers = threads[0], [h for h in threads[1:] if h[2]]
+        busy = [h[3] for h in threads]
+        start.append(min((h[0] for h in helpers), default=t1) - t0)
+        wait.append(t1 - caller[1] if caller[2] else t1 - t0)
+        share.append(sum(busy[1:]) / max(sum(busy), 1))
+        chunks.append(sum(h[2] for h in threads))
+        eff.append(sum(busy) / (2 * (t1 - t0)))
+    med = [float(np.median(x)) for x in (start, wait, share, chunks, eff)]
+    return med[0] / 1e3, med[1] / 1e3, med[2], med[3], med[4]
+
+
+def _thread_line(driver, f, rounds):
+    """One line of :func:`bench_threads`: ``f`` on one and two threads, interleaved, then 20
+    traced calls on two threads."""
+
+    def one():
+        driver.set_num_threads(1)
+        f()
+
+    def two():
+        driver.set_num_threads(2)
+        f()
+
+    before = _thread_counts(driver)
+    t1, t2, r, lo, hi = interleaved_range(one, two, rounds, block=0.05)
+    after = _thread_counts(driver)
+    calls, threaded = after[0] - before[0], after[1] - before[1]
+    driver._TRACE = []
+    try:
+        driver.set_num_threads(2)
+        for _ in range(20):
+            f()
+        trace = driver._TRACE
+    finally:
+        driver._TRACE = None
+        driver.set_num_threads(1)
+    line = (
+        f"1 thread {t1 * 1e3:8.3f} ms  2 threads {t2 * 1e3:8.3f} ms  speed-up {r:.2f} "
+        f"[{lo:.2f}-{hi:.2f}]  threaded {threaded / max(calls, 1):4.0%}"
+    )
+    if trace:
+        s0, w, sh, n, e = _mechanism(trace)
+        line += f"  start {s0:5.0f} wait {w:5.0f} helper {sh:4.0%} chunks {n:4.0f} eff {e:4.0%}"
+    return line
+
+
+def bench_threads(rng, rounds, robot_names=THREAD_ROBOTS, algorithms=THREAD_ALGORITHMS):
+    """Print the speed-up of two threads over one on batches (issue 28 item 4): per robot,
+    batch size and algorithm the median per-call times, the median speed-up [range over the
+    interleaved rounds], the share of the two-thread calls that the driver's cost model ran
+    in threads, and, from 20 further traced calls (driver._TRACE), the mechanism: when the
+    helper started its first chunk, how long the caller waited for the helper at the end,
+    the helper's share of the work, the number of chunks and the efficiency (kernel time of
+    both threads over twice the wall time). At B = 1000 a second line, "caller last", has the
+    helpers leave the last two chunks to the caller (driver.CALLER_LAST = 2: the caller then
+    finishes last and does not wait asleep for a helper, which may be slow to wake up on a
+    virtual machine whose idle cores halt)."""
     from geomech.multibody._kernels import driver
 
-    model = robots.humanoid()
-    print(f"\ntwo threads vs one, humanoid (nv = {model.nv}), per batch call; {load_average()}")
-    for B in (1000, 4000, 10000):
-        Q = model.random_configuration(rng, size=B)
-        V, A = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
-        for alg, f in (
-            ("rnea", lambda Q=Q, V=V, A=A: gm.rnea(model, Q, V, A)),
-            ("crba", lambda Q=Q: gm.crba(model, Q)),
-            ("aba", lambda Q=Q, V=V, A=A: gm.aba(model, Q, V, A)),
-            ("d_rnea", lambda Q=Q, V=V, A=A: gm.rnea_derivatives(model, Q, V, A)),
-        ):
-
-            def one(f=f):
-                driver.set_num_threads(1)
-                f()
-
-            def two(f=f):
-                driver.set_num_threads(2)
-                f()
-
-            t1, t2, r, lo, hi = interleaved_range(one, two, max(3, rounds // 3), block=0.05)
-            print(
-                f"  B = {B:>5} {alg:<7} 1 thread {t1 * 1e3:8.2f} ms  2 threads {t2 * 1e3:8.2f} ms  "
-                f"speed-up {r:.2f} [{lo:.2f}-{hi:.2f}]",
-                flush=True,
-            )
-    driver.set_num_threads(1)
+    print(
+        f"\ntwo threads vs one per batch call; speed-up = median [range] of the interleaved "
+        f"rounds; threaded = share of the two-thread calls run in threads; then medians of "
+        f"20 traced threaded calls: helper start, caller's final wait (µs), helper share, "
+        f"chunks, efficiency; {load_average()}"
+    )
+    for name in robot_names:
+        model = load_robot(name)
+        print(f" {name} (nv = {model.nv})")
+        for B in THREAD_BATCHES:
+            Q = model.random_configuration(rng, size=B)
+            V, A = rng.normal(size=(B, model.nv)), rng.normal(size=(B, model.nv))
+            for alg in algorithms:
+                f = _thread_calls(alg, model, Q, V, A)
+                print(f"  B = {B:>5} {alg:<8} " + _thread_line(driver, f, rounds), flush=True)
+                if B == 1000:  # the experiment: the caller takes the last chunks (see driver)
+                    driver.CALLER_LAST = 2
+                    try:
+                        line = _thread_line(driver, f, rounds)
+                    finally:
+                        driver.CALLER_LAST = 0
+                    print(f"  {'caller last':<18} {line}", flush=True)
     print(f"  {load_average()}")
 
 
@@ -528,6 +636,17 @@ def main(argv=None):
     parser.add_argument("--algorithms", default=",".join(ALGORITHMS), help="its algorithms")
     parser.add_argument("--floor", action="store_true", help="the fixed cost of a call")
     parser.add_argument("--threads", action="store_true", help="two threads vs one")
+    parser.add_argument(
+        "--thread-robots", default=",".join(THREAD_ROBOTS), help="robots of --threads"
+    )
+    parser.add_argument(
+        "--thread-algorithms", default=",".join(THREAD_ALGORITHMS), help="its algorithms"
+    )
+    parser.add_argument(
+        "--thread-force",
+        action="store_true",
+        help="threads even when no core is idle (the mechanism on a busy machine)",
+    )
     parser.add_argument("--only", action="store_true", help="only the sections asked for")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
@@ -548,7 +667,16 @@ def main(argv=None):
     if args.floor:
         bench_floor(rng, rounds, args.stat)
     if args.threads:
-        bench_threads(rng, rounds)
+        if args.thread_force:
+            from geomech.multibody._kernels import driver
+
+            driver._idle_core = lambda: True
+        bench_threads(
+            rng,
+            5 if args.quick else 9,
+            [x for x in args.thread_robots.split(",") if x],
+            [x for x in args.thread_algorithms.split(",") if x],
+        )
     if args.only:
         return
     # Koszul's formula in coordinates needs a fixed base: the humanoid on a fixed pelvis

@@ -20,6 +20,16 @@ For the UR5 (6 revolute joints) and the humanoid (a free flyer and 24 revolute j
    ``rollout`` of one free trajectory (interleaved with geomech's, ratio median [range]), of
    256 (1 and 2 threads), ``mj_step`` with a Python PD loop, and for reference MuJoCo's default
    semi-implicit Euler (one evaluation a step: not the same integrator).
+5. Like for like against MuJoCo's rollout: the same initial states (geomech's mapped by
+   ``_mujoco.to_mujoco_state``), geomech without the step-doubling error estimate
+   (``on_inaccuracy="ignore"``: MuJoCo estimates nothing) and with it (the default), rounds
+   alternating the two libraries, thread CPU time, the ratio per round: median [range]. What
+   each records per trajectory and step: geomech ``q`` (nq), ``v`` (nv) and ``tau`` (nv, zeros
+   under free motion, allocated once) with the time grid; MuJoCo's rollout its full physics
+   state (time, ``qpos``, ``qvel``, actuator state: 1 + nq + nv here) and its (empty) sensor
+   data. Both step RK4 with four dynamics evaluations a step; geomech's RKMK4 also maps each
+   stage's speeds to the free flyer's chart rate (``J_r(δ)⁻¹ν``, what makes it 4th order on
+   SE(3)); MuJoCo's RK4 integrates its quaternions with the stages' speeds as they are.
 
 Timings are process CPU time (the machine is shared, CPU time does not count the waits for a
 core): the median [min-max] of several runs, the thread comparisons in wall time (meaningful on
@@ -181,6 +191,7 @@ def passive(name, model, t_aba, repeat, mj=None):
     if mj is not None:
         mujoco_figures(name, model, q0, v0, repeat, mj)
         against_rollout(model, q0, v0, repeat, mj)
+        against_rollout_batch(model, Q, V, T, repeat, mj)
 
 
 # ----------------------------------------------------------------------------------------
@@ -241,14 +252,55 @@ def against_rollout(model, q0, v0, repeat, mj):
     d.qpos[:], d.qvel[:], _ = to_mujoco_state(model, m, q0, v0)
     state = np.empty(mj.mj_stateSize(m, spec))
     mj.mj_getState(m, d, state, spec)
-    ours, theirs = [], []
+    ours, bare, theirs = [], [], []
     for _ in range(4 * repeat + 1):
         ours.append(_best(lambda: simulate(model, q0, v0, 1.0, progress=False), 1))
+        bare.append(
+            _best(lambda: simulate(model, q0, v0, 1.0, progress=False, on_inaccuracy="ignore"), 1)
+        )
         theirs.append(_best(lambda: rollout.rollout(m, d, state[None], nstep=1000), 1))
-    ratio = np.array(ours) / np.array(theirs)
+    ratio, ratio_bare = np.array(ours) / np.array(theirs), np.array(bare) / np.array(theirs)
     print(
-        f"    interleaved, same initial state: geomech {_median(ours)}, MuJoCo RK4 rollout "
-        f"{_median(theirs)} s per simulated s; ratio {_median(ratio)}"
+        f"    interleaved, same initial state: geomech {_median(ours)} (without the error "
+        f"estimate {_median(bare)}), MuJoCo RK4 rollout {_median(theirs)} s per simulated s; "
+        f"ratio {_median(ratio)}, without the estimate {_median(ratio_bare)}"
+    )
+
+
+def against_rollout_batch(model, Q, V, T, repeat, mj):
+    """The batch of free trajectories, geomech (one thread) and MuJoCo's RK4 rollout (one
+    ``MjData``: the calling thread) from the same initial states, timed in alternating rounds
+    (thread CPU time): per trajectory and simulated second, the ratio's median and range."""
+    from _mujoco import to_mujoco_state
+    from mujoco import rollout
+
+    m = mj.MjModel.from_xml_string(mjcf(model))
+    d = mj.MjData(m)
+    spec = mj.mjtState.mjSTATE_FULLPHYSICS
+    states = np.empty((len(Q), mj.mj_stateSize(m, spec)))
+    for b in range(len(Q)):
+        d.qpos[:], d.qvel[:], _ = to_mujoco_state(model, m, Q[b], V[b])
+        mj.mj_getState(m, d, states[b], spec)
+    nstep, scale = round(T / 1e-3), len(Q) * T
+    runs = {
+        "bare": lambda: simulate(model, Q, V, T, progress=False, on_inaccuracy="ignore"),
+        "default": lambda: simulate(model, Q, V, T, progress=False),
+        "mujoco": lambda: rollout.rollout(m, [d], states, nstep=nstep),
+    }
+    set_num_threads(1)
+    times = {k: [] for k in runs}
+    for run in runs.values():
+        run()
+    for _ in range(2 * repeat + 1):
+        for key, run in runs.items():
+            times[key].append(_best(run, 1, time.thread_time) / scale)
+    mjt = np.array(times["mujoco"])
+    print(
+        f"    batch of {len(Q)}, same initial states, alternating rounds (thread CPU time, per "
+        f"trajectory): geomech {_median(times['bare'])} without the error estimate, "
+        f"{_median(times['default'])} with it; MuJoCo RK4 rollout {_median(mjt)} s per "
+        f"simulated s; ratio {_median(np.array(times['bare']) / mjt)} (like for like), "
+        f"{_median(np.array(times['default']) / mjt)} (geomech's default)"
     )
 
 

@@ -398,3 +398,97 @@ def test_threads_give_the_same_batch(compiled_runs):
     _assert_same(threaded, serial)
     assert compiled_runs[0] == 2
     assert any(t.name.startswith("geomech-simulate") for t in threading.enumerate())
+
+
+# ----------------------------------------------------------------------------------------
+# the stepping kernel's free flyer against Pinocchio, its order against a finer step
+# ----------------------------------------------------------------------------------------
+def _free_flyer_cases():
+    """Chart coordinates δ = [ω; ρ] with |ω| in both branches of the kernel's coefficients
+    (the short series below 0.1, the closed forms above), a speed x, a configuration."""
+    rng = np.random.default_rng(11)
+    for theta in (0.0, 1e-7, 1e-4, 2e-3, 0.05, 0.099, 0.1, 0.3, 1.5, 3.0):
+        axis = rng.normal(size=3)
+        d = np.r_[theta * axis / np.linalg.norm(axis), rng.normal(size=3)]
+        quat = rng.normal(size=4)
+        yield d, rng.normal(size=6), np.r_[rng.normal(size=3), quat / np.linalg.norm(quat)]
+
+
+def test_the_free_flyer_chart_rate_is_the_derivative_of_the_chart():
+    """J_r(δ)⁻¹ x = d/dε log(exp(δ) exp(εx)) at ε = 0, by central differences of Pinocchio's
+    exp6 and log6 (its twists are [v; ω], geomech's chart coordinates [ω; ρ])."""
+    pin = pytest.importorskip("pinocchio")
+    from geomech.multibody._kernels.tree.simulate import _free_flyer_rate
+
+    def chart(M):
+        m = pin.log6(M).vector
+        return np.r_[m[3:], m[:3]]
+
+    def exp(x):
+        return pin.exp6(pin.Motion(np.r_[x[3:], x[:3]]))
+
+    eps = 1e-6
+    for d, x, _ in _free_flyer_cases():
+        out = np.empty(6)
+        _free_flyer_rate(d, x, out)
+        fd = (chart(exp(d) * exp(eps * x)) - chart(exp(d) * exp(-eps * x))) / (2 * eps)
+        np.testing.assert_allclose(out, fd, rtol=0, atol=1e-8 * (1.0 + np.abs(fd).max()))
+
+
+def test_the_free_flyer_retraction_is_pinocchios_integrate():
+    """q ⊕ δ of the kernel's free flyer = pin.integrate on a free-flyer model (its speeds
+    [v; ω] in the body frame, its configuration [p; x y z w] as geomech's)."""
+    pin = pytest.importorskip("pinocchio")
+    from geomech.multibody._kernels.tree.simulate import _free_flyer_retract
+
+    pm = pin.Model()
+    pm.addJoint(0, pin.JointModelFreeFlyer(), pin.SE3.Identity(), "root")
+    for d, _, q in _free_flyer_cases():
+        out = np.empty(7)
+        _free_flyer_retract(q, d, out)
+        expected = pin.integrate(pm, q, np.r_[d[3:], d[:3]])
+        if expected[3:] @ out[3:] < 0.0:  # (a quaternion and its opposite: one rotation)
+            expected[3:] *= -1.0
+        np.testing.assert_allclose(out, expected, rtol=0, atol=1e-12 * (1.0 + np.abs(q).max()))
+
+
+@pytest.mark.parametrize("name, h", [("humanoid", 8e-3), ("mixed", 4e-2)])
+def test_free_motion_is_fourth_order(name, h, compiled_runs):
+    """RKMK4 on the joint charts is of order 4 on the group (free-flyer and spherical joints
+    included): the error against a run with an eighth of the step falls 16-fold per halving."""
+    model = _model(name)
+    rng = np.random.default_rng(3)
+    q0, v0 = model.random_configuration(rng), rng.uniform(-1.0, 1.0, model.nv)
+    T = 25 * h  # (steps large enough that the errors stand above rounding)
+    ref = simulate(model, q0, v0, T, dt=h / 32, progress=False, on_inaccuracy="ignore")
+    errors = []
+    for k in (1, 2, 4):
+        run = simulate(model, q0, v0, T, dt=h / k, progress=False, on_inaccuracy="ignore")
+        errors.append(
+            max(
+                np.abs(model.difference(ref.q[-1], run.q[-1])).max(),
+                np.abs(ref.v[-1] - run.v[-1]).max(),
+            )
+        )
+    assert compiled_runs[0] == 4
+    rates = np.log2(np.array(errors[:-1]) / np.array(errors[1:]))
+    assert rates.min() > 3.5, (errors, rates)
+
+
+def test_the_chart_coefficients_short_series_against_their_closed_forms():
+    """The short series of Q's coefficients = (θ − sin θ)/θ³, (θ² + 2cos θ − 2)/(2θ⁴),
+    (2θ − 3 sin θ + θ cos θ)/(2θ⁵) evaluated with 50 digits (mpmath), to rounding."""
+    mpmath = pytest.importorskip("mpmath")
+    from geomech.multibody._kernels.tree.simulate import _se3_coefficients_small
+
+    mpmath.mp.dps = 50
+    for theta in (1e-8, 1e-5, 1e-3, 0.01, 0.05, 0.0999, 0.1, 0.5, 2.0):
+        th = mpmath.mpf(theta)
+        s, c = mpmath.sin(th), mpmath.cos(th)
+        exact = (
+            (th - s) / th**3,
+            (th**2 + 2 * c - 2) / (2 * th**4),
+            (2 * th - 3 * s + th * c) / (2 * th**5),
+        )
+        for got, want in zip(_se3_coefficients_small(theta), exact, strict=True):
+            assert got == pytest.approx(float(want), rel=1e-14), theta

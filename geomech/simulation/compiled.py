@@ -35,6 +35,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -266,6 +267,24 @@ def _law_arrays(system, law):
     )
 
 
+def _stepping_table(jt) -> np.ndarray:
+    """The kernel's stepping table: the joint table ``jt`` without fixed joints, each run of
+    1-DoF joints with consecutive coordinates and speeds one ``ONE_DOF_RUN`` row (its
+    retraction is a sum).
+    """
+    rows = []
+    for code, iq0, iq1, iv0, iv1 in jt.tolist():
+        if code == codes.FIXED:
+            continue
+        one = code in (codes.REVOLUTE, codes.PRISMATIC, codes.HELICAL)
+        last = rows[-1] if rows else None
+        if one and last and last[0] == K.ONE_DOF_RUN and last[2] == iq0 and last[4] == iv0:
+            last[2], last[4] = iq1, iv1
+        else:
+            rows.append([K.ONE_DOF_RUN if one else code, iq0, iq1, iv0, iv1])
+    return np.array(rows, dtype=np.int64).reshape(-1, 5)
+
+
 def _model_arrays(model) -> tuple:
     """``(topo, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext)`` of a tree without
     user joints, one state's (the dynamics kernels' arguments; no external forces).
@@ -282,6 +301,27 @@ def _model_arrays(model) -> tuple:
         cm.a0[0],
         np.zeros((0, 6)),
     )
+
+
+#: the kernel's arrays of a model, kept with its compiled model (which is immutable): the plant,
+#: the law tuple of free motion, the quaternion rows
+_PLANTS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+
+def _plant(system, cm) -> tuple:
+    """``(plant, free-motion law, quaternion rows)`` of ``system`` (``cm = system.compiled``),
+    built on its first run and kept (a run's set-up is then a few dictionary look-ups).
+    """
+    cached = _PLANTS.get(cm)
+    if cached is None:
+        topo, *arrays = _model_arrays(system)
+        jp = cm.jparam
+        friction = bool(jp[:, DAMPING : DAMPING + 6].any() or jp[:, FRICTION : FRICTION + 6].any())
+        jt = _joint_table(system)
+        plant = (topo, jt, *arrays, friction, _stepping_table(jt))
+        cached = (plant, _law_arrays(system, None), _quaternion_rows(jt))
+        _PLANTS[cm] = cached
+    return cached
 
 
 def _numpy_copy(x):
@@ -325,7 +365,7 @@ class CompiledPlan:
     >>> t = np.linspace(0.0, 0.01, 11)
     >>> run, tau = plan.run(t, np.array([0.3, 0.0]), np.zeros(2), (), budget=Budget())
     >>> run.q.shape, tau.shape
-    ((11, 2), (10, 2))
+    ((11, 2), (11, 2))
     """
 
     def __init__(self, system, cm, law, method):
@@ -336,12 +376,9 @@ class CompiledPlan:
             np.array(method.b, dtype=float),
         )
         self.c = np.array(method.c, dtype=float)
-        topo, *arrays = _model_arrays(system)
-        jp = cm.jparam
-        friction = bool(jp[:, DAMPING : DAMPING + 6].any() or jp[:, FRICTION : FRICTION + 6].any())
-        self.plant = (topo, _joint_table(system), *arrays, friction)
-        self.law_arrays = _law_arrays(system, law)
-        self.quaternion_rows = _quaternion_rows(_joint_table(law.model if law else system))
+        self.plant, passive, rows = _plant(system, cm)
+        self.law_arrays = passive if law is None else _law_arrays(system, law)
+        self.quaternion_rows = rows if law is None else _quaternion_rows(_joint_table(law.model))
 
     # ---- the reference at the stages' times --------------------------------------------------
     def _reference(self, t, h, n0, n1, sampled):
@@ -427,7 +464,8 @@ class CompiledPlan:
     def run(self, t, q0, y0, lead, *, budget, accuracy=None, on_step=None):
         """Integrate from ``(q0, y0)`` on the grid ``t``: ``(FixedRun, tau)``.
 
-        ``tau`` (N, ..., nv) holds the torques at ``t[:-1]`` (the last is the caller's).
+        ``tau`` (N + 1, ..., nv) holds the torques at ``t[:-1]`` and zeros at ``t[-1]`` (the
+        last torque is the caller's: under free motion, all are zeros).
 
         Raises
         ------
@@ -508,4 +546,4 @@ class CompiledPlan:
             error=error,
             error_time=worst[1],
         )
-        return run, TAU[:N].reshape((N,) + lead + (nv,))
+        return run, TAU.reshape((N + 1,) + lead + (nv,))

@@ -486,7 +486,7 @@ def simulate(
         t=t,
         q=qs,
         v=vs,
-        tau=np.zeros_like(vs),
+        tau=np.zeros_like(vs) if plan is None else taus,  # (the kernel's: zeros at t[-1])
         method=name,
         signals={},
         controller_state=xs,
@@ -497,9 +497,8 @@ def simulate(
     try:
         if controller is not None:
             tau, first = result.tau, 0
-            if plan is not None:  # the compiled kernel's torques at t[:-1]
-                tau[:N], first = taus, N
-                taus = [None] * (N + 1)
+            if plan is not None:  # the compiled kernel's torques at t[:-1], in place
+                first, taus = N, [None] * (N + 1)
             for k in range(first, N + 1):
                 tau_k = taus[k]
                 if tau_k is None:

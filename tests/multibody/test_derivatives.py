@@ -442,6 +442,28 @@ def test_errors():
         rnea_derivatives(ff, bad, np.zeros(ff.nv), np.zeros(ff.nv))
 
 
+def test_single_state_errors_are_named():
+    """The single-state entry points (ndarray inputs) name the input or the overflow, as the
+    batch path does; a wrong length falls back to the general path's DimensionError."""
+    model = robots.random_tree(4, rng=1, floating_base=True)
+    q, z = model.neutral(), np.zeros(model.nv)
+    bad = z.copy()
+    bad[1] = np.nan
+    for fun, last in ((rnea_derivatives, "a"), (aba_derivatives, "tau")):
+        with pytest.raises(NonFiniteError, match="`v`"):
+            fun(model, q, bad, z)
+        with pytest.raises(NonFiniteError, match=f"`{last}`"):
+            fun(model, q, z, bad)
+        with pytest.raises(NonFiniteError, match="too large"):
+            fun(model, q, np.full(model.nv, 1e200), z)
+        with pytest.raises(DimensionError, match="`v` to have shape"):
+            fun(model, q, np.zeros(model.nv + 1), z)
+    q[3:7] = [0.0, 0.0, 0.0, 2.0]
+    for fun in (rnea_derivatives, aba_derivatives):
+        with pytest.raises(NotOnManifoldError, match="unit quaternion"):
+            fun(model, q, z, z)
+
+
 def test_user_joint_is_refused():
     G = robots.double_pendulum().graph.copy()
     u, w = list(G.edges)[0]

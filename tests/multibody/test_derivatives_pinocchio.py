@@ -20,7 +20,7 @@ import pinocchio as pin
 import pytest
 
 from geomech.interop.pinocchio import PinocchioBridge
-from geomech.multibody import robots
+from geomech.multibody import MultibodyModel, robots
 from geomech.multibody.algorithms.derivatives import aba_derivatives, rnea_derivatives
 from geomech.multibody.algorithms.dynamics import rnea
 from geomech.multibody.io.urdf import load_urdf
@@ -108,6 +108,40 @@ def test_builtin_robot_derivatives_match_pinocchio(name, rng):
 def test_random_tree_derivatives_match_pinocchio(n, floating_base, mixed_tree):
     rng = np.random.default_rng([n, int(floating_base)])
     compare(PinocchioBridge(mixed_tree(n, rng, floating_base=floating_base)), rng)
+
+
+@pytest.mark.parametrize("n", [3, 12, 40])
+@pytest.mark.parametrize("floating_base", [False, True])
+def test_single_state_calls_match_pinocchio(n, floating_base, mixed_tree):
+    """The single-state path (its own entry point: work arrays on the stack for small trees, on
+    the heap beyond; the BLAS products from 24 speeds on) against Pinocchio, with a joint
+    armature (in M, hence in the forward partials; Pinocchio's ``model.armature``), on
+    contiguous and on strided vectors (the general path)."""
+    rng = np.random.default_rng([7, n, int(floating_base)])
+    G = mixed_tree(n, rng, floating_base=floating_base).graph.copy()
+    for _, _, d in G.edges(data=True):
+        d["armature"] = rng.uniform(0.05, 0.5, d["joint"].nv)
+    model = MultibodyModel(G)
+    bridge = PinocchioBridge(model)
+    P, pm, pd = bridge.P, bridge.pin_model, bridge.pin_data
+    assert np.all(np.asarray(pm.armature)[: pm.nv] > 0.0) or model.nv == 0
+    for _ in range(3):
+        q = model.random_configuration(rng)
+        v, a = rng.normal(size=model.nv), rng.normal(size=model.nv)
+        tau = rnea(model, q, v, a)
+        qp, vp, ap, taup = (bridge.q_to_pin(q), bridge.v_to_pin(v), bridge.v_to_pin(a),
+                            bridge.v_to_pin(tau))  # fmt: skip
+        refs = (
+            copies(pin.computeRNEADerivatives(pm, pd, qp, vp, ap)[:2]),
+            copies(pin.computeABADerivatives(pm, pd, qp, vp, taup)),
+        )
+        for strided in (False, True):
+            x = [np.repeat(y, 2)[::2] if strided else y for y in (q, v, a, tau)]
+            ours = (rnea_derivatives(model, *x[:3]), aba_derivatives(model, x[0], x[1], x[3]))
+            for mine, theirs in zip(ours, refs, strict=True):
+                for m, t in zip(mine, theirs, strict=True):
+                    assert m.shape == (model.nv, model.nv)
+                    assert rel_err(m, P.T @ np.asarray(t) @ P) <= RTOL
 
 
 @pytest.mark.parametrize(

@@ -1,8 +1,11 @@
 """The compiled-kernel layer: primitives against dense references, statuses, batches, cache."""
 
+import os
 import pickle
+import signal
 import subprocess
 import sys
+import warnings
 
 import networkx as nx
 import numpy as np
@@ -31,7 +34,16 @@ from geomech.multibody._kernels import status as KST
 from geomech.multibody._kernels.compiled import joint_code
 from geomech.multibody._kernels.tables import IQ, JTYPE
 from geomech.multibody._kernels.tree.kinematics import tree_transforms
-from geomech.multibody._kernels.views import STACK, borrow, scratch, view
+from geomech.multibody._kernels.views import (
+    STACK,
+    STACK_LARGE,
+    borrow,
+    frame,
+    frame_large,
+    release,
+    release_large,
+    view,
+)
 from geomech.spatial import crf, crm, plucker, spatial_inertia
 
 JOINTS = {
@@ -255,8 +267,8 @@ def _carve(buf, start, n):
 
 
 @njit(cache=True)
-def _fill(n, buf):  # scratch views on the stack (small n) or the heap; borrowed views of buf
-    x, y = scratch(((n, 3), (2,)))
+def _fill(n, buf):  # work views on the stack (small n) or the heap; borrowed views of buf
+    work, (x, y) = frame(((n, 3), (2,)))
     for k in range(n):
         for c in range(3):
             x[k, c] = 3.0 * k + c
@@ -264,7 +276,9 @@ def _fill(n, buf):  # scratch views on the stack (small n) or the heap; borrowed
     a, b = borrow(buf, 1, ((n, 3), (2,)))
     a[:, :] = x
     b[:] = y
-    return x.sum() + y.sum()
+    result = x.sum() + y.sum()
+    release(work)
+    return result
 
 
 def test_views_of_a_work_buffer_are_its_reshaped_slices():
@@ -291,6 +305,68 @@ def test_stack_and_borrowed_views_are_the_reshaped_slices():
         assert total == expected.sum() - 3.0
         np.testing.assert_array_equal(buf[1 : 1 + 3 * n], expected)
         np.testing.assert_array_equal(buf[1 + 3 * n :], [-1.0, -2.0, 0.0])
+
+
+@njit(_nrt=False)
+def _frame_fill(n, large):
+    """The sums of frame's views (stack or heap) filled with 3k + c, without numba's runtime."""
+    buf, (x, y) = frame_large(((n, 3), (2,))) if large else frame(((n, 3), (2,)))
+    for k in range(n):
+        for c in range(3):
+            x[k, c] = 3.0 * k + c
+    y[0], y[1] = -1.0, -2.0
+    s = y[0] + y[1]
+    for k in range(n):
+        for c in range(3):
+            s += x[k, c]
+    length = buf.shape[0]  # (nothing is read after the release)
+    if large:
+        release_large(buf)
+    else:
+        release(buf)
+    return s, length
+
+
+def test_frames_without_the_runtime_are_on_the_stack_or_the_heap():
+    for large, limit in ((False, STACK), (True, STACK_LARGE)):
+        for n in (1, 7, limit // 3 - 1, limit // 3 + 5, 1000):  # the last two: on the heap
+            total, length = _frame_fill(n, large)
+            assert total == np.arange(3.0 * n).sum() - 3.0
+            assert length == (limit if 3 * n + 2 <= limit else 3 * n + 2)
+
+
+@pytest.mark.parametrize("n", [3, 40])  # work arrays on the stack, on the heap (frame)
+def test_single_states_and_batches_agree_with_pinocchio_on_the_stack_and_heap(n, mixed_tree):
+    rng = np.random.default_rng([28, n])
+    model = mixed_tree(n, rng, kinds=["revolute", "prismatic", "spherical", "fixed"])
+    bridge = PinocchioBridge(model)
+    nv = model.nv
+    Q = model.random_configuration(rng, size=3)
+    V, A = rng.normal(size=(3, nv)), rng.normal(size=(3, nv))
+    TAU, H, DV, C = (
+        gm.rnea(model, Q, V, A),
+        gm.crba(model, Q),
+        gm.aba(model, Q, V, A),
+        gm.coriolis_matrix(model, Q, V),
+    )
+    for k in range(3):
+        q, v, a = Q[k], V[k], A[k]
+        tau = bridge.rnea(q, v, a)
+        scale = max(1.0, np.abs(tau).max())
+        c_v = bridge.rnea(q, v, np.zeros(nv)) - bridge.rnea(q, np.zeros(nv), np.zeros(nv))
+        for tau_k, H_k, dv_k, C_k in (  # the single-state fast path, then the batch's row
+            (
+                gm.rnea(model, q, v, a),
+                gm.crba(model, q),
+                gm.aba(model, q, v, a),
+                gm.coriolis_matrix(model, q, v),
+            ),
+            (TAU[k], H[k], DV[k], C[k]),
+        ):
+            np.testing.assert_allclose(tau_k, tau, rtol=1e-9, atol=1e-9 * scale)
+            np.testing.assert_allclose(H_k, bridge.crba(q), rtol=1e-9, atol=1e-9)
+            np.testing.assert_allclose(dv_k, bridge.aba(q, v, a), rtol=1e-7, atol=1e-7)
+            np.testing.assert_allclose(C_k @ v, c_v, rtol=1e-9, atol=1e-9 * scale)
 
 
 def _read_only(x):
@@ -489,6 +565,223 @@ def test_compiled_arrays_are_read_only(rng):
     v = rng.normal(size=model.nv)
     tau = gm.rnea(model, q, v, v)  # single state (packed) and batch (the arrays themselves)
     np.testing.assert_allclose(gm.rnea(model, q[None], v[None], v[None])[0], tau, rtol=1e-13)
+
+
+def test_chunks_partition_the_batch_and_shrink_to_the_tail(rng):
+    """_bounds cuts a batch into chunks of at most `chunk` states, never growing, that shrink
+    to `tail` at the end (guided self-scheduling): threads that take them in turn (list
+    scheduling of states of equal cost, the helpers starting up to a chunk late) finish within
+    `tail` states of each other.
+    """
+    import heapq
+
+    for _ in range(300):
+        threads = int(rng.integers(2, 9))
+        chunk = int(rng.integers(1, 100))
+        tail = int(rng.integers(1, chunk + 1))
+        B = int(rng.integers(1, 5000))
+        bounds = driver._bounds(B, threads, chunk, tail)
+        sizes = np.diff(bounds)
+        assert bounds[0] == 0 and bounds[-1] == B and (sizes > 0).all()
+        assert (sizes <= chunk).all() and (np.diff(sizes[:-1]) <= 0).all()
+        if B < 2 * threads * chunk:
+            continue
+        free = [(float(rng.uniform(0, chunk)) if i else 0.0, i) for i in range(threads)]
+        end = [t for t, _ in free]
+        heapq.heapify(free)
+        for size in sizes:
+            t, i = heapq.heappop(free)
+            end[i] = t + size
+            heapq.heappush(free, (end[i], i))
+        assert max(end) - min(end) <= tail + 1e-9
+
+
+def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
+    """_decide: serial until the serial cost is measured, below MIN_PARALLEL_WORK and when no
+    core is idle; in threads while they pay (or are unmeasured at this batch size) but for a
+    serial call now and then, else serially with a threaded probe every PROBE calls, less
+    often after unpaid probes."""
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    serial, B = 5e-6, 1000
+    assert not driver._decide(0.0, 0.0, 0, B)
+    assert not driver._decide(serial, 0.0, 1, int(driver.MIN_PARALLEL_WORK / serial) - 1)
+    assert driver._decide(serial, 0.0, 1, B)  # unmeasured threads are tried
+    calls = range(1, 3 * driver.PROBE + 1)
+    assert all(driver._decide(serial, 0.55 * serial, k, B) for k in calls)
+    period = driver.PROBE << driver.PROBE_BACKOFF  # while paying, one serial call a period
+    assert sum(not driver._decide(serial, 0.55 * serial, k, B) for k in range(2 * period)) == 2
+    assert sum(driver._decide(serial, driver.PAYS * serial, k, B) for k in calls) == 3
+    # probes that did not pay in a row space the next ones out, up to PROBE << PROBE_BACKOFF
+    calls = range(1, (driver.PROBE << driver.PROBE_BACKOFF) * 4 + 1)
+    for misses in range(driver.PROBE_BACKOFF + 3):
+        probes = sum(driver._decide(serial, 2 * serial, k, B, misses) for k in calls)
+        assert probes == 4 << (driver.PROBE_BACKOFF - min(misses, driver.PROBE_BACKOFF))
+    monkeypatch.setattr(driver, "_idle_core", lambda: False)
+    assert not driver._decide(serial, 0.55 * serial, 1, B)
+
+
+def test_the_cost_model_survives_one_slow_call_and_counts_unpaid_probes():
+    """_record: the serial cost is the mean of the CPU time per state of the serial calls; a
+    slow threaded call among paying ones does not turn threads off (three in a row do); probes
+    that do not pay count up, one that pays resets the count."""
+    serial = 4e-6
+    cost = [serial, {}, 0, 0]
+    driver._record(cost, 10, True, serial, 0.0)  # a first threaded call that does not pay
+    assert cost[1][10] == (serial, 0)  # (not counted as a miss: a thread may be starting)
+    cost[1][10] = (0.55 * serial, 0)
+    driver._record(cost, 10, True, 10 * serial, 0.0)  # one call 18x slower (preempted)
+    assert cost[1][10][0] < driver.PAYS * serial  # still paying
+    slow = 1
+    while cost[1][10][0] < driver.PAYS * serial:
+        driver._record(cost, 10, True, 10 * serial, 0.0)
+        slow += 1
+    assert slow == 3 and cost[1][10][1] == 0  # three slow calls in a row turn them off
+    for misses in (1, 2, 3):  # probes that do not pay
+        driver._record(cost, 10, True, serial, 0.0)
+        assert cost[1][10] == (serial, misses)
+    driver._record(cost, 10, True, 0.5 * serial, 0.0)  # a probe that pays
+    assert cost[1][10] == (0.5 * serial, 0) and cost[0] == serial  # threads leave it
+    driver._record(cost, 11, False, 9e-6, 2 * serial)  # serial calls update the serial cost
+    assert cost[0] == pytest.approx(1.5 * serial, rel=1e-15) and 11 not in cost[1]
+
+
+def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
+    """The threaded time per state is kept per batch size class (B.bit_length()); the calls
+    and threaded calls are counted."""
+    model = robots.double_pendulum()
+    monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
+    monkeypatch.setattr(driver, "PAYS", np.inf)  # threads always pay
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    monkeypatch.setattr(driver, "_COST", {})
+    gm.crba(model, rng.normal(size=(300, 2)))  # compiled or loaded (a first call is not timed)
+    driver.set_num_threads(2)
+    try:
+        for B in (300, 5000):
+            Q = rng.normal(size=(B, 2))
+            for _ in range(10):
+                gm.crba(model, Q)
+    finally:
+        driver.set_num_threads(1)
+    ((serial, threaded, calls, threaded_calls),) = driver._COST.values()
+    assert serial > 0.0 and sorted(threaded) == [9, 13]  # the bit lengths of 300 and 5000
+    assert all(t > 0.0 and misses == 0 for t, misses in threaded.values())
+    assert (calls, threaded_calls) == (20, 19)  # call 0 measures the serial cost
+
+
+@njit(nogil=True)
+def _doubling(x, out, status):
+    """A batch kernel for the tests: out = 2 x, status 1 where x < 0, raises where x > 100."""
+    for b in range(status.shape[0]):
+        if x[b, 0] > 100.0:
+            raise ValueError("too large")
+        out[b, 0] = 2.0 * x[b, 0]
+        status[b] = 1 if x[b, 0] < 0.0 else 0
+    for b in range(status.shape[0]):
+        if status[b]:
+            return b + 1
+    return 0
+
+
+@pytest.mark.parametrize("caller_last", [0, 2])
+@pytest.mark.parametrize("n", [2, 3])
+def test_threaded_chunks_raise_in_the_caller_and_keep_their_helpers(
+    rng, monkeypatch, n, caller_last
+):
+    """An exception in any chunk is raised in the caller; the helper threads survive it and
+    set_num_threads; a traced call records the chunks of every thread (the caller's include
+    the CALLER_LAST last ones)."""
+    monkeypatch.setattr(driver, "CALLER_LAST", caller_last)
+    B = 1000
+    x, out, status = rng.uniform(0, 1, size=(B, 1)), np.empty((B, 1)), np.empty(B, np.int64)
+    driver.set_num_threads(n)
+    driver._TRACE = trace = []
+    try:
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        np.testing.assert_array_equal(out, 2.0 * x)
+        helpers = len(driver._HELPERS)
+        assert helpers >= n - 1
+        for bad in (0, B // 2, B - 1):
+            y = x.copy()
+            y[bad] = 1e3
+            with pytest.raises(ValueError, match="too large"):
+                driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2)
+            y[bad], y[-1] = -1.0, -1.0
+            assert driver._call_threaded(_doubling, (), (y, out), B, status, 16, 2) == bad + 1
+        driver.set_num_threads(1)
+        assert len(driver._HELPERS) == 1  # the others end, one stays asleep
+        driver.set_num_threads(n)
+        assert driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2) == 0
+        np.testing.assert_array_equal(out, 2.0 * x)
+        assert len(driver._HELPERS) == helpers
+    finally:
+        driver._TRACE = None
+        driver.set_num_threads(1)
+    chunks = len(driver._bounds(B, n, 16, 2)) - 1
+    for t0, t1, threads in trace:
+        assert t0 <= t1 and 1 <= len(threads) <= n
+        assert sum(taken for _, _, taken, _ in threads) <= chunks
+    assert sum(taken for _, _, taken, _ in trace[0][2]) == chunks  # everyone reported
+    assert all(threads[0][2] >= caller_last for _, _, threads in trace)
+
+
+def test_batches_from_several_threads_at_once_equal_serial_ones(rng, monkeypatch):
+    """Callers in several threads share the helpers: each batch still gives its serial
+    result (a caller finishes its own chunks when the helpers are busy with another's)."""
+    import threading
+
+    model = robots.double_pendulum()
+    monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
+    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    Qs = [rng.normal(size=(2000, 2)) for _ in range(4)]
+    serial = [gm.crba(model, Q) for Q in Qs]
+    driver.set_num_threads(3)
+    results, errors = [None] * len(Qs), []
+
+    def run(i):
+        try:
+            for _ in range(5):
+                results[i] = gm.crba(model, Qs[i])
+        except Exception as exc:  # noqa: BLE001 (reported below)
+            errors.append(exc)
+
+    try:
+        callers = [threading.Thread(target=run, args=(i,)) for i in range(len(Qs))]
+        for t in callers:
+            t.start()
+        for t in callers:
+            t.join(timeout=120)
+    finally:
+        driver.set_num_threads(1)
+    assert not errors and not any(t.is_alive() for t in callers)
+    for s, r in zip(serial, results, strict=True):
+        np.testing.assert_array_equal(s, r)
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="no fork")
+def test_a_forked_child_starts_its_own_helpers(rng):
+    """A child forked after the helpers started has none of them: its threaded batches start
+    new ones (and would finish on the caller alone anyway)."""
+    B = 1000
+    x, out, status = rng.uniform(0, 1, size=(B, 1)), np.empty((B, 1)), np.empty(B, np.int64)
+    driver.set_num_threads(2)
+    try:
+        driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)
+        assert driver._HELPERS
+        with warnings.catch_warnings():  # (Python 3.12+ warns of forking with threads)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            pid = os.fork()
+        if pid == 0:  # the child: exit code 0 if its batch is right, 1 if not, 2 on a hang
+            signal.alarm(60)
+            try:
+                out[:] = 0.0
+                driver._call_threaded(_doubling, (), (x, out), B, status, 16, 2)
+                os._exit(0 if np.array_equal(out, 2.0 * x) and len(driver._HELPERS) == 1 else 1)
+            except BaseException:  # noqa: BLE001 (the exit code reports it)
+                os._exit(1)
+        _, code = os.waitpid(pid, 0)
+    finally:
+        driver.set_num_threads(1)
+    assert os.waitstatus_to_exitcode(code) == 0
 
 
 def test_bad_thread_count():

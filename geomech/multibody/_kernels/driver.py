@@ -11,29 +11,33 @@ else to the general path), so that their public functions check only what the co
 entry point cannot (:func:`are_vectors`: type, dtype, dimension). Parallel evaluation of
 large batches is opt-in (:func:`set_num_threads`): the batch is cut into chunks that run the
 same serial kernel in Python threads, which the kernels allow by releasing the GIL
-(``nogil=True``); idle workers sleep instead of spinning, so a loaded machine is not slowed
-down.
+(``nogil=True``); the helper threads are started once and sleep between batches instead of
+spinning, so a loaded machine is not slowed down.
 
-Threads are used only where they pay, by a simple cost model: the time per state of each
-kernel is measured on its serial calls (per kernel and model size), and a batch is split only
-when its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of about
-:data:`CHUNK_WORK` seconds; the time per state of the threaded calls is measured too, and
-while it is not below :data:`PAYS` times the serial one the batches run serially, with a
-threaded probe every :data:`PROBE` calls; and no batch is split while the load average
-says that no core is idle (a helper would wait for a time slice, and the caller for it). The calling
-thread works too: it and the helpers take the chunks in turn from a shared counter, so a
-helper that the operating system does not schedule (a loaded machine) leaves more chunks to
-the caller.
+Threads are used only where they pay, by a simple cost model: the work per state of each
+kernel (per kernel and model size) is measured as the CPU time of its serial calls (which a
+busy machine does not inflate, as it does their wall time; one call in 64 is serial while
+threads pay, to keep it current), and a batch is split only when
+its estimated work is at least :data:`MIN_PARALLEL_WORK` seconds, in chunks of at most about
+:data:`CHUNK_WORK` seconds that shrink near the end of the batch to about :data:`TAIL_WORK`
+(:func:`_bounds`), so that the threads finish together; the wall time per state of the
+threaded calls is measured too, per batch size class, and while it is not below :data:`PAYS`
+times the serial work the batches of that size run serially, with a threaded probe every
+:data:`PROBE` calls, rarer after each probe that did not pay (:func:`_decide`,
+:func:`_record`); and no batch is split while the load average says that no core is idle (a
+helper would wait for a time slice, and the caller for it). The calling thread works too: it
+and the helpers take the chunks in turn from a shared counter, so a helper that the operating
+system does not schedule (a loaded machine) leaves more chunks to the caller.
 """
 
 from __future__ import annotations
 
-import itertools
+import functools
 import math
 import os
+import queue
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -64,8 +68,6 @@ __all__ = [
     "is_state",
     "are_states",
     "are_vectors",
-    "are_vector_pair",
-    "is_float_vector",
     "ENTRY",
     "entry",
     "failure",
@@ -78,15 +80,17 @@ __all__ = [
     "MIN_CHUNK",
     "MIN_PARALLEL_WORK",
     "CHUNK_WORK",
+    "TAIL_WORK",
     "PAYS",
     "PROBE",
+    "PROBE_BACKOFF",
     "MAX_THREADS",
 ]
 
 #: smallest batch that is split across threads when more than one thread is allowed
 PARALLEL_THRESHOLD = 256
-#: smallest chunk of a batch given to one thread
-MIN_CHUNK = 64
+#: smallest chunk of a batch given to one thread (but the last ones, see TAIL_WORK)
+MIN_CHUNK = 16
 #: smallest estimated work of a batch (s, from the measured time per state) split in threads
 MIN_PARALLEL_WORK = 4e-4
 #: threads are kept while their measured time per state is below this fraction of the serial
@@ -94,26 +98,49 @@ MIN_PARALLEL_WORK = 4e-4
 #: every PROBE-th call a threaded one, to notice when they pay again)
 PAYS = 0.9
 PROBE = 8
-#: the work of one chunk (s): long against the ~5 µs of handing a chunk out, short enough
-#: for a caller to take over the chunks of a helper that is not scheduled
-CHUNK_WORK = 1.5e-4
+#: the probes of threads that do not pay are at most ``PROBE << PROBE_BACKOFF`` calls apart
+PROBE_BACKOFF = 3
+#: the work of the largest chunk (s): long against the ~5-10 µs a chunk costs with two
+#: threads (slicing the arguments, entering the kernel, its work arrays, waits for the GIL),
+#: short enough for a caller to take over the chunks of a helper that is not scheduled
+CHUNK_WORK = 5e-4
+#: the work of the smallest chunks (s): each chunk is a share of the states left
+#: (:func:`_bounds`), down to this at the end of a batch, so that the threads finish within
+#: about this of each other (equal chunks left one thread idle for half a chunk on average)
+TAIL_WORK = 5e-5
+#: the number of last chunks of a batch that the helpers leave to the caller (an experiment,
+#: off: the caller then finishes last and does not sleep until a helper wakes it, a wake-up that
+#: may be slow on a virtual machine whose idle cores halt, at the price of a helper idle for
+#: about a tail chunk; ``bench_kernels.py --threads`` compares both at B = 1000)
+CALLER_LAST = 0
 #: largest number of threads :func:`set_num_threads` accepts
 MAX_THREADS = 1024
 
 _threads = 1
-_pool: ThreadPoolExecutor | None = None
-#: per kernel and size of its first model array: measured seconds per state serially and in
-#: threads (running means), and the number of calls
+#: the helper threads' inboxes (one ``queue.SimpleQueue`` each): started when a batch first
+#: needs them and kept (asleep) for the next batches; :func:`set_num_threads` ends those beyond
+#: the new number (but one, so that switching between 1 and 2 threads starts no thread)
+_HELPERS: list = []
+#: per kernel and size of its first model array: ``[serial, threaded, calls, threaded_calls]``,
+#: the measured seconds per state of its serial work (a running mean of the CPU time of its
+#: serial calls), of its threaded calls by batch size class (``{B.bit_length(): (running mean of the
+#: wall time, unpaid probes in a row)}``: the hand-off costs weigh more on small batches),
+#: the number of calls and of threaded calls
 _COST: dict = {}
+#: None, or a list to which each threaded call appends its timeline (benchmarks: see
+#: :func:`_call_threaded`)
+_TRACE: list | None = None
 
 
 def set_num_threads(n: int | None) -> None:
     """Allow ``n`` threads for batches of at least ``PARALLEL_THRESHOLD`` (256) states.
 
     ``1`` (the default) evaluates every batch serially; ``None`` uses ``os.cpu_count()``.
-    A batch is cut into chunks of at least ``MIN_CHUNK`` states (about
-    ``CHUNK_WORK`` seconds of work each) that the calling thread and ``n − 1`` helpers
-    take in turn, and only where the measured cost says threads pay (see the module).
+    A batch is cut into chunks (each a share of the states left, between about
+    ``TAIL_WORK`` and ``CHUNK_WORK`` seconds of work) that the calling thread and ``n − 1``
+    helper threads take in turn, and only where the measured cost says threads pay and a core
+    is idle (see the module). The helpers are started by the first batch that needs them and
+    sleep between batches.
 
     Raises
     ------
@@ -131,7 +158,7 @@ def set_num_threads(n: int | None) -> None:
     2
     >>> driver.set_num_threads(1)
     """
-    global _threads, _pool
+    global _threads
     if n is None:
         n = os.cpu_count() or 1
     elif isinstance(n, (bool, np.bool_)) or not isinstance(n, (int, np.integer)):
@@ -141,12 +168,9 @@ def set_num_threads(n: int | None) -> None:
         raise DimensionError(f"Expected a number of threads >= 1, got {n}.")
     if n > MAX_THREADS:
         raise ParameterError(f"Expected a number of threads <= {MAX_THREADS}, got {n}.")
-    if n == _threads:
-        return
-    if _pool is not None:
-        _pool.shutdown(wait=True)
-        _pool = None
     _threads = n
+    while len(_HELPERS) > max(n - 1, 1):  # the helpers beyond n - 1 end (one stays, asleep)
+        _HELPERS.pop().put(None)
 
 
 def get_num_threads() -> int:
@@ -339,6 +363,8 @@ def are_vectors(q, v, a) -> bool:
     the rest of :func:`are_states`, whose length and stride reads cost ~0.1 µs more. What
     is checked here cannot be checked in the kernel: its compiled entry point reads an
     array of another dtype or dimension without converting it (and crashes on ``None``).
+    ``rnea``, ``crba``, ``aba`` and ``coriolis_matrix`` write these checks out in their fast
+    path, at their arity (a function call costs ~50 ns of their 0.7 µs on a small arm).
 
     Examples
     --------
@@ -359,39 +385,6 @@ def are_vectors(q, v, a) -> bool:
         and v.ndim == 1
         and a.ndim == 1
     )
-
-
-def are_vector_pair(q, v) -> bool:
-    """:func:`are_vectors` of two arrays.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from geomech.multibody._kernels.driver import are_vector_pair
-    >>> are_vector_pair(np.zeros(3), np.zeros(2)), are_vector_pair(np.zeros(3), None)
-    (True, False)
-    """
-    return (
-        type(q) is _ND
-        and type(v) is _ND
-        and q.dtype is _F64
-        and v.dtype is _F64
-        and q.ndim == 1
-        and v.ndim == 1
-    )
-
-
-def is_float_vector(x) -> bool:
-    """:func:`are_vectors` of one array.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from geomech.multibody._kernels.driver import is_float_vector
-    >>> is_float_vector(np.zeros(3)), is_float_vector(np.zeros(3, int))
-    (True, False)
-    """
-    return type(x) is _ND and x.dtype is _F64 and x.ndim == 1
 
 
 def entry(kernel):
@@ -466,28 +459,101 @@ def call(kernel, model_args, batch_args, batch, model, *, names=(), what="the re
     status = np.empty(B, dtype=np.int64)
     if _threads > 1 and B >= PARALLEL_THRESHOLD:
         key = (kernel, model_args[0].shape if model_args else ())
-        serial, threaded, calls = _COST.get(key, (0.0, 0.0, 0))
-        # enough work to split, and a core to spare
-        parallel = serial > 0.0 and B * serial >= MIN_PARALLEL_WORK and _idle_core()
-        if parallel and threaded >= PAYS * serial:  # threads did not pay lately: serial,
-            parallel = calls % PROBE == 0  # with a threaded probe now and then
+        cost = _COST.get(key)
+        if cost is None:
+            cost = _COST[key] = [0.0, {}, 0, 0]
+        serial, size = cost[0], B.bit_length()
+        threaded, misses = cost[1].get(size, _UNMEASURED)
+        parallel = _decide(serial, threaded, cost[2], B, misses)
+        warm = bool(kernel.signatures)  # (else this call compiles or loads the kernel)
         t0 = time.perf_counter()
         if parallel:
             chunk = max(MIN_CHUNK, int(CHUNK_WORK / serial))
-            failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk)
-        else:  # measures the serial time per state (first call, small or unpaid batches)
+            tail = max(1, min(chunk, int(TAIL_WORK / serial)))
+            failed = _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail)
+            work = 0.0
+        else:  # measures the serial work per state (first call, small or unpaid batches)
+            c0 = time.thread_time_ns()
             failed = _entry(kernel)(*model_args, *batch_args, status)
-        if not failed:  # per-state times, running means over the last few calls
-            t = (time.perf_counter() - t0) / B
-            if parallel:
-                threaded = t if threaded == 0.0 else 0.5 * (threaded + t)
-            else:
-                serial = t if serial == 0.0 else 0.5 * (serial + t)
-            _COST[key] = (serial, threaded, calls + 1)
+            work = 1e-9 * (time.thread_time_ns() - c0) / B
+        if not failed and warm:
+            _record(cost, size, parallel, (time.perf_counter() - t0) / B, work)
+        cost[2] += 1
+        cost[3] += parallel
     else:
         failed = _entry(kernel)(*model_args, *batch_args, status)
     if failed:
         raise _error(int(status[failed - 1]), failed - 1, batch, model, names, batch_args, what)
+
+
+#: the threaded cost of a batch size not measured yet, and its number of unpaid probes
+_UNMEASURED = (0.0, 0)
+
+
+def _record(cost, size, parallel, t, work) -> None:
+    """Update a kernel's entry of :data:`_COST` after a call without failure of batch size
+    class ``size`` that ran in threads or not (``parallel``) and took ``t`` seconds per state
+    (wall time), a serial one ``work`` seconds of CPU time per state.
+
+    The serial cost is the running mean of the CPU time per state of the serial calls: a busy
+    machine does not inflate it, so that threads are compared with the serial work itself (a
+    serial cost measured in wall time on a busy moment kept threads that were 0.4-0.9x). A
+    threaded call that is a probe (threads unmeasured at this size or not paying) replaces the
+    threaded cost, and counts the unpaid probes in a row; else it enters the running mean at
+    most twice the mean, so that one slow call does not turn the batches serial (three in a
+    row do, from a speed-up of 1.8).
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.driver import _record
+    >>> cost = [0.0, {}, 0, 0]
+    >>> _record(cost, 10, False, 5e-6, 4e-6); cost[0]  # a serial call: its CPU time
+    4e-06
+    >>> _record(cost, 10, True, 2.5e-6, 0.0); cost[1]  # threads measured, paying
+    {10: (2.5e-06, 0)}
+    """
+    serial = cost[0]
+    if not parallel:
+        cost[0] = work if serial == 0.0 else 0.5 * (serial + work)
+    else:
+        threaded, misses = cost[1].get(size, _UNMEASURED)
+        if threaded == 0.0 or threaded >= PAYS * serial:  # a probe: a new estimate; the next
+            # one later if it did not pay either (a first one may be slow: a thread starting)
+            cost[1][size] = (t, misses + 1 if threaded and t >= PAYS * serial else 0)
+        else:
+            cost[1][size] = (0.75 * threaded + 0.25 * min(t, 2.0 * threaded), 0)
+
+
+def _decide(serial, threaded, calls, B, misses=0) -> bool:
+    """Whether a batch of ``B`` states runs in threads, from the measured seconds per state of
+    the kernel's serial calls and of its threaded calls at this batch size (0: not measured
+    yet), its number of calls so far and the number of threaded probes in a row that did not
+    pay.
+
+    Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
+    :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
+    while they pay (``threaded < PAYS * serial``), but for a serial call every
+    ``PROBE << PROBE_BACKOFF`` calls that keeps the serial cost current (1 % of the time of
+    threads that pay 1.8x), and while they do not, serially but for a threaded probe every
+    :data:`PROBE` calls, twice as far apart after each probe that did not pay (up to
+    ``PROBE << PROBE_BACKOFF`` calls: a busy machine that the load average does not show
+    loses at most a probe's slowdown in that many calls).
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels import driver
+    >>> driver._decide(0.0, 0.0, 0, 1000)  # the first call measures the serial cost
+    False
+    >>> driver._decide(5e-6, 0.0, 1, 50)  # 0.25 ms of work: not worth a thread
+    False
+    """
+    if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not _idle_core():
+        return False
+    if threaded == 0.0:  # not measured at this batch size yet
+        return True
+    if threaded < PAYS * serial:  # paying: a serial call now and then keeps serial current
+        return calls % (PROBE << PROBE_BACKOFF) != 0
+    return calls % (PROBE << min(misses, PROBE_BACKOFF)) == 0
 
 
 def check_inputs(model, batch, names, arrays, quaternions=()):
@@ -602,36 +668,113 @@ def _idle_core() -> bool:
     return _LOAD[1]
 
 
-def _call_threaded(kernel, model_args, batch_args, B, status, chunk):
-    """The 1-based index of the first failing state of the batch (0: none), run in chunks of
-    ``chunk`` states that the calling thread and ``_threads - 1`` helpers take in turn.
+def _bounds(B: int, threads: int, chunk: int, tail: int) -> list[int]:
+    """The chunk boundaries of a batch of ``B`` states: each chunk a ``1 / threads`` share of
+    the states left, at most ``chunk`` and at least ``tail`` states (guided self-scheduling:
+    few chunks, and small ones at the end, so that the threads finish together).
+
+    Examples
+    --------
+    >>> from geomech.multibody._kernels.driver import _bounds
+    >>> _bounds(300, 2, 64, 4)
+    [0, 64, 128, 192, 246, 273, 287, 294, 298, 300]
     """
-    global _pool
-    if _pool is None:
-        _pool = ThreadPoolExecutor(max_workers=_threads - 1, thread_name_prefix="geomech")
+    bounds, lo = [0], 0
+    while lo < B:
+        lo = min(B, lo + min(chunk, max(tail, -(-(B - lo) // threads))))
+        bounds.append(lo)
+    return bounds
+
+
+def _helper(inbox) -> None:
+    """A helper thread: runs the jobs put in its inbox, asleep in between, until a None."""
+    while (job := inbox.get()) is not None:
+        job()
+
+
+def _start_helpers(n: int) -> int:
+    """Start helper threads until there are ``n``; the number of helpers that can take part
+    (fewer than ``n`` if the system refuses more threads).
+    """
+    while len(_HELPERS) < n:
+        inbox = queue.SimpleQueue()
+        try:
+            threading.Thread(
+                target=_helper, args=(inbox,), name=f"geomech-{len(_HELPERS) + 1}", daemon=True
+            ).start()
+        except RuntimeError:  # pragma: no cover (no more threads: the caller does the rest)
+            break
+        _HELPERS.append(inbox)
+    return min(n, len(_HELPERS))
+
+
+if hasattr(os, "register_at_fork"):  # a forked child has none of the parent's threads
+    os.register_at_fork(after_in_child=_HELPERS.clear)
+
+
+def _call_threaded(kernel, model_args, batch_args, B, status, chunk, tail=1):
+    """The 1-based index of the first failing state of the batch (0: none), run in chunks
+    (:func:`_bounds`) that the calling thread and ``_threads - 1`` helpers take in turn.
+
+    The caller works too and then waits only for the chunks the helpers are running; a helper
+    that wakes late finds the chunks taken. The last :data:`CALLER_LAST` chunks are left to
+    the caller. An exception in a chunk is raised in the caller once every chunk is finished.
+    With :data:`_TRACE` a list, the call appends
+    ``(t0, t1, threads)``: its start and end (``time.perf_counter_ns``) and for each thread
+    (the caller first) the times it started its first chunk and finished its last one (0: it
+    took none), its number of chunks and its nanoseconds in the kernel.
+    """
     ep = _entry(kernel)
-    bounds = list(range(0, B, chunk)) + [B]
+    bounds = _bounds(B, _threads, chunk, tail)
     n = len(bounds) - 1
     failed = [0] * n
-    ticket = itertools.count()  # next() is atomic under the GIL: each chunk is taken once
-    lock, done, left = threading.Lock(), threading.Event(), [n]
+    taken_so_far = [0]  # the next chunk, taken under the lock
+    lock, done, left, errors = threading.Lock(), threading.Lock(), [n], []
+    done.acquire()  # released by whoever finishes the last chunk
+    trace = _TRACE
+    timeline: list = []
+    clock = time.perf_counter_ns
+    t0 = clock() if trace is not None else 0
 
-    def work():
-        while (k := next(ticket)) < n:
+    def work(limit=n):
+        first = last = busy = taken = 0
+        while True:
+            with lock:
+                k = taken_so_far[0]
+                if k >= limit:
+                    break
+                taken_so_far[0] = k + 1
             lo, hi = bounds[k], bounds[k + 1]
             try:
                 args = [a if a.shape[0] == 1 else a[lo:hi] for a in batch_args]
-                failed[k] = ep(*model_args, *args, status[lo:hi])
+                if trace is None:
+                    failed[k] = ep(*model_args, *args, status[lo:hi])
+                else:
+                    start = clock()
+                    failed[k] = ep(*model_args, *args, status[lo:hi])
+                    last = clock()
+                    first, busy, taken = first or start, busy + last - start, taken + 1
+            except BaseException as exc:  # raised in the caller
+                errors.append(exc)
             finally:
                 with lock:
                     left[0] -= 1
                     if left[0] == 0:
-                        done.set()
+                        done.release()
+        if trace is not None:
+            timeline.append((threading.get_ident() == caller, first, last, taken, busy))
 
-    for _ in range(min(_threads - 1, n - 1)):
-        _pool.submit(work)
+    caller = threading.get_ident()
+    helper = functools.partial(work, max(1, n - CALLER_LAST))
+    for inbox in _HELPERS[: _start_helpers(min(_threads - 1, n - 1))]:
+        inbox.put(helper)
     work()  # the caller takes chunks too; then waits only for chunks a helper is running
-    done.wait()
+    done.acquire()
+    if trace is not None:
+        timeline.sort(reverse=True)  # the caller first
+        trace.append((t0, clock(), [x[1:] for x in timeline]))
+    if errors:
+        raise errors[0]
     for k in range(n):  # the first failure in batch order
         if failed[k]:
             return bounds[k] + failed[k]

@@ -12,6 +12,17 @@ r"""The numba options of every kernel, and the two helpers of their batch driver
   algorithm that its single-state entry point, its batch driver and its one-state kernel all
   inline (no call with a dozen array arguments per state; the inlined code is compiled with
   the caller's options, so every caller is an :data:`FMA` function);
+- :data:`FMA_BATCH` — :data:`FMA` without numba's runtime (``_nrt=False``): for the batch
+  drivers of the tree's dynamics, which allocate nothing from numba (their work arrays come
+  from :func:`~geomech.multibody._kernels.views.frame`) and hold no counted reference: the
+  arrays they are given are unboxed without a ``meminfo`` (an entry point of six arrays 0.24
+  -> 0.12 µs a call), and no view made inside counts a reference. numba compiles the
+  functions such a kernel calls (those not inlined) with its options too: they must not
+  allocate nor return an array (a cached callee serves callers with and without the
+  runtime);
+- :data:`FMA_ENTRY` — :data:`FMA_BATCH` holding the GIL (``nogil=False``): for the
+  single-state entry points, whose call is shorter than releasing and taking back the GIL
+  (~30 ns a call; a batch driver keeps ``nogil``: the driver's threads run its chunks);
 - :func:`first_failure` — what a ``*_batch`` driver returns: the first failed state + 1,
   or 0;
 - :func:`at` — row ``b`` of a per-state array, or its only row when the batch shares it.
@@ -23,12 +34,14 @@ from numba import njit
 
 from geomech.multibody._kernels.status import OK
 
-__all__ = ["JIT", "INLINE", "FMA", "FMA_INLINE", "first_failure", "at"]
+__all__ = ["JIT", "INLINE", "FMA", "FMA_INLINE", "FMA_BATCH", "FMA_ENTRY", "first_failure", "at"]
 
 JIT = dict(cache=True, nogil=True, error_model="numpy")
 INLINE = dict(JIT, inline="always")
 FMA = dict(JIT, fastmath={"contract"})
 FMA_INLINE = dict(FMA, inline="always")
+FMA_BATCH = dict(FMA, _nrt=False)
+FMA_ENTRY = dict(FMA_BATCH, nogil=False)
 
 
 @njit(**JIT)

@@ -14,10 +14,14 @@ The kernels of RNEA, CRBA, ABA and Algorithm 1, the cluster kernels (C-RNEA, C-A
 C-EFPA: each per-state kernel cuts its views from the one buffer it is given, so no tuple of
 views crosses a compiled call, whose reference counts cost C-ABA about 0.45 µs a call) and
 :func:`~.compiled.unpack` cut their arrays from one buffer this way; the single-state entry
-points of the tree take theirs from the stack (:func:`scratch`) and borrow the model's views
-(:func:`borrow`: no reference counts). The derivatives' batch work arrays are still made one
-``np.empty`` at a time: cut from one buffer, they measured 3–12 % slower per state (issue 23
-item 4), a memory-layout effect.
+points and the batch drivers of the tree's RNEA, CRBA, ABA and Coriolis matrix, compiled
+without numba's runtime, take theirs from the stack or the C heap (:func:`frame`: nothing
+allocated by numba, nothing counted) and borrow the model's views and the rows of their
+batches (:func:`borrow`, :func:`row`: no reference counts). The first-order derivatives'
+per-state cores, also compiled without the runtime (``_nrt=False``), borrow every work array
+from one buffer: a :func:`stack` buffer in their single-state entry points, one ``np.empty``
+per batch, with the integer arrays cut by :func:`int_view`; an owned view made without the
+runtime holds no reference (there is no count to raise).
 
 Examples
 --------
@@ -48,8 +52,12 @@ __all__ = [
     "carve",
     "borrow",
     "workspace",
-    "scratch",
-    "scratch_large",
+    "stack",
+    "int_view",
+    "frame",
+    "frame_large",
+    "release",
+    "release_large",
     "view",
     "STACK",
     "STACK_LARGE",
@@ -153,8 +161,8 @@ def _views_intrinsic(owned: bool):
                     parent=src.parent if owned else None,
                 )
                 value = out._getvalue()
-                if owned:  # each view holds a reference to buf
-                    context.nrt.incref(builder, array_type, value)
+                if owned and context.enable_nrt:  # each view holds a reference to buf
+                    context.nrt.incref(builder, array_type, value)  # (none without the runtime)
                 views.append(value)
                 offset = builder.add(offset, _product(context, builder, dims))
             return context.make_tuple(builder, sig.return_type, views)
@@ -259,10 +267,10 @@ def workspace(shapes):
     return _c_views(np.empty(total(shapes)), 0, shapes)
 
 
-#: entries of the stack buffer of :func:`scratch` (4 KiB of the kernel's stack frame: a frame of
+#: entries of the stack buffer of :func:`frame` (4 KiB of the kernel's stack frame: a frame of
 #: 8 KiB or more made the single-state RNEA ~0.06 µs slower, whatever part of it was used)
 STACK = 512
-#: entries of the stack buffer of :func:`scratch_large` (16 KiB): for work arrays that do not
+#: entries of the stack buffer of :func:`frame_large` (16 KiB): for work arrays that do not
 #: fit in :data:`STACK` entries on small arms (ABA's articulated inertias, Algorithm 1's
 #: factors), a large frame still costs less than an allocation on the heap
 STACK_LARGE = 2048
@@ -296,39 +304,185 @@ def _stack_buffer(typingctx, n):
 
 
 @njit(**INLINE)
-def scratch(shapes):
-    """:func:`workspace` in the calling kernel's stack frame when the arrays fit in
-    :data:`STACK` entries, else on the heap.
-
-    The work arrays of a single-state entry point: a heap allocation, its release and the
-    reference counts of its views cost 0.05–0.1 µs a call, a tenth of a small arm's kernel.
-    Inlined (``INLINE``), the buffer lives in the frame of the kernel that calls it: the
-    views must not leave that kernel (never returned, never made in a function that is not
-    inlined into the kernel that uses them).
+def stack(n):
+    """A float64 array of ``n`` entries (a compile-time constant) in the calling kernel's stack
+    frame, with no heap fallback (unlike :func:`frame`): for an entry point compiled without
+    numba's runtime (``_nrt=False``) that hands larger work to another entry point itself.
+    Inlined; the array must not leave that kernel.
 
     Examples
     --------
     >>> from numba import njit
-    >>> from geomech.multibody._kernels.views import scratch
+    >>> from geomech.multibody._kernels.views import stack
+    >>> @njit(_nrt=False)
+    ... def fits(n):
+    ...     buf = stack(64)
+    ...     buf[:n] = 1.0
+    ...     return buf[:n].sum()
+    >>> fits(3)
+    3.0
+    """
+    return _stack_buffer(n)
+
+
+@intrinsic
+def int_view(typingctx, buf, start, n):
+    """``n`` int64 entries over the float64 entries ``start .. start + n`` of the C-contiguous
+    1-D ``buf`` (same item size), a borrowed view (no reference, no check): the integer work
+    arrays of a kernel carved from its one float buffer.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import int_view
     >>> @njit
+    ... def count(buf):
+    ...     k = int_view(buf, 1, 3)
+    ...     for i in range(3):
+    ...         k[i] = 10 * i
+    ...     return k.sum()
+    >>> count(np.zeros(5))
+    30
+    """
+    if not (
+        isinstance(buf, types.Array)
+        and buf.ndim == 1
+        and buf.layout == "C"
+        and buf.dtype == types.float64
+        and isinstance(start, types.Integer)
+        and isinstance(n, types.Integer)
+    ):
+        return None
+    out_type = types.Array(types.int64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        offset = context.cast(builder, args[1], sig.args[1], types.intp)
+        count = context.cast(builder, args[2], sig.args[2], types.intp)
+        i64 = context.get_value_type(types.int64)
+        out = make_array(out_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(builder.gep(src.data, [offset]), i64.as_pointer()),
+            shape=[count],
+            strides=[context.get_constant(types.intp, 8)],
+            itemsize=context.get_constant(types.intp, 8),
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return out_type(buf, start, n), codegen
+
+
+@intrinsic
+def _malloc(typingctx, n):
+    """A float64 array of ``n`` entries from the C heap (``malloc``), without a ``meminfo``:
+    nothing for numba's runtime to count, and nothing that frees it but :func:`_free`. An
+    array of no entries when the allocation fails (``borrow`` then refuses the views).
+    """
+    if not isinstance(n, types.Integer):
+        return None
+    array_type = types.Array(types.float64, 1, "C")
+
+    def codegen(context, builder, sig, args):
+        intp = context.get_value_type(types.intp)
+        count = context.cast(builder, args[0], sig.args[0], types.intp)
+        fnty = ir.FunctionType(cgutils.voidptr_t, [intp])
+        malloc = cgutils.get_or_insert_function(builder.module, fnty, "malloc")
+        data = builder.call(malloc, [builder.mul(count, ir.Constant(intp, 8))])
+        count = builder.select(cgutils.is_not_null(builder, data), count, ir.Constant(intp, 0))
+        out = make_array(array_type)(context, builder)
+        populate_array(
+            out,
+            data=builder.bitcast(data, context.get_value_type(types.float64).as_pointer()),
+            shape=[count],
+            strides=[context.get_constant(types.intp, 8)],
+            itemsize=context.get_constant(types.intp, 8),
+            meminfo=None,
+        )
+        return out._getvalue()
+
+    return array_type(n), codegen
+
+
+@intrinsic
+def _free(typingctx, buf):
+    """Gives an array of :func:`_malloc` back to the C heap (``free``)."""
+    if not (isinstance(buf, types.Array) and buf.ndim == 1):
+        return None
+
+    def codegen(context, builder, sig, args):
+        src = make_array(sig.args[0])(context, builder, args[0])
+        fnty = ir.FunctionType(ir.VoidType(), [cgutils.voidptr_t])
+        free = cgutils.get_or_insert_function(builder.module, fnty, "free")
+        builder.call(free, [builder.bitcast(src.data, cgutils.voidptr_t)])
+        return context.get_dummy_value()
+
+    return types.none(buf), codegen
+
+
+@njit(**INLINE)
+def frame(shapes):
+    """A kernel's work arrays without numba's runtime: ``(buf, views)``, the views borrowed from a
+    buffer in the calling kernel's stack frame (:data:`STACK` entries) or, for larger arrays,
+    from the C heap; the kernel gives it back with :func:`release` once the views are no
+    longer used.
+
+    For the entry points compiled without numba's reference counting (``jit.ENTRY``), which
+    can neither allocate a NumPy array nor hold a counted reference: nothing here is
+    counted. A heap buffer is freed only by :func:`release`: the kernel releases it on every
+    path that returns (a raised error, which only a bug can cause, leaks it).
+
+    Raises
+    ------
+    DimensionError
+        If the heap has no room for the arrays.
+
+    Examples
+    --------
+    >>> from numba import njit
+    >>> from geomech.multibody._kernels.views import frame, release
+    >>> @njit(_nrt=False)
     ... def norm2(n):
-    ...     x, y = scratch(((n,), (3,)))
-    ...     x[:] = 2.0
-    ...     return (x * x).sum()
+    ...     buf, (x, y) = frame(((n,), (3,)))
+    ...     for k in range(n):
+    ...         x[k] = 2.0
+    ...     s = 0.0
+    ...     for k in range(n):
+    ...         s += x[k] * x[k]
+    ...     release(buf)
+    ...     return s
     >>> norm2(4), norm2(5000)
     (16.0, 20000.0)
     """
     n = total(shapes)
-    buf = _stack_buffer(STACK) if n <= STACK else np.empty(n)
-    return _c_views(buf, 0, shapes)
+    buf = _stack_buffer(STACK) if n <= STACK else _malloc(n)
+    return buf, borrow(buf, 0, shapes)
 
 
 @njit(**INLINE)
-def scratch_large(shapes):
-    """:func:`scratch` with a stack buffer of :data:`STACK_LARGE` entries."""
+def frame_large(shapes):
+    """:func:`frame` with a stack buffer of :data:`STACK_LARGE` entries (:func:`release_large`)."""
     n = total(shapes)
-    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else np.empty(n)
-    return _c_views(buf, 0, shapes)
+    buf = _stack_buffer(STACK_LARGE) if n <= STACK_LARGE else _malloc(n)
+    return buf, borrow(buf, 0, shapes)
+
+
+@njit(**INLINE)
+def release(buf):
+    """Frees the buffer of :func:`frame` when it is on the heap (a stack buffer has exactly
+    :data:`STACK` entries, a heap one more, or none when its allocation failed).
+    """
+    if buf.shape[0] != STACK:
+        _free(buf)
+
+
+@njit(**INLINE)
+def release_large(buf):
+    """:func:`release` for :func:`frame_large`."""
+    if buf.shape[0] != STACK_LARGE:
+        _free(buf)
 
 
 @intrinsic

@@ -62,8 +62,6 @@ from geomech._validation import check_allocation, check_q, check_v
 from geomech.errors import DimensionError, NotATreeError
 from geomech.geometry.transformation import transform_coriolis
 from geomech.multibody._kernels.driver import (
-    ENTRY,
-    are_vector_pair,
     compiled,
     entry,
     failure,
@@ -95,6 +93,19 @@ __all__ = [
 
 #: the default connection of :func:`coriolis_matrix` (its fast path tests identity first)
 _DEFAULT = "levi-civita"
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
+#: the compiled entry point of ``coriolis_one`` once known (``driver.entry``), else None: the
+#: fast path of :func:`coriolis_matrix` (as ``algorithms.dynamics._one``)
+_coriolis_one = None
+
+
+def _one():
+    """The entry point of ``coriolis_one`` (its dispatcher, which compiles, until it has one)."""
+    global _coriolis_one
+    ep = entry(K.coriolis_one)
+    if ep is not K.coriolis_one:
+        _coriolis_one = ep
+    return ep
 
 
 # ----------------------------------------------------------------------------------------
@@ -182,10 +193,23 @@ def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
     >>> bool(np.allclose(C2 @ v, C @ v))
     False
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and are_vector_pair(q, v):  # the kernel checks lengths, strides
+    try:  # a tree's arrays, once compiled (a closed model: None; not a model: the general path)
+        single = model._single
+    except AttributeError:
+        single = None
+    # one state: its kernel (the types checked here, driver.are_vectors written out; the
+    # kernel checks lengths and strides)
+    if (
+        type(q) is _ND
+        and type(v) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and (single is not None or (single := single_state(model)) is not None)
+    ):
         topo, packed, nq, nv = single
-        C = np.empty((nv, nv))
+        C = _empty((nv, nv))
         if connection is _DEFAULT or (type(connection) is str and connection == "levi-civita"):
             factors = model._compiled._levi_civita  # the default's, kept on the compiled model
             if factors is None:
@@ -193,8 +217,7 @@ def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
             Bt, levi_civita = factors
         else:
             Bt, levi_civita = _factor_tensors(model, connection)
-        kernel = ENTRY.get(K.coriolis_one) or entry(K.coriolis_one)
-        status = kernel(topo, packed, Bt, levi_civita, q, v, C)
+        status = (_coriolis_one or _one())(topo, packed, Bt, levi_civita, q, v, C)
         if status == 0:
             return C
         if status != NOT_A_VECTOR:

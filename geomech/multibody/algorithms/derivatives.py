@@ -60,7 +60,16 @@ from typing import NamedTuple
 import numpy as np
 
 from geomech.errors import ModelError, NotATreeError
-from geomech.multibody._kernels.driver import are_states, call, entry, failure, states
+from geomech.multibody._kernels.driver import (
+    ENTRY,
+    are_vectors,
+    call,
+    entry,
+    failure,
+    single_state,
+    states,
+)
+from geomech.multibody._kernels.status import NOT_A_VECTOR
 from geomech.multibody._kernels.tables import IV
 from geomech.multibody._kernels.tree import derivatives as K
 from geomech.multibody._kernels.tree.layout import dense_layout
@@ -293,15 +302,16 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     array([[29.43,  9.81],
            [ 9.81,  9.81]])
     """
-    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
-    if single is not None and f_ext is None and gravity is None:
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None and f_ext is None and gravity is None and are_vectors(q, v, a):
         topo, packed, nq, nv = single
-        if are_states(q, v, a, nq, nv):
-            D = np.empty((2, nv, nv))  # one allocation (the kernel zeroes it)
-            status = entry(K.rnea_derivatives_one)(topo, packed, q, v, a, D)
-            if status:
-                raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
+        D = np.empty((2, nv, nv))  # one allocation (the kernel zeroes it)
+        ep = ENTRY.get(K.rnea_derivatives_one) or entry(K.rnea_derivatives_one)
+        status = ep(topo, packed, q, v, a, D)
+        if status == 0:
             return D[0], D[1]
+        if status != NOT_A_VECTOR:  # (else: the general path converts or names the error)
+            raise failure(status, model, ("q", "v", "a"), (q, v, a), "the derivatives")
     cm = _check_model(model)
     batch, B, (Q, V, A), A0, F = _inputs(
         model,
@@ -313,10 +323,10 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
         per_state=2 * cm.nv**2,
     )
     nv = cm.nv
-    DQ, DV = np.zeros((B, nv, nv)), np.zeros((B, nv, nv))  # zeroed: see the kernel
+    DQ, DV = np.empty((2, B, nv, nv))  # one allocation (the kernel zeroes each state's)
     call(
         K.rnea_derivatives_batch,
-        _model_args(cm),
+        (cm.topo, cm.packed),
         (Q, V, A, A0, F, DQ, DV),
         batch,
         model,
@@ -581,30 +591,30 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(dqdd_dtau, np.linalg.inv(crba(model, q))))
     True
     """
-    single = getattr(model, "_single", None)  # one state of a compiled tree: its kernel
-    if single is not None and f_ext is None and gravity is None:
+    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
+    if single is not None and f_ext is None and gravity is None and are_vectors(q, v, tau):
         topo, packed, nq, nv = single
-        if are_states(q, v, tau, nq, nv):
-            D = np.empty((3, nv, nv))  # one allocation
-            if nv < ONE_BLAS_THREAD_NV:
-                status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, D)
-            else:
-                with _one_blas_thread():
-                    status = entry(K.aba_derivatives_one)(topo, packed, q, v, tau, D)
-            if status:
-                raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
+        D = np.empty((3, nv, nv))  # one allocation
+        ep = ENTRY.get(K.aba_derivatives_one) or entry(K.aba_derivatives_one)
+        if nv < ONE_BLAS_THREAD_NV:
+            status = ep(topo, packed, q, v, tau, D)
+        else:
+            with _one_blas_thread():
+                status = ep(topo, packed, q, v, tau, D)
+        if status == 0:
             return D[0], D[1], D[2]
+        if status != NOT_A_VECTOR:  # (else: the general path converts or names the error)
+            raise failure(status, model, ("q", "v", "tau"), (q, v, tau), "the derivatives")
     cm, batch, B, args = _aba_inputs(
         model, q, v, tau, f_ext, gravity, lambda n: 6 * n**2, armature=True
     )
     nv = cm.nv
-    QDD = np.empty((B, nv))
-    DQ, DV, MINV = np.empty((B, nv, nv)), np.empty((B, nv, nv)), np.empty((B, nv, nv))
+    DQ, DV, MINV = np.empty((3, B, nv, nv))  # one allocation
     with _one_blas_thread() if nv >= ONE_BLAS_THREAD_NV else contextlib.nullcontext():
         call(
             K.aba_derivatives_batch,
-            (*cm.arrays(), cm.S[0], cm.S_ring[0], cm.T_user[0]),
-            (*args, QDD, DQ, DV, MINV),
+            (cm.topo, cm.packed),
+            (*args, DQ, DV, MINV),
             batch,
             model,
             names=_ABA_NAMES,

@@ -36,13 +36,10 @@ import numpy as np
 from geomech.errors import ModelError
 from geomech.multibody._kernels import linalg as _linalg
 from geomech.multibody._kernels.driver import (
-    ENTRY,
-    are_vectors,
     call,
     compiled,
     entry,
     failure,
-    is_float_vector,
     single_state,
     states,
 )
@@ -64,6 +61,25 @@ __all__ = [
 SINGULAR_RTOL = _linalg.SINGULAR_RTOL
 
 _NO_FORCES = np.zeros((1, 0, 6))
+
+# The single-state fast path of rnea, crba and aba (each public call of one state without
+# options): Python checks what the compiled entry point cannot (type, dtype and dimension of
+# the vectors: ``driver.are_vectors``, written out here, which saves the call), the entry
+# point checks lengths and strides (``NOT_A_VECTOR`` sends anything else to the general path).
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
+#: the compiled entry points of rnea_one, crba_one and aba_one once known (``driver.entry``),
+#: else None: one global on the fast path instead of a dictionary look-up
+_rnea_one = _crba_one = _aba_one = None
+
+
+def _one(name, kernel):
+    """The entry point of ``kernel`` (its dispatcher, which compiles, until it has one), kept in
+    the global ``name`` once known.
+    """
+    ep = entry(kernel)
+    if ep is not kernel:
+        globals()[name] = ep
+    return ep
 
 
 def _a_world(gravity: np.ndarray) -> np.ndarray:
@@ -181,17 +197,28 @@ def rnea(model, q, v, a, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> rnea(model, [np.pi / 2, 0.0], [0.0, 0.0], [0.0, 0.0])
     array([29.43,  9.81])
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if (
-        single is not None
+    try:  # a tree's arrays, once compiled (a closed model: None; not a model: the general path)
+        single = model._single
+    except AttributeError:
+        single = None
+    if (  # one state: its kernel (see _one)
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
         and gravity is None
         and f_ext is None
         and method is None
-        and are_vectors(q, v, a)  # the kernel checks their lengths and strides
+        and (single is not None or (single := single_state(model)) is not None)
     ):
         topo, packed, nq, nv = single
-        tau = np.empty(nv)
-        status = (ENTRY.get(K.rnea_one) or entry(K.rnea_one))(topo, packed, q, v, a, tau)
+        tau = _empty(nv)
+        status = (_rnea_one or _one("_rnea_one", K.rnea_one))(topo, packed, q, v, a, tau)
         if status == 0:
             return tau
         if status != NOT_A_VECTOR:
@@ -273,11 +300,20 @@ def crba(model, q, method=None) -> np.ndarray:
     array([[5., 2.],
            [2., 1.]])
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and method is None and is_float_vector(q):
+    try:  # a tree's arrays, once compiled (a closed model: None; not a model: the general path)
+        single = model._single
+    except AttributeError:
+        single = None
+    if (  # one state: its kernel (see _one)
+        type(q) is _ND
+        and q.dtype is _F64
+        and q.ndim == 1
+        and method is None
+        and (single is not None or (single := single_state(model)) is not None)
+    ):
         topo, packed, nq, nv = single
-        H = np.empty((nv, nv))
-        status = (ENTRY.get(K.crba_one) or entry(K.crba_one))(topo, packed, q, H)
+        H = _empty((nv, nv))
+        status = (_crba_one or _one("_crba_one", K.crba_one))(topo, packed, q, H)
         if status == 0:
             return H
         if status != NOT_A_VECTOR:  # (else: the general path converts q or names the error)
@@ -370,17 +406,28 @@ def aba(model, q, v, tau, gravity=None, f_ext=None, method=None) -> np.ndarray:
     >>> bool(np.allclose(aba(model, q, v, rnea(model, q, v, a)), a))
     True
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if (
-        single is not None
+    try:  # a tree's arrays, once compiled (a closed model: None; not a model: the general path)
+        single = model._single
+    except AttributeError:
+        single = None
+    if (  # one state: its kernel (see _one)
+        type(q) is _ND
+        and type(v) is _ND
+        and type(tau) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and tau.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and tau.ndim == 1
         and gravity is None
         and f_ext is None
         and method is None
-        and are_vectors(q, v, tau)  # the kernel checks their lengths and strides
+        and (single is not None or (single := single_state(model)) is not None)
     ):
         topo, packed, nq, nv = single
-        a = np.empty(nv)
-        status = (ENTRY.get(K.aba_one) or entry(K.aba_one))(topo, packed, q, v, tau, a)
+        a = _empty(nv)
+        status = (_aba_one or _one("_aba_one", K.aba_one))(topo, packed, q, v, tau, a)
         if status == 0:
             return a
         if status != NOT_A_VECTOR:

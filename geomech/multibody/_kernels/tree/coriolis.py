@@ -27,7 +27,16 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, FMA_INLINE, INLINE, JIT, at, first_failure
+from geomech.multibody._kernels.jit import (
+    FMA,
+    FMA_BATCH,
+    FMA_ENTRY,
+    FMA_INLINE,
+    INLINE,
+    JIT,
+    at,
+    first_failure,
+)
 from geomech.multibody._kernels.joints import USER
 from geomech.multibody._kernels.spatial import (
     compose_transforms,
@@ -61,7 +70,7 @@ from geomech.multibody._kernels.tree.kinematics import (
     tree_transforms,
     tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import scratch_large, workspace
+from geomech.multibody._kernels.views import frame_large, release_large, row, workspace
 
 __all__ = [
     "add_composite",
@@ -247,13 +256,15 @@ def _coriolis_work(
     # ---- forward pass: twists, axis rates, body inertias and factors (ground coordinates) --
     for i in range(N):
         p = parent[i]
-        if p < 0:
-            E0[i, :, :] = E[i]
-            r0[i, :] = r[i]
+        if p < 0:  # (entry by entry: a slice copy may allocate a temporary)
+            for a in range(3):
+                E0[i, a, 0], E0[i, a, 1], E0[i, a, 2] = E[i, a, 0], E[i, a, 1], E[i, a, 2]
+                r0[i, a] = r[i, a]
             vel[i, :] = 0.0
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
-            vel[i, :] = vel[p]
+            for a in range(6):
+                vel[i, a] = vel[p, a]
         for k in range(iv[i], iv[i + 1]):  # l.3: v_i = v_p(i) + Φ_i ν_i
             transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
             for a in range(6):
@@ -385,15 +396,16 @@ def coriolis(topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_use
     )
 
 
-@njit(**FMA)
+@njit(**FMA_BATCH)
 def coriolis_batch(
     topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, Q, V, C, status
 ):
-    """:func:`coriolis_work` over a batch (per-state arrays with one row are shared); first failure
-    + 1.
+    """:func:`coriolis_work` over a batch (per-state arrays with one row are shared, the rows
+    borrowed, nothing counted); first failure + 1.
     """
     N = topo.shape[0] - 1
-    work = coriolis_workspace(N, topo[N, IV])
+    buf, views = frame_large(_coriolis_shapes(N, topo[N, IV]))
+    work = _coriolis_order(views)
     for b in range(status.shape[0]):
         status[b] = _coriolis_work(
             topo,
@@ -402,18 +414,19 @@ def coriolis_batch(
             inertia,
             Bt,
             levi_civita,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            at(V, b),
-            C[b],
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(V, b),
+            row(C, b),
             work,
         )
+    release_large(buf)
     return first_failure(status)
 
 
-@njit(**FMA)
+@njit(**FMA_ENTRY)
 def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     """:func:`coriolis` for one state, the model packed (``CompiledModel.packed``);
     ``NOT_A_VECTOR`` unless ``q``, ``v`` are contiguous vectors of the model's sizes.
@@ -422,10 +435,24 @@ def coriolis_one(topo, packed, Bt, levi_civita, q, v, C):
     if not (is_vector(q, topo[N, IQ]) and is_vector(v, topo[N, IV])):
         return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    work = _coriolis_order(scratch_large(_coriolis_shapes(N, topo[N, IV])))  # on the stack (small)
-    return _coriolis_work(
-        topo, placement, jparam, inertia, Bt, levi_civita, S, S_ring, T_user, q, v, C, work
+    buf, views = frame_large(_coriolis_shapes(N, topo[N, IV]))  # on the stack (small models)
+    status = _coriolis_work(
+        topo,
+        placement,
+        jparam,
+        inertia,
+        Bt,
+        levi_civita,
+        S,
+        S_ring,
+        T_user,
+        q,
+        v,
+        C,
+        _coriolis_order(views),
     )
+    release_large(buf)
+    return status
 
 
 @njit(**JIT)

@@ -29,6 +29,12 @@ subtree of joint ``i`` by the ground-frame twist :math:`\mathbf s_k` (identity K
 External wrenches are body-fixed: they rotate with their body, so they enter only through
 :math:`\mathbf f^C` (K11–K12 hold with them).
 
+The first-order partials have one per-state core each, :func:`rnea_first` (the IDSVA FO pass)
+and :func:`aba_first` (that pass with the mass matrix, its factor and the solves), compiled once
+without numba's reference counting (``NO_RT``) and called by both the single-state entry point
+(``*_one``, work arrays on its stack) and the batch driver (``*_batch``, one work buffer, the
+rows borrowed): inlined into both, the ∂ABA core was compiled twice (~16 s each, cold).
+
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
 C order) or block-sparse (one "cube" per body), the layouts of
@@ -60,13 +66,19 @@ from geomech.multibody._kernels.spatial import (
 from geomech.multibody._kernels.status import (
     NON_FINITE_INPUT,
     NON_FINITE_RESULT,
+    NOT_A_VECTOR,
     OK,
     SINGULAR,
     pack,
 )
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
-from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
+from geomech.multibody._kernels.tree.kinematics import (
+    all_finite,
+    finite_vector,
+    is_vector,
+    tree_transforms,
+)
 from geomech.multibody._kernels.tree.layout import SAFE, largest, slot
 from geomech.multibody._kernels.tree.tensor import (
     coriolis_factor,
@@ -77,7 +89,7 @@ from geomech.multibody._kernels.tree.tensor import (
     matTvec6_add,
     matvec6_add,
 )
-from geomech.multibody._kernels.views import view
+from geomech.multibody._kernels.views import borrow, int_view, row, stack, view
 from geomech.multibody._kernels.views import workspace as carved
 
 __all__ = [
@@ -90,10 +102,12 @@ __all__ = [
     "second_order",
     "second_order_workspace",
     "dof_parents",
+    "rnea_first",
     "rnea_derivatives_batch",
     "rnea_derivatives_one",
     "rnea_second_derivatives_batch",
     "rnea_second_along_batch",
+    "aba_first",
     "aba_derivatives_batch",
     "aba_derivatives_one",
     "aba_second_derivatives_batch",
@@ -129,19 +143,6 @@ def workspace(N, nv):
         np.empty((18, 6)),
         np.empty((nv, 6)),
     )
-
-
-@njit(**JIT)
-def workspace_one(N, nv):
-    """:func:`first_workspace` and the arrays of the forward partials (``dq``, ``dv``, ``M``,
-    ``L`` (nv, nv), ``X`` (nv, 3 nv), ``F`` (nv, 6), ``qdd`` (nv,)) as views of one
-    allocation, for the single-state entries (an allocation costs ~30 ns).
-    """
-    w = carved(
-        _first_shapes(N, nv)
-        + ((nv, nv), (nv, nv), (nv, nv), (nv, nv), (nv, 3 * nv), (nv, 6), (nv,))
-    )
-    return _first_tuple(w), w[16], w[17], w[18], w[19], w[20], w[21], w[22]
 
 
 # ----------------------------------------------------------------------------------------
@@ -356,7 +357,11 @@ def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0,
     parent, jtype, iq, iv = topo[:-1, PARENT], topo[:-1, JTYPE], topo[:, IQ], topo[:, IV]
     N = parent.shape[0]
     if not (
-        all_finite(q) and all_finite(v) and all_finite(a) and all_finite(a0) and all_finite(f_ext)
+        finite_vector(q)
+        and finite_vector(v)
+        and finite_vector(a)
+        and finite_vector(a0)
+        and _finite2(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
@@ -952,65 +957,126 @@ def _zero(x):
         x.flat[k] = 0.0
 
 
-@njit(**FMA)
-def rnea_derivatives_batch(
-    topo, placement, jparam, inertia, S, T_user, Q, V, A, A0, F_ext, DQ, DV, status
-):
-    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv).
+#: the per-state cores and the single-state entry points are compiled without numba's reference
+#: counting (``_nrt=False``, handed down to the callees numba compiles for them): the arrays they
+#: are given are unboxed without a ``meminfo`` and every view and call inside them costs no
+#: atomic count. They allocate nothing (work arrays on the stack, :data:`STACK_D`, or from the
+#: caller); the helpers that need the runtime (a heap buffer, BLAS) are compiled with it
+#: (``RUNTIME``). One core per algorithm, called (not inlined) by its single-state entry and by
+#: its batch driver: compiled once.
+NO_RT = dict(FMA, _nrt=False)
+RUNTIME = dict(FMA, _nrt=True)
+#: entries of the stack buffer of the single-state entry points (24 KiB: the work of Solo-12's
+#: forward partials); larger models take a heap buffer. The compile time of an entry point grows
+#: with it (LLVM: 1 s at 2048 entries, 3.4 s at 4096, 6.5 s at 8192)
+STACK_D = 3072
 
-    ``DQ`` and ``DV`` must come zeroed (``np.zeros``: the blocks of unrelated joints are not
-    written, and fresh zero pages from the allocator are cheaper than a zeroing pass).
+
+@njit(**INLINE)
+def first_size(N, nv):
+    """The float64 entries of :func:`first_workspace` (:func:`_first_shapes`)."""
+    return 68 * N + 48 * nv + 48
+
+
+@njit(**INLINE)
+def aba_size(N, nv):
+    """The float64 entries of :func:`aba_first`'s work: the first-order work arrays, ``M``
+    (nv, nv; its factor in place), ``F`` (nv, 6), ``qdd`` (nv,), the integers ``lam``, ``lo``
+    (nv,) of the factorisation, and from :data:`BLAS_MIN_NV` speeds on ``X`` (nv, 3 nv).
     """
-    N, nv = topo.shape[0] - 1, topo[-1, IV]
-    wf = first_workspace(N, nv)
-    none = np.empty((0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
-    for b in range(status.shape[0]):
-        st = forward_pass_first(
-            topo,
-            placement,
-            jparam,
-            inertia,
-            S,
-            T_user,
-            at(Q, b),
-            at(V, b),
-            at(A, b),
-            at(A0, b),
-            at(F_ext, b),
-            wf,
-        )
-        if st == OK:
-            first_order(topo, wf, DQ[b], DV[b], none, none[:, 0], none)
-            if not (all_finite(DQ[b]) and all_finite(DV[b])):
-                st = pack(NON_FINITE_RESULT, -1)
-        status[b] = st
-    return first_failure(status)
+    return first_size(N, nv) + nv * nv + 9 * nv + (3 * nv * nv if nv >= BLAS_MIN_NV else 0)
 
 
-@njit(**FMA)
-def rnea_derivatives_one(topo, packed, q, v, a, D):
-    """First-order partials of RNEA for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
-    output array: each array argument costs the call ~0.07 µs).
+@njit(**NO_RT)
+def rnea_first(topo, packed, q, v, a, a0, f_ext, DQ, DV, M, tau, F, buf):
+    r"""IDSVA FO for one state (:func:`forward_pass_first`, :func:`first_order`); a status.
+
+    ``DQ``, ``DV`` (nv, nv) receive :math:`\partial\tau/\partial q`,
+    :math:`\partial\tau/\partial\nu` (zeroed here: the blocks of unrelated joints are not
+    written); ``M``, ``tau``, ``F`` as :func:`first_order` (each skipped when it has no rows;
+    ``M`` must come zeroed); ``buf`` at least :func:`first_size` entries, its views the work
+    arrays (``wf``) that :func:`acceleration_part` reads after it. The model is ``packed``
+    (``CompiledModel.packed``), ``a0`` the world's acceleration of the state.
     """
-    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
+    placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
     N, nv = topo.shape[0] - 1, topo[-1, IV]
-    wf = first_workspace(N, nv)
-    DQ, DV = D[0], D[1]
-    for x in range(nv):  # the blocks of unrelated joints are not written
+    wf = _first_tuple(borrow(buf, 0, _first_shapes(N, nv)))
+    for x in range(nv):
         for y in range(nv):
             DQ[x, y] = 0.0
             DV[x, y] = 0.0
-    st = forward_pass_first(
-        topo, placement, jparam, inertia, S, T_user, q, v, a, a0, view(q, 0, (0, 6)), wf
-    )
+    st = forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0, f_ext, wf)
     if st != OK:
         return st
-    none = view(q, 0, (0, 6))  # the mass matrix, tau and the columns I^C s are not wanted
-    first_order(topo, wf, DQ, DV, none, view(q, 0, (0,)), none)
-    if not (all_finite(DQ) and all_finite(DV)):
+    first_order(topo, wf, DQ, DV, M, tau, F)
+    if not (_finite2(DQ) and _finite2(DV)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
+
+
+@njit(**INLINE)
+def _finite2(X):
+    """Whether every entry of the C-contiguous 2-D ``X`` is finite (no ``ravel``)."""
+    bad = False
+    for x in range(X.shape[0]):
+        for y in range(X.shape[1]):
+            bad |= (X[x, y] - X[x, y]) != 0.0
+    return not bad
+
+
+@njit(**FMA)
+def rnea_derivatives_batch(topo, packed, Q, V, A, A0, F_ext, DQ, DV, status):
+    """First-order partials of RNEA over a batch: ``DQ``, ``DV``, each (B, nv, nv); the rows
+    borrowed, one work buffer; first failure + 1.
+    """
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    buf = np.empty(first_size(N, nv))
+    none, none1 = np.empty((0, 6)), np.empty(0)  # M, tau and the columns I^C s: not wanted
+    for b in range(status.shape[0]):
+        status[b] = rnea_first(
+            topo,
+            packed,
+            row(Q, b),
+            row(V, b),
+            row(A, b),
+            row(A0, b),
+            row(F_ext, b),
+            row(DQ, b),
+            row(DV, b),
+            none,
+            none1,
+            none,
+            buf,
+        )
+    return first_failure(status)
+
+
+@njit(**RUNTIME)
+def _rnea_one_heap(topo, packed, q, v, a, a0, f_ext, DQ, DV, none, none1):
+    """:func:`rnea_first` with its work on the heap (models beyond :data:`STACK_D`)."""
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    buf = np.empty(first_size(N, nv))
+    return rnea_first(topo, packed, q, v, a, a0, f_ext, DQ, DV, none, none1, none, buf)
+
+
+@njit(**NO_RT)
+def rnea_derivatives_one(topo, packed, q, v, a, D):
+    """First-order partials of RNEA for one state without external forces, the model packed
+    (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
+    output array); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``a`` are contiguous vectors of the
+    model's sizes.
+    """
+    N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(a, nv)):
+        return NOT_A_VECTOR
+    a0 = unpack(topo, packed)[6]
+    buf = stack(STACK_D)
+    none, none1 = borrow(buf, 0, ((0, 6), (0,)))  # no external forces, M, tau, F (no rows)
+    DQ, DV = row(D, 0), row(D, 1)
+    if first_size(N, nv) > STACK_D:
+        return _rnea_one_heap(topo, packed, q, v, a, a0, none, DQ, DV, none, none1)
+    return rnea_first(topo, packed, q, v, a, a0, none, DQ, DV, none, none1, none, buf)
 
 
 @njit(**JIT)
@@ -1111,9 +1177,16 @@ def dof_parents(topo):
     joint, else the last DoF of the nearest ancestor joint that has DoFs), −1 for none;
     ``lam[k] < k``.
     """
+    lam = np.empty(topo[-1, IV], dtype=np.int64)
+    _dof_parents(topo, lam)
+    return lam
+
+
+@njit(**INLINE)
+def _dof_parents(topo, lam):
+    """:func:`dof_parents` into ``lam``."""
     parent, iv = topo[:-1, PARENT], topo[:, IV]
     N = parent.shape[0]
-    lam = np.empty(iv[N], dtype=np.int64)
     for i in range(N):
         p = parent[i]
         while p >= 0 and iv[p + 1] == iv[p]:  # skip joints without DoFs
@@ -1122,34 +1195,29 @@ def dof_parents(topo):
         for k in range(iv[i], iv[i + 1]):
             lam[k] = prev
             prev = k
-    return lam
 
 
-@njit(**JIT)
-def _runs(lam):
+@njit(**INLINE)
+def _runs(lam, lo):
     """``lo[k]``: the first DoF of the run of consecutive DoFs ending at ``k`` on its path
     (``lam[m] = m - 1`` for ``lo[k] < m ≤ k``): the path of ``k`` is the ranges
     ``lo[k]..k``, then ``lo[j]..j`` from ``j = lam[lo[k]]``, … (one range for a chain), so the
     walks of the factorisation are contiguous loops that vectorise.
     """
-    n = lam.shape[0]
-    lo = np.empty(n, dtype=np.int64)
-    for k in range(n):
+    for k in range(lam.shape[0]):
         lo[k] = lo[k - 1] if k > 0 and lam[k] == k - 1 else k
-    return lo
 
 
 @njit(**FMA)
-def _ltl(M, L, lam, iv):
+def _ltl(M, L, lam, lo, iv):
     r"""Sparse :math:`\mathbf M = \mathbf L^\top\mathbf L` of a mass matrix (Featherstone 2008,
     Table 6.3), ``L`` lower triangular with the branch-induced sparsity of ``M``; a status.
 
-    Only the entries ``L[k, j]`` with ``j`` on the DoF path of ``k`` (``lam``) are written and
-    read. SINGULAR names the body of the first pivot that is not positive (relative to the
-    largest diagonal entry). :math:`O(n d^2)` for a DoF depth ``d``.
+    Only the entries ``L[k, j]`` with ``j`` on the DoF path of ``k`` (``lam``, its runs ``lo``,
+    :func:`_runs`) are written and read. SINGULAR names the body of the first pivot that is not
+    positive (relative to the largest diagonal entry). :math:`O(n d^2)` for a DoF depth ``d``.
     """
     n = M.shape[0]
-    lo = _runs(lam)
     scale = 0.0
     for k in range(n):
         scale = max(scale, abs(M[k, k]))
@@ -1211,12 +1279,34 @@ def _ltl_solve(L, lam, X):
             X[i, c] *= d
 
 
+@njit(**INLINE)
+def _ltl_solve_vector(L, lam, x):
+    r""":func:`_ltl_solve` of one vector ``x`` (n,) in place: scalar updates (a loop of one
+    column per update cost Solo-12's ∂ABA 0.3 µs).
+    """
+    n = x.shape[0]
+    for i in range(n - 1, -1, -1):  # Lᵀ y = x
+        xi = x[i] / L[i, i]
+        x[i] = xi
+        j = lam[i]
+        while j >= 0:
+            x[j] -= L[i, j] * xi
+            j = lam[j]
+    for i in range(n):  # L z = y
+        s = x[i]
+        j = lam[i]
+        while j >= 0:
+            s -= L[i, j] * x[j]
+            j = lam[j]
+        x[i] = s / L[i, i]
+
+
 #: from this many speeds on, the forward-dynamics partials are matrix products (BLAS)
 BLAS_MIN_NV = 24
 
 
 @njit(**FMA)
-def _ltl_inverse(L, lam, Linv):
+def _ltl_inverse(L, lam, lo, Linv):
     r"""``Linv`` :math:`= \mathbf L^{-1}` of the factor of :func:`_ltl` (lower triangular, with
     the sparsity of ``L``: ``Linv[k, j] ≠ 0`` only for ``j`` on the DoF path of ``k``).
 
@@ -1224,7 +1314,6 @@ def _ltl_inverse(L, lam, Linv):
     L_{km}(\mathbf L^{-1})_{mj})/L_{kk}`, walking the path: :math:`O(n d^2)`.
     """
     n = L.shape[0]
-    lo = _runs(lam)
     for k in range(n):
         for j in range(n):
             Linv[k, j] = 0.0
@@ -1242,195 +1331,163 @@ def _ltl_inverse(L, lam, Linv):
             m = lam[m]
 
 
-@njit(**JIT)
-def _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv):
-    r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν``, ``M⁻¹``.
-
-    Small models: one sparse solve of [∂τ/∂q | ∂τ/∂ν | 1] (:func:`_ltl_solve`). From
-    :data:`BLAS_MIN_NV` speeds on, as Pinocchio: :math:`\mathbf M^{-1} = \mathbf L^{-1}
-    \mathbf L^{-\top}` from the sparse inverse of the factor (:func:`_ltl_inverse`), then two
-    matrix products (BLAS) instead of the sparse solve's :math:`O(n^2 d)` scalar updates.
+@njit(**RUNTIME)
+def _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
+    """:func:`_forward_partials` from :data:`BLAS_MIN_NV` speeds on (numba's ``np.dot``:
+    compiled with the runtime); ``X`` (nv, 3 nv) work space.
     """
-    n = dq.shape[0]
-    if n >= BLAS_MIN_NV:
-        Linv = X.reshape(X.size)[: n * n].reshape((n, n))
-        _ltl_inverse(L, lam, Linv)
-        np.dot(Linv, Linv.T, Minv)
-        np.dot(Minv, dq, dqdd_dq)
-        np.dot(Minv, dv, dqdd_dv)
-        for i in range(n):
-            for c in range(n):
-                dqdd_dq[i, c] = -dqdd_dq[i, c]
-                dqdd_dv[i, c] = -dqdd_dv[i, c]
-        return
+    n = L.shape[0]
+    Linv, dq, dv = borrow(X.reshape(X.size), 0, ((n, n), (n, n), (n, n)))
     for i in range(n):
         for c in range(n):
-            X[i, c] = dq[i, c]
-            X[i, n + c] = dv[i, c]
-            X[i, 2 * n + c] = 0.0
-        X[i, 2 * n + i] = 1.0
-    _ltl_solve(L, lam, X)
+            dq[i, c] = dqdd_dq[i, c]
+            dv[i, c] = dqdd_dv[i, c]
+    _ltl_inverse(L, lam, lo, Linv)
+    np.dot(Linv, Linv.T, Minv)
+    np.dot(Minv, dq, dqdd_dq)
+    np.dot(Minv, dv, dqdd_dv)
     for i in range(n):
         for c in range(n):
-            dqdd_dq[i, c] = -X[i, c]
-            dqdd_dv[i, c] = -X[i, n + c]
-            Minv[i, c] = X[i, 2 * n + c]
+            dqdd_dq[i, c] = -dqdd_dq[i, c]
+            dqdd_dv[i, c] = -dqdd_dv[i, c]
 
 
 @njit(**INLINE)
-def _aba_first(
-    topo,
-    placement,
-    jparam,
-    inertia,
-    S,
-    T_user,
-    q,
-    v,
-    tau,
-    a0,
-    f_ext,
-    wf,
-    lam,
-    qdd,
-    dq,
-    dv,
-    M,
-    L,
-    X,
-    F,
-    Minv,
-    dqdd_dq,
-    dqdd_dv,
-):
+def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
+    r"""``dq̈/dq = −M⁻¹ ∂τ/∂q``, ``dq̈/dν = −M⁻¹ ∂τ/∂ν`` in place of ``∂τ/∂q``, ``∂τ/∂ν``
+    (``dqdd_dq``, ``dqdd_dv`` hold them on entry), and ``Minv`` :math:`= \mathbf M^{-1}`;
+    whether all three are finite.
+
+    Small models: sparse solves (:func:`_ltl_solve`) of the two partials and of the identity,
+    in place (skipping the identity's zeros and the symmetry measured slower: short loops), the
+    negation fused with the finiteness check. From :data:`BLAS_MIN_NV` speeds on, as Pinocchio:
+    :math:`\mathbf M^{-1} = \mathbf L^{-1}\mathbf L^{-\top}` from the sparse inverse of the
+    factor (:func:`_ltl_inverse`), then two matrix products (BLAS) instead of the sparse
+    solves' :math:`O(n^2 d)` scalar updates (``X`` (nv, 3 nv) their work space).
+    """
+    n = L.shape[0]
+    if n >= BLAS_MIN_NV:
+        _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
+        return _finite2(dqdd_dq) and _finite2(dqdd_dv) and _finite2(Minv)
+    for i in range(n):
+        for c in range(n):
+            Minv[i, c] = 0.0
+        Minv[i, i] = 1.0
+    _ltl_solve(L, lam, dqdd_dq)
+    _ltl_solve(L, lam, dqdd_dv)
+    _ltl_solve(L, lam, Minv)
+    bad = False
+    for i in range(n):
+        for c in range(n):
+            x, y = -dqdd_dq[i, c], -dqdd_dv[i, c]
+            dqdd_dq[i, c] = x
+            dqdd_dv[i, c] = y
+            bad |= ((x - x) != 0.0) | ((y - y) != 0.0) | ((Minv[i, c] - Minv[i, c]) != 0.0)
+    return not bad
+
+
+@njit(**NO_RT)
+def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
     r"""Forward-dynamics partials of one state; a status.
 
-    One IDSVA FO pass at :math:`\dot\nu = 0` gives :math:`\partial\boldsymbol\tau/\partial q`
-    there, :math:`\partial\boldsymbol\tau/\partial\nu` (independent of :math:`\dot\nu`),
-    :math:`\mathbf M` and the bias :math:`\boldsymbol\tau(q, \nu, 0)`; then :math:`\ddot q =
-    \mathbf M^{-1}(\boldsymbol\tau - \boldsymbol\tau(q, \nu, 0))` by the sparse
-    :math:`\mathbf L^\top\mathbf L` factor (:func:`_ltl`), :func:`acceleration_part` moves
-    :math:`\partial\boldsymbol\tau/\partial q` to :math:`\ddot q`, and
-    :math:`d\ddot q = -\mathbf M^{-1}(\partial\boldsymbol\tau/\partial q,
-    \partial\boldsymbol\tau/\partial\nu)`, :math:`\mathbf M^{-1}` (the ABA itself is not run).
-    :math:`\mathbf M` includes the joints' armature :math:`\mathrm{diag}(\mathbf k_a)`, which
-    adds nothing to the partials of :math:`\boldsymbol\tau` in :math:`q` and :math:`\nu`.
+    One IDSVA FO pass at :math:`\dot\nu = 0` (:func:`rnea_first`) gives
+    :math:`\partial\boldsymbol\tau/\partial q` there, :math:`\partial\boldsymbol\tau/
+    \partial\nu` (independent of :math:`\dot\nu`), :math:`\mathbf M` and the bias
+    :math:`\boldsymbol\tau(q, \nu, 0)`; then :math:`\ddot q = \mathbf M^{-1}(\boldsymbol\tau
+    - \boldsymbol\tau(q, \nu, 0))` by the sparse :math:`\mathbf L^\top\mathbf L` factor
+    (:func:`_ltl`, in place of :math:`\mathbf M`), :func:`acceleration_part` moves
+    :math:`\partial\boldsymbol\tau/\partial q` to :math:`\ddot q`, and :math:`d\ddot q =
+    -\mathbf M^{-1}(\partial\boldsymbol\tau/\partial q, \partial\boldsymbol\tau/\partial\nu)`,
+    :math:`\mathbf M^{-1}` (the ABA itself is not run), the partials of :math:`\boldsymbol\tau`
+    formed in the outputs and solved there. :math:`\mathbf M` includes the joints' armature
+    :math:`\mathrm{diag}(\mathbf k_a)`, which adds nothing to the partials of
+    :math:`\boldsymbol\tau` in :math:`q` and :math:`\nu`. ``buf``: at least :func:`aba_size`
+    entries (its views the work arrays).
     """
-    if not all_finite(tau):
+    N, nv = topo.shape[0] - 1, topo[-1, IV]
+    if not finite_vector(tau):
         return pack(NON_FINITE_INPUT, -1)
-    _zero(qdd)
-    st = forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, qdd, a0, f_ext, wf)
+    n0 = first_size(N, nv)
+    M, F, qdd = borrow(buf, n0, ((nv, nv), (nv, 6), (nv,)))
+    n1 = n0 + nv * nv + 7 * nv  # the integers after the float arrays
+    lam, lo = int_view(buf, n1, nv), int_view(buf, n1 + nv, nv)
+    X = borrow(buf, n1 + 2 * nv, ((nv, 3 * nv if nv >= BLAS_MIN_NV else 0),))[0]
+    for k in range(nv):
+        qdd[k] = 0.0
+    for x in range(nv):
+        for y in range(nv):
+            M[x, y] = 0.0
+    # ∂τ/∂q, ∂τ/∂ν into the outputs; qdd receives tau(q, v, 0)
+    st = rnea_first(topo, packed, q, v, qdd, a0, f_ext, dqdd_dq, dqdd_dv, M, qdd, F, buf)
     if st != OK:
         return st
-    _zero(dq)
-    _zero(dv)
-    _zero(M)
-    first_order(topo, wf, dq, dv, M, qdd, F)  # qdd receives tau(q, v, 0)
+    jparam = unpack(topo, packed)[1]
     iv = topo[:, IV]
-    for i in range(iv.shape[0] - 1):  # + diag(k_a): the armature (k_a ν̇ has no q, ν partials)
+    for i in range(N):  # + diag(k_a): the armature (k_a ν̇ has no q, ν partials)
         for k in range(iv[i], iv[i + 1]):
             M[k, k] += jparam[i, ARMATURE + k - iv[i]]
-    st = _ltl(M, L, lam, iv)
+    _dof_parents(topo, lam)
+    _runs(lam, lo)
+    st = _ltl(M, M, lam, lo, iv)  # L in place of M
     if st != OK:
         return st
-    for k in range(qdd.shape[0]):
+    for k in range(nv):
         qdd[k] = tau[k] - qdd[k]
-    _ltl_solve(L, lam, view(qdd, 0, (qdd.shape[0], 1)))
-    acceleration_part(topo, wf, F, qdd, dq)
-    _forward_partials(L, lam, dq, dv, X, dqdd_dq, dqdd_dv, Minv)
-    if not (all_finite(dqdd_dq) and all_finite(dqdd_dv) and all_finite(Minv)):
+    _ltl_solve_vector(M, lam, qdd)
+    wf = _first_tuple(borrow(buf, 0, _first_shapes(N, nv)))
+    acceleration_part(topo, wf, F, qdd, dqdd_dq)
+    if not _forward_partials(M, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
         return pack(NON_FINITE_RESULT, -1)
     return OK
 
 
 @njit(**FMA)
-def aba_derivatives_batch(
-    topo,
-    placement,
-    jparam,
-    inertia,
-    S,
-    S_ring,
-    T_user,
-    Q,
-    V,
-    TAU,
-    A0,
-    F_ext,
-    QDD,
-    DQ,
-    DV,
-    MINV,
-    status,
-):
-    """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv), ``QDD``."""
-    N, nv = topo.shape[0] - 1, topo[-1, IV]
-    wf = first_workspace(N, nv)
-    dq, dv, M, L = np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv)), np.empty((nv, nv))
-    X, F = np.empty((nv, 3 * nv)), np.empty((nv, 6))
-    lam = dof_parents(topo)
+def aba_derivatives_batch(topo, packed, Q, V, TAU, A0, F_ext, DQ, DV, MINV, status):
+    """Forward-dynamics partials over a batch: ``DQ``, ``DV``, ``MINV`` (B, nv, nv); the rows
+    borrowed, one work buffer; first failure + 1.
+    """
+    buf = np.empty(aba_size(topo.shape[0] - 1, topo[-1, IV]))
     for b in range(status.shape[0]):
-        status[b] = _aba_first(
+        status[b] = aba_first(
             topo,
-            placement,
-            jparam,
-            inertia,
-            S,
-            T_user,
-            at(Q, b),
-            at(V, b),
-            at(TAU, b),
-            at(A0, b),
-            at(F_ext, b),
-            wf,
-            lam,
-            QDD[b],
-            dq,
-            dv,
-            M,
-            L,
-            X,
-            F,
-            MINV[b],
-            DQ[b],
-            DV[b],
+            packed,
+            row(Q, b),
+            row(V, b),
+            row(TAU, b),
+            row(A0, b),
+            row(F_ext, b),
+            row(DQ, b),
+            row(DV, b),
+            row(MINV, b),
+            buf,
         )
     return first_failure(status)
 
 
-@njit(**FMA)
+@njit(**RUNTIME)
+def _aba_one_heap(topo, packed, q, v, tau, a0, f_ext, DQ, DV, MINV):
+    """:func:`aba_first` with its work on the heap (models beyond :data:`STACK_D`)."""
+    buf = np.empty(aba_size(topo.shape[0] - 1, topo[-1, IV]))
+    return aba_first(topo, packed, q, v, tau, a0, f_ext, DQ, DV, MINV, buf)
+
+
+@njit(**NO_RT)
 def aba_derivatives_one(topo, packed, q, v, tau, D):
     """Forward-dynamics partials for one state without external forces, the model packed
-    (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``.
+    (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``;
+    ``NOT_A_VECTOR`` unless ``q``, ``v``, ``tau`` are contiguous vectors of the model's sizes.
     """
-    placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    N, nv = topo.shape[0] - 1, topo[-1, IV]
-    wf, dq, dv, M, L, X, F, qdd = workspace_one(N, nv)
-    return _aba_first(
-        topo,
-        placement,
-        jparam,
-        inertia,
-        S,
-        T_user,
-        q,
-        v,
-        tau,
-        a0,
-        view(q, 0, (0, 6)),  # no external forces (a writable empty array, as a batch's rows)
-        wf,
-        dof_parents(topo),
-        qdd,
-        dq,
-        dv,
-        M,
-        L,
-        X,
-        F,
-        D[2],
-        D[0],
-        D[1],
-    )
+    N = topo.shape[0] - 1
+    nq, nv = topo[N, IQ], topo[N, IV]
+    if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(tau, nv)):
+        return NOT_A_VECTOR
+    a0 = unpack(topo, packed)[6]
+    buf = stack(STACK_D)
+    none = borrow(buf, 0, ((0, 6),))[0]  # no external forces
+    DQ, DV, MINV = row(D, 0), row(D, 1), row(D, 2)
+    if aba_size(N, nv) > STACK_D:
+        return _aba_one_heap(topo, packed, q, v, tau, a0, none, DQ, DV, MINV)
+    return aba_first(topo, packed, q, v, tau, a0, none, DQ, DV, MINV, buf)
 
 
 @njit(**JIT)
@@ -1467,7 +1524,8 @@ def aba_second_derivatives_batch(
     ws = workspace(N, nv)
     so_work = second_order_workspace(nv)
     M, L = np.empty((nv, nv)), np.empty((nv, nv))
-    lam = dof_parents(topo)
+    lam, lo = dof_parents(topo), np.empty(nv, np.int64)
+    _runs(lam, lo)
     for b in range(status.shape[0]):
         safe = True
         st = aba(
@@ -1503,7 +1561,7 @@ def aba_second_derivatives_batch(
             )
         if st == OK:
             safe = second_order(topo, ws, loc, base, mcube, acube, T[b], DQ[b], DV[b], M, so_work)
-            st = _ltl(M, L, lam, topo[:, IV])
+            st = _ltl(M, L, lam, lo, topo[:, IV])
         if st == OK:
             mi = MINV[b]
             for x in range(nv):

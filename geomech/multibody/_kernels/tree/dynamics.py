@@ -27,8 +27,17 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, FMA_INLINE, INLINE, JIT, at, first_failure
-from geomech.multibody._kernels.joints import USER
+from geomech.multibody._kernels.jit import (
+    FMA,
+    FMA_BATCH,
+    FMA_ENTRY,
+    FMA_INLINE,
+    INLINE,
+    JIT,
+    at,
+    first_failure,
+)
+from geomech.multibody._kernels.joints import REVOLUTE, USER
 from geomech.multibody._kernels.linalg import (
     SINGULAR_RTOL,
 )
@@ -61,13 +70,22 @@ from geomech.multibody._kernels.status import (
 from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, IV_END, JTYPE, PARENT
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    finite_matrix,
     finite_vector,
     is_vector,
     joint_velocity,
     tree_transforms,
     tree_transforms_inline,
 )
-from geomech.multibody._kernels.views import borrow, row, scratch, scratch_large, workspace
+from geomech.multibody._kernels.views import (
+    borrow,
+    frame,
+    frame_large,
+    release,
+    release_large,
+    row,
+    workspace,
+)
 
 __all__ = [
     "rnea",
@@ -122,7 +140,7 @@ def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ex
         and finite_vector(v)
         and finite_vector(a)
         and finite_vector(a0)
-        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
+        and finite_matrix(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     E, r, vel, acc, f, vJ = work
@@ -135,7 +153,8 @@ def _rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ex
         p = parent[i]
         joint_velocity(S, iv, i, v, vJ)  # Φ_i ν_i
         if p < 0:  # v_0 = 0, a_0 = [0; −g]
-            vel[i, :] = vJ  # seed 001 eq. 5: v_i = ^iX_p v_p + Φ_i ν_i
+            for c in range(6):  # seed 001 eq. 5: v_i = ^iX_p v_p + Φ_i ν_i
+                vel[i, c] = vJ[c]  # (no slice copy: it may allocate a temporary)
             transform_motion(E[i], r[i], a0, acc[i])  # a_i = ^iX_0 a_0 + ...
         else:
             transform_motion(E[i], r[i], vel[p], vel[i])
@@ -197,15 +216,15 @@ def rnea(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, a, a0, f_ext
     )
 
 
-@njit(**FMA)
+@njit(**FMA_BATCH)
 def rnea_batch(
     topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, A, A0, F_ext, TAU, status
 ):
     """:func:`rnea` over a batch (per-state arrays with one row are shared; work arrays
-    allocated once; the rows borrowed, :func:`~geomech.multibody._kernels.views.row`); first
-    failure + 1.
+    made once, :func:`~geomech.multibody._kernels.views.frame`; the rows borrowed,
+    :func:`~geomech.multibody._kernels.views.row`; no reference counted); first failure + 1.
     """
-    work = rnea_workspace(topo.shape[0] - 1)
+    buf, work = frame(_rnea_shapes(topo.shape[0] - 1))
     for b in range(status.shape[0]):
         status[b] = _rnea(
             topo,
@@ -223,10 +242,11 @@ def rnea_batch(
             row(TAU, b),
             work,
         )
+    release(buf)
     return first_failure(status)
 
 
-@njit(**FMA)
+@njit(**FMA_ENTRY)
 def rnea_one(topo, packed, q, v, a, tau):
     """:func:`rnea` for one state without external forces, the model packed
     (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``a`` are contiguous
@@ -237,7 +257,8 @@ def rnea_one(topo, packed, q, v, a, tau):
     if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(a, nv)):
         return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return _rnea(
+    buf, work = frame(_rnea_shapes(N))  # on the stack (small models)
+    status = _rnea(
         topo,
         placement,
         jparam,
@@ -251,8 +272,10 @@ def rnea_one(topo, packed, q, v, a, tau):
         a0,
         borrow(tau, 0, ((0, 6),))[0],  # no external forces (an empty writable array, as a batch's)
         tau,
-        scratch(_rnea_shapes(topo.shape[0] - 1)),  # on the stack (small models)
+        work,
     )
+    release(buf)
+    return status
 
 
 # ----------------------------------------------------------------------------------------
@@ -302,21 +325,37 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 r0[i, a] = r[i, a]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
-        for k in range(iv[i], iv[i + 1]):
-            transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
+        if jtype[i] == REVOLUTE:  # Φ = [a; 0]: ^0X_i Φ = [E0ᵀ a; r0 × E0ᵀ a] (half the products)
+            k = iv[i]
+            a0, a1, a2 = S[k, 0], S[k, 1], S[k, 2]
+            R, t = E0[i], r0[i]
+            w0 = R[0, 0] * a0 + R[1, 0] * a1 + R[2, 0] * a2
+            w1 = R[0, 1] * a0 + R[1, 1] * a1 + R[2, 1] * a2
+            w2 = R[0, 2] * a0 + R[1, 2] * a1 + R[2, 2] * a2
+            Phi[k, 0], Phi[k, 1], Phi[k, 2] = w0, w1, w2
+            Phi[k, 3] = t[1] * w2 - t[2] * w1
+            Phi[k, 4] = t[2] * w0 - t[0] * w2
+            Phi[k, 5] = t[0] * w1 - t[1] * w0
+        else:
+            for k in range(iv[i], iv[i + 1]):
+                transform_motion_transpose(E0[i], r0[i], S[k], Phi[k])
         inertia_params(inertia[i], I_C[i])  # l.5: I^C_i = I_i
         inertia_params_transform(E0[i], r0[i], I_C[i], I_C[i])
 
     # ---- backward pass: composite inertias, and the blocks of H joint by joint -----------
-    H[:, :] = 0.0
+    # (row m of joint i and its mirror, column m, are written once each: from m to the end of
+    # the subtree of i the blocks M_ij, after it zeros, the joints of neither its subtree nor
+    # its ancestors: no zeroing of H beforehand)
+    nv = uint64(iv[N])
     bad = False
     for i in range(N - 1, -1, -1):
         for k in range(iv[i], iv[i + 1]):
             inertia_params_times(I_C[i], Phi[k], F[:, k])  # l.10: F2 = I^C_i Φ_i
+        end = uint64(iv_end[i])
         for m in range(iv[i], iv[i + 1]):  # l.13, l.21: M_ij = Φ_iᵀ F2_j for j in subtree(i)
             a0, a1, a2, a3, a4, a5 = Phi[m]
             # (unsigned indices: no negative-index wraparound, so that the loop vectorises)
-            for k in range(uint64(m), uint64(iv_end[i])):
+            for k in range(uint64(m), end):
                 M_ij = (
                     a0 * F[0, k]
                     + a1 * F[1, k]
@@ -327,8 +366,10 @@ def _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work):
                 )
                 bad |= M_ij - M_ij != 0.0  # NaN or inf
                 H[m, k] = M_ij
-            for k in range(uint64(m + 1), uint64(iv_end[i])):  # M_ji = M_ijᵀ
-                H[k, m] = H[m, k]
+                H[k, m] = M_ij  # M_ji = M_ijᵀ
+            for k in range(end, nv):
+                H[m, k] = 0.0
+                H[k, m] = 0.0
             H[m, m] += jparam[i, ARMATURE + m - iv[i]]  # + diag(k_a): the armature
         p = parent[i]
         if p >= 0:  # l.24 (guarded): I^C_p(i) += I^C_i, a plain sum in ground coordinates
@@ -366,11 +407,11 @@ def crba(topo, placement, jparam, inertia, S, S_ring, T_user, q, H):
     )
 
 
-@njit(**FMA)
+@njit(**FMA_BATCH)
 def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status):
-    """:func:`crba_work` over a batch (the rows borrowed); first failure + 1."""
+    """:func:`crba_work` over a batch (the rows borrowed, nothing counted); first failure + 1."""
     N = topo.shape[0] - 1
-    work = crba_workspace(N, topo[N, IV])
+    buf, work = frame(_crba_shapes(N, topo[N, IV]))
     for b in range(status.shape[0]):
         status[b] = _crba_work(
             topo,
@@ -384,10 +425,11 @@ def crba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, H, status
             row(H, b),
             work,
         )
+    release(buf)
     return first_failure(status)
 
 
-@njit(**FMA)
+@njit(**FMA_ENTRY)
 def crba_one(topo, packed, q, H):
     """:func:`crba` for one state, the model packed (``CompiledModel.packed``);
     ``NOT_A_VECTOR`` unless ``q`` is a contiguous vector of the model's size.
@@ -396,8 +438,10 @@ def crba_one(topo, packed, q, H):
     if not is_vector(q, topo[N, IQ]):
         return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, _ = unpack(topo, packed)
-    work = scratch(_crba_shapes(N, topo[N, IV]))  # on the stack (small models)
-    return _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work)
+    buf, work = frame(_crba_shapes(N, topo[N, IV]))  # on the stack (small models)
+    status = _crba_work(topo, placement, jparam, inertia, S, S_ring, T_user, q, H, work)
+    release(buf)
+    return status
 
 
 # ----------------------------------------------------------------------------------------
@@ -490,7 +534,7 @@ def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0
         and finite_vector(v)
         and finite_vector(tau)
         and finite_vector(a0)
-        and (f_ext.shape[0] == 0 or all_finite(f_ext))  # (none: no call)
+        and finite_matrix(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms_inline(jtype, iq, placement, jparam, T_user, q, E, r)
@@ -501,8 +545,8 @@ def _aba_core(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0
     for i in range(N):
         p = parent[i]
         if p < 0:  # ^iX_0 of a root, the origin at body 0's (see above)
-            E0[i, :, :] = E[i]
-            for m in range(3):
+            for m in range(3):  # (entry by entry: a slice copy may allocate a temporary)
+                E0[i, m, 0], E0[i, m, 1], E0[i, m, 2] = E[i, m, 0], E[i, m, 1], E[i, m, 2]
                 r0[i, m] = r[i, m] - r[0, m]
         else:
             compose_transforms(E[i], r[i], E0[p], r0[p], E0[i], r0[i])  # ^iX_0 = ^iX_p ^pX_0
@@ -620,31 +664,35 @@ def _aba(topo, placement, jparam, inertia, S, S_ring, T_user, q, v, tau, a0, f_e
     )
 
 
-@njit(**FMA)
+@njit(**FMA_BATCH)
 def aba_batch(topo, placement, jparam, inertia, S, S_ring, T_user, Q, V, TAU, A0, F_ext, A, status):
-    """:func:`aba` over a batch (work arrays allocated once); first failure + 1."""
-    ws = aba_workspace(topo.shape[0] - 1, topo[-1, IV])
+    """:func:`aba` over a batch (work arrays made once, the rows borrowed, nothing counted);
+    first failure + 1.
+    """
+    N = topo.shape[0] - 1
+    buf, ws = frame_large(_aba_shapes(N, topo[N, IV]))
     for b in range(status.shape[0]):
         status[b] = _aba_core(
             topo,
             placement,
             jparam,
             inertia,
-            at(S, b),
-            at(S_ring, b),
-            at(T_user, b),
-            at(Q, b),
-            at(V, b),
-            at(TAU, b),
-            at(A0, b),
-            at(F_ext, b),
-            A[b],
+            row(S, b),
+            row(S_ring, b),
+            row(T_user, b),
+            row(Q, b),
+            row(V, b),
+            row(TAU, b),
+            row(A0, b),
+            row(F_ext, b),
+            row(A, b),
             ws,
         )
+    release_large(buf)
     return first_failure(status)
 
 
-@njit(**FMA)
+@njit(**FMA_ENTRY)
 def aba_one(topo, packed, q, v, tau, a):
     """:func:`aba` for one state without external forces, the model packed
     (``CompiledModel.packed``); ``NOT_A_VECTOR`` unless ``q``, ``v``, ``tau`` are contiguous
@@ -655,7 +703,8 @@ def aba_one(topo, packed, q, v, tau, a):
     if not (is_vector(q, nq) and is_vector(v, nv) and is_vector(tau, nv)):
         return NOT_A_VECTOR
     placement, jparam, inertia, S, S_ring, T_user, a0 = unpack(topo, packed)
-    return _aba_core(
+    buf, ws = frame_large(_aba_shapes(N, nv))  # on the stack (small models)
+    status = _aba_core(
         topo,
         placement,
         jparam,
@@ -669,8 +718,10 @@ def aba_one(topo, packed, q, v, tau, a):
         a0,
         borrow(a, 0, ((0, 6),))[0],  # no external forces (an empty writable array, as a batch's)
         a,
-        scratch_large(_aba_shapes(N, topo[N, IV])),  # on the stack (small models)
+        ws,
     )
+    release_large(buf)
+    return status
 
 
 # ----------------------------------------------------------------------------------------

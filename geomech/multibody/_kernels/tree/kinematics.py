@@ -45,6 +45,7 @@ __all__ = [
     "all_finite",
     "is_vector",
     "finite_vector",
+    "finite_matrix",
 ]
 
 
@@ -117,6 +118,18 @@ def finite_vector(x):
     bad = False
     for k in range(x.shape[0]):
         bad |= (x[k] - x[k]) != 0.0
+    return not bad
+
+
+@njit(**INLINE)
+def finite_matrix(x):
+    """Whether every entry of the 2-D array ``x`` is finite (:func:`finite_vector` row by row:
+    no ``ravel``, so nothing for numba's runtime), inlined into the kernel that calls it.
+    """
+    bad = False
+    for i in range(x.shape[0]):
+        for k in range(x.shape[1]):
+            bad |= (x[i, k] - x[i, k]) != 0.0
     return not bad
 
 

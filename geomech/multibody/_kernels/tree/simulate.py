@@ -13,8 +13,11 @@ Alg. 1):
 
 then :math:`q_{n+1} = q_n \oplus h\sum_i b_i K_i` and :math:`\nu_{n+1} = \nu_n + h\sum_i b_i F_i`.
 The joints are stepped as :func:`~geomech.multibody._kernels.joints.integrate` and
-:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do (1-DoF joints by index, the others
-through the same joint kernels), the dynamics by the ABA of
+:func:`~geomech.multibody._kernels.tree.chart.chart_rate` do, by a stepping table: runs of 1-DoF
+joints as sums over their slices, a free flyer by :func:`_free_flyer_retract` and
+:func:`_free_flyer_rate` (the joint kernels' operations without their work list, the SE(3)
+chart's coefficients by a short series at the small angles of a stage), the other joints through
+the joint kernels; the dynamics by the ABA of
 :func:`~geomech.multibody._kernels.tree.dynamics.aba_one` (its work arrays allocated once). The
 sums are formed in the order of :func:`geomech.integration.rkmk._lincomb` (zero coefficients
 skipped): with the same torques, the same rounding.
@@ -65,6 +68,7 @@ from geomech.multibody._kernels.joints import (
     PRISMATIC,
     REVOLUTE,
     SPHERICAL,
+    _quat_times_exp,
     joint_integrate,
 )
 from geomech.multibody._kernels.spatial import (
@@ -77,7 +81,11 @@ from geomech.multibody._kernels.spatial import (
 )
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
 from geomech.multibody._kernels.tables import ARMATURE, DAMPING, FRICTION, IQ, IV, JTYPE, PARENT
-from geomech.multibody._kernels.tree.chart import right_jacobian_inverse_apply
+from geomech.multibody._kernels.tree.chart import (
+    _cross,
+    _se3_coefficients,
+    right_jacobian_inverse_apply,
+)
 from geomech.multibody._kernels.tree.coriolis import _factor_times, _reference_motion
 from geomech.multibody._kernels.tree.dynamics import _aba, aba_workspace
 from geomech.multibody._kernels.tree.kinematics import all_finite, tree_transforms
@@ -89,6 +97,7 @@ __all__ = [
     "PD",
     "PD_GRAVITY",
     "COMPUTED_TORQUE",
+    "ONE_DOF_RUN",
     "STAGE_NOT_FINITE",
     "STATE_NOT_FINITE",
     "TORQUE_FAILED",
@@ -100,6 +109,11 @@ __all__ = [
 
 #: built-in control laws (module docstring)
 PASSIVE, SLOTINE_LI, PD, PD_GRAVITY, COMPUTED_TORQUE = range(5)
+
+#: the code of a row of the stepping table (``plant``'s last item) that stands for a run of 1-DoF
+#: joints with consecutive coordinates and speeds: ``q[iq0:iq1] ⊕ δ[iv0:iv1]`` is a sum there
+#: (no joint code: the joint codes are non-negative)
+ONE_DOF_RUN = -1
 
 #: failures, reported per trajectory as ``(step, failure, kernel status)``: a stage's chart
 #: coordinates or speeds overflowed (nothing evaluated there), the new state is not finite, the
@@ -120,26 +134,144 @@ def _one_dof(code):
     return code == REVOLUTE or code == PRISMATIC or code == HELICAL
 
 
+@njit(**_INLINE)
+def _so3_jl(w0, w1, w2, x0, x1, x2, inverse):
+    """``J_l(ω) x`` or ``J_l(ω)⁻¹ x`` of SO(3) as three scalars: the operations of
+    ``joints._so3_left_jacobian_apply`` in the same order (the same numbers), nothing written.
+    """
+    th2 = w0 * w0 + w1 * w1 + w2 * w2
+    th = math.sqrt(th2)
+    c0 = w1 * x2 - w2 * x1  # ω × x
+    c1 = w2 * x0 - w0 * x2
+    c2 = w0 * x1 - w1 * x0
+    d0 = w1 * c2 - w2 * c1  # ω × (ω × x)
+    d1 = w2 * c0 - w0 * c2
+    d2 = w0 * c1 - w1 * c0
+    if not inverse:
+        if th < 1e-4:
+            a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
+        else:
+            a, b = (1.0 - math.cos(th)) / th2, (th - math.sin(th)) / (th2 * th)
+        return x0 + a * c0 + b * d0, x1 + a * c1 + b * d1, x2 + a * c2 + b * d2
+    if th < 1e-4:
+        b = 1.0 / 12.0 + th2 / 720.0
+    else:
+        b = (1.0 - 0.5 * th * math.sin(th) / (1.0 - math.cos(th))) / th2
+    return x0 - 0.5 * c0 + b * d0, x1 - 0.5 * c1 + b * d1, x2 - 0.5 * c2 + b * d2
+
+
+@njit(**_INLINE)
+def _free_flyer_retract(q, d, out):
+    """``out = q ⊕ δ = (p + R(quat) J_l(ω)ρ, quat ⊗ exp(ω/2))`` for a free flyer: the operations
+    of ``joints.joint_integrate(FREE_FLYER, q, δ, 1, out)`` without its work list (a heap
+    allocation per call there).
+    """
+    d0, d1, d2 = _so3_jl(d[0], d[1], d[2], d[3], d[4], d[5], False)
+    x, y, z, w = q[3], q[4], q[5], q[6]
+    n = math.sqrt(x * x + y * y + z * z + w * w)
+    x, y, z, w = x / n, y / n, z / n, w / n
+    tx = 2.0 * (y * d2 - z * d1)  # p += R(quat) d
+    ty = 2.0 * (z * d0 - x * d2)
+    tz = 2.0 * (x * d1 - y * d0)
+    out[0] = q[0] + d0 + w * tx + (y * tz - z * ty)
+    out[1] = q[1] + d1 + w * ty + (z * tx - x * tz)
+    out[2] = q[2] + d2 + w * tz + (x * ty - y * tx)
+    _quat_times_exp(q[3:7], d[0], d[1], d[2], out[3:7])
+
+
+#: 1/n! for n < 16: the SE(3) chart coefficients' short series (products, not divisions)
+_INV_FACTORIALS = tuple(1.0 / math.factorial(n) for n in range(16))
+
+
+@njit(**_INLINE)
+def _se3_coefficients_small(th):
+    """``(c1, c2, c3)`` of Barfoot's Q (``chart._se3_coefficients``) for θ < 0.1 by six terms of
+    their series in Horner form (the first term left out is below 1e-23 of each: equal to
+    rounding), else by ``chart._se3_coefficients``. A stage's chart coordinates are of order
+    ``h|ν|``: the short series is the one taken.
+    """
+    x2 = th * th
+    if x2 >= 0.01:
+        return _se3_coefficients(th)
+    f = _INV_FACTORIALS
+    c1 = f[3] - x2 * (f[5] - x2 * (f[7] - x2 * (f[9] - x2 * (f[11] - x2 * f[13]))))
+    c2 = f[4] - x2 * (f[6] - x2 * (f[8] - x2 * (f[10] - x2 * (f[12] - x2 * f[14]))))
+    c3 = f[5] - x2 * (2.0 * f[7] - x2 * (3.0 * f[9] - x2 * (4.0 * f[11] - x2 * (
+        5.0 * f[13] - x2 * 6.0 * f[15]))))  # fmt: skip
+    return c1, c2, c3
+
+
+@njit(**_INLINE)
+def _free_flyer_rate(d, x, out):
+    r"""``out = J_r(δ)⁻¹ x = J_l(−δ)⁻¹ x`` for a free flyer (``chart.right_jacobian_inverse_apply``
+    in the same order of operations, the coefficients of Q by :func:`_se3_coefficients_small`):
+    :math:`J_l(y)^{-1} = \begin{bmatrix}J^{-1} & 0\\ -J^{-1}QJ^{-1} & J^{-1}\end{bmatrix}` at
+    :math:`y = -\delta` (Barfoot 2017, eq. 7.86).
+    """
+    w0, w1, w2, r0, r1, r2 = -d[0], -d[1], -d[2], -d[3], -d[4], -d[5]
+    u0, u1, u2 = _so3_jl(w0, w1, w2, x[0], x[1], x[2], True)  # J⁻¹ x_ω
+    # Q(ω, ρ) u = ½Pu + c1 (WP + PW + WPW)u + c2 (W²P + PW² − 3 WPW)u + c3 (WPW² + W²PW)u
+    c1, c2, c3 = _se3_coefficients_small(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
+    Pu = _cross(r0, r1, r2, u0, u1, u2)
+    Wu = _cross(w0, w1, w2, u0, u1, u2)
+    WPu = _cross(w0, w1, w2, Pu[0], Pu[1], Pu[2])
+    PWu = _cross(r0, r1, r2, Wu[0], Wu[1], Wu[2])
+    WWu = _cross(w0, w1, w2, Wu[0], Wu[1], Wu[2])
+    PWWu = _cross(r0, r1, r2, WWu[0], WWu[1], WWu[2])
+    WPWu = _cross(w0, w1, w2, PWu[0], PWu[1], PWu[2])
+    WWPu = _cross(w0, w1, w2, WPu[0], WPu[1], WPu[2])
+    WPWWu = _cross(w0, w1, w2, PWWu[0], PWWu[1], PWWu[2])
+    WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])
+    y0 = x[3] - (
+        0.5 * Pu[0]
+        + c1 * (WPu[0] + PWu[0] + WPWu[0])
+        + c2 * (WWPu[0] + PWWu[0] - 3.0 * WPWu[0])
+        + c3 * (WPWWu[0] + WWPWu[0])
+    )
+    y1 = x[4] - (
+        0.5 * Pu[1]
+        + c1 * (WPu[1] + PWu[1] + WPWu[1])
+        + c2 * (WWPu[1] + PWWu[1] - 3.0 * WPWu[1])
+        + c3 * (WPWWu[1] + WWPWu[1])
+    )
+    y2 = x[5] - (
+        0.5 * Pu[2]
+        + c1 * (WPu[2] + PWu[2] + WPWu[2])
+        + c2 * (WWPu[2] + PWWu[2] - 3.0 * WPWu[2])
+        + c3 * (WPWWu[2] + WWPWu[2])
+    )
+    v0, v1, v2 = _so3_jl(w0, w1, w2, y0, y1, y2, True)  # J⁻¹ (x_v − Q J⁻¹ x_ω)
+    out[0], out[1], out[2], out[3], out[4], out[5] = u0, u1, u2, v0, v1, v2
+
+
 @njit(**_JIT)
-def _retract(jt, q_c, delta, out):
-    """``out = q_c ⊕ δ`` (``joints.integrate`` with ``dt = 1``); whether it is finite."""
-    for i in range(jt.shape[0]):
-        code, iq0, iq1, iv0, iv1 = jt[i, 0], jt[i, 1], jt[i, 2], jt[i, 3], jt[i, 4]
-        if _one_dof(code):
-            out[iq0] = q_c[iq0] + delta[iv0] * 1.0
+def _retract(st, q_c, delta, out):
+    """``out = q_c ⊕ δ`` (``joints.integrate`` with ``dt = 1``) by the stepping table ``st``
+    (:data:`ONE_DOF_RUN` rows, the other joints by their rows); whether it is finite.
+    """
+    for i in range(st.shape[0]):
+        code, iq0, iq1, iv0, iv1 = st[i, 0], st[i, 1], st[i, 2], st[i, 3], st[i, 4]
+        if code == ONE_DOF_RUN:
+            for k in range(iq1 - iq0):
+                out[iq0 + k] = q_c[iq0 + k] + delta[iv0 + k]
+        elif code == FREE_FLYER:
+            _free_flyer_retract(q_c[iq0:iq1], delta[iv0:iv1], out[iq0:iq1])
         elif code != FIXED:
             joint_integrate(code, q_c[iq0:iq1], delta[iv0:iv1], 1.0, out[iq0:iq1])
     return all_finite(out)
 
 
 @njit(**_JIT)
-def _chart_velocity(jt, delta, v, out):
-    """``out = δ̇ = J_r(δ)⁻¹ ν`` joint by joint (``chart.chart_rate``)."""
-    for i in range(jt.shape[0]):
-        code, iv0, iv1 = jt[i, 0], jt[i, 3], jt[i, 4]
-        if _one_dof(code):
-            out[iv0] = v[iv0]
-        elif code == SPHERICAL or code == FREE_FLYER:
+def _chart_velocity(st, delta, v, out):
+    """``out = δ̇ = J_r(δ)⁻¹ ν`` joint by joint (``chart.chart_rate``), by the stepping table."""
+    for i in range(st.shape[0]):
+        code, iv0, iv1 = st[i, 0], st[i, 3], st[i, 4]
+        if code == ONE_DOF_RUN:
+            for k in range(iv0, iv1):
+                out[k] = v[k]
+        elif code == FREE_FLYER:
+            _free_flyer_rate(delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
+        elif code == SPHERICAL:
             right_jacobian_inverse_apply(code, delta[iv0:iv1], v[iv0:iv1], out[iv0:iv1])
 
 
@@ -368,7 +500,7 @@ def _field(plant, law, ref, r, q, v, tau, a, work):
         status = _torque(law, q, v, RQ[r], RV[r], RA[r], tau, work[0])
         if status != OK or not all_finite(tau):
             return TORQUE_FAILED, status
-    topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction = plant
+    topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction, _ = plant
     tau_a = tau
     if friction:
         tau_a = work[0][0][4]  # a work row of the law, free once the torque is formed
@@ -384,23 +516,44 @@ def _field(plant, law, ref, r, q, v, tau, a, work):
 # ----------------------------------------------------------------------------------------
 # one RKMK increment in the chart centred at q_c (RKMK.increment)
 # ----------------------------------------------------------------------------------------
+@njit(**_INLINE)
+def _lincomb(a, i, X, out):
+    """``out = Σ_{j<i} a[j] X[j]`` summed as ``rkmk._lincomb``, row by row (zero coefficients
+    skipped; ``0 X[0]`` when all are zero, which keeps a NaN).
+    """
+    first = True
+    for j in range(i):
+        c = a[j]
+        if c != 0.0:
+            x = X[j]
+            if first:
+                for k in range(out.shape[0]):
+                    out[k] = c * x[k]
+                first = False
+            else:
+                for k in range(out.shape[0]):
+                    out[k] = out[k] + c * x[k]
+    if first:
+        for k in range(out.shape[0]):
+            out[k] = 0.0 * X[0, k]
+
+
 @njit(**_JIT)
-def _weighted_sum(a, i, X, h, out):
-    """``out = h Σ_{j<i} a[j] X[j]`` summed as ``rkmk._lincomb`` (zero coefficients skipped)."""
-    for k in range(out.shape[0]):
-        acc = 0.0
-        first = True
-        for j in range(i):
-            c = a[j]
-            if c != 0.0:
-                if first:
-                    acc = c * X[j, k]
-                    first = False
-                else:
-                    acc = acc + c * X[j, k]
-        if first:
-            acc = 0.0 * X[0, k]
-        out[k] = h * acc
+def _stage_state(a, i, K, F, h, d0, has_d0, y, Theta, y_i):
+    """``Θ_i = δ_0 + h Σ_{j<i} a_ij K_j``, ``ν_i = ν_n + h Σ_{j<i} a_ij F_j``, each sum as
+    ``h (Σ ...)`` then the addition (``integrate_fixed``'s order); whether both are finite.
+    """
+    _lincomb(a, i, K, Theta)
+    _lincomb(a, i, F, y_i)
+    bad = 0.0
+    for k in range(Theta.shape[0]):
+        t = h * Theta[k]
+        if has_d0:
+            t = d0[k] + t
+        x = y[k] + h * y_i[k]
+        Theta[k], y_i[k] = t, x
+        bad += 0.0 * t + 0.0 * x  # NaN when either is not finite
+    return bad == 0.0
 
 
 @njit(**_JIT)
@@ -413,7 +566,7 @@ def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delt
     """
     A, bw = tableau
     K, F, tau, Theta, y_i, q_i, w6 = work
-    jt = plant[1]
+    st = plant[11]
     s = bw.shape[0]
     for i in range(s):
         # ---- stage i (Munthe-Kaas 1999, Alg. 1) ------------------------------------------
@@ -423,30 +576,17 @@ def _increment(plant, law, ref, rows, tableau, q_c, y, h, d0, has_d0, work, delt
                 continue
             _copy(d0, Theta)  # Θ_1 = δ_0
             _copy(y, y_i)
-        else:
-            _weighted_sum(A[i], i, K, h, Theta)  # Θ_i = δ_0 + h Σ_j a_ij K_j
-            if has_d0:
-                for k in range(Theta.shape[0]):
-                    Theta[k] = d0[k] + Theta[k]
-            _weighted_sum(A[i], i, F, h, y_i)  # ν_i = ν_n + h Σ_j a_ij F_j
-            for k in range(y_i.shape[0]):
-                y_i[k] = y[k] + y_i[k]
-            if not (all_finite(Theta) and all_finite(y_i)):
-                return STAGE_NOT_FINITE, OK  # a stage blew up: nothing is evaluated there
-        if not _retract(jt, q_c, Theta, q_i):  # q_i = q_c ⊕ Θ_i
+        # Θ_i = δ_0 + h Σ_j a_ij K_j, ν_i = ν_n + h Σ_j a_ij F_j
+        elif not _stage_state(A[i], i, K, F, h, d0, has_d0, y, Theta, y_i):
+            return STAGE_NOT_FINITE, OK  # a stage blew up: nothing is evaluated there
+        if not _retract(st, q_c, Theta, q_i):  # q_i = q_c ⊕ Θ_i
             return STAGE_NOT_FINITE, OK
         failure, status = _field(plant, law, ref, rows[i], q_i, y_i, tau, F[i], w6)
         if failure != OK:
             return failure, status
-        _chart_velocity(jt, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
+        _chart_velocity(st, Theta, y_i, K[i])  # K_i = J_r(Θ_i)⁻¹ ν_i
     # ---- update: δ = δ_0 + h Σ b_i K_i, ν_{n+1} = ν_n + h Σ b_i F_i -----------------------
-    _weighted_sum(bw, s, K, h, delta)
-    if has_d0:
-        for k in range(delta.shape[0]):
-            delta[k] = d0[k] + delta[k]
-    _weighted_sum(bw, s, F, h, y_next)
-    for k in range(y_next.shape[0]):
-        y_next[k] = y[k] + y_next[k]
+    _stage_state(bw, s, K, F, h, d0, has_d0, y, delta, y_next)  # (checked by the caller)
     return OK, OK
 
 
@@ -517,7 +657,7 @@ def _trajectory(
             )
         # q_{n+1} = q_n ⊕ δ (re-centred at every step)
         q_next = Q[n + 1, b]
-        if not (_retract(plant[1], q, delta, q_next) and all_finite(y_next)):
+        if not (_retract(plant[11], q, delta, q_next) and all_finite(y_next)):
             fail[0], fail[1], fail[2] = n, STATE_NOT_FINITE, OK
             return
         _copy(y_next, Y[n + 1, b])
@@ -554,7 +694,11 @@ def simulate_workspace(plant, law, s, nq, nv):
 #: null pointer. Measured: the ABA of the UR5 1.33 -> 0.89 us a call, of the humanoid 4.57 ->
 #: 3.57 us; the step of the UR5 another 20 % faster than with the runtime in this module's
 #: functions. The shared ABA needs the runtime (a temporary in a slice copy, ``all_finite``'s
-#: ``ravel``): :func:`compile_with_runtime` compiles it first, with the runtime.
+#: ``ravel``): :func:`compile_with_runtime` compiles it first, with the runtime. Any other
+#: callee must not need it: ``joints.joint_integrate`` builds a list for the free flyer, which
+#: is why the free flyer is stepped by :func:`_free_flyer_retract` (with the joint kernel, a
+#: cold cache failed to compile a free-flyer run unless an earlier call had compiled
+#: ``joint_integrate`` with the runtime for the same types).
 _ENTRY = dict(_JIT, _nrt=False)
 
 
@@ -566,7 +710,7 @@ def compile_with_runtime(plant, ws, run):
     which they refuse); the caller calls it first, with ``run`` False (nothing is evaluated).
     """
     if run:
-        topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, _ = plant
+        topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, _, _ = plant
         K, F, tau, Theta, y_i, q_i, w6 = ws[0]
         _aba(
             topo,
@@ -595,10 +739,12 @@ def simulate_steps(
     Parameters
     ----------
     plant : tuple
-        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction)`` of the
-        simulated tree: its compiled model's arrays (one state's), the joint table ``jt`` (N, 5)
-        with rows ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]``, ``f_ext`` without rows and
-        whether any joint has damping or Coulomb friction.
+        ``(topo, jt, placement, jparam, inertia, S, S_ring, T_user, a0, f_ext, friction, st)``
+        of the simulated tree: its compiled model's arrays (one state's), the joint table ``jt``
+        (N, 5) with rows ``(code, iq0, iq1, iv0, iv1)``, ``a0 = [0; −g]``, ``f_ext`` without
+        rows, whether any joint has damping or Coulomb friction, and the stepping table ``st``:
+        ``jt`` without fixed joints, its consecutive 1-DoF joints merged into
+        :data:`ONE_DOF_RUN` rows.
     law : tuple
         ``(code, cjt, est, G, diagonal)`` (:func:`_torque`, :func:`_slotine_li`).
     ref : tuple
