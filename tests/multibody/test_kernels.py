@@ -259,11 +259,30 @@ def test_tree_transforms_renormalise_quaternions_within_the_tolerance(kind, rng)
     assert KST.unpack(_tree_transforms(model, q)[0]) == (KST.NOT_ON_MANIFOLD, i)
 
 
-def test_views_of_a_work_buffer_are_its_reshaped_slices():
-    @njit
-    def carve(buf, start, n):
-        return view(buf, start, (n, 3, 2)), view(buf, start + 6 * n, (n,))
+# compiled helpers of the tests below: at module level and cached (like the kernels), so that
+# only a cold cache compiles them
+@njit(cache=True)
+def _carve(buf, start, n):
+    return view(buf, start, (n, 3, 2)), view(buf, start + 6 * n, (n,))
 
+
+@njit(cache=True)
+def _fill(n, buf):  # work views on the stack (small n) or the heap; borrowed views of buf
+    work, (x, y) = frame(((n, 3), (2,)))
+    for k in range(n):
+        for c in range(3):
+            x[k, c] = 3.0 * k + c
+    y[0], y[1] = -1.0, -2.0
+    a, b = borrow(buf, 1, ((n, 3), (2,)))
+    a[:, :] = x
+    b[:] = y
+    result = x.sum() + y.sum()
+    release(work)
+    return result
+
+
+def test_views_of_a_work_buffer_are_its_reshaped_slices():
+    carve = _carve
     buf = np.arange(40.0)
     blocks, tail = carve(buf, 5, 4)
     np.testing.assert_array_equal(blocks, buf[5:29].reshape(4, 3, 2))
@@ -278,20 +297,7 @@ def test_views_of_a_work_buffer_are_its_reshaped_slices():
 
 
 def test_stack_and_borrowed_views_are_the_reshaped_slices():
-    @njit
-    def fill(n, buf):  # work views on the stack (small n) or the heap; borrowed views of buf
-        work, (x, y) = frame(((n, 3), (2,)))
-        for k in range(n):
-            for c in range(3):
-                x[k, c] = 3.0 * k + c
-        y[0], y[1] = -1.0, -2.0
-        a, b = borrow(buf, 1, ((n, 3), (2,)))
-        a[:, :] = x
-        b[:] = y
-        result = x.sum() + y.sum()
-        release(work)
-        return result
-
+    fill = _fill
     for n in (1, 7, STACK // 3 + 5):  # the last one does not fit on the stack
         buf = np.zeros(3 * n + 4)
         total = fill(n, buf)
