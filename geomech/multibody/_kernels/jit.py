@@ -13,8 +13,9 @@ r"""The numba options of every kernel, and the two helpers of their batch driver
   inline (no call with a dozen array arguments per state; the inlined code is compiled with
   the caller's options, so every caller is an :data:`FMA` function);
 - :data:`FMA_BATCH` — :data:`FMA` without numba's runtime (``_nrt=False``): for the batch
-  drivers of the tree's dynamics, which allocate nothing from numba (their work arrays come
-  from :func:`~geomech.multibody._kernels.views.frame`) and hold no counted reference: the
+  drivers of the tree's dynamics and the derivatives' per-state cores, which allocate
+  nothing from numba (their work arrays come from
+  :func:`~geomech.multibody._kernels.views.frame` or the caller) and hold no counted reference: the
   arrays they are given are unboxed without a ``meminfo`` (an entry point of six arrays 0.24
   -> 0.12 µs a call), and no view made inside counts a reference. numba compiles the
   functions such a kernel calls (those not inlined) with its options too: they must not

@@ -197,7 +197,7 @@ def coriolis_matrix(model, q, v, connection=_DEFAULT) -> np.ndarray:
         single = model._single
     except AttributeError:
         single = None
-    # one state: its kernel (the types checked here, driver.are_vectors written out; the
+    # one state: its kernel (the types checked here, as in ``algorithms.dynamics``; the
     # kernel checks lengths and strides)
     if (
         type(q) is _ND

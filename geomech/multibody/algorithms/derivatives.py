@@ -62,7 +62,6 @@ import numpy as np
 from geomech.errors import ModelError, NotATreeError
 from geomech.multibody._kernels.driver import (
     ENTRY,
-    are_vectors,
     call,
     entry,
     failure,
@@ -79,6 +78,8 @@ from geomech.multibody.algorithms.blocksparse import (
     output,
     zeros,
 )
+
+_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
 
 __all__ = [
     "rnea_derivatives",
@@ -302,10 +303,26 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
     array([[29.43,  9.81],
            [ 9.81,  9.81]])
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and f_ext is None and gravity is None and are_vectors(q, v, a):
+    try:  # a tree's arrays, once compiled (a closed model: None; not a model: the general path)
+        single = model._single
+    except AttributeError:
+        single = None
+    if (  # one state: its kernel (as in algorithms.dynamics; the kernel checks lengths)
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
+        and f_ext is None
+        and gravity is None
+        and (single is not None or (single := single_state(model)) is not None)
+    ):
         topo, packed, nq, nv = single
-        D = np.empty((2, nv, nv))  # one allocation (the kernel zeroes it)
+        D = _empty((2, nv, nv))  # one allocation (the kernel zeroes it)
         ep = ENTRY.get(K.rnea_derivatives_one) or entry(K.rnea_derivatives_one)
         status = ep(topo, packed, q, v, a, D)
         if status == 0:
@@ -591,10 +608,26 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
     >>> bool(np.allclose(dqdd_dtau, np.linalg.inv(crba(model, q))))
     True
     """
-    single = getattr(model, "_single", None) or single_state(model)  # one state: its kernel
-    if single is not None and f_ext is None and gravity is None and are_vectors(q, v, tau):
+    try:  # as in rnea_derivatives
+        single = model._single
+    except AttributeError:
+        single = None
+    if (
+        type(q) is _ND
+        and type(v) is _ND
+        and type(tau) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and tau.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and tau.ndim == 1
+        and f_ext is None
+        and gravity is None
+        and (single is not None or (single := single_state(model)) is not None)
+    ):
         topo, packed, nq, nv = single
-        D = np.empty((3, nv, nv))  # one allocation
+        D = _empty((3, nv, nv))  # one allocation
         ep = ENTRY.get(K.aba_derivatives_one) or entry(K.aba_derivatives_one)
         if nv < ONE_BLAS_THREAD_NV:
             status = ep(topo, packed, q, v, tau, D)

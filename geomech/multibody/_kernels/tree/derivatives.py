@@ -31,9 +31,9 @@ External wrenches are body-fixed: they rotate with their body, so they enter onl
 
 The first-order partials have one per-state core each, :func:`rnea_first` (the IDSVA FO pass)
 and :func:`aba_first` (that pass with the mass matrix, its factor and the solves), compiled once
-without numba's reference counting (``NO_RT``) and called by both the single-state entry point
-(``*_one``, work arrays on its stack) and the batch driver (``*_batch``, one work buffer, the
-rows borrowed): inlined into both, the ∂ABA core was compiled twice (~16 s each, cold).
+without numba's reference counting (``jit.FMA_BATCH``) and called by both the single-state
+entry point (``*_one``, work arrays on its stack) and the batch driver (``*_batch``, one work
+buffer, the rows borrowed): inlined into both, the ∂ABA core was compiled twice (~16 s each, cold).
 
 Second-order outputs go to one flat array per state, ``T[0..3]`` = ``d2tau_dq2``,
 ``d2tau_dv2``, ``d2tau_dqdv``, ``dM_dq``, through :func:`slot` — dense (``nv³`` entries,
@@ -51,7 +51,7 @@ import numpy as np
 from numba import njit, uint64
 
 from geomech.multibody._kernels.compiled import unpack
-from geomech.multibody._kernels.jit import FMA, INLINE, JIT, at, first_failure
+from geomech.multibody._kernels.jit import FMA, FMA_BATCH, INLINE, JIT, at, first_failure
 from geomech.multibody._kernels.spatial import (
     cross_force,
     dot6,
@@ -963,8 +963,7 @@ def _zero(x):
 #: atomic count. They allocate nothing (work arrays on the stack, :data:`STACK_D`, or from the
 #: caller); the helpers that need the runtime (a heap buffer, BLAS) are compiled with it
 #: (``RUNTIME``). One core per algorithm, called (not inlined) by its single-state entry and by
-#: its batch driver: compiled once.
-NO_RT = dict(FMA, _nrt=False)
+#: its batch driver: compiled once. (``jit.FMA_BATCH``: the options without the runtime.)
 RUNTIME = dict(FMA, _nrt=True)
 #: entries of the stack buffer of the single-state entry points (24 KiB: the work of Solo-12's
 #: forward partials); larger models take a heap buffer. The compile time of an entry point grows
@@ -987,7 +986,7 @@ def aba_size(N, nv):
     return first_size(N, nv) + nv * nv + 9 * nv + (3 * nv * nv if nv >= BLAS_MIN_NV else 0)
 
 
-@njit(**NO_RT)
+@njit(**FMA_BATCH)
 def rnea_first(topo, packed, q, v, a, a0, f_ext, DQ, DV, M, tau, F, buf):
     r"""IDSVA FO for one state (:func:`forward_pass_first`, :func:`first_order`); a status.
 
@@ -1059,7 +1058,7 @@ def _rnea_one_heap(topo, packed, q, v, a, a0, f_ext, DQ, DV, none, none1):
     return rnea_first(topo, packed, q, v, a, a0, f_ext, DQ, DV, none, none1, none, buf)
 
 
-@njit(**NO_RT)
+@njit(**FMA_BATCH)
 def rnea_derivatives_one(topo, packed, q, v, a, D):
     """First-order partials of RNEA for one state without external forces, the model packed
     (``CompiledModel.packed``): ``D`` (2, nv, nv) receives ``dtau_dq``, ``dtau_dv`` (one
@@ -1386,7 +1385,7 @@ def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
     return not bad
 
 
-@njit(**NO_RT)
+@njit(**FMA_BATCH)
 def aba_first(topo, packed, q, v, tau, a0, f_ext, dqdd_dq, dqdd_dv, Minv, buf):
     r"""Forward-dynamics partials of one state; a status.
 
@@ -1471,7 +1470,7 @@ def _aba_one_heap(topo, packed, q, v, tau, a0, f_ext, DQ, DV, MINV):
     return aba_first(topo, packed, q, v, tau, a0, f_ext, DQ, DV, MINV, buf)
 
 
-@njit(**NO_RT)
+@njit(**FMA_BATCH)
 def aba_derivatives_one(topo, packed, q, v, tau, D):
     """Forward-dynamics partials for one state without external forces, the model packed
     (``CompiledModel.packed``): ``D`` (3, nv, nv) receives ``dqdd_dq``, ``dqdd_dv``, ``M⁻¹``;
