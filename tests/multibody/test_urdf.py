@@ -431,6 +431,13 @@ def test_missing_file_and_wrong_type(tmp_path, monkeypatch):
         load_urdf(42)
 
 
+def test_a_long_missing_path_is_shown_by_its_end(tmp_path):
+    """A path longer than a message line keeps its file name (the start is cut instead)."""
+    path = tmp_path.joinpath(*(["a_rather_long_directory_name"] * 4), "the_robot.urdf")
+    with pytest.raises(URDFError, match=r"Cannot read URDF file '\.\.\..*the_robot\.urdf': no"):
+        load_urdf(path)
+
+
 def test_reserved_world_name():
     text = robot('<link name="universe"/>')
     with pytest.raises(URDFError, match="link 'universe': the name is reserved"):

@@ -240,10 +240,14 @@ class URDFLimits:
 # ----------------------------------------------------------------------------------------
 # Reading the XML
 # ----------------------------------------------------------------------------------------
-def _q(name) -> str:
-    """``repr`` of a name from the file, shortened for messages (one line, at most ~80 chars)."""
+def _q(name, tail: bool = False) -> str:
+    """``repr`` of a name from the file, shortened for messages (one line, at most ~80 chars):
+    its start, or its end for a path (``tail``: the file name is the part that tells).
+    """
     text = repr(name)
-    return text if len(text) <= 80 else text[:76] + "...'"
+    if len(text) <= 80:
+        return text
+    return "'..." + text[-76:] if tail else text[:76] + "...'"
 
 
 def _read_file(path, limits: URDFLimits) -> bytes:
@@ -254,7 +258,7 @@ def _read_file(path, limits: URDFLimits) -> bytes:
     non-blocking and checked again on the descriptor, and at most ``max_bytes + 1`` bytes
     are read whatever its reported size.
     """
-    shown = _q(os.fspath(path) if isinstance(path, os.PathLike) else path)
+    shown = _q(os.fspath(path) if isinstance(path, os.PathLike) else path, tail=True)
     try:
         st = os.stat(path)
     except ValueError as exc:  # e.g. an embedded NUL byte
