@@ -8,9 +8,7 @@ algorithm's ``*_one`` entry point (:func:`entry`, :func:`failure`): the same ker
 without the batch machinery. The entry points of RNEA, CRBA, ABA and the Coriolis matrix
 check the lengths and strides of their vectors themselves (``NOT_A_VECTOR`` sends anything
 else to the general path), so that their public functions check only what the compiled
-entry point cannot: type (``numpy.ndarray``), dtype (float64) and dimension (1), written out
-in each fast path (a function call costs ~50 ns of a small arm's 0.7 µs). The entry point
-reads an array of another dtype or dimension without converting it, and crashes on ``None``.
+entry point cannot (:func:`are_vectors`: type, dtype, dimension).
 Parallel evaluation of large batches is opt-in (:func:`set_num_threads`): the batch is cut
 into chunks that run the same serial kernel in Python threads, which the kernels allow by
 releasing the GIL (``nogil=True``); the helper threads are started once and sleep between
@@ -69,6 +67,7 @@ __all__ = [
     "single_state",
     "is_state",
     "are_states",
+    "are_vectors",
     "ENTRY",
     "entry",
     "failure",
@@ -353,6 +352,39 @@ def are_states(q, v, a, nq: int, nv: int) -> bool:
         and len(q) == nq
         and len(v) == nv
         and len(a) == nv
+    )
+
+
+def are_vectors(q, v, a) -> bool:
+    """Whether ``q``, ``v``, ``a`` are float64 vectors (``numpy.ndarray``, 1-D).
+
+    The Python half of the fast path of the public functions whose single-state entry
+    points check the lengths and strides of their vectors themselves (``NOT_A_VECTOR``):
+    the rest of :func:`are_states`, whose length and stride reads cost ~0.1 µs more. What
+    is checked here cannot be checked in the kernel: its compiled entry point reads an
+    array of another dtype or dimension without converting it (and crashes on ``None``).
+    ``rnea``, ``crba``, ``aba`` and ``coriolis_matrix`` write these checks out in their fast
+    path, at their arity (the call costs ~50 ns of their 0.7 µs on a small arm); the
+    derivatives, whose calls take microseconds, call this.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from geomech.multibody._kernels.driver import are_vectors
+    >>> q, v = np.zeros(3), np.zeros(2)
+    >>> are_vectors(q, v, v), are_vectors(q, v[None], v), are_vectors(q, v, [0.0, 0.0])
+    (True, False, False)
+    """
+    return (
+        type(q) is _ND
+        and type(v) is _ND
+        and type(a) is _ND
+        and q.dtype is _F64
+        and v.dtype is _F64
+        and a.dtype is _F64
+        and q.ndim == 1
+        and v.ndim == 1
+        and a.ndim == 1
     )
 
 

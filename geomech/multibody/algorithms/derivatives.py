@@ -62,6 +62,7 @@ import numpy as np
 from geomech.errors import ModelError, NotATreeError
 from geomech.multibody._kernels.driver import (
     ENTRY,
+    are_vectors,
     call,
     entry,
     failure,
@@ -79,7 +80,7 @@ from geomech.multibody.algorithms.blocksparse import (
     zeros,
 )
 
-_ND, _F64, _empty = np.ndarray, np.dtype(np.float64), np.empty
+_empty = np.empty
 
 __all__ = [
     "rnea_derivatives",
@@ -307,18 +308,10 @@ def rnea_derivatives(model, q, v, a, f_ext=None, *, gravity=None):
         single = model._single
     except AttributeError:
         single = None
-    if (  # one state: its kernel (as in algorithms.dynamics; the kernel checks lengths)
-        type(q) is _ND
-        and type(v) is _ND
-        and type(a) is _ND
-        and q.dtype is _F64
-        and v.dtype is _F64
-        and a.dtype is _F64
-        and q.ndim == 1
-        and v.ndim == 1
-        and a.ndim == 1
-        and f_ext is None
+    if (  # one state: its kernel (the kernel checks lengths and strides)
+        f_ext is None
         and gravity is None
+        and are_vectors(q, v, a)
         and (single is not None or (single := single_state(model)) is not None)
     ):
         topo, packed, nq, nv = single
@@ -612,18 +605,10 @@ def aba_derivatives(model, q, v, tau, f_ext=None, *, gravity=None):
         single = model._single
     except AttributeError:
         single = None
-    if (
-        type(q) is _ND
-        and type(v) is _ND
-        and type(tau) is _ND
-        and q.dtype is _F64
-        and v.dtype is _F64
-        and tau.dtype is _F64
-        and q.ndim == 1
-        and v.ndim == 1
-        and tau.ndim == 1
-        and f_ext is None
+    if (  # one state: its kernel (the kernel checks lengths and strides)
+        f_ext is None
         and gravity is None
+        and are_vectors(q, v, tau)
         and (single is not None or (single := single_state(model)) is not None)
     ):
         topo, packed, nq, nv = single
