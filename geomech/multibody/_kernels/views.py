@@ -429,10 +429,11 @@ def frame(shapes):
     from the C heap; the kernel gives it back with :func:`release` once the views are no
     longer used.
 
-    For the entry points compiled without numba's reference counting (``jit.ENTRY``), which
-    can neither allocate a NumPy array nor hold a counted reference: nothing here is
-    counted. A heap buffer is freed only by :func:`release`: the kernel releases it on every
-    path that returns (a raised error, which only a bug can cause, leaks it).
+    For the kernels compiled without numba's reference counting (``jit.FMA_ENTRY``,
+    ``FMA_BATCH``), which can neither allocate a NumPy array nor hold a counted reference:
+    nothing here is counted. A heap buffer is freed only by :func:`release`: the kernel
+    releases it on every path that returns (a raised error, which only a bug can cause,
+    leaks it).
 
     Raises
     ------

@@ -25,7 +25,7 @@ import math
 
 from numba import njit
 
-from geomech.multibody._kernels.jit import JIT
+from geomech.multibody._kernels.jit import INLINE, JIT
 from geomech.multibody._kernels.joints import (
     FIXED,
     FREE_FLYER,
@@ -88,6 +88,14 @@ def _se3_q_apply(w0, w1, w2, r0, r1, r2, u0, u1, u2):
     with W = ω̂, P = ρ̂ (geomech.lie.se3._q_block), by cross products.
     """
     c1, c2, c3 = _se3_coefficients(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
+    return _se3_q_times(c1, c2, c3, w0, w1, w2, r0, r1, r2, u0, u1, u2)
+
+
+@njit(**INLINE)
+def _se3_q_times(c1, c2, c3, w0, w1, w2, r0, r1, r2, u0, u1, u2):
+    """Q(ω, ρ) u of :func:`_se3_q_apply` with Q's coefficients ``c1, c2, c3`` given (the
+    stepping kernel computes them by a short series at its small angles), inlined.
+    """
     Pu = _cross(r0, r1, r2, u0, u1, u2)
     Wu = _cross(w0, w1, w2, u0, u1, u2)
     WPu = _cross(w0, w1, w2, Pu[0], Pu[1], Pu[2])

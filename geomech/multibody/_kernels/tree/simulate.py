@@ -82,8 +82,8 @@ from geomech.multibody._kernels.spatial import (
 from geomech.multibody._kernels.status import NON_FINITE_INPUT, OK, pack
 from geomech.multibody._kernels.tables import ARMATURE, DAMPING, FRICTION, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.chart import (
-    _cross,
     _se3_coefficients,
+    _se3_q_times,
     right_jacobian_inverse_apply,
 )
 from geomech.multibody._kernels.tree.coriolis import _factor_times, _reference_motion
@@ -212,34 +212,8 @@ def _free_flyer_rate(d, x, out):
     u0, u1, u2 = _so3_jl(w0, w1, w2, x[0], x[1], x[2], True)  # J⁻¹ x_ω
     # Q(ω, ρ) u = ½Pu + c1 (WP + PW + WPW)u + c2 (W²P + PW² − 3 WPW)u + c3 (WPW² + W²PW)u
     c1, c2, c3 = _se3_coefficients_small(math.sqrt(w0 * w0 + w1 * w1 + w2 * w2))
-    Pu = _cross(r0, r1, r2, u0, u1, u2)
-    Wu = _cross(w0, w1, w2, u0, u1, u2)
-    WPu = _cross(w0, w1, w2, Pu[0], Pu[1], Pu[2])
-    PWu = _cross(r0, r1, r2, Wu[0], Wu[1], Wu[2])
-    WWu = _cross(w0, w1, w2, Wu[0], Wu[1], Wu[2])
-    PWWu = _cross(r0, r1, r2, WWu[0], WWu[1], WWu[2])
-    WPWu = _cross(w0, w1, w2, PWu[0], PWu[1], PWu[2])
-    WWPu = _cross(w0, w1, w2, WPu[0], WPu[1], WPu[2])
-    WPWWu = _cross(w0, w1, w2, PWWu[0], PWWu[1], PWWu[2])
-    WWPWu = _cross(w0, w1, w2, WPWu[0], WPWu[1], WPWu[2])
-    y0 = x[3] - (
-        0.5 * Pu[0]
-        + c1 * (WPu[0] + PWu[0] + WPWu[0])
-        + c2 * (WWPu[0] + PWWu[0] - 3.0 * WPWu[0])
-        + c3 * (WPWWu[0] + WWPWu[0])
-    )
-    y1 = x[4] - (
-        0.5 * Pu[1]
-        + c1 * (WPu[1] + PWu[1] + WPWu[1])
-        + c2 * (WWPu[1] + PWWu[1] - 3.0 * WPWu[1])
-        + c3 * (WPWWu[1] + WWPWu[1])
-    )
-    y2 = x[5] - (
-        0.5 * Pu[2]
-        + c1 * (WPu[2] + PWu[2] + WPWu[2])
-        + c2 * (WWPu[2] + PWWu[2] - 3.0 * WPWu[2])
-        + c3 * (WPWWu[2] + WWPWu[2])
-    )
+    q0, q1, q2 = _se3_q_times(c1, c2, c3, w0, w1, w2, r0, r1, r2, u0, u1, u2)
+    y0, y1, y2 = x[3] - q0, x[4] - q1, x[5] - q2
     v0, v1, v2 = _so3_jl(w0, w1, w2, y0, y1, y2, True)  # J⁻¹ (x_v − Q J⁻¹ x_ω)
     out[0], out[1], out[2], out[3], out[4], out[5] = u0, u1, u2, v0, v1, v2
 
