@@ -191,16 +191,15 @@ def _planar_difference(dtheta, theta0, dx, dy):
     return (c * dx - sn * dy) / s, (sn * dx + c * dy) / s
 
 
-@njit(**JIT)
-def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
-    """Out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3)."""
+@njit(**INLINE)
+def _so3_jl(w0, w1, w2, x0, x1, x2, inverse):
+    """``J_l(ω) x`` or ``J_l(ω)⁻¹ x`` of SO(3) (lie.so3) as three scalars, nothing written."""
     th2 = w0 * w0 + w1 * w1 + w2 * w2
     th = math.sqrt(th2)
-    # w × x and w × (w × x)
-    c0 = w1 * x[2] - w2 * x[1]
-    c1 = w2 * x[0] - w0 * x[2]
-    c2 = w0 * x[1] - w1 * x[0]
-    d0 = w1 * c2 - w2 * c1
+    c0 = w1 * x2 - w2 * x1  # ω × x
+    c1 = w2 * x0 - w0 * x2
+    c2 = w0 * x1 - w1 * x0
+    d0 = w1 * c2 - w2 * c1  # ω × (ω × x)
     d1 = w2 * c0 - w0 * c2
     d2 = w0 * c1 - w1 * c0
     if not inverse:
@@ -208,21 +207,18 @@ def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
             a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
         else:
             a, b = (1.0 - math.cos(th)) / th2, (th - math.sin(th)) / (th2 * th)
-        out[0], out[1], out[2] = (
-            x[0] + a * c0 + b * d0,
-            x[1] + a * c1 + b * d1,
-            x[2] + a * c2 + b * d2,
-        )
+        return x0 + a * c0 + b * d0, x1 + a * c1 + b * d1, x2 + a * c2 + b * d2
+    if th < 1e-4:
+        b = 1.0 / 12.0 + th2 / 720.0
     else:
-        if th < 1e-4:
-            b = 1.0 / 12.0 + th2 / 720.0
-        else:
-            b = (1.0 - 0.5 * th * math.sin(th) / (1.0 - math.cos(th))) / th2
-        out[0], out[1], out[2] = (
-            x[0] - 0.5 * c0 + b * d0,
-            x[1] - 0.5 * c1 + b * d1,
-            x[2] - 0.5 * c2 + b * d2,
-        )
+        b = (1.0 - 0.5 * th * math.sin(th) / (1.0 - math.cos(th))) / th2
+    return x0 - 0.5 * c0 + b * d0, x1 - 0.5 * c1 + b * d1, x2 - 0.5 * c2 + b * d2
+
+
+@njit(**JIT)
+def _so3_left_jacobian_apply(w0, w1, w2, x, out, inverse):
+    """Out = J_l(ω) x (or J_l(ω)⁻¹ x): the SO(3) left Jacobian (lie.so3); ``out`` may be ``x``."""
+    out[0], out[1], out[2] = _so3_jl(w0, w1, w2, x[0], x[1], x[2], inverse)
 
 
 @njit(**JIT)

@@ -61,6 +61,7 @@ import math
 import numpy as np
 from numba import njit
 
+from geomech.multibody._kernels.jit import INLINE, JIT
 from geomech.multibody._kernels.joints import (
     FIXED,
     FREE_FLYER,
@@ -69,6 +70,7 @@ from geomech.multibody._kernels.joints import (
     REVOLUTE,
     SPHERICAL,
     _quat_times_exp,
+    _so3_jl,
     joint_integrate,
 )
 from geomech.multibody._kernels.spatial import (
@@ -120,8 +122,7 @@ ONE_DOF_RUN = -1
 #: controller's torque failed or is not finite, the ABA failed
 STAGE_NOT_FINITE, STATE_NOT_FINITE, TORQUE_FAILED, ACCELERATION_FAILED = 1, 2, 3, 4
 
-_JIT = dict(cache=True, nogil=True, error_model="numpy")
-_INLINE = dict(_JIT, inline="always")
+_JIT, _INLINE = JIT, INLINE
 _RUNTIME = dict(_JIT, _nrt=True)  # (see _ENTRY)
 
 
@@ -132,32 +133,6 @@ _RUNTIME = dict(_JIT, _nrt=True)  # (see _ENTRY)
 @njit(**_JIT)
 def _one_dof(code):
     return code == REVOLUTE or code == PRISMATIC or code == HELICAL
-
-
-@njit(**_INLINE)
-def _so3_jl(w0, w1, w2, x0, x1, x2, inverse):
-    """``J_l(ω) x`` or ``J_l(ω)⁻¹ x`` of SO(3) as three scalars: the operations of
-    ``joints._so3_left_jacobian_apply`` in the same order (the same numbers), nothing written.
-    """
-    th2 = w0 * w0 + w1 * w1 + w2 * w2
-    th = math.sqrt(th2)
-    c0 = w1 * x2 - w2 * x1  # ω × x
-    c1 = w2 * x0 - w0 * x2
-    c2 = w0 * x1 - w1 * x0
-    d0 = w1 * c2 - w2 * c1  # ω × (ω × x)
-    d1 = w2 * c0 - w0 * c2
-    d2 = w0 * c1 - w1 * c0
-    if not inverse:
-        if th < 1e-4:
-            a, b = 0.5 - th2 / 24.0, 1.0 / 6.0 - th2 / 120.0
-        else:
-            a, b = (1.0 - math.cos(th)) / th2, (th - math.sin(th)) / (th2 * th)
-        return x0 + a * c0 + b * d0, x1 + a * c1 + b * d1, x2 + a * c2 + b * d2
-    if th < 1e-4:
-        b = 1.0 / 12.0 + th2 / 720.0
-    else:
-        b = (1.0 - 0.5 * th * math.sin(th) / (1.0 - math.cos(th))) / th2
-    return x0 - 0.5 * c0 + b * d0, x1 - 0.5 * c1 + b * d1, x2 - 0.5 * c2 + b * d2
 
 
 @njit(**_INLINE)
