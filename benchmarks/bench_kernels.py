@@ -670,7 +670,7 @@ def main(argv=None):
         if args.thread_force:
             from geomech.multibody._kernels import driver
 
-            driver._idle_core = lambda: True
+            driver.idle_core = lambda: True
         bench_threads(
             rng,
             5 if args.quick else 9,

@@ -382,9 +382,12 @@ def test_budgets_and_progress(monkeypatch, compiled_runs):
     assert compiled_runs[0] == 2
 
 
-def test_threads_give_the_same_batch(compiled_runs):
+def test_threads_give_the_same_batch(compiled_runs, monkeypatch):
     import threading
 
+    from geomech.multibody._kernels import driver
+
+    monkeypatch.setattr(driver, "idle_core", lambda: True)  # threads even on a busy machine
     model = _model("ur5")
     rng = np.random.default_rng(10)
     q0 = model.random_configuration(rng, size=8)
@@ -398,6 +401,26 @@ def test_threads_give_the_same_batch(compiled_runs):
     _assert_same(threaded, serial)
     assert compiled_runs[0] == 2
     assert any(t.name.startswith("geomech-simulate") for t in threading.enumerate())
+
+
+def test_a_busy_machine_runs_the_batch_serially(monkeypatch):
+    """No idle core (the driver's load check): the batch runs in the calling thread only."""
+    from geomech.multibody._kernels import driver
+    from geomech.simulation import compiled as C
+
+    monkeypatch.setattr(driver, "idle_core", lambda: False)
+    monkeypatch.setattr(C, "_pool", lambda n: pytest.fail("a thread pool on a busy machine"))
+    model = _model("ur5")
+    rng = np.random.default_rng(11)
+    q0 = model.random_configuration(rng, size=C.PARALLEL_MIN_BATCH)
+    v0 = rng.uniform(-1.0, 1.0, (C.PARALLEL_MIN_BATCH, model.nv))
+    serial = simulate(model, q0, v0, 0.02)
+    set_num_threads(2)
+    try:
+        busy = simulate(model, q0, v0, 0.02)
+    finally:
+        set_num_threads(1)
+    _assert_same(busy, serial)
 
 
 # ----------------------------------------------------------------------------------------

@@ -492,10 +492,12 @@ class CompiledPlan:
             sampled[::stride] = True
         tol = (0.0, 0.0) if accuracy is None else (float(accuracy[1]), float(accuracy[0]))
         FAIL = np.empty((B, 3), dtype=np.int64)
-        from geomech.multibody._kernels.driver import get_num_threads
+        from geomech.multibody._kernels import driver
 
-        threads = min(get_num_threads(), B)
-        if threads > 1 and B >= PARALLEL_MIN_BATCH:  # the caller runs the first range
+        threads = min(driver.get_num_threads(), B)
+        # the caller runs the first range; serial while the machine has no idle core (a
+        # thread waiting for a time slice makes the caller wait: 0.58x on a busy machine)
+        if threads > 1 and B >= PARALLEL_MIN_BATCH and driver.idle_core():
             pool = _pool(threads - 1)
             bounds = np.linspace(0, B, threads + 1).astype(int)
         else:

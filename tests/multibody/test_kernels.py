@@ -499,7 +499,7 @@ def test_threaded_chunks_locate_the_first_failure(rng, monkeypatch, n):
     monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
     monkeypatch.setattr(driver, "CHUNK_WORK", 0.0)
     monkeypatch.setattr(driver, "PAYS", np.inf)  # threads even where they do not pay
-    monkeypatch.setattr(driver, "_idle_core", lambda: True)  # and on a busy machine
+    monkeypatch.setattr(driver, "idle_core", lambda: True)  # and on a busy machine
     driver.set_num_threads(n)
     try:
         for _ in range(2):  # the first call measures the cost per state, the second splits
@@ -527,7 +527,7 @@ def test_a_core_is_idle_when_only_this_process_loads_the_machine(monkeypatch):
         for used, idle in ((2.0, True), (0.0, False)):  # cores this process kept busy
             now, cpu = time.monotonic(), time.process_time()
             driver._LOAD[:] = [now - 1.0, not idle, cpu - used, used]
-            assert driver._idle_core() is idle
+            assert driver.idle_core() is idle
     finally:
         driver._LOAD[:] = state
 
@@ -545,7 +545,7 @@ def test_the_first_look_counts_the_cores_this_process_used_since_import(monkeypa
             now, cpu = time.monotonic(), time.process_time()
             monkeypatch.setattr(driver, "_IMPORTED", (now - 60.0, cpu - 60.0 * busy))
             driver._LOAD[:] = [-1.0, not idle, 0.0, 0.0]
-            assert driver._idle_core() is idle
+            assert driver.idle_core() is idle
     finally:
         driver._LOAD[:] = state
 
@@ -601,7 +601,7 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     core is idle; in threads while they pay (or are unmeasured at this batch size) but for a
     serial call now and then, else serially with a threaded probe every PROBE calls, less
     often after unpaid probes."""
-    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    monkeypatch.setattr(driver, "idle_core", lambda: True)
     serial, B = 5e-6, 1000
     assert not driver._decide(0.0, 0.0, 0, B)
     assert not driver._decide(serial, 0.0, 1, int(driver.MIN_PARALLEL_WORK / serial) - 1)
@@ -616,7 +616,7 @@ def test_threads_run_while_they_pay_and_are_probed_when_not(monkeypatch):
     for misses in range(driver.PROBE_BACKOFF + 3):
         probes = sum(driver._decide(serial, 2 * serial, k, B, misses) for k in calls)
         assert probes == 4 << (driver.PROBE_BACKOFF - min(misses, driver.PROBE_BACKOFF))
-    monkeypatch.setattr(driver, "_idle_core", lambda: False)
+    monkeypatch.setattr(driver, "idle_core", lambda: False)
     assert not driver._decide(serial, 0.55 * serial, 1, B)
 
 
@@ -651,7 +651,7 @@ def test_the_cost_table_measures_each_batch_size_class(rng, monkeypatch):
     model = robots.double_pendulum()
     monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
     monkeypatch.setattr(driver, "PAYS", np.inf)  # threads always pay
-    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    monkeypatch.setattr(driver, "idle_core", lambda: True)
     monkeypatch.setattr(driver, "_COST", {})
     gm.crba(model, rng.normal(size=(300, 2)))  # compiled or loaded (a first call is not timed)
     driver.set_num_threads(2)
@@ -731,7 +731,7 @@ def test_batches_from_several_threads_at_once_equal_serial_ones(rng, monkeypatch
 
     model = robots.double_pendulum()
     monkeypatch.setattr(driver, "MIN_PARALLEL_WORK", 0.0)
-    monkeypatch.setattr(driver, "_idle_core", lambda: True)
+    monkeypatch.setattr(driver, "idle_core", lambda: True)
     Qs = [rng.normal(size=(2000, 2)) for _ in range(4)]
     serial = [gm.crba(model, Q) for Q in Qs]
     driver.set_num_threads(3)

@@ -75,6 +75,7 @@ __all__ = [
     "call",
     "check_inputs",
     "set_num_threads",
+    "idle_core",
     "get_num_threads",
     "PARALLEL_THRESHOLD",
     "MIN_CHUNK",
@@ -532,7 +533,7 @@ def _decide(serial, threaded, calls, B, misses=0) -> bool:
     pay.
 
     Serial while the serial cost is unmeasured, while the batch's work ``B * serial`` is below
-    :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`_idle_core`). Else in threads
+    :data:`MIN_PARALLEL_WORK` and while no core is idle (:func:`idle_core`). Else in threads
     while they pay (``threaded < PAYS * serial``), but for a serial call every
     ``PROBE << PROBE_BACKOFF`` calls that keeps the serial cost current (1 % of the time of
     threads that pay 1.8x), and while they do not, serially but for a threaded probe every
@@ -548,7 +549,7 @@ def _decide(serial, threaded, calls, B, misses=0) -> bool:
     >>> driver._decide(5e-6, 0.0, 1, 50)  # 0.25 ms of work: not worth a thread
     False
     """
-    if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not _idle_core():
+    if serial <= 0.0 or B * serial < MIN_PARALLEL_WORK or not idle_core():
         return False
     if threaded == 0.0:  # not measured at this batch size yet
         return True
@@ -637,7 +638,7 @@ _LOAD_WINDOW = 60.0
 _IMPORTED = (time.monotonic(), time.process_time())
 
 
-def _idle_core() -> bool:
+def idle_core() -> bool:
     """Whether the machine has a core to spare for a helper thread: the 1-minute load average
     of the *other* processes, plus the calling thread, is below the number of cores minus one
     half (looked up at most twice a second).
