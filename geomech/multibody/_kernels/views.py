@@ -178,6 +178,16 @@ _c_borrowed = _views_intrinsic(False)
 
 
 @njit(**INLINE)
+def _check_within(buf, start, shapes):
+    """Raise unless views of ``shapes`` from ``start`` on lie within the 1-D ``buf``."""
+    if start < 0 or start + total(shapes) > buf.shape[0]:
+        raise DimensionError(
+            "Expected a block of the work buffer within its length (a kernel's "
+            "sizes are inconsistent), got one beyond it."
+        )
+
+
+@njit(**INLINE)
 def carve(buf, start, shapes):
     """Consecutive C-contiguous views of ``buf`` from ``start`` on, one per shape of ``shapes``.
 
@@ -202,11 +212,7 @@ def carve(buf, start, shapes):
     (array([[1., 2., 3.],
            [4., 5., 6.]]), array([7., 8.]))
     """
-    if start < 0 or start + total(shapes) > buf.shape[0]:
-        raise DimensionError(
-            "Expected a block of the work buffer within its length (a kernel's "
-            "sizes are inconsistent), got one beyond it."
-        )
+    _check_within(buf, start, shapes)
     return _c_views(buf, start, shapes)
 
 
@@ -237,11 +243,7 @@ def borrow(buf, start, shapes):
     >>> corner(np.arange(10.0))
     14.0
     """
-    if start < 0 or start + total(shapes) > buf.shape[0]:
-        raise DimensionError(
-            "Expected a block of the work buffer within its length (a kernel's "
-            "sizes are inconsistent), got one beyond it."
-        )
+    _check_within(buf, start, shapes)
     return _c_borrowed(buf, start, shapes)
 
 
@@ -276,6 +278,24 @@ STACK = 512
 STACK_LARGE = 2048
 
 
+def _unit_array(context, builder, array_type, data, count):
+    """The LLVM value of a 1-D C-contiguous ``array_type`` (8-byte items) of ``count`` entries at
+    the pointer ``data``, holding no reference (no ``meminfo``): the arrays of the intrinsics
+    below.
+    """
+    item = context.get_value_type(array_type.dtype).as_pointer()
+    out = make_array(array_type)(context, builder)
+    populate_array(
+        out,
+        data=builder.bitcast(data, item),
+        shape=[count],
+        strides=[context.get_constant(types.intp, 8)],
+        itemsize=context.get_constant(types.intp, 8),
+        meminfo=None,
+    )
+    return out._getvalue()
+
+
 @intrinsic
 def _stack_buffer(typingctx, n):
     """A float64 array of ``n`` (a compile-time constant) entries in the calling function's
@@ -289,16 +309,8 @@ def _stack_buffer(typingctx, n):
     def codegen(context, builder, sig, args):
         dbl = context.get_value_type(types.float64)
         block = cgutils.alloca_once(builder, ir.ArrayType(dbl, size))
-        out = make_array(array_type)(context, builder)
-        populate_array(
-            out,
-            data=builder.bitcast(block, dbl.as_pointer()),
-            shape=[context.get_constant(types.intp, size)],
-            strides=[context.get_constant(types.intp, 8)],
-            itemsize=context.get_constant(types.intp, 8),
-            meminfo=None,
-        )
-        return out._getvalue()
+        count = context.get_constant(types.intp, size)
+        return _unit_array(context, builder, array_type, block, count)
 
     return array_type(n), codegen
 
@@ -360,17 +372,8 @@ def int_view(typingctx, buf, start, n):
         src = make_array(sig.args[0])(context, builder, args[0])
         offset = context.cast(builder, args[1], sig.args[1], types.intp)
         count = context.cast(builder, args[2], sig.args[2], types.intp)
-        i64 = context.get_value_type(types.int64)
-        out = make_array(out_type)(context, builder)
-        populate_array(
-            out,
-            data=builder.bitcast(builder.gep(src.data, [offset]), i64.as_pointer()),
-            shape=[count],
-            strides=[context.get_constant(types.intp, 8)],
-            itemsize=context.get_constant(types.intp, 8),
-            meminfo=None,
-        )
-        return out._getvalue()
+        data = builder.gep(src.data, [offset])
+        return _unit_array(context, builder, out_type, data, count)
 
     return out_type(buf, start, n), codegen
 
@@ -392,16 +395,7 @@ def _malloc(typingctx, n):
         malloc = cgutils.get_or_insert_function(builder.module, fnty, "malloc")
         data = builder.call(malloc, [builder.mul(count, ir.Constant(intp, 8))])
         count = builder.select(cgutils.is_not_null(builder, data), count, ir.Constant(intp, 0))
-        out = make_array(array_type)(context, builder)
-        populate_array(
-            out,
-            data=builder.bitcast(data, context.get_value_type(types.float64).as_pointer()),
-            shape=[count],
-            strides=[context.get_constant(types.intp, 8)],
-            itemsize=context.get_constant(types.intp, 8),
-            meminfo=None,
-        )
-        return out._getvalue()
+        return _unit_array(context, builder, array_type, data, count)
 
     return array_type(n), codegen
 

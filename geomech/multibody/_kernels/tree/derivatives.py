@@ -75,6 +75,7 @@ from geomech.multibody._kernels.tables import ARMATURE, IQ, IV, JTYPE, PARENT
 from geomech.multibody._kernels.tree.dynamics import aba
 from geomech.multibody._kernels.tree.kinematics import (
     all_finite,
+    finite_matrix,
     finite_vector,
     is_vector,
     tree_transforms,
@@ -361,7 +362,7 @@ def forward_pass_first(topo, placement, jparam, inertia, S, T_user, q, v, a, a0,
         and finite_vector(v)
         and finite_vector(a)
         and finite_vector(a0)
-        and _finite2(f_ext)
+        and finite_matrix(f_ext)
     ):
         return pack(NON_FINITE_INPUT, -1)
     status = tree_transforms(jtype, iq, placement, jparam, T_user, q, E, r)
@@ -483,14 +484,7 @@ def first_order(topo, wf, dq, dv, M, tau, F):
             a0, a1, a2 = Rs[0] - xh[0], Rs[1] - xh[1], Rs[2] - xh[2]
             a3, a4, a5 = Rs[3] - xh[3], Rs[4] - xh[4], Rs[5] - xh[5]
             if with_tau:
-                tau[p] = (
-                    Sg[p, 0] * fC[i, 0]
-                    + Sg[p, 1] * fC[i, 1]
-                    + Sg[p, 2] * fC[i, 2]
-                    + Sg[p, 3] * fC[i, 3]
-                    + Sg[p, 4] * fC[i, 4]
-                    + Sg[p, 5] * fC[i, 5]
-                )
+                tau[p] = dot6_rows(Sg, p, fC, i)
             if with_F:
                 F[p, 0], F[p, 1], F[p, 2] = b0, b1, b2
                 F[p, 3], F[p, 4], F[p, 5] = b3, b4, b5
@@ -1008,19 +1002,9 @@ def rnea_first(topo, packed, q, v, a, a0, f_ext, DQ, DV, M, tau, F, buf):
     if st != OK:
         return st
     first_order(topo, wf, DQ, DV, M, tau, F)
-    if not (_finite2(DQ) and _finite2(DV)):
+    if not (finite_matrix(DQ) and finite_matrix(DV)):
         return pack(NON_FINITE_RESULT, -1)
     return OK
-
-
-@njit(**INLINE)
-def _finite2(X):
-    """Whether every entry of the C-contiguous 2-D ``X`` is finite (no ``ravel``)."""
-    bad = False
-    for x in range(X.shape[0]):
-        for y in range(X.shape[1]):
-            bad |= (X[x, y] - X[x, y]) != 0.0
-    return not bad
 
 
 @njit(**FMA)
@@ -1367,7 +1351,7 @@ def _forward_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv):
     n = L.shape[0]
     if n >= BLAS_MIN_NV:
         _blas_partials(L, lam, lo, X, dqdd_dq, dqdd_dv, Minv)
-        return _finite2(dqdd_dq) and _finite2(dqdd_dv) and _finite2(Minv)
+        return finite_matrix(dqdd_dq) and finite_matrix(dqdd_dv) and finite_matrix(Minv)
     for i in range(n):
         for c in range(n):
             Minv[i, c] = 0.0
